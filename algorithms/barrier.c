@@ -1,0 +1,39 @@
+/*
+ * Barrier by dissemination (Hensgen, Finkel, Manber 1988): in round k every rank signals
+ * rank + 2^k and waits for rank - 2^k; after ceil(log2 P) rounds everyone has heard, directly
+ * or transitively, from everyone. Messages carry no payload, only the landing signal.
+ */
+#include "algorithms/coll.h"
+
+#include <math.h>
+
+static arbor_status_t build_dissemination(const arb_alg_desc_t *alg, const arb_coll_args_t *a,
+                                          const arb_logp_t *m, arb_sched_t *s)
+{
+    (void)alg, (void)m;
+    uint32_t round = 0;
+    for (int dist = 1; dist < a->size; dist *= 2, round++) {
+        int to = (a->rank + dist) % a->size;
+        int from = (a->rank - dist % a->size + a->size) % a->size;
+        arb_sched_send(s, round, to, ARB_BUF_SRC, 0, 0, -1);
+        arb_sched_recv(s, round, from, ARB_BUF_DST, 0, 0, 0, -1);
+    }
+    return arb_sched_ok(s) ? ARBOR_OK : ARBOR_ERR_NO_MEMORY;
+}
+
+static double cost_dissemination(const arb_alg_desc_t *alg, const arb_coll_args_t *a,
+                                 const arb_logp_t *m)
+{
+    (void)alg;
+    double rounds = a->size > 1 ? ceil(log2((double)a->size)) : 0;
+    return rounds * arb_logp_arrival(m, 0);
+}
+
+const char *const arb_barrier_alg_names[] = {"auto", "dissemination", NULL};
+
+const arb_alg_desc_t arb_barrier_algs[] = {
+    {"auto", "cheapest predicted by the LogGP model", NULL, NULL, 0, 0},
+    {"dissemination", "ceil(log2 P) rounds of signals to rank + 2^k", build_dissemination,
+     cost_dissemination, 0, 0},
+};
+const int arb_barrier_nalgs = sizeof(arb_barrier_algs) / sizeof(arb_barrier_algs[0]);

@@ -1,0 +1,53 @@
+/*
+ * Collective families: each has a table of algorithms {name, description, schedule builder,
+ * cost model}; the selector (select.c) prices every candidate with the LogGP model and the
+ * core runs the cheapest unless ARBOR_<COLL>_ALGORITHM forces one. Entry 0 of every table is
+ * "auto". The names arrays are what the configuration parser accepts.
+ */
+#ifndef ARB_ALGORITHMS_COLL_H
+#define ARB_ALGORITHMS_COLL_H
+
+#include <stddef.h>
+
+#include "algorithms/logp.h"
+#include "algorithms/sched.h"
+#include "arbor.h"
+
+typedef enum { ARB_COLL_BARRIER = 0, ARB_COLL_BCAST, ARB_COLL_KINDS } arb_coll_t;
+
+typedef struct {
+    arb_coll_t coll;
+    int rank, size; /* in the team */
+    int root;
+    size_t bytes;
+    size_t chunk; /* landing slot size: payloads above it are pipelined */
+} arb_coll_args_t;
+
+typedef struct arb_alg_desc arb_alg_desc_t;
+struct arb_alg_desc {
+    const char *name;
+    const char *desc;
+    arbor_status_t (*build)(const arb_alg_desc_t *alg, const arb_coll_args_t *a,
+                            const arb_logp_t *m, arb_sched_t *s);
+    /* predicted completion in microseconds */
+    double (*cost)(const arb_alg_desc_t *alg, const arb_coll_args_t *a, const arb_logp_t *m);
+    int variant; /* family-specific: the tree kind of a tree algorithm */
+    int radix;
+};
+
+extern const char *const arb_barrier_alg_names[];
+extern const char *const arb_bcast_alg_names[];
+
+/* The algorithm table of coll; *n_p entries, entry 0 is "auto" (no builder). */
+const arb_alg_desc_t *arb_alg_table(arb_coll_t coll, int *n_p);
+const char *arb_coll_name(arb_coll_t coll);
+
+/* Chooses an algorithm: forced (> 0) wins; otherwise the cheapest predicted. predicted_p (may
+ * be NULL) receives every entry's predicted time (entry 0 unused), n entries of the table. */
+int arb_select(const arb_coll_args_t *a, const arb_logp_t *m, int forced, double *predicted);
+
+/* Builders shared by several families. */
+arbor_status_t arb_bcast_tree_build(const arb_coll_args_t *a, const arb_logp_t *m, int kind,
+                                    int radix, arb_sched_t *s);
+
+#endif /* ARB_ALGORITHMS_COLL_H */

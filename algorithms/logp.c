@@ -1,0 +1,159 @@
+/*
+ * LogGP parameters (DESIGN.md, "LogP selector"): parsing of the "L=..,os=..,or=..,g=..,G=.."
+ * syntax used by ARBOR_LOGP and arbor-tree, and per-transport defaults.
+ *
+ * The defaults come from the one-way figures in docs/PLATFORM.md (Debian 12, UCX 1.13.1,
+ * libfabric 1.17.0, one host); all ranks derive the same numbers from the transport name, so
+ * every rank builds the same trees:
+ * - ucx / direct same-node shared memory: put + fence + signal one way is 0.08-0.14 us and the
+ *   raw shared-memory flag ping-pong floor is 0.05-0.06 us, so L = 0.1 and o_s = o_r = g =
+ *   0.05. PLATFORM.md's 64 KiB memcpy into a peer segment (0.7 us, about 90 GB/s) is cache-hot;
+ *   we take G = 0.00008 us/B (about 12 GB/s), what one core streams from DRAM, as the
+ *   conservative bulk rate.
+ * - ofi:shm: PLATFORM.md has no one-way figure; libfabric's shm provider goes through a
+ *   command queue with manual progress, so we take a few times the UCX shared-memory cost:
+ *   L = 0.5, o = g = 0.3, G = 0.0001 us/B (10 GB/s).
+ * - ofi:tcp / ofi:sockets (and ofi:net): UCX over tcp is 15-25 us one way and a 2-rank 8-byte
+ *   allreduce over tcp;ofi_rxm about 15 us, so L = 15, o_s = o_r = g = 2, G = 0.001 us/B
+ *   (1 GB/s, loopback TCP).
+ * - anything else: the ucx values.
+ */
+#include "algorithms/logp.h"
+#include "arbor.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const arb_logp_t logp_ucx = {.L = 0.1, .os = 0.05, .orecv = 0.05, .g = 0.05, .G = 0.00008};
+static const arb_logp_t logp_ofi_shm = {.L = 0.5, .os = 0.3, .orecv = 0.3, .g = 0.3, .G = 0.0001};
+static const arb_logp_t logp_ofi_net = {.L = 15, .os = 2, .orecv = 2, .g = 2, .G = 0.001};
+
+static bool has_prefix(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+void arb_logp_default(const char *transport, arb_logp_t *out)
+{
+    if (out == NULL) return;
+    *out = logp_ucx;
+    if (transport == NULL) return;
+    if (has_prefix(transport, "ofi:shm"))
+        *out = logp_ofi_shm;
+    else if (has_prefix(transport, "ofi:tcp") || has_prefix(transport, "ofi:sockets") ||
+             has_prefix(transport, "ofi:net"))
+        *out = logp_ofi_net;
+}
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (err == NULL || errlen == 0) return;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+/* The keys, in the order of the syntax string; g and G differ by case only. */
+static const char *const logp_keys[] = {"L", "os", "or", "g", "G"};
+#define LOGP_NKEYS (sizeof(logp_keys) / sizeof(logp_keys[0]))
+
+static double *key_slot(arb_logp_t *m, size_t k)
+{
+    double *slots[LOGP_NKEYS] = {&m->L, &m->os, &m->orecv, &m->g, &m->G};
+    return slots[k];
+}
+
+static bool is_blank(char c)
+{
+    return c == ' ' || c == '\t';
+}
+
+/* Parses one "key=value" item of length len at item into m; item is not NUL-terminated. */
+static arbor_status_t parse_item(const char *item, size_t len, arb_logp_t *m, unsigned *seen,
+                                 char *err, size_t errlen)
+{
+    char buf[128];
+    const char *eq;
+    size_t klen, k;
+    char *end;
+    double val;
+
+    while (len > 0 && is_blank(item[0])) item++, len--;
+    while (len > 0 && is_blank(item[len - 1])) len--;
+    if (len == 0) {
+        set_err(err, errlen, "logp: empty item (expected key=value, keys L, os, or, g, G)");
+        return ARBOR_ERR_CONFIG;
+    }
+    if (len >= sizeof(buf)) {
+        set_err(err, errlen, "logp: item \"%.40s...\" too long", item);
+        return ARBOR_ERR_CONFIG;
+    }
+    memcpy(buf, item, len);
+    buf[len] = '\0';
+    eq = strchr(buf, '=');
+    if (eq == NULL) {
+        set_err(err, errlen, "logp: item \"%s\" has no '=' (expected key=value)", buf);
+        return ARBOR_ERR_CONFIG;
+    }
+    klen = (size_t)(eq - buf);
+    while (klen > 0 && is_blank(buf[klen - 1])) klen--;
+    for (k = 0; k < LOGP_NKEYS; k++)
+        if (strlen(logp_keys[k]) == klen && strncmp(buf, logp_keys[k], klen) == 0) break;
+    if (k == LOGP_NKEYS) {
+        set_err(err, errlen, "logp: unknown key \"%.*s\" in \"%s\" (keys: L, os, or, g, G)",
+                (int)klen, buf, buf);
+        return ARBOR_ERR_CONFIG;
+    }
+    if (*seen & (1u << k)) {
+        set_err(err, errlen, "logp: key \"%s\" given twice", logp_keys[k]);
+        return ARBOR_ERR_CONFIG;
+    }
+    const char *num = eq + 1;
+    while (is_blank(*num)) num++;
+    errno = 0;
+    val = strtod(num, &end);
+    if (end == num || *end != '\0' || errno == ERANGE || !isfinite(val)) {
+        set_err(err, errlen, "logp: value \"%s\" of %s is not a finite number", num,
+                logp_keys[k]);
+        return ARBOR_ERR_CONFIG;
+    }
+    if (val < 0) {
+        set_err(err, errlen, "logp: value %s of %s is negative", num, logp_keys[k]);
+        return ARBOR_ERR_CONFIG;
+    }
+    *key_slot(m, k) = val;
+    *seen |= 1u << k;
+    return ARBOR_OK;
+}
+
+arbor_status_t arb_logp_parse(const char *text, arb_logp_t *out, char *err, size_t errlen)
+{
+    arb_logp_t m;
+    unsigned seen = 0;
+    const char *p;
+    arbor_status_t status;
+
+    if (text == NULL || out == NULL) {
+        set_err(err, errlen, "logp: NULL argument");
+        return ARBOR_ERR_INVALID_ARG;
+    }
+    m = *out;
+    p = text;
+    for (;;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma != NULL ? (size_t)(comma - p) : strlen(p);
+        status = parse_item(p, len, &m, &seen, err, errlen);
+        if (status != ARBOR_OK) return status;
+        if (comma == NULL) break;
+        p = comma + 1;
+    }
+    *out = m;
+    return ARBOR_OK;
+}

@@ -1,0 +1,36 @@
+/*
+ * LogGP model (DESIGN.md): a message of m bytes sent at t is usable by its receiver at
+ * t + T(m), T(m) = o_s + L + m*G + o_r; a node can start a new send every s(m) = max(o_s, g, m*G).
+ * All times in microseconds, G in microseconds per byte.
+ */
+#ifndef ARB_ALGORITHMS_LOGP_H
+#define ARB_ALGORITHMS_LOGP_H
+
+#include <stddef.h>
+
+#include "arbor.h"
+
+typedef struct {
+    double L, os, orecv, g, G;
+} arb_logp_t;
+
+static inline double arb_logp_arrival(const arb_logp_t *m, size_t bytes)
+{
+    return m->os + m->L + (double)bytes * m->G + m->orecv;
+}
+
+static inline double arb_logp_gap(const arb_logp_t *m, size_t bytes)
+{
+    double s = m->os > m->g ? m->os : m->g;
+    double bg = (double)bytes * m->G;
+    return s > bg ? s : bg;
+}
+
+/* Parses "L=2.1,os=0.4,or=0.4,g=0.6,G=0.0001" (any subset; others keep *out's values).
+ * ARBOR_ERR_CONFIG with a message in err on a bad key or number. */
+arbor_status_t arb_logp_parse(const char *text, arb_logp_t *out, char *err, size_t errlen);
+
+/* Defaults per transport name ("ucx", "ofi:tcp;ofi_rxm", ...), from PLATFORM.md's figures. */
+void arb_logp_default(const char *transport, arb_logp_t *out);
+
+#endif /* ARB_ALGORITHMS_LOGP_H */

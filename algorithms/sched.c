@@ -1,0 +1,58 @@
+/* Schedule construction: an append-only array of fixed-size steps. */
+#include "algorithms/sched.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void arb_sched_init(arb_sched_t *s) { memset(s, 0, sizeof(*s)); }
+
+void arb_sched_free(arb_sched_t *s)
+{
+    free(s->steps);
+    memset(s, 0, sizeof(*s));
+}
+
+int arb_sched_ok(const arb_sched_t *s) { return s->cap >= 0; }
+
+static int append(arb_sched_t *s, const arb_step_t *step)
+{
+    if (s->cap < 0) return -1;
+    if (s->nsteps == s->cap) {
+        int cap = s->cap ? 2 * s->cap : 8;
+        arb_step_t *n = realloc(s->steps, (size_t)cap * sizeof(*n));
+        if (!n) {
+            s->cap = -1;
+            return -1;
+        }
+        s->steps = n;
+        s->cap = cap;
+    }
+    s->steps[s->nsteps] = *step;
+    if (step->round + 1 > s->nrounds) s->nrounds = step->round + 1;
+    return s->nsteps++;
+}
+
+int arb_sched_send(arb_sched_t *s, uint32_t round, int peer, arb_buf_space_t space, uint64_t off,
+                   uint64_t bytes, int dep)
+{
+    arb_step_t st = {.kind = ARB_STEP_SEND, .space = (uint8_t)space, .peer = peer, .dep = dep,
+                     .round = round, .off = off, .bytes = bytes};
+    return append(s, &st);
+}
+
+int arb_sched_recv(arb_sched_t *s, uint32_t round, int peer, arb_buf_space_t space, uint64_t off,
+                   uint64_t bytes, int combine, int dep)
+{
+    arb_step_t st = {.kind = ARB_STEP_RECV, .space = (uint8_t)space, .combine = (uint8_t)combine,
+                     .peer = peer, .dep = dep, .round = round, .off = off, .bytes = bytes};
+    return append(s, &st);
+}
+
+int arb_sched_copy(arb_sched_t *s, uint32_t round, arb_buf_space_t dst, uint64_t off,
+                   arb_buf_space_t src, uint64_t src_off, uint64_t bytes, int dep)
+{
+    arb_step_t st = {.kind = ARB_STEP_COPY, .space = (uint8_t)dst, .src_space = (uint8_t)src,
+                     .peer = -1, .dep = dep, .round = round, .off = off, .src_off = src_off,
+                     .bytes = bytes};
+    return append(s, &st);
+}

@@ -1,0 +1,54 @@
+/*
+ * Schedules as data (the libNBC idea): the per-rank list of steps of one collective. Steps are
+ * SEND / RECV over the team's landing channels (a put-with-signal into the receiver's slot, and
+ * a wait-for-signal + copy-out or combine) and local COPY. A step starts when every step of the
+ * earlier rounds is complete; a step with a dependency moves chunk c only once that step has
+ * completed c + 1 chunks, which pipelines large payloads through trees. Schedules are immutable
+ * once built and cached; the executor (core/executor.c) runs them and names no algorithm.
+ */
+#ifndef ARB_ALGORITHMS_SCHED_H
+#define ARB_ALGORITHMS_SCHED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arbor.h"
+
+typedef enum { ARB_STEP_SEND = 0, ARB_STEP_RECV, ARB_STEP_COPY } arb_step_kind_t;
+
+/* Where a step's bytes live; resolved when an instance starts. */
+typedef enum { ARB_BUF_SRC = 0, ARB_BUF_DST, ARB_BUF_SCRATCH } arb_buf_space_t;
+
+typedef struct {
+    uint8_t kind;      /* arb_step_kind_t */
+    uint8_t space;     /* SEND: source; RECV / COPY: destination */
+    uint8_t src_space; /* COPY: source */
+    uint8_t combine;   /* RECV: combine with the collective's op instead of copying */
+    int32_t peer;      /* team rank (SEND / RECV) */
+    int32_t dep;       /* step index gating this step chunk by chunk, -1 for none */
+    uint32_t round;
+    uint64_t off;      /* offset in space */
+    uint64_t src_off;  /* COPY: offset in src_space */
+    uint64_t bytes;
+} arb_step_t;
+
+typedef struct {
+    arb_step_t *steps;
+    int nsteps, cap;
+    uint32_t nrounds;
+    size_t scratch_bytes;
+} arb_sched_t;
+
+void arb_sched_init(arb_sched_t *s);
+void arb_sched_free(arb_sched_t *s);
+/* Each returns the new step's index, or -1 when out of memory (the schedule is then marked
+ * failed: arb_sched_ok returns false). */
+int arb_sched_send(arb_sched_t *s, uint32_t round, int peer, arb_buf_space_t space, uint64_t off,
+                   uint64_t bytes, int dep);
+int arb_sched_recv(arb_sched_t *s, uint32_t round, int peer, arb_buf_space_t space, uint64_t off,
+                   uint64_t bytes, int combine, int dep);
+int arb_sched_copy(arb_sched_t *s, uint32_t round, arb_buf_space_t dst, uint64_t off,
+                   arb_buf_space_t src, uint64_t src_off, uint64_t bytes, int dep);
+int arb_sched_ok(const arb_sched_t *s);
+
+#endif /* ARB_ALGORITHMS_SCHED_H */

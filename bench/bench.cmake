@@ -1,0 +1,2 @@
+add_executable(arbor-bench ${CMAKE_CURRENT_SOURCE_DIR}/arbor-bench.c)
+target_link_libraries(arbor-bench PRIVATE arbor_internal)

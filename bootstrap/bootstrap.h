@@ -1,0 +1,44 @@
+/*
+ * Bootstrap: who am I, how many are we, and an exchange of small blobs (endpoint addresses,
+ * remote keys, model parameters) through the launcher's PMIx server. Never the data path.
+ * Without a PMIx server the process is a one-rank job (singleton), like an MPI singleton.
+ */
+#ifndef ARB_BOOTSTRAP_BOOTSTRAP_H
+#define ARB_BOOTSTRAP_BOOTSTRAP_H
+
+#include <stddef.h>
+
+#include "arbor.h"
+
+typedef struct arb_boot arb_boot_t;
+
+typedef struct arb_boot_ops {
+    const char *name;
+    int (*rank)(arb_boot_t *b);
+    int (*size)(arb_boot_t *b);
+    /* Ranks of the job on this node, in increasing order (array owned by the bootstrap). */
+    void (*local_ranks)(arb_boot_t *b, const int **ranks_p, int *n_p);
+    /* Publish a blob under key; visible to others after commit + fence. */
+    arbor_status_t (*put)(arb_boot_t *b, const char *key, const void *data, size_t len);
+    arbor_status_t (*commit)(arb_boot_t *b);
+    /* Collective over the job: every rank's committed blobs become readable. */
+    arbor_status_t (*fence)(arb_boot_t *b);
+    /* Copy of peer's blob under key (malloc'd, caller frees). */
+    arbor_status_t (*get)(arb_boot_t *b, int peer, const char *key, void **data_p, size_t *len_p);
+    void (*finalize)(arb_boot_t *b);
+} arb_boot_ops_t;
+
+struct arb_boot {
+    const arb_boot_ops_t *ops;
+};
+
+/* Connects to the PMIx server or falls back to a singleton. */
+arbor_status_t arb_boot_open(arb_boot_t **boot_p);
+
+/* put + commit + fence + get from every rank: blobs_p[i] / lens_p[i] are malloc'd (free with
+ * arb_boot_free_all). */
+arbor_status_t arb_boot_allgather(arb_boot_t *b, const char *key, const void *data, size_t len,
+                                  void ***blobs_p, size_t **lens_p);
+void arb_boot_free_all(arb_boot_t *b, void **blobs, size_t *lens);
+
+#endif /* ARB_BOOTSTRAP_BOOTSTRAP_H */

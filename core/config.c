@@ -1,0 +1,268 @@
+/*
+ * The ARBOR_* configuration table and its parser (the ucs_config_field_t idea, written out by
+ * hand). The table is the one source of truth: arbor-info and the README table print it.
+ */
+#include "core/config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "algorithms/coll.h"
+
+extern char **environ;
+
+typedef enum { T_ENUM, T_SIZE, T_INT, T_DOUBLE, T_BOOL, T_STRING } row_type_t;
+
+enum { F_UNIFORM = 1 << 0, F_ADVANCED = 1 << 1 };
+
+typedef struct {
+    const char *name;
+    const char *dflt;
+    const char *doc;
+    row_type_t type;
+    size_t offset;
+    const char *const *names; /* T_ENUM values, NULL-terminated; index = stored value */
+    double min, max;          /* T_INT / T_DOUBLE / T_SIZE bounds */
+    int flags;
+} row_t;
+
+static const char *const log_names[] = {"error", "warn", "info", "debug", "trace", NULL};
+static const char *const transport_names[] = {"auto", "ucx", "ofi", NULL};
+static const char *const yield_names[] = {"auto", "always", "never", NULL};
+
+#define OFF(_f) offsetof(arb_config_t, _f)
+
+static const row_t rows[] = {
+    {"LOG_LEVEL", "warn", "log verbosity", T_ENUM, OFF(log_level), log_names, 0, 0, 0},
+    {"TRANSPORT", "auto", "transport: auto takes the first that opens (ucx, then ofi)", T_ENUM,
+     OFF(transport), transport_names, 0, 0, F_UNIFORM},
+    {"OFI_PROVIDER", "", "libfabric provider (shm, tcp;ofi_rxm, sockets, ...); empty = best RDM "
+     "provider with RMA and atomics", T_STRING, OFF(ofi_provider), NULL, 0, 0, F_UNIFORM},
+    {"SEGMENT_SIZE", "64M", "bytes of the registered segment of each rank", T_SIZE,
+     OFF(segment_size), NULL, 1 << 20, 1e12, F_UNIFORM},
+    {"CHUNK_SIZE", "64K", "bytes of one landing slot: the pipelining unit of large payloads",
+     T_SIZE, OFF(chunk_size), NULL, 64, 1 << 30, F_UNIFORM},
+    {"CHANNEL_DEPTH", "4", "landing slots per (sender, receiver) pair of a team", T_INT,
+     OFF(channel_depth), NULL, 1, 1024, F_UNIFORM},
+    {"TIMEOUT", "300", "seconds a wait may see no progress before it returns a timeout; 0 waits "
+     "forever", T_DOUBLE, OFF(timeout_s), NULL, 0, 1e9, 0},
+    {"POLL_YIELD", "auto", "yield the CPU in waiting loops: auto yields when this node has more "
+     "ranks than cores", T_ENUM, OFF(poll_yield), yield_names, 0, 0, 0},
+    {"DIRECT", "y", "move data with loads and stores into mapped peer segments where the "
+     "transport can map them", T_BOOL, OFF(direct), NULL, 0, 0, F_UNIFORM},
+    {"STATS", "n", "print per-algorithm counts and times at finalize", T_BOOL, OFF(stats), NULL, 0,
+     0, 0},
+    {"WARN_UNKNOWN", "y", "warn about unknown ARBOR_* variables", T_BOOL, OFF(warn_unknown), NULL,
+     0, 0, 0},
+    {"BARRIER_ALGORITHM", "auto", "force a barrier algorithm", T_ENUM, OFF(barrier_alg),
+     arb_barrier_alg_names, 0, 0, F_UNIFORM},
+    {"BCAST_ALGORITHM", "auto", "force a broadcast algorithm", T_ENUM, OFF(bcast_alg),
+     arb_bcast_alg_names, 0, 0, F_UNIFORM},
+    {"LOGP", "", "LogGP parameters in microseconds, e.g. L=2.1,os=0.4,or=0.4,g=0.6,G=0.0001 "
+     "(empty: per-transport defaults)", T_STRING, OFF(logp), NULL, 0, 0, F_UNIFORM},
+    {"TREE_CACHE_ENTRIES", "64", "schedules cached per team (LRU)", T_INT,
+     OFF(tree_cache_entries), NULL, 1, 1 << 20, 0},
+    {"PRINT_ALGORITHM", "n", "print each distinct algorithm choice with every candidate's "
+     "predicted time", T_BOOL, OFF(print_algorithm), NULL, 0, 0, 0},
+};
+
+#define NROWS (sizeof(rows) / sizeof(rows[0]))
+
+size_t arb_config_rows(void) { return NROWS; }
+
+static void syntax_of(const row_t *r, char *buf, size_t len)
+{
+    size_t n = 0;
+    switch (r->type) {
+    case T_ENUM:
+        buf[0] = '\0';
+        for (const char *const *p = r->names; *p && n < len; p++)
+            n += (size_t)snprintf(buf + n, len - n, "%s%s", p == r->names ? "" : "|", *p);
+        break;
+    case T_SIZE: snprintf(buf, len, "bytes, with optional K, M or G suffix"); break;
+    case T_INT: snprintf(buf, len, "integer %.0f..%.0f", r->min, r->max); break;
+    case T_DOUBLE: snprintf(buf, len, "number %g..%g", r->min, r->max); break;
+    case T_BOOL: snprintf(buf, len, "y|n (also 1|0, yes|no, on|off, true|false)"); break;
+    case T_STRING: snprintf(buf, len, "text"); break;
+    }
+}
+
+void arb_config_row(size_t i, arb_config_row_info_t *info)
+{
+    static char syntax[NROWS][256];
+    syntax_of(&rows[i], syntax[i], sizeof(syntax[i]));
+    info->name = rows[i].name;
+    info->dflt = rows[i].dflt;
+    info->doc = rows[i].doc;
+    info->syntax = syntax[i];
+}
+
+static bool parse_bool(const char *s, bool *out)
+{
+    static const char *const yes[] = {"y", "yes", "1", "on", "true"};
+    static const char *const no[] = {"n", "no", "0", "off", "false"};
+    for (size_t i = 0; i < 5; i++) {
+        if (!strcasecmp(s, yes[i])) return *out = true, true;
+        if (!strcasecmp(s, no[i])) return *out = false, true;
+    }
+    return false;
+}
+
+static bool parse_size(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || errno || v < 0) return false;
+    switch (toupper((unsigned char)*end)) {
+    case 'K': v *= 1024, end++; break;
+    case 'M': v *= 1024.0 * 1024, end++; break;
+    case 'G': v *= 1024.0 * 1024 * 1024, end++; break;
+    default: break;
+    }
+    if (toupper((unsigned char)*end) == 'B') end++;
+    *out = floor(v);
+    return *end == '\0';
+}
+
+static bool parse_number(const char *s, bool integer, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end != '\0' || errno || !isfinite(v)) return false;
+    if (integer && v != floor(v)) return false;
+    *out = v;
+    return true;
+}
+
+/* Stores text into the field of row r; false when the text is not accepted. */
+static bool set_value(const row_t *r, arb_config_t *cfg, const char *text)
+{
+    char *field = (char *)cfg + r->offset;
+    double v;
+    bool b;
+
+    switch (r->type) {
+    case T_ENUM:
+        for (int i = 0; r->names[i]; i++) {
+            if (!strcasecmp(text, r->names[i])) {
+                *(int *)field = i;
+                return true;
+            }
+        }
+        return false;
+    case T_SIZE:
+        if (!parse_size(text, &v) || v < r->min || v > r->max) return false;
+        *(size_t *)field = (size_t)v;
+        return true;
+    case T_INT:
+        if (!parse_number(text, true, &v) || v < r->min || v > r->max) return false;
+        *(int *)field = (int)v;
+        return true;
+    case T_DOUBLE:
+        if (!parse_number(text, false, &v) || v < r->min || v > r->max) return false;
+        *(double *)field = v;
+        return true;
+    case T_BOOL:
+        if (!parse_bool(text, &b)) return false;
+        *(bool *)field = b;
+        return true;
+    case T_STRING:
+        if (strlen(text) >= ARB_CFG_STR_MAX) return false;
+        strcpy(field, text);
+        return true;
+    }
+    return false;
+}
+
+void arb_config_format(const arb_config_t *cfg, size_t i, char *buf, size_t len)
+{
+    const row_t *r = &rows[i];
+    const char *field = (const char *)cfg + r->offset;
+    switch (r->type) {
+    case T_ENUM: snprintf(buf, len, "%s", r->names[*(const int *)field]); break;
+    case T_SIZE: snprintf(buf, len, "%zu", *(const size_t *)field); break;
+    case T_INT: snprintf(buf, len, "%d", *(const int *)field); break;
+    case T_DOUBLE: snprintf(buf, len, "%g", *(const double *)field); break;
+    case T_BOOL: snprintf(buf, len, "%s", *(const bool *)field ? "y" : "n"); break;
+    case T_STRING: snprintf(buf, len, "%s", field); break;
+    }
+}
+
+static size_t edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b), prev[64], cur[64];
+    if (la >= 63 || lb >= 63) return 99;
+    for (size_t j = 0; j <= lb; j++) prev[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        cur[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t sub = prev[j - 1] + (toupper((unsigned char)a[i - 1]) !=
+                                        toupper((unsigned char)b[j - 1]));
+            size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
+            cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+        }
+        memcpy(prev, cur, sizeof(cur));
+    }
+    return prev[lb];
+}
+
+/* Appends "ARBOR_X (maybe ARBOR_Y?)" for each ARBOR_* name the table does not know. */
+static void find_unknown(char *warn, size_t len)
+{
+    size_t n = 0;
+    warn[0] = '\0';
+    for (char **e = environ; e && *e; e++) {
+        if (strncmp(*e, "ARBOR_", 6)) continue;
+        const char *name = *e + 6, *eq = strchr(name, '=');
+        size_t nl = eq ? (size_t)(eq - name) : strlen(name);
+        char key[64];
+        if (nl >= sizeof(key)) nl = sizeof(key) - 1;
+        memcpy(key, name, nl);
+        key[nl] = '\0';
+        bool known = false;
+        const char *best = NULL;
+        size_t best_d = 4;
+        for (size_t i = 0; i < NROWS; i++) {
+            if (!strcmp(key, rows[i].name)) known = true;
+            size_t d = edit_distance(key, rows[i].name);
+            if (d < best_d) best_d = d, best = rows[i].name;
+        }
+        if (known || n >= len) continue;
+        n += (size_t)snprintf(warn + n, len - n, "%sARBOR_%s", n ? ", " : "", key);
+        if (best && n < len) n += (size_t)snprintf(warn + n, len - n, " (maybe ARBOR_%s?)", best);
+    }
+}
+
+arbor_status_t arb_config_parse(arb_config_t *cfg, char *errmsg, size_t errlen, char *warnmsg,
+                                size_t warnlen)
+{
+    arb_config_t tmp;
+    char syntax[256];
+
+    memset(&tmp, 0, sizeof(tmp));
+    errmsg[0] = '\0';
+    for (size_t i = 0; i < NROWS; i++) {
+        char var[96];
+        snprintf(var, sizeof(var), "ARBOR_%s", rows[i].name);
+        const char *val = getenv(var);
+        if (!set_value(&rows[i], &tmp, rows[i].dflt)) {
+            snprintf(errmsg, errlen, "internal: bad default for %s", var);
+            return ARBOR_ERR_CONFIG;
+        }
+        if (val && !set_value(&rows[i], &tmp, val)) {
+            syntax_of(&rows[i], syntax, sizeof(syntax));
+            snprintf(errmsg, errlen, "invalid value '%s' for %s: accepted values are %s", val, var,
+                     syntax);
+            return ARBOR_ERR_CONFIG;
+        }
+    }
+    find_unknown(warnmsg, warnlen);
+    *cfg = tmp;
+    return ARBOR_OK;
+}

@@ -1,0 +1,50 @@
+/*
+ * The process-wide state of an initialised arbor: configuration, bootstrap, transport, the
+ * segment and its bump allocator, the world team, the model, and the list of collectives in
+ * flight (in initiation order) that the progress engine advances.
+ */
+#ifndef ARB_CORE_CONTEXT_H
+#define ARB_CORE_CONTEXT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "algorithms/coll.h"
+#include "algorithms/logp.h"
+#include "bootstrap/bootstrap.h"
+#include "core/config.h"
+#include "transports/transport.h"
+
+typedef struct arb_inst arb_inst_t;
+
+typedef struct {
+    uint64_t calls;
+    double total_us;
+} arb_alg_stats_t;
+
+typedef struct {
+    int init_count;
+    arb_config_t cfg;
+    arb_boot_t *boot;
+    const arb_tp_ops_t *tp_ops;
+    arb_tp_t *tp;
+    const char *tp_name;
+    int rank, size;
+    uint8_t *seg;
+    size_t seg_size, seg_used; /* bump allocation of team regions */
+    struct arbor_team *world;
+    arb_logp_t model;
+    bool yield;
+    arb_inst_t *active_head, *active_tail; /* collectives in flight, initiation order */
+    uint64_t epoch;                        /* bumped whenever anything moves */
+    bool in_progress;                      /* re-entrance guard of the progress engine */
+    arb_alg_stats_t stats[ARB_COLL_KINDS][16];
+} arb_ctx_t;
+
+extern arb_ctx_t arb_ctx;
+
+static inline bool arb_initialized(void) { return arb_ctx.init_count > 0; }
+
+double arb_now_us(void);
+
+#endif /* ARB_CORE_CONTEXT_H */

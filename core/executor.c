@@ -1,0 +1,230 @@
+/*
+ * Executor: SEND is a put-with-signal into the receiver's landing slot (or, when the peer's
+ * segment is mapped here, a memcpy and a release store of the signal); RECV waits until the
+ * signal passes its ticket, copies (or combines) the slot out and returns the credit. Rounds
+ * order steps; per-step dependencies pipeline chunks (algorithms/sched.h).
+ */
+#include "core/executor.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/log.h"
+
+static inline uint64_t load_acq(const uint8_t *p)
+{
+    return __atomic_load_n((const uint64_t *)p, __ATOMIC_ACQUIRE);
+}
+
+static inline void store_rel(uint8_t *p, uint64_t v)
+{
+    __atomic_store_n((uint64_t *)p, v, __ATOMIC_RELEASE);
+}
+
+static uint32_t nchunks_of(uint64_t bytes, size_t chunk)
+{
+    return bytes == 0 ? 1 : (uint32_t)((bytes + chunk - 1) / chunk);
+}
+
+static size_t chunk_len(const arb_step_t *s, uint32_t c, size_t chunk)
+{
+    uint64_t left = s->bytes - (uint64_t)c * chunk;
+    return left < chunk ? (size_t)left : chunk;
+}
+
+arbor_status_t arb_exec_start(struct arbor_team *team, arb_cached_sched_t *cs, void *src,
+                              void *dst, int coll, int alg, arb_inst_t **inst_p)
+{
+    const arb_sched_t *s = &cs->sched;
+    arb_inst_t *inst = calloc(1, sizeof(*inst));
+    if (!inst) return ARBOR_ERR_NO_MEMORY;
+    inst->st = calloc(s->nsteps ? (size_t)s->nsteps : 1, sizeof(*inst->st));
+    if (s->scratch_bytes) inst->buf[ARB_BUF_SCRATCH] = malloc(s->scratch_bytes);
+    if (!inst->st || (s->scratch_bytes && !inst->buf[ARB_BUF_SCRATCH])) {
+        free(inst->buf[ARB_BUF_SCRATCH]);
+        free(inst->st);
+        free(inst);
+        return ARBOR_ERR_NO_MEMORY;
+    }
+    inst->team = team;
+    inst->cs = cs;
+    inst->buf[ARB_BUF_SRC] = src;
+    inst->buf[ARB_BUF_DST] = dst;
+    inst->coll = coll;
+    inst->alg = alg;
+    inst->t_start = arb_now_us();
+    for (int i = 0; i < s->nsteps; i++) {
+        const arb_step_t *step = &s->steps[i];
+        arb_step_state_t *st = &inst->st[i];
+        st->nchunks = step->kind == ARB_STEP_COPY ? 1 : nchunks_of(step->bytes, team->chunk);
+        if (step->kind == ARB_STEP_SEND) {
+            st->ticket = team->out[step->peer].next_ticket;
+            team->out[step->peer].next_ticket += st->nchunks;
+        } else if (step->kind == ARB_STEP_RECV) {
+            st->ticket = team->in[step->peer].next_ticket;
+            team->in[step->peer].next_ticket += st->nchunks;
+        }
+    }
+    team->seq++;
+    inst->active = true;
+    inst->prev = arb_ctx.active_tail;
+    if (arb_ctx.active_tail) arb_ctx.active_tail->next = inst;
+    else arb_ctx.active_head = inst;
+    arb_ctx.active_tail = inst;
+    *inst_p = inst;
+    return ARBOR_OK;
+}
+
+static void deactivate(arb_inst_t *inst)
+{
+    if (!inst->active) return;
+    if (inst->prev) inst->prev->next = inst->next;
+    else arb_ctx.active_head = inst->next;
+    if (inst->next) inst->next->prev = inst->prev;
+    else arb_ctx.active_tail = inst->prev;
+    inst->prev = inst->next = NULL;
+    inst->active = false;
+}
+
+void arb_exec_free(arb_inst_t *inst)
+{
+    deactivate(inst);
+    arb_sched_release(inst->cs);
+    free(inst->buf[ARB_BUF_SCRATCH]);
+    free(inst->st);
+    free(inst);
+}
+
+/* Posts chunk c of a SEND; false when it cannot go yet. */
+static bool send_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_t *st, uint32_t c)
+{
+    struct arbor_team *t = inst->team;
+    int p = step->peer;
+    uint64_t ticket = st->ticket + c;
+    if (t->out[p].next_done != ticket) return false;
+    if (ticket - load_acq(t->local + arb_team_consumed_off(t, p)) >= (uint64_t)t->depth)
+        return false;
+
+    uint64_t slot = arb_team_slot_off(t, t->rank, ticket % (uint64_t)t->depth);
+    uint64_t sig = arb_team_posted_off(t, t->rank);
+    const uint8_t *src = inst->buf[step->space] + step->off + (uint64_t)c * t->chunk;
+    size_t len = chunk_len(step, c, t->chunk);
+    if (t->peer_region[p]) {
+        if (len) memcpy(t->peer_region[p] + slot, src, len);
+        store_rel(t->peer_region[p] + sig, ticket + 1);
+    } else {
+        arbor_status_t status =
+            arb_ctx.tp_ops->put_signal(arb_ctx.tp, len ? src : NULL, len, t->rkey[p],
+                                       t->region + slot, t->rkey[p], t->region + sig, 1, &st->comp);
+        if (status == ARB_ERR_AGAIN) return false;
+        if (status != ARBOR_OK) {
+            arb_error("put to rank %d failed: %s", t->world[p], arbor_strerror(status));
+            inst->status = status;
+            return false;
+        }
+    }
+    t->out[p].next_done++;
+    st->issued++;
+    return true;
+}
+
+static void return_credit(struct arbor_team *t, int p, uint64_t consumed)
+{
+    uint64_t off = arb_team_consumed_off(t, t->rank);
+    if (t->peer_region[p]) {
+        store_rel(t->peer_region[p] + off, consumed);
+        return;
+    }
+    arbor_status_t status;
+    while ((status = arb_ctx.tp_ops->amo(arb_ctx.tp, ARB_TP_AMO_ADD, t->rkey[p], t->region + off,
+                                         1, 0, NULL, NULL)) == ARB_ERR_AGAIN)
+        arb_ctx.tp_ops->progress(arb_ctx.tp);
+    if (status != ARBOR_OK) arb_error("credit to rank %d failed: %s", t->world[p],
+                                      arbor_strerror(status));
+}
+
+/* Lands chunk c of a RECV; false when it has not arrived (or it is not its turn). */
+static bool recv_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_t *st, uint32_t c)
+{
+    struct arbor_team *t = inst->team;
+    int p = step->peer;
+    uint64_t ticket = st->ticket + c;
+    if (t->in[p].next_done != ticket) return false;
+    if (load_acq(t->local + arb_team_posted_off(t, p)) <= ticket) return false;
+
+    const uint8_t *slot = t->local + arb_team_slot_off(t, p, ticket % (uint64_t)t->depth);
+    uint8_t *dst = inst->buf[step->space] + step->off + (uint64_t)c * t->chunk;
+    size_t len = chunk_len(step, c, t->chunk);
+    if (len && step->combine) inst->combine(dst, slot, len, inst->combine_arg);
+    else if (len) memcpy(dst, slot, len);
+    t->in[p].next_done++;
+    st->done++;
+    return_credit(t, p, ticket + 1);
+    return true;
+}
+
+/* Moves one step as far as it goes; returns whether it is complete, sets *moved. */
+static bool advance_step(arb_inst_t *inst, int i, bool *moved)
+{
+    const arb_step_t *step = &inst->cs->sched.steps[i];
+    arb_step_state_t *st = &inst->st[i];
+    uint32_t gate = step->dep >= 0 ? inst->st[step->dep].done : UINT32_MAX;
+
+    switch (step->kind) {
+    case ARB_STEP_SEND:
+        while (st->issued < st->nchunks && st->issued < gate && send_chunk(inst, step, st,
+                                                                           st->issued))
+            *moved = true;
+        if (st->comp.status != ARBOR_OK && inst->status == ARBOR_OK) inst->status = st->comp.status;
+        return st->issued == st->nchunks && st->comp.pending == 0;
+    case ARB_STEP_RECV:
+        while (st->done < st->nchunks && recv_chunk(inst, step, st, st->done)) *moved = true;
+        return st->done == st->nchunks;
+    case ARB_STEP_COPY:
+        if (st->done == 0 && (step->dep < 0 || inst->st[step->dep].done ==
+                                                   inst->st[step->dep].nchunks)) {
+            if (step->bytes)
+                memmove(inst->buf[step->space] + step->off,
+                        inst->buf[step->src_space] + step->src_off, step->bytes);
+            st->done = 1;
+            *moved = true;
+        }
+        return st->done == 1;
+    }
+    return true;
+}
+
+static void finish(arb_inst_t *inst)
+{
+    inst->complete = true;
+    deactivate(inst);
+    if (inst->coll < ARB_COLL_KINDS && inst->alg < 16) {
+        arb_alg_stats_t *s = &arb_ctx.stats[inst->coll][inst->alg];
+        s->calls++;
+        s->total_us += arb_now_us() - inst->t_start;
+    }
+}
+
+bool arb_exec_advance(arb_inst_t *inst)
+{
+    const arb_sched_t *s = &inst->cs->sched;
+    bool moved = false;
+
+    while (!inst->complete) {
+        bool round_done = true;
+        int i = inst->first;
+        for (; i < s->nsteps && s->steps[i].round == inst->round; i++)
+            if (!advance_step(inst, i, &moved)) round_done = false;
+        if (inst->status != ARBOR_OK) {
+            finish(inst);
+            return true;
+        }
+        if (!round_done) break;
+        inst->first = i;
+        inst->round++;
+        if (i == s->nsteps) finish(inst);
+        moved = true;
+    }
+    if (moved) arb_ctx.epoch++;
+    return moved;
+}

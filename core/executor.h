@@ -1,0 +1,55 @@
+/*
+ * The schedule executor: runs one collective instance (a cached schedule bound to buffers and
+ * channel tickets) as progress is made. It knows step kinds, never algorithms.
+ */
+#ifndef ARB_CORE_EXECUTOR_H
+#define ARB_CORE_EXECUTOR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/sched_cache.h"
+#include "core/team.h"
+
+typedef struct {
+    uint64_t ticket;    /* channel ticket of the step's first chunk */
+    uint32_t nchunks;
+    uint32_t issued;    /* SEND: chunks posted */
+    uint32_t done;      /* RECV / COPY: chunks landed */
+    arb_tp_comp_t comp; /* SEND over RMA: local completion of the posted chunks */
+} arb_step_state_t;
+
+/* Combines src into dst (bytes long) for RECV steps flagged combine. */
+typedef void (*arb_combine_fn_t)(void *dst, const void *src, size_t bytes, void *arg);
+
+struct arb_inst {
+    arb_inst_t *prev, *next; /* the context's active list */
+    struct arbor_team *team;
+    arb_cached_sched_t *cs;
+    uint8_t *buf[3]; /* SRC, DST, SCRATCH */
+    arb_combine_fn_t combine;
+    void *combine_arg;
+    uint32_t round;
+    int first;       /* first step of the current round */
+    arbor_status_t status;
+    bool complete, active, has_handle;
+    int coll, alg;
+    double t_start;
+    arb_step_state_t *st;
+    int st_cap;
+};
+
+/* Binds a schedule to buffers and assigns channel tickets; the instance joins the active list.
+ * Never waits for another rank. Takes over the reference held on cs. */
+arbor_status_t arb_exec_start(struct arbor_team *team, arb_cached_sched_t *cs, void *src,
+                              void *dst, int coll, int alg, arb_inst_t **inst_p);
+/* Moves the instance as far as it can go now; returns true if anything moved. */
+bool arb_exec_advance(arb_inst_t *inst);
+void arb_exec_free(arb_inst_t *inst);
+
+/* The progress engine: transport progress + every active instance once. */
+int arb_progress_all(void);
+/* Waits for inst, bounded by ARBOR_TIMEOUT seconds without progress. */
+arbor_status_t arb_exec_wait(arb_inst_t *inst);
+
+#endif /* ARB_CORE_EXECUTOR_H */

@@ -1,0 +1,45 @@
+/*
+ * Per-team cache of built schedules, keyed by (collective, algorithm, root, bytes), bounded by
+ * ARBOR_TREE_CACHE_ENTRIES with LRU eviction. A hit is a hash probe and a list splice: O(1)
+ * and no allocation. Schedules are reference counted so an evicted one lives on until the
+ * collectives running it complete.
+ */
+#ifndef ARB_CORE_SCHED_CACHE_H
+#define ARB_CORE_SCHED_CACHE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "algorithms/sched.h"
+
+typedef struct {
+    int coll, alg, root;
+    uint64_t bytes;
+} arb_sched_key_t;
+
+typedef struct arb_cached_sched {
+    arb_sched_t sched;
+    arb_sched_key_t key;
+    int alg;  /* the algorithm the selector chose (the key's alg is 0: "whatever it picks") */
+    int refs; /* the cache's own + one per running instance */
+    struct arb_cached_sched *lru_prev, *lru_next, *hnext;
+} arb_cached_sched_t;
+
+typedef struct {
+    arb_cached_sched_t **buckets;
+    size_t nbuckets, count, cap;
+    arb_cached_sched_t *lru_head, *lru_tail; /* head = most recent */
+    uint64_t hits, misses;
+    double build_us;
+} arb_sched_cache_t;
+
+int arb_sched_cache_init(arb_sched_cache_t *c, size_t cap);
+void arb_sched_cache_destroy(arb_sched_cache_t *c);
+/* Returns the entry with a reference taken, or NULL on a miss. */
+arb_cached_sched_t *arb_sched_cache_get(arb_sched_cache_t *c, const arb_sched_key_t *key);
+/* Inserts a freshly built schedule (takes ownership); returns it with a reference taken. */
+arb_cached_sched_t *arb_sched_cache_put(arb_sched_cache_t *c, const arb_sched_key_t *key,
+                                        arb_sched_t *sched);
+void arb_sched_release(arb_cached_sched_t *e);
+
+#endif /* ARB_CORE_SCHED_CACHE_H */

@@ -1,0 +1,60 @@
+/*
+ * Teams and their landing channels. Every team owns a region at the same offset of every
+ * member's segment:
+ *   posted[s]    (64-byte line per sender s): messages s has put into our slots
+ *   consumed[r]  (64-byte line per receiver r): our messages r has copied out (credits)
+ *   slots[s][k]  depth slots of chunk bytes per sender s
+ * A message on the channel s -> r is the ticket-th put into slot ticket mod depth, signalled by
+ * posted[s] > ticket; the sender waits for a credit (ticket - consumed < depth). Tickets are
+ * assigned when a collective starts, and collectives start in the same order on every member,
+ * so both ends agree on the order of messages without headers or matching.
+ */
+#ifndef ARB_CORE_TEAM_H
+#define ARB_CORE_TEAM_H
+
+#include <stdint.h>
+
+#include "core/context.h"
+#include "core/sched_cache.h"
+
+typedef struct {
+    uint64_t next_ticket; /* assigned at collective start */
+    uint64_t next_done;   /* sent (out) or received (in) so far */
+} arb_chan_t;
+
+struct arbor_team {
+    int rank, size;
+    int *world;            /* team rank -> world rank */
+    uint64_t region;       /* offset of the channel region in every member's segment */
+    size_t chunk;
+    int depth;
+    uint8_t *local;        /* our region */
+    uint8_t **peer_region; /* peer's region mapped here, or NULL (then RMA through rkey) */
+    arb_tp_rkey_t **rkey;  /* peer's segment key */
+    arb_chan_t *out, *in;
+    uint64_t seq;          /* collectives started */
+    arb_sched_cache_t cache;
+};
+
+static inline uint64_t arb_team_posted_off(const struct arbor_team *t, int s)
+{
+    (void)t;
+    return (uint64_t)s * 64;
+}
+static inline uint64_t arb_team_consumed_off(const struct arbor_team *t, int r)
+{
+    return (uint64_t)(t->size + r) * 64;
+}
+static inline uint64_t arb_team_slot_off(const struct arbor_team *t, int s, uint64_t k)
+{
+    return (uint64_t)t->size * 128 + ((uint64_t)s * (uint64_t)t->depth + k) * t->chunk;
+}
+
+/* Creates the world team (all ranks), carving its region from the segment. */
+arbor_status_t arb_team_create_world(struct arbor_team **team_p);
+void arb_team_destroy(struct arbor_team *team);
+
+/* Maps a public handle to a live team; NULL for an unknown or freed one. */
+struct arbor_team *arb_team_lookup(arbor_team_h h);
+
+#endif /* ARB_CORE_TEAM_H */

@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# The test command of arbor (README, .ci/run). From the repository root, with the packages of
+# scripts/setup-deps.sh installed:
+#   1. layering grep (scripts/check-layering.sh)
+#   2. build/      -DARBOR_WERROR=ON, then ctest
+#   3. build-asan/ -DARBOR_SANITIZE=ON (ASan + UBSan), then ctest
+#   4. Slurm: a one-node cluster (tests/slurm/start.sh, needs root), srun --mpi=pmix smoke runs
+#      of build/bin/arbor-test-coll with 1..4 ranks (tests/slurm/run-smoke.sh), stop.
+# Every phase runs even when an earlier one failed (a failed build skips what needs it); the
+# summary lists them and the exit status is 1 if any failed.
+# Knobs: ARBOR_JOBS (build jobs, default nproc), ARBOR_CTEST_JOBS (default 2),
+# ARBOR_CTEST_TIMEOUT (per test without its own TIMEOUT, default 300 s), ARBOR_CTEST_ARGS
+# (extra ctest arguments, e.g. "-L unit"), ARBOR_SKIP_ASAN=1, ARBOR_SKIP_SLURM=1,
+# ARBOR_SLURM_SMOKE_BINS (default "arbor-test-coll").
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+JOBS=${ARBOR_JOBS:-$(nproc)}
+CTEST_JOBS=${ARBOR_CTEST_JOBS:-2}
+CTEST_TIMEOUT=${ARBOR_CTEST_TIMEOUT:-300}
+read -r -a CTEST_EXTRA <<<"${ARBOR_CTEST_ARGS:-}"
+# Open MPI's mpirun refuses root without these (CI runs as root).
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+results=()
+failed=0
+t0=$SECONDS
+banner() { printf '\n==== [%4ds] %s\n' "$((SECONDS - t0))" "$*"; }
+run() { echo "+ $*"; "$@"; }
+record() { # record <phase> <status: PASS|FAIL|SKIPPED...>
+    results+=("$(printf '%-28s %s' "$1" "$2")")
+    case $2 in FAIL*) failed=1 ;; esac
+}
+# phase <name> <command...>: run a phase in a subshell with errexit, record its result and keep
+# going; the exit status is left in PHASE_RC. (Called outside any && / || list on purpose:
+# there bash would ignore errexit inside the phase.)
+PHASE_RC=0
+phase() {
+    local name=$1 start=$SECONDS
+    shift
+    banner "$name"
+    set +e
+    ( set -eo pipefail; "$@" )
+    PHASE_RC=$?
+    set -e
+    if [ "$PHASE_RC" -eq 0 ]; then
+        record "$name" "PASS ($((SECONDS - start)) s)"
+    else
+        record "$name" "FAIL (exit $PHASE_RC, $((SECONDS - start)) s)"
+    fi
+}
+
+configure_build() { # <dir> [cmake args...]
+    local dir=$1
+    shift
+    run cmake -S . -B "$dir" "$@"
+    run cmake --build "$dir" -j "$JOBS"
+}
+run_ctest() { # <dir>
+    run ctest --test-dir "$1" --output-on-failure -j "$CTEST_JOBS" --timeout "$CTEST_TIMEOUT" \
+        "${CTEST_EXTRA[@]}"
+}
+asan_ctest() {
+    ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
+        UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1} run_ctest build-asan
+}
+slurm_smoke() {
+    local bins
+    read -r -a bins <<<"${ARBOR_SLURM_SMOKE_BINS:-arbor-test-coll}"
+    run tests/slurm/start.sh >/dev/null
+    trap 'tests/slurm/stop.sh' EXIT
+    # shellcheck disable=SC1091
+    source "${ARBOR_SLURM_DIR:-/tmp/arbor-slurm}/env.sh"
+    run tests/slurm/run-smoke.sh build "${bins[@]}"
+}
+
+phase "layering grep" scripts/check-layering.sh
+
+phase "build (WERROR)" configure_build build -DARBOR_WERROR=ON
+if [ "$PHASE_RC" -eq 0 ]; then
+    phase "ctest build/" run_ctest build
+else
+    record "ctest build/" "SKIPPED (build failed)"
+fi
+
+if [ "${ARBOR_SKIP_ASAN:-0}" = 1 ]; then
+    record "build-asan" "SKIPPED (ARBOR_SKIP_ASAN=1)"
+else
+    phase "build-asan" configure_build build-asan -DARBOR_SANITIZE=ON -DARBOR_BUILD_MICRO=OFF
+    if [ "$PHASE_RC" -eq 0 ]; then
+        phase "ctest build-asan/" asan_ctest
+    else
+        record "ctest build-asan/" "SKIPPED (build failed)"
+    fi
+fi
+
+# Slurm needs root (slurmd starts the job steps). In CI (root) a cluster that does not come up
+# is a failure, with the daemons' logs printed by start.sh; a developer without root gets an
+# explicit SKIPPED line, and ARBOR_SKIP_SLURM=1 skips it on purpose.
+if [ "${ARBOR_SKIP_SLURM:-0}" = 1 ]; then
+    record "slurm srun smoke" "SKIPPED (ARBOR_SKIP_SLURM=1)"
+elif [ "$(id -u)" -ne 0 ]; then
+    record "slurm srun smoke" "SKIPPED (needs root)"
+elif [ ! -d build/bin ]; then
+    record "slurm srun smoke" "FAIL (no build/bin: the build failed)"
+else
+    phase "slurm srun smoke" slurm_smoke
+fi
+
+banner "summary"
+printf '  %s\n' "${results[@]}"
+if [ "$failed" -ne 0 ]; then
+    echo "scripts/test.sh: FAILED"
+    exit 1
+fi
+echo "scripts/test.sh: all phases passed"

@@ -1,0 +1,139 @@
+/*
+ * Unit test (no launcher) of the LogGP model helpers (algorithms/logp.h): arb_logp_parse on
+ * good and bad strings, the per-transport defaults, T(m) and s(m). Prints a summary; exits
+ * non-zero on any failure.
+ */
+#include "algorithms/logp.h"
+#include "arbor.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+static int checks, failures;
+
+static void check(bool ok, const char *fmt, ...)
+{
+    va_list ap;
+
+    checks++;
+    if (ok) return;
+    failures++;
+    fprintf(stderr, "FAIL: ");
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+static bool same(const arb_logp_t *a, const arb_logp_t *b)
+{
+    return a->L == b->L && a->os == b->os && a->orecv == b->orecv && a->g == b->g && a->G == b->G;
+}
+
+static void test_good(void)
+{
+    arb_logp_t m = {0};
+    char err[256] = "";
+    arbor_status_t st = arb_logp_parse("L=2.1,os=0.4,or=0.4,g=0.6,G=0.0001", &m, err, sizeof(err));
+    arb_logp_t want = {.L = 2.1, .os = 0.4, .orecv = 0.4, .g = 0.6, .G = 0.0001};
+
+    check(st == ARBOR_OK && same(&m, &want), "full string: status %d (%s)", st, err);
+
+    /* A subset keeps the other values; blanks around items are tolerated; g and G differ. */
+    m = want;
+    st = arb_logp_parse(" L = 7 , G=0", &m, err, sizeof(err));
+    check(st == ARBOR_OK && m.L == 7 && m.G == 0 && m.os == 0.4 && m.g == 0.6,
+          "subset: status %d (%s) L %g G %g", st, err, m.L, m.G);
+    st = arb_logp_parse("g=3", &m, err, sizeof(err));
+    check(st == ARBOR_OK && m.g == 3 && m.G == 0, "g vs G: g %g G %g", m.g, m.G);
+    st = arb_logp_parse("L=1e1,os=0,or=.5", &m, NULL, 0);
+    check(st == ARBOR_OK && m.L == 10 && m.os == 0 && m.orecv == 0.5, "exponent / NULL err buffer");
+}
+
+static void test_bad(void)
+{
+    static const struct {
+        const char *text, *mention;
+    } bad[] = {
+        {"X=1", "X"},
+        {"L=1,o=2", "o"},
+        {"L", "L"},
+        {"L=1,os", "os"},
+        {"L=abc", "abc"},
+        {"L=", "L"},
+        {"g=1x", "1x"},
+        {"L=-1", "-1"},
+        {"G=-0.5", "-0.5"},
+        {"L=1,,g=2", "empty"},
+        {"", "empty"},
+        {"L=1,", "empty"},
+        {"L=1e999", "1e999"},
+        {"L=nan", "nan"},
+        {"os=inf", "inf"},
+        {"L=1,L=2", "twice"},
+        {"l=1", "l"},
+    };
+    arb_logp_t orig = {.L = 1, .os = 2, .orecv = 3, .g = 4, .G = 5};
+
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        arb_logp_t m = orig;
+        char err[256] = "";
+        arbor_status_t st = arb_logp_parse(bad[i].text, &m, err, sizeof(err));
+        check(st == ARBOR_ERR_CONFIG, "\"%s\": status %d, want ARBOR_ERR_CONFIG", bad[i].text,
+              st);
+        check(strstr(err, bad[i].mention) != NULL, "\"%s\": message \"%s\" lacks \"%s\"",
+              bad[i].text, err, bad[i].mention);
+        check(same(&m, &orig), "\"%s\": output changed on error", bad[i].text);
+    }
+    arb_logp_t m = orig;
+    char tiny[8];
+    check(arb_logp_parse("Q=1", &m, tiny, sizeof(tiny)) == ARBOR_ERR_CONFIG &&
+              strlen(tiny) < sizeof(tiny),
+          "short error buffer is truncated");
+    check(arb_logp_parse(NULL, &m, NULL, 0) == ARBOR_ERR_INVALID_ARG, "NULL text");
+    check(arb_logp_parse("L=1", NULL, NULL, 0) == ARBOR_ERR_INVALID_ARG, "NULL output");
+}
+
+static void test_defaults(void)
+{
+    arb_logp_t ucx, m;
+
+    arb_logp_default("ucx", &ucx);
+    check(ucx.L == 0.1 && ucx.os == 0.05 && ucx.orecv == 0.05 && ucx.g == 0.05 &&
+              ucx.G == 0.00008,
+          "ucx defaults");
+    arb_logp_default("ofi:shm", &m);
+    check(m.L == 0.5 && m.os == 0.3 && m.orecv == 0.3 && m.g == 0.3 && m.G == 0.0001,
+          "ofi:shm defaults");
+    arb_logp_default("ofi:tcp;ofi_rxm", &m);
+    check(m.L == 15 && m.os == 2 && m.orecv == 2 && m.g == 2 && m.G == 0.001, "ofi:tcp defaults");
+    arb_logp_default("ofi:sockets", &m);
+    check(m.L == 15 && m.G == 0.001, "ofi:sockets defaults");
+    arb_logp_default("bogus", &m);
+    check(same(&m, &ucx), "unknown transport gets the ucx values");
+    arb_logp_default(NULL, &m);
+    check(same(&m, &ucx), "NULL transport gets the ucx values");
+}
+
+static void test_formulas(void)
+{
+    arb_logp_t m = {.L = 6, .os = 1, .orecv = 1, .g = 2, .G = 0.5};
+
+    check(arb_logp_arrival(&m, 0) == 8 && arb_logp_gap(&m, 0) == 2, "T(0) = 8, s(0) = 2");
+    check(arb_logp_arrival(&m, 10) == 13 && arb_logp_gap(&m, 10) == 5, "T(10) = 13, s(10) = 5");
+    m.os = 3;
+    check(arb_logp_gap(&m, 2) == 3, "s = o_s when o_s dominates");
+}
+
+int main(void)
+{
+    test_good();
+    test_bad();
+    test_defaults();
+    test_formulas();
+    printf("unit_logp: %d checks, %d failures\n", checks, failures);
+    return failures == 0 ? 0 : 1;
+}

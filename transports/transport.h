@@ -1,0 +1,127 @@
+/*
+ * The transport contract: one table of function pointers per backend (UCX, libfabric). Nothing
+ * above transports/ includes a UCX or libfabric header; addresses and remote keys are opaque
+ * blobs that the core moves through the bootstrap.
+ *
+ * Memory model. Each rank owns one segment that the transport allocates and registers at open
+ * (UCX gives true one-sided shared-memory RMA only to memory it allocated itself). Remote memory
+ * is addressed as (remote key, byte offset); the segment's key for every peer comes from
+ * seg_rkey() after connect(). Local source / destination buffers may be any memory: a backend
+ * that needs local registration (FI_MR_LOCAL) handles it inside.
+ *
+ * Completion. Every non-blocking op takes an arb_tp_comp_t (may be NULL: fire and forget, then
+ * flush() completes it). The backend adds 1 to comp->pending when it accepts the op and
+ * subtracts 1 once the op is complete locally (source reusable / result written) and, for puts,
+ * ordered before any later fenced op to the same peer. An error sets comp->status. An op the
+ * backend cannot accept now returns ARB_ERR_AGAIN without touching comp: progress, then retry.
+ */
+#ifndef ARB_TRANSPORTS_TRANSPORT_H
+#define ARB_TRANSPORTS_TRANSPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arbor.h"
+
+/* Internal status: the backend has no resources now; progress and retry. Never reaches users. */
+#define ARB_ERR_AGAIN ((arbor_status_t) - 1000)
+
+typedef struct arb_tp arb_tp_t;
+typedef struct arb_tp_rkey arb_tp_rkey_t; /* unpacked remote key: knows its peer and base */
+typedef struct arb_tp_mr arb_tp_mr_t;     /* local registration */
+typedef struct arb_config arb_config_t;
+
+typedef struct {
+    volatile int64_t pending;
+    arbor_status_t status;
+} arb_tp_comp_t;
+
+/* Capability bits: the upper layers read these before choosing an algorithm or a path. */
+enum {
+    ARB_TP_CAP_DIRECT_MAP = 1u << 0,    /* peer_ptr() can map some peers' segments */
+    ARB_TP_CAP_FLOAT_ATOMICS = 1u << 1, /* native float / double atomics */
+    ARB_TP_CAP_TRIGGERED = 1u << 2,     /* triggered (counter-threshold) operations */
+    ARB_TP_CAP_HW_COLL = 1u << 3,       /* hardware / provider collectives */
+    ARB_TP_CAP_WAIT_FD = 1u << 4,       /* wait_fd() gives a pollable descriptor */
+    ARB_TP_CAP_REMOTE_CQ_DATA = 1u << 5 /* put_signal uses remote completion data */
+};
+
+typedef enum {
+    ARB_TP_AMO_ADD = 0, /* *remote += operand, no result */
+    ARB_TP_AMO_FADD,    /* result = *remote; *remote += operand */
+    ARB_TP_AMO_SWAP,    /* result = *remote; *remote = operand */
+    ARB_TP_AMO_CSWAP    /* result = *remote; if (result == compare) *remote = operand */
+} arb_tp_amo_t;
+
+typedef struct {
+    int rank;                   /* this process in the job */
+    int size;                   /* processes in the job */
+    size_t segment_size;        /* bytes to allocate and register */
+    const arb_config_t *config; /* parsed ARBOR_* values (provider name, ...) */
+} arb_tp_params_t;
+
+typedef struct arb_tp_ops {
+    const char *name; /* "ucx", "ofi" */
+
+    /* Opens the backend and allocates + registers the local segment (zero-filled).
+     * ARBOR_ERR_UNSUPPORTED when the backend cannot run on this machine (no device, no
+     * provider): the core then tries the next backend unless the user named this one. */
+    arbor_status_t (*open)(const arb_tp_params_t *params, arb_tp_t **tp_p);
+    void (*close)(arb_tp_t *tp); /* after flush; frees everything */
+
+    /* This rank's connection blob (endpoint address + segment base and packed key). Valid until
+     * close. */
+    arbor_status_t (*blob)(arb_tp_t *tp, const void **blob_p, size_t *len_p);
+    /* Wires every peer from their blobs (index = rank; blobs[rank] is our own). */
+    arbor_status_t (*connect)(arb_tp_t *tp, const void *const *blobs, const size_t *lens);
+
+    void *(*seg_base)(arb_tp_t *tp);                   /* local segment */
+    arb_tp_rkey_t *(*seg_rkey)(arb_tp_t *tp, int peer); /* peer's segment key (after connect) */
+    /* Local pointer to the peer's segment when the backend can map it (same host), else NULL.
+     * Loads / stores through it are coherent with the peer's. */
+    void *(*peer_ptr)(arb_tp_t *tp, int peer);
+
+    /* Registration of other memory, with a packed key for peers. */
+    arbor_status_t (*mem_reg)(arb_tp_t *tp, void *addr, size_t len, arb_tp_mr_t **mr_p,
+                              void **packed_p, size_t *packed_len_p);
+    void (*mem_dereg)(arb_tp_t *tp, arb_tp_mr_t *mr); /* also frees the packed key */
+    /* base = the address the peer registered (offsets into it are used in RMA calls) */
+    arbor_status_t (*rkey_unpack)(arb_tp_t *tp, int peer, const void *packed, size_t len,
+                                  uint64_t base, arb_tp_rkey_t **rkey_p);
+    void (*rkey_release)(arb_tp_t *tp, arb_tp_rkey_t *rkey);
+
+    /* One-sided data movement. Offsets are bytes from the key's base. Any length (0 allowed);
+     * backends split what exceeds their maximum message size. */
+    arbor_status_t (*put)(arb_tp_t *tp, const void *src, size_t len, arb_tp_rkey_t *rkey,
+                          uint64_t off, arb_tp_comp_t *comp);
+    arbor_status_t (*get)(arb_tp_t *tp, void *dst, size_t len, arb_tp_rkey_t *rkey, uint64_t off,
+                          arb_tp_comp_t *comp);
+    /* 64-bit atomics on 8-byte-aligned remote words. result may be NULL for ADD. */
+    arbor_status_t (*amo)(arb_tp_t *tp, arb_tp_amo_t op, arb_tp_rkey_t *rkey, uint64_t off,
+                          uint64_t operand, uint64_t compare, uint64_t *result,
+                          arb_tp_comp_t *comp);
+    /* Put, then atomically add sig_add to the 64-bit word at sig_off of the same peer's key
+     * sig_rkey, ordered so the target never sees the signal before the data. */
+    arbor_status_t (*put_signal)(arb_tp_t *tp, const void *src, size_t len, arb_tp_rkey_t *rkey,
+                                 uint64_t off, arb_tp_rkey_t *sig_rkey, uint64_t sig_off,
+                                 uint64_t sig_add, arb_tp_comp_t *comp);
+
+    /* Later ops to peer are ordered after earlier ones (non-blocking). */
+    arbor_status_t (*fence)(arb_tp_t *tp, int peer);
+    /* Blocks (making progress) until every op posted so far is complete at its target. */
+    arbor_status_t (*flush)(arb_tp_t *tp);
+    /* Drives the backend once; returns the number of completions seen (>= 0) or an error. */
+    int (*progress)(arb_tp_t *tp);
+    /* Interrupt-mode progress: a descriptor that becomes readable on events, and arm() before
+     * sleeping on it (ARB_ERR_AGAIN: events pending, progress instead of sleeping). */
+    arbor_status_t (*wait_fd)(arb_tp_t *tp, int *fd_p);
+    arbor_status_t (*arm)(arb_tp_t *tp);
+
+    uint32_t (*caps)(arb_tp_t *tp);          /* ARB_TP_CAP_* bits */
+    const char *(*describe)(arb_tp_t *tp);   /* "ucx", "ofi:shm", ... for logs and benchmarks */
+} arb_tp_ops_t;
+
+/* The backends compiled in, in preference order, NULL-terminated (transports/registry.c). */
+extern const arb_tp_ops_t *const arb_tp_registry[];
+
+#endif /* ARB_TRANSPORTS_TRANSPORT_H */

@@ -1,0 +1,88 @@
+/*
+ * UCX (ucp) backend: private state shared by the files of transports/ucx/. The segment is
+ * allocated by ucp_mem_map(ALLOCATE), the only memory UCX gives true one-sided shared-memory RMA
+ * and a ucp_rkey_ptr mapping (PLATFORM.md, UCX section).
+ */
+#ifndef ARB_TRANSPORTS_UCX_UCX_H
+#define ARB_TRANSPORTS_UCX_UCX_H
+
+#include "transports/transport.h"
+
+#include <stdbool.h>
+#include <ucp/api/ucp.h>
+
+struct arb_tp_rkey {
+    ucp_ep_h ep;     /* the peer's endpoint: the key is valid on it only */
+    ucp_rkey_h rkey; /* NULL for a key of zero bytes */
+    uint64_t base;   /* the address the peer registered; offsets start here */
+    int peer;
+};
+
+struct arb_tp_mr {
+    ucp_mem_h memh;
+    void *packed; /* from ucp_rkey_pack */
+    size_t packed_len;
+};
+
+/* Stable storage for an atomic's operand (UCX reads it until completion) and its completion. */
+typedef struct arb_ucx_amo_ctx {
+    struct arb_ucx_amo_ctx *next; /* free list */
+    arb_tp_t *tp;
+    arb_tp_comp_t *comp;
+    uint64_t operand;
+} arb_ucx_amo_ctx_t;
+
+struct arb_tp {
+    int rank;
+    int size;
+    double timeout_s; /* bound of blocking waits (flush, close); 0 = forever */
+    bool yield;       /* sched_yield while a blocking wait sees no progress */
+    ucp_context_h context;
+    ucp_worker_h worker;
+    bool wakeup; /* UCP_FEATURE_WAKEUP was granted */
+    int efd;     /* -1 without wakeup */
+    uint32_t caps;
+
+    ucp_mem_h seg_memh;
+    void *seg;
+    size_t seg_size;
+    void *blob; /* header, worker address, packed segment key */
+    size_t blob_len;
+
+    ucp_ep_h *eps;            /* [size] after connect */
+    arb_tp_rkey_t *seg_rkeys; /* [size] */
+    void **peer_ptrs;         /* [size]: ucp_rkey_ptr of each peer's segment, or NULL */
+    long user_rkeys;          /* unpacked by rkey_unpack and not yet released */
+
+    arb_ucx_amo_ctx_t *free_amo;
+};
+
+arbor_status_t arb_ucx_status(ucs_status_t status);
+/* Progresses until req completes (NULL: already done), bounded by tp->timeout_s; frees it. */
+arbor_status_t arb_ucx_wait(arb_tp_t *tp, ucs_status_ptr_t req, const char *what);
+
+arbor_status_t arb_ucx_mem_reg(arb_tp_t *tp, void *addr, size_t len, arb_tp_mr_t **mr_p,
+                               void **packed_p, size_t *packed_len_p);
+void arb_ucx_mem_dereg(arb_tp_t *tp, arb_tp_mr_t *mr);
+arbor_status_t arb_ucx_rkey_unpack(arb_tp_t *tp, int peer, const void *packed, size_t len,
+                                   uint64_t base, arb_tp_rkey_t **rkey_p);
+void arb_ucx_rkey_release(arb_tp_t *tp, arb_tp_rkey_t *rkey);
+
+arbor_status_t arb_ucx_put(arb_tp_t *tp, const void *src, size_t len, arb_tp_rkey_t *rkey,
+                           uint64_t off, arb_tp_comp_t *comp);
+arbor_status_t arb_ucx_get(arb_tp_t *tp, void *dst, size_t len, arb_tp_rkey_t *rkey,
+                           uint64_t off, arb_tp_comp_t *comp);
+arbor_status_t arb_ucx_amo(arb_tp_t *tp, arb_tp_amo_t op, arb_tp_rkey_t *rkey, uint64_t off,
+                           uint64_t operand, uint64_t compare, uint64_t *result,
+                           arb_tp_comp_t *comp);
+arbor_status_t arb_ucx_put_signal(arb_tp_t *tp, const void *src, size_t len, arb_tp_rkey_t *rkey,
+                                  uint64_t off, arb_tp_rkey_t *sig_rkey, uint64_t sig_off,
+                                  uint64_t sig_add, arb_tp_comp_t *comp);
+arbor_status_t arb_ucx_fence(arb_tp_t *tp, int peer);
+arbor_status_t arb_ucx_flush(arb_tp_t *tp);
+int arb_ucx_progress(arb_tp_t *tp);
+arbor_status_t arb_ucx_wait_fd(arb_tp_t *tp, int *fd_p);
+arbor_status_t arb_ucx_arm(arb_tp_t *tp);
+void arb_ucx_amo_ctx_free_all(arb_tp_t *tp);
+
+#endif /* ARB_TRANSPORTS_UCX_UCX_H */

@@ -1,0 +1,330 @@
+/*
+ * UCX backend lifetime: context, worker and segment (open), the connection blob, endpoints and
+ * segment keys of every peer (connect), and teardown (close). The ops table lives here too.
+ */
+#include "transports/ucx/ucx.h"
+
+#include "core/config.h"
+#include "core/log.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define BLOB_MAGIC        0x41524255u /* "ARBU" */
+#define DEFAULT_TIMEOUT_S 300.0
+
+/* Blob layout: this header, then the worker address, then the packed segment key. */
+typedef struct {
+    uint32_t magic;
+    uint32_t addr_len;
+    uint32_t rkey_len;
+    uint32_t reserved;
+    uint64_t seg_base;
+} blob_hdr_t;
+
+static arbor_status_t ctx_init(arb_tp_t *tp, int size)
+{
+    ucp_params_t params = {0};
+    ucp_config_t *config;
+    ucs_status_t status;
+
+    status = ucp_config_read(NULL, NULL, &config);
+    if (status != UCS_OK) {
+        arb_warn("ucp_config_read failed: %s", ucs_status_string(status));
+        return ARBOR_ERR_UNSUPPORTED;
+    }
+    params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_ESTIMATED_NUM_EPS |
+                        UCP_PARAM_FIELD_MT_WORKERS_SHARED;
+    params.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO64 | UCP_FEATURE_WAKEUP;
+    params.estimated_num_eps = (size_t)size;
+    params.mt_workers_shared = 0;
+    status = ucp_init(&params, config, &tp->context);
+    tp->wakeup = status == UCS_OK;
+    if (!tp->wakeup) { /* no wakeup support: polling only */
+        params.features &= ~(uint64_t)UCP_FEATURE_WAKEUP;
+        status = ucp_init(&params, config, &tp->context);
+    }
+    ucp_config_release(config);
+    if (status != UCS_OK) {
+        arb_warn("ucp_init failed: %s", ucs_status_string(status));
+        return ARBOR_ERR_UNSUPPORTED;
+    }
+    return ARBOR_OK;
+}
+
+static arbor_status_t worker_init(arb_tp_t *tp)
+{
+    ucp_worker_params_t params = {0};
+    ucs_status_t status;
+
+    params.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+    params.thread_mode = UCS_THREAD_MODE_SINGLE;
+    status = ucp_worker_create(tp->context, &params, &tp->worker);
+    if (status != UCS_OK) {
+        arb_warn("ucp_worker_create failed: %s", ucs_status_string(status));
+        return ARBOR_ERR_UNSUPPORTED;
+    }
+    if (tp->wakeup && ucp_worker_get_efd(tp->worker, &tp->efd) == UCS_OK)
+        tp->caps |= ARB_TP_CAP_WAIT_FD;
+    else
+        tp->efd = -1;
+    return ARBOR_OK;
+}
+
+static arbor_status_t seg_init(arb_tp_t *tp, size_t len)
+{
+    ucp_mem_map_params_t params = {0};
+    ucp_mem_attr_t attr = {0};
+    ucs_status_t status;
+
+    params.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH |
+                        UCP_MEM_MAP_PARAM_FIELD_FLAGS;
+    params.address = NULL;
+    params.length = len;
+    params.flags = UCP_MEM_MAP_ALLOCATE;
+    status = ucp_mem_map(tp->context, &params, &tp->seg_memh);
+    if (status != UCS_OK) {
+        arb_error("segment of %zu bytes: ucp_mem_map failed: %s", len, ucs_status_string(status));
+        return ARBOR_ERR_NO_MEMORY;
+    }
+    attr.field_mask = UCP_MEM_ATTR_FIELD_ADDRESS | UCP_MEM_ATTR_FIELD_LENGTH;
+    status = ucp_mem_query(tp->seg_memh, &attr);
+    if (status != UCS_OK) {
+        arb_error("segment: ucp_mem_query failed: %s", ucs_status_string(status));
+        ucp_mem_unmap(tp->context, tp->seg_memh);
+        tp->seg_memh = NULL;
+        return ARBOR_ERR_NO_MEMORY;
+    }
+    tp->seg = attr.address;
+    tp->seg_size = len;
+    memset(tp->seg, 0, len);
+    return ARBOR_OK;
+}
+
+static arbor_status_t blob_init(arb_tp_t *tp)
+{
+    ucp_address_t *addr;
+    size_t addr_len, rkey_len;
+    void *rkey;
+    blob_hdr_t hdr = {BLOB_MAGIC, 0, 0, 0, (uint64_t)(uintptr_t)tp->seg};
+    arbor_status_t ret = ARBOR_OK;
+    ucs_status_t status;
+
+    status = ucp_worker_get_address(tp->worker, &addr, &addr_len);
+    if (status != UCS_OK) {
+        arb_error("ucp_worker_get_address failed: %s", ucs_status_string(status));
+        return ARBOR_ERR_TRANSPORT;
+    }
+    status = ucp_rkey_pack(tp->context, tp->seg_memh, &rkey, &rkey_len);
+    if (status != UCS_OK) {
+        arb_error("segment: ucp_rkey_pack failed: %s", ucs_status_string(status));
+        ret = ARBOR_ERR_TRANSPORT;
+        goto out_addr;
+    }
+    hdr.addr_len = (uint32_t)addr_len;
+    hdr.rkey_len = (uint32_t)rkey_len;
+    tp->blob_len = sizeof(hdr) + addr_len + rkey_len;
+    tp->blob = malloc(tp->blob_len);
+    if (tp->blob == NULL) {
+        arb_error("blob of %zu bytes: out of memory", tp->blob_len);
+        ret = ARBOR_ERR_NO_MEMORY;
+        goto out_rkey;
+    }
+    memcpy(tp->blob, &hdr, sizeof(hdr));
+    memcpy((char *)tp->blob + sizeof(hdr), addr, addr_len);
+    memcpy((char *)tp->blob + sizeof(hdr) + addr_len, rkey, rkey_len);
+out_rkey:
+    ucp_rkey_buffer_release(rkey);
+out_addr:
+    ucp_worker_release_address(tp->worker, addr);
+    return ret;
+}
+
+static void ucx_close(arb_tp_t *tp);
+
+static arbor_status_t ucx_open(const arb_tp_params_t *params, arb_tp_t **tp_p)
+{
+    const arb_config_t *cfg = params->config;
+    arb_tp_t *tp;
+    arbor_status_t status;
+
+    if (params->segment_size == 0 || params->size < 1 || params->rank < 0 ||
+        params->rank >= params->size) {
+        arb_error("open: bad parameters (rank %d, size %d, segment %zu bytes)", params->rank,
+                  params->size, params->segment_size);
+        return ARBOR_ERR_INVALID_ARG;
+    }
+    tp = calloc(1, sizeof(*tp));
+    if (tp == NULL) return ARBOR_ERR_NO_MEMORY;
+    tp->rank = params->rank;
+    tp->size = params->size;
+    tp->timeout_s = cfg ? cfg->timeout_s : DEFAULT_TIMEOUT_S;
+    tp->yield = cfg ? cfg->poll_yield != ARB_YIELD_NEVER : true;
+    tp->efd = -1;
+
+    status = ctx_init(tp, params->size);
+    if (status == ARBOR_OK) status = worker_init(tp);
+    if (status == ARBOR_OK) status = seg_init(tp, params->segment_size);
+    if (status == ARBOR_OK) status = blob_init(tp);
+    if (status != ARBOR_OK) {
+        ucx_close(tp);
+        return status;
+    }
+    *tp_p = tp;
+    return ARBOR_OK;
+}
+
+static arbor_status_t ucx_blob(arb_tp_t *tp, const void **blob_p, size_t *len_p)
+{
+    *blob_p = tp->blob;
+    *len_p = tp->blob_len;
+    return ARBOR_OK;
+}
+
+/* Endpoint, segment key and direct pointer of one peer. */
+static arbor_status_t peer_connect(arb_tp_t *tp, int peer, const void *blob, size_t len)
+{
+    ucp_ep_params_t params = {0};
+    arb_tp_rkey_t *key = &tp->seg_rkeys[peer];
+    blob_hdr_t hdr;
+    const char *p = blob;
+    ucs_status_t status;
+
+    if (blob == NULL || len < sizeof(hdr)) goto err_blob;
+    memcpy(&hdr, blob, sizeof(hdr));
+    if (hdr.magic != BLOB_MAGIC || len != sizeof(hdr) + (size_t)hdr.addr_len + hdr.rkey_len)
+        goto err_blob;
+    params.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
+    params.address = (const ucp_address_t *)(p + sizeof(hdr));
+    status = ucp_ep_create(tp->worker, &params, &tp->eps[peer]);
+    if (status != UCS_OK) {
+        tp->eps[peer] = NULL;
+        arb_error("peer %d: ucp_ep_create failed: %s", peer, ucs_status_string(status));
+        return arb_ucx_status(status);
+    }
+    status = ucp_ep_rkey_unpack(tp->eps[peer], p + sizeof(hdr) + hdr.addr_len, &key->rkey);
+    if (status != UCS_OK) {
+        key->rkey = NULL;
+        arb_error("peer %d: segment key: ucp_ep_rkey_unpack failed: %s", peer,
+                  ucs_status_string(status));
+        return arb_ucx_status(status);
+    }
+    key->ep = tp->eps[peer];
+    key->base = hdr.seg_base;
+    key->peer = peer;
+    if (peer == tp->rank) {
+        tp->peer_ptrs[peer] = tp->seg;
+    } else if (ucp_rkey_ptr(key->rkey, hdr.seg_base, &tp->peer_ptrs[peer]) != UCS_OK) {
+        tp->peer_ptrs[peer] = NULL;
+    } else if (tp->peer_ptrs[peer] != NULL) {
+        tp->caps |= ARB_TP_CAP_DIRECT_MAP;
+    }
+    return ARBOR_OK;
+err_blob:
+    arb_error("peer %d: malformed connection blob (%zu bytes)", peer, len);
+    return ARBOR_ERR_TRANSPORT;
+}
+
+static arbor_status_t ucx_connect(arb_tp_t *tp, const void *const *blobs, const size_t *lens)
+{
+    arbor_status_t status;
+
+    if (tp->eps != NULL) {
+        arb_error("connect called twice");
+        return ARBOR_ERR_INVALID_ARG;
+    }
+    tp->eps = calloc((size_t)tp->size, sizeof(*tp->eps));
+    tp->seg_rkeys = calloc((size_t)tp->size, sizeof(*tp->seg_rkeys));
+    tp->peer_ptrs = calloc((size_t)tp->size, sizeof(*tp->peer_ptrs));
+    if (tp->eps == NULL || tp->seg_rkeys == NULL || tp->peer_ptrs == NULL) {
+        arb_error("connect: out of memory for %d peers", tp->size);
+        return ARBOR_ERR_NO_MEMORY; /* close frees the partial state */
+    }
+    for (int peer = 0; peer < tp->size; peer++) {
+        status = peer_connect(tp, peer, blobs[peer], lens[peer]);
+        if (status != ARBOR_OK) return status;
+    }
+    return ARBOR_OK;
+}
+
+static void eps_close(arb_tp_t *tp)
+{
+    ucp_request_param_t params = {0};
+
+    /* Force: a peer may have exited already, and flush-mode close would wait for it. Every
+     * operation was flushed before, so nothing is lost. */
+    params.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+    params.flags = UCP_EP_CLOSE_FLAG_FORCE;
+    for (int peer = 0; peer < tp->size; peer++) {
+        if (tp->seg_rkeys[peer].rkey != NULL) ucp_rkey_destroy(tp->seg_rkeys[peer].rkey);
+        if (tp->eps[peer] != NULL)
+            arb_ucx_wait(tp, ucp_ep_close_nbx(tp->eps[peer], &params), "endpoint close");
+    }
+}
+
+static void ucx_close(arb_tp_t *tp)
+{
+    if (tp == NULL) return;
+    if (tp->user_rkeys != 0)
+        arb_warn("close: %ld remote keys were not released", tp->user_rkeys);
+    if (tp->worker != NULL && tp->eps != NULL) arb_ucx_flush(tp);
+    if (tp->eps != NULL && tp->seg_rkeys != NULL) eps_close(tp);
+    free(tp->eps);
+    free(tp->seg_rkeys);
+    free(tp->peer_ptrs);
+    free(tp->blob);
+    arb_ucx_amo_ctx_free_all(tp);
+    if (tp->seg_memh != NULL) ucp_mem_unmap(tp->context, tp->seg_memh);
+    if (tp->worker != NULL) ucp_worker_destroy(tp->worker);
+    if (tp->context != NULL) ucp_cleanup(tp->context);
+    free(tp);
+}
+
+static void *ucx_seg_base(arb_tp_t *tp) { return tp->seg; }
+
+static arb_tp_rkey_t *ucx_seg_rkey(arb_tp_t *tp, int peer)
+{
+    if (tp->seg_rkeys == NULL || peer < 0 || peer >= tp->size) return NULL;
+    return &tp->seg_rkeys[peer];
+}
+
+static void *ucx_peer_ptr(arb_tp_t *tp, int peer)
+{
+    if (peer == tp->rank) return tp->seg;
+    if (tp->peer_ptrs == NULL || peer < 0 || peer >= tp->size) return NULL;
+    return tp->peer_ptrs[peer];
+}
+
+static uint32_t ucx_caps(arb_tp_t *tp) { return tp->caps; }
+
+static const char *ucx_describe(arb_tp_t *tp)
+{
+    (void)tp;
+    return "ucx";
+}
+
+const arb_tp_ops_t arb_ucx_ops = {
+    .name = "ucx",
+    .open = ucx_open,
+    .close = ucx_close,
+    .blob = ucx_blob,
+    .connect = ucx_connect,
+    .seg_base = ucx_seg_base,
+    .seg_rkey = ucx_seg_rkey,
+    .peer_ptr = ucx_peer_ptr,
+    .mem_reg = arb_ucx_mem_reg,
+    .mem_dereg = arb_ucx_mem_dereg,
+    .rkey_unpack = arb_ucx_rkey_unpack,
+    .rkey_release = arb_ucx_rkey_release,
+    .put = arb_ucx_put,
+    .get = arb_ucx_get,
+    .amo = arb_ucx_amo,
+    .put_signal = arb_ucx_put_signal,
+    .fence = arb_ucx_fence,
+    .flush = arb_ucx_flush,
+    .progress = arb_ucx_progress,
+    .wait_fd = arb_ucx_wait_fd,
+    .arm = arb_ucx_arm,
+    .caps = ucx_caps,
+    .describe = ucx_describe,
+};

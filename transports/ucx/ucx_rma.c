@@ -1,0 +1,279 @@
+/*
+ * UCX backend data movement: put, get, 64-bit atomics and put-with-signal through the ucp *_nbx
+ * calls, fence and flush, progress and the wakeup descriptor. A completion callback keeps
+ * arb_tp_comp_t: +1 when UCX hands back a request, -1 when it completes; an op that completes
+ * inside the call never touches comp.
+ */
+#include "transports/ucx/ucx.h"
+
+#include "core/log.h"
+
+#include <sched.h>
+#include <stdlib.h>
+#include <time.h>
+
+#define CLOCK_CHECK_EVERY 256 /* polls between two deadline checks */
+
+arbor_status_t arb_ucx_status(ucs_status_t status)
+{
+    switch (status) {
+    case UCS_OK:
+        return ARBOR_OK;
+    case UCS_ERR_NO_RESOURCE:
+        return ARB_ERR_AGAIN;
+    case UCS_ERR_NO_MEMORY:
+        return ARBOR_ERR_NO_MEMORY;
+    case UCS_ERR_INVALID_PARAM:
+        return ARBOR_ERR_INVALID_ARG;
+    case UCS_ERR_UNSUPPORTED:
+        return ARBOR_ERR_UNSUPPORTED;
+    case UCS_ERR_TIMED_OUT:
+        return ARBOR_ERR_TIMEOUT;
+    case UCS_ERR_CONNECTION_RESET:
+    case UCS_ERR_ENDPOINT_TIMEOUT:
+        return ARBOR_ERR_PEER_LOST;
+    default:
+        return ARBOR_ERR_TRANSPORT;
+    }
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+arbor_status_t arb_ucx_wait(arb_tp_t *tp, ucs_status_ptr_t req, const char *what)
+{
+    double deadline = tp->timeout_s > 0 ? now_s() + tp->timeout_s : 0;
+    unsigned polls = 0;
+    ucs_status_t status;
+
+    if (req == NULL) return ARBOR_OK;
+    if (UCS_PTR_IS_ERR(req)) {
+        arb_error("%s failed: %s", what, ucs_status_string(UCS_PTR_STATUS(req)));
+        return arb_ucx_status(UCS_PTR_STATUS(req));
+    }
+    while ((status = ucp_request_check_status(req)) == UCS_INPROGRESS) {
+        if (ucp_worker_progress(tp->worker) == 0 && tp->yield) sched_yield();
+        if (deadline > 0 && ++polls % CLOCK_CHECK_EVERY == 0 && now_s() > deadline) {
+            arb_error("%s: not complete after %.1f s", what, tp->timeout_s);
+            ucp_request_free(req);
+            return ARBOR_ERR_TIMEOUT;
+        }
+    }
+    ucp_request_free(req);
+    if (status != UCS_OK) {
+        arb_error("%s failed: %s", what, ucs_status_string(status));
+        return arb_ucx_status(status);
+    }
+    return ARBOR_OK;
+}
+
+static void rma_done(void *req, ucs_status_t status, void *user_data)
+{
+    arb_tp_comp_t *comp = user_data;
+
+    if (status != UCS_OK) {
+        arb_debug("rma completed with %s", ucs_status_string(status));
+        comp->status = arb_ucx_status(status);
+    }
+    comp->pending -= 1;
+    ucp_request_free(req);
+}
+
+static void rma_param(ucp_request_param_t *param, arb_tp_comp_t *comp)
+{
+    param->op_attr_mask = 0;
+    if (comp == NULL) return;
+    param->op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+    param->cb.send = rma_done;
+    param->user_data = comp;
+}
+
+/* Accounts for what a *_nbx call returned. */
+static arbor_status_t posted(ucs_status_ptr_t req, arb_tp_comp_t *comp, const char *what,
+                             int peer)
+{
+    if (req == NULL) return ARBOR_OK;
+    if (UCS_PTR_IS_ERR(req)) {
+        if (UCS_PTR_STATUS(req) != UCS_ERR_NO_RESOURCE)
+            arb_error("%s to peer %d failed: %s", what, peer,
+                      ucs_status_string(UCS_PTR_STATUS(req)));
+        return arb_ucx_status(UCS_PTR_STATUS(req));
+    }
+    if (comp != NULL)
+        comp->pending += 1;
+    else
+        ucp_request_free(req); /* fire and forget: flush completes it */
+    return ARBOR_OK;
+}
+
+arbor_status_t arb_ucx_put(arb_tp_t *tp, const void *src, size_t len, arb_tp_rkey_t *rkey,
+                           uint64_t off, arb_tp_comp_t *comp)
+{
+    ucp_request_param_t param;
+
+    (void)tp;
+    if (len == 0) return ARBOR_OK;
+    rma_param(&param, comp);
+    return posted(ucp_put_nbx(rkey->ep, src, len, rkey->base + off, rkey->rkey, &param), comp,
+                  "put", rkey->peer);
+}
+
+arbor_status_t arb_ucx_get(arb_tp_t *tp, void *dst, size_t len, arb_tp_rkey_t *rkey,
+                           uint64_t off, arb_tp_comp_t *comp)
+{
+    ucp_request_param_t param;
+
+    (void)tp;
+    if (len == 0) return ARBOR_OK;
+    rma_param(&param, comp);
+    return posted(ucp_get_nbx(rkey->ep, dst, len, rkey->base + off, rkey->rkey, &param), comp,
+                  "get", rkey->peer);
+}
+
+static void amo_release(arb_ucx_amo_ctx_t *ctx, ucs_status_t status)
+{
+    arb_tp_t *tp = ctx->tp;
+
+    if (ctx->comp != NULL) {
+        if (status != UCS_OK) ctx->comp->status = arb_ucx_status(status);
+        ctx->comp->pending -= 1;
+    }
+    ctx->next = tp->free_amo;
+    tp->free_amo = ctx;
+}
+
+static void amo_done(void *req, ucs_status_t status, void *user_data)
+{
+    if (status != UCS_OK) arb_debug("atomic completed with %s", ucs_status_string(status));
+    amo_release(user_data, status);
+    ucp_request_free(req);
+}
+
+/* buffer operand X, reply buffer per ucp_atomic_op_nbx's table (NULL: no fetch). */
+static arbor_status_t amo_post(arb_tp_t *tp, ucp_atomic_op_t op, arb_tp_rkey_t *rkey,
+                               uint64_t off, uint64_t operand, uint64_t *reply,
+                               arb_tp_comp_t *comp)
+{
+    ucp_request_param_t param;
+    arb_ucx_amo_ctx_t *ctx = tp->free_amo;
+    ucs_status_ptr_t req;
+
+    if (ctx != NULL) {
+        tp->free_amo = ctx->next;
+    } else if ((ctx = malloc(sizeof(*ctx))) == NULL) {
+        return ARBOR_ERR_NO_MEMORY;
+    }
+    ctx->tp = tp;
+    ctx->comp = NULL;
+    ctx->operand = operand;
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
+                         UCP_OP_ATTR_FIELD_DATATYPE;
+    param.cb.send = amo_done;
+    param.user_data = ctx;
+    param.datatype = ucp_dt_make_contig(sizeof(uint64_t));
+    if (reply != NULL) {
+        param.op_attr_mask |= UCP_OP_ATTR_FIELD_REPLY_BUFFER;
+        param.reply_buffer = reply;
+    }
+    req = ucp_atomic_op_nbx(rkey->ep, op, &ctx->operand, 1, rkey->base + off, rkey->rkey, &param);
+    if (req == NULL || UCS_PTR_IS_ERR(req))
+        amo_release(ctx, UCS_OK); /* done or refused: back to the free list, comp untouched */
+    else
+        ctx->comp = comp; /* amo_done accounts for it */
+    return posted(req, comp, "atomic", rkey->peer);
+}
+
+arbor_status_t arb_ucx_amo(arb_tp_t *tp, arb_tp_amo_t op, arb_tp_rkey_t *rkey, uint64_t off,
+                           uint64_t operand, uint64_t compare, uint64_t *result,
+                           arb_tp_comp_t *comp)
+{
+    if ((rkey->base + off) % sizeof(uint64_t) != 0 || (op != ARB_TP_AMO_ADD && result == NULL)) {
+        arb_error("atomic %d to peer %d: unaligned offset %llu or no result buffer", (int)op,
+                  rkey->peer, (unsigned long long)off);
+        return ARBOR_ERR_INVALID_ARG;
+    }
+    switch (op) {
+    case ARB_TP_AMO_ADD:
+        return amo_post(tp, UCP_ATOMIC_OP_ADD, rkey, off, operand, NULL, comp);
+    case ARB_TP_AMO_FADD:
+        return amo_post(tp, UCP_ATOMIC_OP_ADD, rkey, off, operand, result, comp);
+    case ARB_TP_AMO_SWAP:
+        return amo_post(tp, UCP_ATOMIC_OP_SWAP, rkey, off, operand, result, comp);
+    case ARB_TP_AMO_CSWAP:
+        *result = operand; /* ucp reads the new value from the reply buffer */
+        return amo_post(tp, UCP_ATOMIC_OP_CSWAP, rkey, off, compare, result, comp);
+    }
+    arb_error("atomic: unknown op %d", (int)op);
+    return ARBOR_ERR_INVALID_ARG;
+}
+
+arbor_status_t arb_ucx_put_signal(arb_tp_t *tp, const void *src, size_t len, arb_tp_rkey_t *rkey,
+                                  uint64_t off, arb_tp_rkey_t *sig_rkey, uint64_t sig_off,
+                                  uint64_t sig_add, arb_tp_comp_t *comp)
+{
+    arbor_status_t status;
+
+    if (len > 0) {
+        status = arb_ucx_put(tp, src, len, rkey, off, comp);
+        if (status != ARBOR_OK) return status;
+        status = arb_ucx_fence(tp, rkey->peer);
+        if (status != ARBOR_OK) return status;
+    }
+    return arb_ucx_amo(tp, ARB_TP_AMO_ADD, sig_rkey, sig_off, sig_add, 0, NULL, comp);
+}
+
+arbor_status_t arb_ucx_fence(arb_tp_t *tp, int peer)
+{
+    ucs_status_t status = ucp_worker_fence(tp->worker);
+
+    if (status != UCS_OK) {
+        arb_error("fence (peer %d): ucp_worker_fence failed: %s", peer, ucs_status_string(status));
+        return arb_ucx_status(status);
+    }
+    return ARBOR_OK;
+}
+
+arbor_status_t arb_ucx_flush(arb_tp_t *tp)
+{
+    ucp_request_param_t param = {0};
+
+    return arb_ucx_wait(tp, ucp_worker_flush_nbx(tp->worker, &param), "flush");
+}
+
+int arb_ucx_progress(arb_tp_t *tp) { return (int)ucp_worker_progress(tp->worker); }
+
+arbor_status_t arb_ucx_wait_fd(arb_tp_t *tp, int *fd_p)
+{
+    if (tp->efd < 0) return ARBOR_ERR_UNSUPPORTED;
+    *fd_p = tp->efd;
+    return ARBOR_OK;
+}
+
+arbor_status_t arb_ucx_arm(arb_tp_t *tp)
+{
+    ucs_status_t status;
+
+    if (tp->efd < 0) return ARBOR_ERR_UNSUPPORTED;
+    status = ucp_worker_arm(tp->worker);
+    if (status == UCS_ERR_BUSY) return ARB_ERR_AGAIN;
+    if (status != UCS_OK) {
+        arb_error("ucp_worker_arm failed: %s", ucs_status_string(status));
+        return arb_ucx_status(status);
+    }
+    return ARBOR_OK;
+}
+
+void arb_ucx_amo_ctx_free_all(arb_tp_t *tp)
+{
+    arb_ucx_amo_ctx_t *ctx;
+
+    while ((ctx = tp->free_amo) != NULL) {
+        tp->free_amo = ctx->next;
+        free(ctx);
+    }
+}
