@@ -25,11 +25,11 @@ arbor_status_t arb_bcast_tree_build(const arb_coll_args_t *a, const arb_logp_t *
     int v = (a->rank - a->root + P) % P, dep = -1;
     if (v != 0) {
         int parent = (tree.parent[v] + a->root) % P;
-        dep = arb_sched_recv(s, 0, parent, ARB_BUF_DST, 0, a->bytes, 0, -1);
+        dep = arb_sched_recv(s, 0, parent, ARB_BUF_DST, 0, 1, 0, -1);
     }
     for (int i = tree.child_start[v]; i < tree.child_start[v + 1]; i++) {
         int child = (tree.children[i] + a->root) % P;
-        arb_sched_send(s, 0, child, v == 0 ? ARB_BUF_SRC : ARB_BUF_DST, 0, a->bytes, dep);
+        arb_sched_send(s, 0, child, v == 0 ? ARB_BUF_SRC : ARB_BUF_DST, 0, 1, dep);
     }
     arb_tree_free(&tree);
     return arb_sched_ok(s) ? ARBOR_OK : ARBOR_ERR_NO_MEMORY;

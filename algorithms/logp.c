@@ -120,8 +120,7 @@ static arbor_status_t parse_item(const char *item, size_t len, arb_logp_t *m, un
     errno = 0;
     val = strtod(num, &end);
     if (end == num || *end != '\0' || errno == ERANGE || !isfinite(val)) {
-        set_err(err, errlen, "logp: value \"%s\" of %s is not a finite number", num,
-                logp_keys[k]);
+        set_err(err, errlen, "logp: value \"%s\" of %s is not a finite number", num, logp_keys[k]);
         return ARBOR_ERR_CONFIG;
     }
     if (val < 0) {

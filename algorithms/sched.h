@@ -5,6 +5,10 @@
  * earlier rounds is complete; a step with a dependency moves chunk c only once that step has
  * completed c + 1 chunks, which pipelines large payloads through trees. Schedules are immutable
  * once built and cached; the executor (core/executor.c) runs them and names no algorithm.
+ *
+ * Offsets and sizes are in units of the instance's block (a broadcast's whole payload, later an
+ * allgather's per-rank block), fixed when an instance starts, so one schedule serves every
+ * message size of a size class.
  */
 #ifndef ARB_ALGORITHMS_SCHED_H
 #define ARB_ALGORITHMS_SCHED_H
@@ -27,16 +31,16 @@ typedef struct {
     int32_t peer;      /* team rank (SEND / RECV) */
     int32_t dep;       /* step index gating this step chunk by chunk, -1 for none */
     uint32_t round;
-    uint64_t off;      /* offset in space */
-    uint64_t src_off;  /* COPY: offset in src_space */
-    uint64_t bytes;
+    uint64_t off;      /* offset in space, in blocks */
+    uint64_t src_off;  /* COPY: offset in src_space, in blocks */
+    uint64_t bytes;    /* length in blocks */
 } arb_step_t;
 
 typedef struct {
     arb_step_t *steps;
     int nsteps, cap;
     uint32_t nrounds;
-    size_t scratch_bytes;
+    size_t scratch_blocks;
 } arb_sched_t;
 
 void arb_sched_init(arb_sched_t *s);

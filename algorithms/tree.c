@@ -11,9 +11,9 @@
  * order. Ties break on (time, node id) and nodes are numbered in the order they are informed,
  * so every rank builds the same tree with no communication, in O(P log P).
  *
- * Slot times are computed as ready[u] + i * s and ready times as slot + T, the same arithmetic
- * as arb_tree_simulate (tree_sim.c), so the simulated completion of a Karp tree is exactly the
- * time the greedy computed.
+ * A node's first slot is its ready time, each later slot the previous one + s, and a receiver
+ * is ready at slot + T: the same arithmetic as arb_tree_simulate (tree_sim.c), so the
+ * simulated completion of a Karp tree is exactly the time the greedy computed.
  *
  * BINOMIAL / KNOMIAL (radix k): node v's children are v + j * k^i for i below the place of
  * v's lowest nonzero base-k digit (any i for the root), i decreasing and j = 1..k-1, as long as
@@ -33,6 +33,7 @@ typedef struct {
     int v;
 } heap_ent_t;
 
+/* (time, node id) order */
 static bool ent_less(const heap_ent_t *a, const heap_ent_t *b)
 {
     return a->t < b->t || (a->t == b->t && a->v < b->v);
@@ -100,33 +101,22 @@ static arbor_status_t build_karp(arb_tree_t *tree, const arb_logp_t *m, size_t b
 {
     int P = tree->size;
     double T = arb_logp_arrival(m, bytes), s = arb_logp_gap(m, bytes);
-    double *ready = malloc((size_t)P * sizeof(double));
-    int *nsent = calloc((size_t)P, sizeof(int));
     heap_ent_t *heap = malloc((size_t)P * sizeof(heap_ent_t));
     int n = 0;
 
-    if (ready == NULL || nsent == NULL || heap == NULL) {
-        free(ready);
-        free(nsent);
-        free(heap);
-        return ARBOR_ERR_NO_MEMORY;
-    }
+    if (heap == NULL) return ARBOR_ERR_NO_MEMORY;
     tree->parent[0] = -1;
-    ready[0] = 0;
     heap_push(heap, &n, (heap_ent_t){0.0, 0});
     for (int v = 1; v < P; v++) {
-        /* The earliest free sender u informs v, then its next slot goes back into the heap. */
+        /* The earliest free sender u informs v; u's next slot is s later. Each node is in the
+         * heap once, so the heap never holds more than P entries. */
         int u = heap[0].v;
         double t = heap[0].t;
         tree->parent[v] = u;
-        ready[v] = t + T;
-        nsent[u]++;
-        heap[0].t = ready[u] + (double)nsent[u] * s;
+        heap[0].t = t + s;
         heap_sift_down(heap, n, 0);
-        heap_push(heap, &n, (heap_ent_t){ready[v], v});
+        heap_push(heap, &n, (heap_ent_t){t + T, v});
     }
-    free(ready);
-    free(nsent);
     free(heap);
     csr_from_parents(tree);
     return ARBOR_OK;
@@ -208,8 +198,7 @@ arbor_status_t arb_tree_build(arb_tree_kind_t kind, int size, int radix, const a
     if (tree == NULL || size < 1 || (int)kind < 0 || kind >= ARB_TREE_KINDS)
         return ARBOR_ERR_INVALID_ARG;
     if (kind == ARB_TREE_KNOMIAL && radix < 2) return ARBOR_ERR_INVALID_ARG;
-    if (kind == ARB_TREE_KARP && (model == NULL || !model_ok(model)))
-        return ARBOR_ERR_INVALID_ARG;
+    if (kind == ARB_TREE_KARP && (model == NULL || !model_ok(model))) return ARBOR_ERR_INVALID_ARG;
     memset(&t, 0, sizeof(t));
     status = tree_alloc(&t, size);
     if (status != ARBOR_OK) return status;
@@ -252,7 +241,7 @@ void arb_tree_free(arb_tree_t *tree)
 const char *arb_tree_kind_name(arb_tree_kind_t kind)
 {
     static const char *const names[ARB_TREE_KINDS] = {
-        [ARB_TREE_KARP] = "karp",     [ARB_TREE_BINOMIAL] = "binomial",
+        [ARB_TREE_KARP] = "karp",       [ARB_TREE_BINOMIAL] = "binomial",
         [ARB_TREE_KNOMIAL] = "knomial", [ARB_TREE_BINARY] = "binary",
         [ARB_TREE_FLAT] = "flat",
     };

@@ -2,7 +2,8 @@
  * LogGP simulation of a one-message broadcast over a tree (tree.h), used by the selector to
  * price trees and by the tests to check optimality. A node that holds the data at r starts
  * its i-th send (0-based, children in send order) at r + i * s(m); the child holds the data
- * T(m) later. The arithmetic, (r + i * s) + T, is the same as the Karp builder's (tree.c).
+ * T(m) later. Slots are summed one s at a time and a child is ready at slot + T, the same
+ * arithmetic as the Karp builder's (tree.c), so both agree to the last bit.
  */
 #include "algorithms/tree.h"
 #include "arbor.h"
@@ -46,13 +47,14 @@ double arb_tree_simulate(const arb_tree_t *tree, const arb_logp_t *model, size_t
         }
         if (send_us != NULL) send_us[u] = ready[u]; /* the first send starts at once */
         if (ready[u] > done) done = ready[u];
-        for (int i = first; i < last; i++) {
+        double slot = ready[u];
+        for (int i = first; i < last; i++, slot += s) {
             int c = tree->children[i];
             if (c <= 0 || c >= P || ready[c] >= 0 || tail == P) {
                 done = INFINITY;
                 goto out;
             }
-            ready[c] = (ready[u] + (double)(i - first) * s) + T;
+            ready[c] = slot + T;
             queue[tail++] = c;
         }
     }

@@ -19,7 +19,7 @@ static int forced_alg(arb_coll_t coll)
     }
 }
 
-static void print_choice(const arb_coll_args_t *a, int alg, const double *predicted)
+static void print_choice(const arb_coll_args_t *a, int alg, int pinned, const double *predicted)
 {
     int n;
     const arb_alg_desc_t *tab = arb_alg_table(a->coll, &n);
@@ -30,16 +30,27 @@ static void print_choice(const arb_coll_args_t *a, int alg, const double *predic
                                 predicted[i]);
     fprintf(stderr, "arbor: %s bytes=%zu ranks=%d root=%d -> %s%s; predicted:%s\n",
             arb_coll_name(a->coll), a->bytes, a->size, a->root, tab[alg].name,
-            forced_alg(a->coll) ? " (forced)" : "", line);
+            forced_alg(a->coll) ? " (forced)" : pinned ? " (ARBOR_TUNE)" : "", line);
 }
 
-/* The cached schedule for (coll, root, bytes) on team, built and cached on a miss. */
+/* Size classes: powers of two. Every size of a class runs the schedule chosen for the class's
+ * smallest size, so the choice depends on the class alone and is the same on every rank,
+ * whatever each rank's cache has seen. */
+static unsigned size_class(size_t bytes)
+{
+    return bytes ? 64u - (unsigned)__builtin_clzll((unsigned long long)bytes) : 0u;
+}
+
+/* The cached schedule for (coll, root, size class) on team, built and cached on a miss. */
 static arbor_status_t lookup(struct arbor_team *t, arb_coll_t coll, int root, size_t bytes,
                              arb_cached_sched_t **cs_p, int *alg_p)
 {
+    unsigned cls = size_class(bytes);
     arb_coll_args_t a = {.coll = coll, .rank = t->rank, .size = t->size, .root = root,
-                         .bytes = bytes, .chunk = t->chunk};
-    arb_sched_key_t key = {.coll = coll, .alg = 0, .root = root, .bytes = bytes};
+                         .bytes = cls ? (size_t)1 << (cls - 1) : 0, .chunk = t->chunk};
+    /* A tune rule matches on the exact size, so it is part of the key. */
+    int pinned = forced_alg(coll) ? 0 : arb_tune_match(&arb_ctx.tune, coll, bytes, t->size);
+    arb_sched_key_t key = {.coll = coll, .alg = pinned, .root = root, .bytes = cls};
     arb_cached_sched_t *cs = arb_sched_cache_get(&t->cache, &key);
     if (cs) {
         *cs_p = cs;
@@ -49,6 +60,7 @@ static arbor_status_t lookup(struct arbor_team *t, arb_coll_t coll, int root, si
 
     double t0 = arb_now_us(), predicted[16] = {0};
     int n, alg = arb_select(&a, &arb_ctx.model, forced_alg(coll), predicted);
+    if (pinned) alg = pinned;
     const arb_alg_desc_t *tab = arb_alg_table(coll, &n);
     arb_sched_t s;
     arb_sched_init(&s);
@@ -59,7 +71,7 @@ static arbor_status_t lookup(struct arbor_team *t, arb_coll_t coll, int root, si
                   arbor_strerror(status));
         return status == ARBOR_ERR_NO_MEMORY ? status : ARBOR_ERR_ALGORITHM;
     }
-    if (arb_ctx.cfg.print_algorithm && t->rank == 0) print_choice(&a, alg, predicted);
+    if (arb_ctx.cfg.print_algorithm && t->rank == 0) print_choice(&a, alg, pinned, predicted);
     cs = arb_sched_cache_put(&t->cache, &key, &s);
     if (!cs) {
         arb_sched_free(&s);
@@ -89,7 +101,7 @@ static arbor_status_t start(arbor_team_h team, arb_coll_t coll, void *buf, size_
     if (!t) return ARBOR_ERR_TEAM;
     arbor_status_t status = lookup(t, coll, root, bytes, &cs, &alg);
     if (status != ARBOR_OK) return status;
-    status = arb_exec_start(t, cs, buf, buf, coll, alg, inst_p);
+    status = arb_exec_start(t, cs, buf, buf, bytes, coll, alg, inst_p);
     if (status != ARBOR_OK) {
         arb_sched_release(cs);
         return status;

@@ -64,7 +64,12 @@ static const row_t rows[] = {
      arb_bcast_alg_names, 0, 0, F_UNIFORM},
     {"LOGP", "", "LogGP parameters in microseconds, e.g. L=2.1,os=0.4,or=0.4,g=0.6,G=0.0001 "
      "(empty: per-transport defaults)", T_STRING, OFF(logp), NULL, 0, 0, F_UNIFORM},
-    {"TREE_CACHE_ENTRIES", "64", "schedules cached per team (LRU)", T_INT,
+    {"LOGP_MEASURE", "n", "measure the LogGP parameters at init (ping-pong and back-to-back "
+     "sends between ranks 0 and 1; rank 0's values are broadcast to all)", T_BOOL,
+     OFF(logp_measure), NULL, 0, 0, F_UNIFORM},
+    {"TUNE", "", "rules pinning algorithms: coll:lo-hi[:ranks=lo-hi]:@alg joined by '#', e.g. "
+     "bcast:0-32k:@binomial#bcast:32k-inf:@flat", T_STRING, OFF(tune), NULL, 0, 0, F_UNIFORM},
+    {"TREE_CACHE_ENTRIES", "64", "trees / schedules cached per team, keyed by (collective, root, size class); LRU", T_INT,
      OFF(tree_cache_entries), NULL, 1, 1 << 20, 0},
     {"PRINT_ALGORITHM", "n", "print each distinct algorithm choice with every candidate's "
      "predicted time", T_BOOL, OFF(print_algorithm), NULL, 0, 0, 0},

@@ -16,7 +16,7 @@ enum { ARB_LOG_ERROR = 0, ARB_LOG_WARN, ARB_LOG_INFO, ARB_LOG_DEBUG, ARB_LOG_TRA
 enum { ARB_TRANSPORT_AUTO = 0, ARB_TRANSPORT_UCX, ARB_TRANSPORT_OFI };
 enum { ARB_YIELD_AUTO = 0, ARB_YIELD_ALWAYS, ARB_YIELD_NEVER };
 
-#define ARB_CFG_STR_MAX 256
+#define ARB_CFG_STR_MAX 1024
 
 struct arb_config {
     int log_level;
@@ -33,6 +33,8 @@ struct arb_config {
     int barrier_alg;      /* index into the barrier algorithm table; 0 = auto */
     int bcast_alg;        /* index into the bcast algorithm table; 0 = auto */
     char logp[ARB_CFG_STR_MAX];
+    bool logp_measure;
+    char tune[ARB_CFG_STR_MAX];
     int tree_cache_entries;
     bool print_algorithm;
 };

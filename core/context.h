@@ -11,6 +11,7 @@
 
 #include "algorithms/coll.h"
 #include "algorithms/logp.h"
+#include "algorithms/tune.h"
 #include "bootstrap/bootstrap.h"
 #include "core/config.h"
 #include "transports/transport.h"
@@ -34,6 +35,8 @@ typedef struct {
     size_t seg_size, seg_used; /* bump allocation of team regions */
     struct arbor_team *world;
     arb_logp_t model;
+    const char *model_source; /* "ARBOR_LOGP", "measured" or "transport defaults" */
+    arb_tune_t tune;
     bool yield;
     arb_inst_t *active_head, *active_tail; /* collectives in flight, initiation order */
     uint64_t epoch;                        /* bumped whenever anything moves */

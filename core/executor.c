@@ -26,21 +26,27 @@ static uint32_t nchunks_of(uint64_t bytes, size_t chunk)
     return bytes == 0 ? 1 : (uint32_t)((bytes + chunk - 1) / chunk);
 }
 
-static size_t chunk_len(const arb_step_t *s, uint32_t c, size_t chunk)
+static size_t chunk_len(const arb_inst_t *inst, const arb_step_t *s, uint32_t c, size_t chunk)
 {
-    uint64_t left = s->bytes - (uint64_t)c * chunk;
+    uint64_t left = s->bytes * inst->block - (uint64_t)c * chunk;
     return left < chunk ? (size_t)left : chunk;
 }
 
+static uint8_t *chunk_ptr(const arb_inst_t *inst, int space, uint64_t off, uint32_t c)
+{
+    return inst->buf[space] + off * inst->block + (uint64_t)c * inst->team->chunk;
+}
+
 arbor_status_t arb_exec_start(struct arbor_team *team, arb_cached_sched_t *cs, void *src,
-                              void *dst, int coll, int alg, arb_inst_t **inst_p)
+                              void *dst, size_t block, int coll, int alg, arb_inst_t **inst_p)
 {
     const arb_sched_t *s = &cs->sched;
     arb_inst_t *inst = calloc(1, sizeof(*inst));
     if (!inst) return ARBOR_ERR_NO_MEMORY;
     inst->st = calloc(s->nsteps ? (size_t)s->nsteps : 1, sizeof(*inst->st));
-    if (s->scratch_bytes) inst->buf[ARB_BUF_SCRATCH] = malloc(s->scratch_bytes);
-    if (!inst->st || (s->scratch_bytes && !inst->buf[ARB_BUF_SCRATCH])) {
+    size_t scratch = s->scratch_blocks * block;
+    if (scratch) inst->buf[ARB_BUF_SCRATCH] = malloc(scratch);
+    if (!inst->st || (scratch && !inst->buf[ARB_BUF_SCRATCH])) {
         free(inst->buf[ARB_BUF_SCRATCH]);
         free(inst->st);
         free(inst);
@@ -50,13 +56,14 @@ arbor_status_t arb_exec_start(struct arbor_team *team, arb_cached_sched_t *cs, v
     inst->cs = cs;
     inst->buf[ARB_BUF_SRC] = src;
     inst->buf[ARB_BUF_DST] = dst;
+    inst->block = block;
     inst->coll = coll;
     inst->alg = alg;
     inst->t_start = arb_now_us();
     for (int i = 0; i < s->nsteps; i++) {
         const arb_step_t *step = &s->steps[i];
         arb_step_state_t *st = &inst->st[i];
-        st->nchunks = step->kind == ARB_STEP_COPY ? 1 : nchunks_of(step->bytes, team->chunk);
+        st->nchunks = step->kind == ARB_STEP_COPY ? 1 : nchunks_of(step->bytes * block, team->chunk);
         if (step->kind == ARB_STEP_SEND) {
             st->ticket = team->out[step->peer].next_ticket;
             team->out[step->peer].next_ticket += st->nchunks;
@@ -107,8 +114,8 @@ static bool send_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
 
     uint64_t slot = arb_team_slot_off(t, t->rank, ticket % (uint64_t)t->depth);
     uint64_t sig = arb_team_posted_off(t, t->rank);
-    const uint8_t *src = inst->buf[step->space] + step->off + (uint64_t)c * t->chunk;
-    size_t len = chunk_len(step, c, t->chunk);
+    const uint8_t *src = chunk_ptr(inst, step->space, step->off, c);
+    size_t len = chunk_len(inst, step, c, t->chunk);
     if (t->peer_region[p]) {
         if (len) memcpy(t->peer_region[p] + slot, src, len);
         store_rel(t->peer_region[p] + sig, ticket + 1);
@@ -153,8 +160,8 @@ static bool recv_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
     if (load_acq(t->local + arb_team_posted_off(t, p)) <= ticket) return false;
 
     const uint8_t *slot = t->local + arb_team_slot_off(t, p, ticket % (uint64_t)t->depth);
-    uint8_t *dst = inst->buf[step->space] + step->off + (uint64_t)c * t->chunk;
-    size_t len = chunk_len(step, c, t->chunk);
+    uint8_t *dst = chunk_ptr(inst, step->space, step->off, c);
+    size_t len = chunk_len(inst, step, c, t->chunk);
     if (len && step->combine) inst->combine(dst, slot, len, inst->combine_arg);
     else if (len) memcpy(dst, slot, len);
     t->in[p].next_done++;
@@ -184,8 +191,9 @@ static bool advance_step(arb_inst_t *inst, int i, bool *moved)
         if (st->done == 0 && (step->dep < 0 || inst->st[step->dep].done ==
                                                    inst->st[step->dep].nchunks)) {
             if (step->bytes)
-                memmove(inst->buf[step->space] + step->off,
-                        inst->buf[step->src_space] + step->src_off, step->bytes);
+                memmove(chunk_ptr(inst, step->space, step->off, 0),
+                        chunk_ptr(inst, step->src_space, step->src_off, 0),
+                        step->bytes * inst->block);
             st->done = 1;
             *moved = true;
         }

@@ -27,6 +27,7 @@ struct arb_inst {
     struct arbor_team *team;
     arb_cached_sched_t *cs;
     uint8_t *buf[3]; /* SRC, DST, SCRATCH */
+    size_t block;    /* bytes of one schedule block */
     arb_combine_fn_t combine;
     void *combine_arg;
     uint32_t round;
@@ -42,7 +43,7 @@ struct arb_inst {
 /* Binds a schedule to buffers and assigns channel tickets; the instance joins the active list.
  * Never waits for another rank. Takes over the reference held on cs. */
 arbor_status_t arb_exec_start(struct arbor_team *team, arb_cached_sched_t *cs, void *src,
-                              void *dst, int coll, int alg, arb_inst_t **inst_p);
+                              void *dst, size_t block, int coll, int alg, arb_inst_t **inst_p);
 /* Moves the instance as far as it can go now; returns true if anything moved. */
 bool arb_exec_advance(arb_inst_t *inst);
 void arb_exec_free(arb_inst_t *inst);

@@ -10,6 +10,7 @@
 #include "core/context.h"
 #include "core/executor.h"
 #include "core/log.h"
+#include "core/measure.h"
 #include "core/request.h"
 #include "core/team.h"
 
@@ -170,11 +171,20 @@ arbor_status_t arbor_init(void)
         status = ARBOR_ERR_CONFIG;
         goto err;
     }
-    arb_info("transport %s, LogGP L=%g os=%g or=%g g=%g G=%g (%s)", arb_ctx.tp_name,
-             arb_ctx.model.L, arb_ctx.model.os, arb_ctx.model.orecv, arb_ctx.model.g,
-             arb_ctx.model.G, arb_ctx.cfg.logp[0] ? "ARBOR_LOGP" : "transport defaults");
+    arb_ctx.model_source = arb_ctx.cfg.logp[0] ? "ARBOR_LOGP" : "transport defaults";
+    if (arb_ctx.cfg.tune[0] &&
+        arb_tune_parse(arb_ctx.cfg.tune, &arb_ctx.tune, err, sizeof(err)) != ARBOR_OK) {
+        arb_error("invalid value for ARBOR_TUNE: %s", err);
+        status = ARBOR_ERR_CONFIG;
+        goto err;
+    }
 
     if ((status = arb_team_create_world(&arb_ctx.world)) != ARBOR_OK) goto err;
+    if (arb_ctx.cfg.logp_measure && (status = arb_logp_measure()) != ARBOR_OK) goto err;
+    if (arb_ctx.rank == 0 && (arb_ctx.cfg.stats || arb_ctx.cfg.print_algorithm))
+        fprintf(stderr, "arbor: transport %s, LogGP L=%g os=%g or=%g g=%g G=%g (%s)\n",
+                arb_ctx.tp_name, arb_ctx.model.L, arb_ctx.model.os, arb_ctx.model.orecv,
+                arb_ctx.model.g, arb_ctx.model.G, arb_ctx.model_source);
     arb_ctx.init_count = 1;
     return ARBOR_OK;
 

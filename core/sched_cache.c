@@ -87,6 +87,15 @@ arb_cached_sched_t *arb_sched_cache_get(arb_sched_cache_t *c, const arb_sched_ke
     return NULL;
 }
 
+arb_cached_sched_t *arb_sched_wrap(arb_sched_t *sched)
+{
+    arb_cached_sched_t *e = calloc(1, sizeof(*e));
+    if (!e) return NULL;
+    e->sched = *sched;
+    e->refs = 1;
+    return e;
+}
+
 arb_cached_sched_t *arb_sched_cache_put(arb_sched_cache_t *c, const arb_sched_key_t *key,
                                         arb_sched_t *sched)
 {

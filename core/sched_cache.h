@@ -1,5 +1,5 @@
 /*
- * Per-team cache of built schedules, keyed by (collective, algorithm, root, bytes), bounded by
+ * Per-team cache of built schedules, keyed by (collective, algorithm, root, size class), bounded by
  * ARBOR_TREE_CACHE_ENTRIES with LRU eviction. A hit is a hash probe and a list splice: O(1)
  * and no allocation. Schedules are reference counted so an evicted one lives on until the
  * collectives running it complete.
@@ -14,7 +14,7 @@
 
 typedef struct {
     int coll, alg, root;
-    uint64_t bytes;
+    uint64_t bytes; /* size class */
 } arb_sched_key_t;
 
 typedef struct arb_cached_sched {
@@ -40,6 +40,8 @@ arb_cached_sched_t *arb_sched_cache_get(arb_sched_cache_t *c, const arb_sched_ke
 /* Inserts a freshly built schedule (takes ownership); returns it with a reference taken. */
 arb_cached_sched_t *arb_sched_cache_put(arb_sched_cache_t *c, const arb_sched_key_t *key,
                                         arb_sched_t *sched);
+/* Wraps a schedule that is not cached (one reference, the caller's). */
+arb_cached_sched_t *arb_sched_wrap(arb_sched_t *sched);
 void arb_sched_release(arb_cached_sched_t *e);
 
 #endif /* ARB_CORE_SCHED_CACHE_H */

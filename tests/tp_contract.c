@@ -44,7 +44,7 @@ enum {
     OFF_PUT = 65536,     /* put sizes, back to back */
     OFF_GET = 2u << 20,  /* GET_LEN bytes of pattern, source of gets */
 };
-#define GET_LEN ((1u << 20) + 3)
+#define GET_LEN ((1u << 20) + 3 + 16) /* the largest get plus its skew */
 
 static const size_t put_sizes[] = {0, 1, 7, 4096, (1u << 20) + 3};
 #define NSIZES (sizeof(put_sizes) / sizeof(put_sizes[0]))
@@ -73,12 +73,6 @@ static void fail(const char *fmt, ...)
     exit(1);
 }
 
-static void check(arbor_status_t status, const char *what, int line)
-{
-    if (status != ARBOR_OK) fail("line %d: %s returned %d", line, what, (int)status);
-}
-#define CHECK(_call) check((_call), #_call, __LINE__)
-
 static double now_s(void)
 {
     struct timespec ts;
@@ -86,6 +80,24 @@ static double now_s(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
+
+static void poll_once(void);
+
+/* Fails unless status is ARBOR_OK; ARB_ERR_AGAIN asks to progress and retry (the macro). */
+static bool check(arbor_status_t status, const char *what, int line, double deadline)
+{
+    if (status == ARB_ERR_AGAIN && now_s() < deadline) {
+        poll_once();
+        return false;
+    }
+    if (status != ARBOR_OK) fail("line %d: %s returned %d", line, what, (int)status);
+    return true;
+}
+#define CHECK(_call)                                                                               \
+    do {                                                                                           \
+        double _deadline = now_s() + WAIT_S;                                                       \
+        while (!check((_call), #_call, __LINE__, _deadline)) continue;                             \
+    } while (0)
 
 static uint8_t pat(unsigned a, unsigned b, size_t i)
 {
@@ -225,7 +237,7 @@ static void open_and_connect(arb_config_t *cfg)
 
     status = ops->open(&params, &tp);
     if (status == ARBOR_ERR_UNSUPPORTED) skip("open returned ARBOR_ERR_UNSUPPORTED");
-    check(status, "open", __LINE__);
+    check(status, "open", __LINE__, 0);
     seg = ops->seg_base(tp);
     if (seg == NULL) fail("seg_base returned NULL");
     for (size_t i = 0; i < SEG_SIZE; i += 4096)
@@ -263,25 +275,25 @@ static void test_put(void)
     int right = (rank + 1) % size, left = (rank + size - 1) % size;
     arb_tp_comp_t comp = {0, ARBOR_OK};
     char *bufs[NSIZES];
-    size_t off = OFF_PUT;
+    size_t offs[NSIZES];
 
-    for (size_t k = 0; k < NSIZES; k++, off += put_sizes[k - 1]) {
+    for (size_t k = 0; k < NSIZES; k++) offs[k] = k == 0 ? OFF_PUT : offs[k - 1] + put_sizes[k - 1];
+    for (size_t k = 0; k < NSIZES; k++) {
         bufs[k] = pattern_buf(put_sizes[k], (unsigned)rank, (unsigned)k);
         if (k % 2 == 0) {
-            CHECK(ops->put_signal(tp, bufs[k], put_sizes[k], seg_key(right), off, seg_key(right),
-                                  OFF_SIG_PUT, 1, &comp));
+            CHECK(ops->put_signal(tp, bufs[k], put_sizes[k], seg_key(right), offs[k],
+                                  seg_key(right), OFF_SIG_PUT, 1, &comp));
         } else {
-            CHECK(ops->put(tp, bufs[k], put_sizes[k], seg_key(right), off, &comp));
+            CHECK(ops->put(tp, bufs[k], put_sizes[k], seg_key(right), offs[k], &comp));
             CHECK(ops->fence(tp, right));
             CHECK(ops->amo(tp, ARB_TP_AMO_ADD, seg_key(right), OFF_SIG_PUT, 1, 0, NULL, &comp));
         }
     }
-    off = OFF_PUT;
-    for (size_t k = 0; k < NSIZES; off += put_sizes[k], k++) {
+    for (size_t k = 0; k < NSIZES; k++) {
         char what[64];
         snprintf(what, sizeof(what), "put of %zu bytes from rank %d", put_sizes[k], left);
         wait_word(OFF_SIG_PUT, k + 1, what);
-        verify(what, seg + off, (unsigned)left, (unsigned)k, 0, put_sizes[k]);
+        verify(what, seg + offs[k], (unsigned)left, (unsigned)k, 0, put_sizes[k]);
     }
     wait_comp(&comp, "puts");
     for (size_t k = 0; k < NSIZES; k++) free(bufs[k]);
@@ -435,6 +447,15 @@ static void test_mem_reg(void)
     CHECK(ops->get(tp, dst, 30000, rk_left, UB_SIZE / 2 + 5, &comp));
     wait_comp(&comp, "get from registered memory");
     verify("get from registered memory", dst, (unsigned)left, 99, UB_SIZE / 2 + 5, 30000);
+    /* put, fence, signal by hand: the fence must order emulated and direct operations */
+    free(src);
+    src = pattern_buf(3000, (unsigned)rank, 78);
+    CHECK(ops->put(tp, src, 3000, rk_right, 6000, &comp));
+    CHECK(ops->fence(tp, right));
+    CHECK(ops->amo(tp, ARB_TP_AMO_ADD, seg_key(right), OFF_SIG_MR, 1, 0, NULL, &comp));
+    wait_word(OFF_SIG_MR, 2, "fenced signal after a put into registered memory");
+    verify("fenced put into registered memory", ub + 6000, (unsigned)left, 78, 0, 3000);
+    wait_comp(&comp, "fenced put into registered memory");
     CHECK(ops->flush(tp));
     tp_barrier(); /* the right neighbour's get from us is done */
     ops->rkey_release(tp, rk_right);

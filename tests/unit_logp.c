@@ -58,22 +58,10 @@ static void test_bad(void)
     static const struct {
         const char *text, *mention;
     } bad[] = {
-        {"X=1", "X"},
-        {"L=1,o=2", "o"},
-        {"L", "L"},
-        {"L=1,os", "os"},
-        {"L=abc", "abc"},
-        {"L=", "L"},
-        {"g=1x", "1x"},
-        {"L=-1", "-1"},
-        {"G=-0.5", "-0.5"},
-        {"L=1,,g=2", "empty"},
-        {"", "empty"},
-        {"L=1,", "empty"},
-        {"L=1e999", "1e999"},
-        {"L=nan", "nan"},
-        {"os=inf", "inf"},
-        {"L=1,L=2", "twice"},
+        {"X=1", "X"},         {"L=1,o=2", "o"},      {"L", "L"},        {"L=1,os", "os"},
+        {"L=abc", "abc"},     {"L=", "L"},           {"g=1x", "1x"},    {"L=-1", "-1"},
+        {"G=-0.5", "-0.5"},   {"L=1,,g=2", "empty"}, {"", "empty"},     {"L=1,", "empty"},
+        {"L=1e999", "1e999"}, {"L=nan", "nan"},      {"os=inf", "inf"}, {"L=1,L=2", "twice"},
         {"l=1", "l"},
     };
     arb_logp_t orig = {.L = 1, .os = 2, .orecv = 3, .g = 4, .G = 5};
@@ -82,8 +70,7 @@ static void test_bad(void)
         arb_logp_t m = orig;
         char err[256] = "";
         arbor_status_t st = arb_logp_parse(bad[i].text, &m, err, sizeof(err));
-        check(st == ARBOR_ERR_CONFIG, "\"%s\": status %d, want ARBOR_ERR_CONFIG", bad[i].text,
-              st);
+        check(st == ARBOR_ERR_CONFIG, "\"%s\": status %d, want ARBOR_ERR_CONFIG", bad[i].text, st);
         check(strstr(err, bad[i].mention) != NULL, "\"%s\": message \"%s\" lacks \"%s\"",
               bad[i].text, err, bad[i].mention);
         check(same(&m, &orig), "\"%s\": output changed on error", bad[i].text);
@@ -102,8 +89,7 @@ static void test_defaults(void)
     arb_logp_t ucx, m;
 
     arb_logp_default("ucx", &ucx);
-    check(ucx.L == 0.1 && ucx.os == 0.05 && ucx.orecv == 0.05 && ucx.g == 0.05 &&
-              ucx.G == 0.00008,
+    check(ucx.L == 0.1 && ucx.os == 0.05 && ucx.orecv == 0.05 && ucx.g == 0.05 && ucx.G == 0.00008,
           "ucx defaults");
     arb_logp_default("ofi:shm", &m);
     check(m.L == 0.5 && m.os == 0.3 && m.orecv == 0.3 && m.g == 0.3 && m.G == 0.0001,

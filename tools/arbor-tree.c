@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_RANKS      (1 << 24)
-#define DEFAULT_RADIX  4
-#define EXIT_USAGE     2
+#define MAX_RANKS     (1 << 24)
+#define DEFAULT_RADIX 4
+#define EXIT_USAGE    2
 
 typedef enum { FMT_TEXT, FMT_JSON, FMT_DOT } fmt_t;
 
@@ -176,8 +176,7 @@ static int parse_args(int argc, char **argv, opts_t *o)
         } else if (strcmp(name, "--root") == 0) {
             root_s = val;
         } else if (strcmp(name, "--bytes") == 0) {
-            if (!parse_size(val, &o->bytes))
-                return bad_value(name, val, "a byte count >= 0");
+            if (!parse_size(val, &o->bytes)) return bad_value(name, val, "a byte count >= 0");
         } else if (strcmp(name, "--logp") == 0) {
             o->logp = val;
         } else if (strcmp(name, "--transport") == 0) {
@@ -250,13 +249,14 @@ static bool run_one(const opts_t *o, arb_tree_kind_t kind, int radix, bool times
     }
     r->done = arb_tree_simulate(&r->tree, &o->model, o->bytes, r->ready, NULL);
     if (times) {
-        /* The same arithmetic as the simulator: the i-th send of u starts at ready + i*s. */
+        /* The same arithmetic as the simulator: u's sends start at ready, then s apart. */
         double s = arb_logp_gap(&o->model, o->bytes);
         r->sendat[0] = 0;
-        for (int u = 0; u < P; u++)
-            for (int i = r->tree.child_start[u]; i < r->tree.child_start[u + 1]; i++)
-                r->sendat[r->tree.children[i]] =
-                    r->ready[u] + (double)(i - r->tree.child_start[u]) * s;
+        for (int u = 0; u < P; u++) {
+            double slot = r->ready[u];
+            for (int i = r->tree.child_start[u]; i < r->tree.child_start[u + 1]; i++, slot += s)
+                r->sendat[r->tree.children[i]] = slot;
+        }
     }
     return true;
 }
@@ -324,8 +324,7 @@ static int print_tree(const opts_t *o)
         } else if (o->fmt == FMT_JSON) {
             printf("%s\n  {\"rank\": %d, \"parent\": %d, \"send_us\": %.10g, \"ready_us\": %.10g, "
                    "\"children\": [",
-                   rank == 0 ? "" : ",", rank, real_rank(o, t->parent[v]), r.sendat[v],
-                   r.ready[v]);
+                   rank == 0 ? "" : ",", rank, real_rank(o, t->parent[v]), r.sendat[v], r.ready[v]);
             for (int i = first; i < last; i++)
                 printf("%s%d", i == first ? "" : ", ", real_rank(o, t->children[i]));
             printf("]}");
@@ -334,8 +333,8 @@ static int print_tree(const opts_t *o)
                    v == 0 ? ", style=bold" : "");
             for (int i = first; i < last; i++) {
                 int c = t->children[i];
-                printf("  r%d -> r%d [label=\"send %.6g / arrive %.6g\"];\n", rank,
-                       real_rank(o, c), r.sendat[c], r.ready[c]);
+                printf("  r%d -> r%d [label=\"send %.6g / arrive %.6g\"];\n", rank, real_rank(o, c),
+                       r.sendat[c], r.ready[c]);
             }
         }
     }

@@ -11,7 +11,8 @@ int main(void)
              ARBOR_VERSION_PATCH);
     const char *ver = arbor_version();
     if (ver == NULL || strcmp(ver, want) != 0) {
-        fprintf(stderr, "client: library version %s, header version %s\n", ver ? ver : "(null)", want);
+        fprintf(stderr, "client: library version %s, header version %s\n", ver ? ver : "(null)",
+                want);
         return 1;
     }
     arbor_status_t st = arbor_init();

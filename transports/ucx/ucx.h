@@ -16,6 +16,7 @@ struct arb_tp_rkey {
     ucp_rkey_h rkey; /* NULL for a key of zero bytes */
     uint64_t base;   /* the address the peer registered; offsets start here */
     int peer;
+    bool emulated; /* user memory: RMA is software-emulated through the target's progress */
 };
 
 struct arb_tp_mr {
@@ -24,13 +25,26 @@ struct arb_tp_mr {
     size_t packed_len;
 };
 
-/* Stable storage for an atomic's operand (UCX reads it until completion) and its completion. */
+/* Stable storage for an atomic's operand (UCX reads it until completion) and its completion;
+ * for a signal that waits for a flush, also its target. */
 typedef struct arb_ucx_amo_ctx {
     struct arb_ucx_amo_ctx *next; /* free list */
     arb_tp_t *tp;
     arb_tp_comp_t *comp;
     uint64_t operand;
+    arb_tp_rkey_t *sig_rkey;
+    uint64_t sig_off;
 } arb_ucx_amo_ctx_t;
+
+/* ucp_worker_fence orders operations per transport lane only (UCX 1.13): an emulated put (an
+ * active message applied at the target's progress) and a direct atomic can still be reordered.
+ * After emulated operations a fence therefore flushes the endpoint, and the peer refuses new
+ * operations (ARB_ERR_AGAIN) until that flush completes. */
+typedef struct {
+    void *ptr;              /* ucp_rkey_ptr of the peer's segment, or NULL */
+    bool dirty;             /* emulated operations posted since the last fence */
+    volatile bool fencing;  /* an endpoint flush of a fence is in flight */
+} arb_ucx_peer_t;
 
 struct arb_tp {
     int rank;
@@ -51,7 +65,7 @@ struct arb_tp {
 
     ucp_ep_h *eps;            /* [size] after connect */
     arb_tp_rkey_t *seg_rkeys; /* [size] */
-    void **peer_ptrs;         /* [size]: ucp_rkey_ptr of each peer's segment, or NULL */
+    arb_ucx_peer_t *peers;    /* [size] */
     long user_rkeys;          /* unpacked by rkey_unpack and not yet released */
 
     arb_ucx_amo_ctx_t *free_amo;

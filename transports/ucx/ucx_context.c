@@ -213,10 +213,10 @@ static arbor_status_t peer_connect(arb_tp_t *tp, int peer, const void *blob, siz
     key->base = hdr.seg_base;
     key->peer = peer;
     if (peer == tp->rank) {
-        tp->peer_ptrs[peer] = tp->seg;
-    } else if (ucp_rkey_ptr(key->rkey, hdr.seg_base, &tp->peer_ptrs[peer]) != UCS_OK) {
-        tp->peer_ptrs[peer] = NULL;
-    } else if (tp->peer_ptrs[peer] != NULL) {
+        tp->peers[peer].ptr = tp->seg;
+    } else if (ucp_rkey_ptr(key->rkey, hdr.seg_base, &tp->peers[peer].ptr) != UCS_OK) {
+        tp->peers[peer].ptr = NULL;
+    } else if (tp->peers[peer].ptr != NULL) {
         tp->caps |= ARB_TP_CAP_DIRECT_MAP;
     }
     return ARBOR_OK;
@@ -235,8 +235,8 @@ static arbor_status_t ucx_connect(arb_tp_t *tp, const void *const *blobs, const 
     }
     tp->eps = calloc((size_t)tp->size, sizeof(*tp->eps));
     tp->seg_rkeys = calloc((size_t)tp->size, sizeof(*tp->seg_rkeys));
-    tp->peer_ptrs = calloc((size_t)tp->size, sizeof(*tp->peer_ptrs));
-    if (tp->eps == NULL || tp->seg_rkeys == NULL || tp->peer_ptrs == NULL) {
+    tp->peers = calloc((size_t)tp->size, sizeof(*tp->peers));
+    if (tp->eps == NULL || tp->seg_rkeys == NULL || tp->peers == NULL) {
         arb_error("connect: out of memory for %d peers", tp->size);
         return ARBOR_ERR_NO_MEMORY; /* close frees the partial state */
     }
@@ -247,19 +247,15 @@ static arbor_status_t ucx_connect(arb_tp_t *tp, const void *const *blobs, const 
     return ARBOR_OK;
 }
 
-static void eps_close(arb_tp_t *tp)
+/* Endpoints are not closed one by one: ucp_ep_close_nbx in flush mode fails (and UCX prints
+ * errors) over tcp once the peer has closed its side, and force mode needs
+ * UCP_ERR_HANDLING_MODE_PEER, which makes put_signal 25-50 times slower on shared memory.
+ * ucp_worker_destroy releases the endpoints without talking to peers. Keys go first: UCX wants
+ * them destroyed before their endpoint. */
+static void rkeys_destroy(arb_tp_t *tp)
 {
-    ucp_request_param_t params = {0};
-
-    /* Force: a peer may have exited already, and flush-mode close would wait for it. Every
-     * operation was flushed before, so nothing is lost. */
-    params.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-    params.flags = UCP_EP_CLOSE_FLAG_FORCE;
-    for (int peer = 0; peer < tp->size; peer++) {
+    for (int peer = 0; peer < tp->size; peer++)
         if (tp->seg_rkeys[peer].rkey != NULL) ucp_rkey_destroy(tp->seg_rkeys[peer].rkey);
-        if (tp->eps[peer] != NULL)
-            arb_ucx_wait(tp, ucp_ep_close_nbx(tp->eps[peer], &params), "endpoint close");
-    }
 }
 
 static void ucx_close(arb_tp_t *tp)
@@ -268,10 +264,10 @@ static void ucx_close(arb_tp_t *tp)
     if (tp->user_rkeys != 0)
         arb_warn("close: %ld remote keys were not released", tp->user_rkeys);
     if (tp->worker != NULL && tp->eps != NULL) arb_ucx_flush(tp);
-    if (tp->eps != NULL && tp->seg_rkeys != NULL) eps_close(tp);
+    if (tp->seg_rkeys != NULL) rkeys_destroy(tp);
     free(tp->eps);
     free(tp->seg_rkeys);
-    free(tp->peer_ptrs);
+    free(tp->peers);
     free(tp->blob);
     arb_ucx_amo_ctx_free_all(tp);
     if (tp->seg_memh != NULL) ucp_mem_unmap(tp->context, tp->seg_memh);
@@ -291,8 +287,8 @@ static arb_tp_rkey_t *ucx_seg_rkey(arb_tp_t *tp, int peer)
 static void *ucx_peer_ptr(arb_tp_t *tp, int peer)
 {
     if (peer == tp->rank) return tp->seg;
-    if (tp->peer_ptrs == NULL || peer < 0 || peer >= tp->size) return NULL;
-    return tp->peer_ptrs[peer];
+    if (tp->peers == NULL || peer < 0 || peer >= tp->size) return NULL;
+    return tp->peers[peer].ptr;
 }
 
 static uint32_t ucx_caps(arb_tp_t *tp) { return tp->caps; }

@@ -80,6 +80,7 @@ arbor_status_t arb_ucx_rkey_unpack(arb_tp_t *tp, int peer, const void *packed, s
     key->ep = tp->eps[peer];
     key->base = base;
     key->peer = peer;
+    key->emulated = true;
     tp->user_rkeys++;
     *rkey_p = key;
     return ARBOR_OK;

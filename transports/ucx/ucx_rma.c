@@ -111,13 +111,23 @@ static arbor_status_t posted(ucs_status_ptr_t req, arb_tp_comp_t *comp, const ch
     return ARBOR_OK;
 }
 
+/* ARB_ERR_AGAIN while a fence's flush to the peer is in flight; notes emulated traffic. */
+static bool peer_busy(arb_tp_t *tp, const arb_tp_rkey_t *rkey)
+{
+    arb_ucx_peer_t *peer = &tp->peers[rkey->peer];
+
+    if (peer->fencing) return true;
+    peer->dirty |= rkey->emulated;
+    return false;
+}
+
 arbor_status_t arb_ucx_put(arb_tp_t *tp, const void *src, size_t len, arb_tp_rkey_t *rkey,
                            uint64_t off, arb_tp_comp_t *comp)
 {
     ucp_request_param_t param;
 
-    (void)tp;
     if (len == 0) return ARBOR_OK;
+    if (peer_busy(tp, rkey)) return ARB_ERR_AGAIN;
     rma_param(&param, comp);
     return posted(ucp_put_nbx(rkey->ep, src, len, rkey->base + off, rkey->rkey, &param), comp,
                   "put", rkey->peer);
@@ -128,11 +138,24 @@ arbor_status_t arb_ucx_get(arb_tp_t *tp, void *dst, size_t len, arb_tp_rkey_t *r
 {
     ucp_request_param_t param;
 
-    (void)tp;
     if (len == 0) return ARBOR_OK;
+    if (peer_busy(tp, rkey)) return ARB_ERR_AGAIN;
     rma_param(&param, comp);
     return posted(ucp_get_nbx(rkey->ep, dst, len, rkey->base + off, rkey->rkey, &param), comp,
                   "get", rkey->peer);
+}
+
+static arb_ucx_amo_ctx_t *amo_ctx_get(arb_tp_t *tp)
+{
+    arb_ucx_amo_ctx_t *ctx = tp->free_amo;
+
+    if (ctx != NULL)
+        tp->free_amo = ctx->next;
+    else if ((ctx = malloc(sizeof(*ctx))) == NULL)
+        return NULL;
+    ctx->tp = tp;
+    ctx->comp = NULL;
+    return ctx;
 }
 
 static void amo_release(arb_ucx_amo_ctx_t *ctx, ucs_status_t status)
@@ -154,23 +177,14 @@ static void amo_done(void *req, ucs_status_t status, void *user_data)
     ucp_request_free(req);
 }
 
-/* buffer operand X, reply buffer per ucp_atomic_op_nbx's table (NULL: no fetch). */
-static arbor_status_t amo_post(arb_tp_t *tp, ucp_atomic_op_t op, arb_tp_rkey_t *rkey,
-                               uint64_t off, uint64_t operand, uint64_t *reply,
-                               arb_tp_comp_t *comp)
+/* Posts ctx's atomic: operand X in ctx, reply buffer per ucp_atomic_op_nbx's table (NULL: no
+ * fetch). ctx goes back to the free list when the atomic is done or refused. */
+static arbor_status_t amo_post(arb_ucx_amo_ctx_t *ctx, ucp_atomic_op_t op, arb_tp_rkey_t *rkey,
+                               uint64_t off, uint64_t *reply, arb_tp_comp_t *comp)
 {
     ucp_request_param_t param;
-    arb_ucx_amo_ctx_t *ctx = tp->free_amo;
     ucs_status_ptr_t req;
 
-    if (ctx != NULL) {
-        tp->free_amo = ctx->next;
-    } else if ((ctx = malloc(sizeof(*ctx))) == NULL) {
-        return ARBOR_ERR_NO_MEMORY;
-    }
-    ctx->tp = tp;
-    ctx->comp = NULL;
-    ctx->operand = operand;
     param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
                          UCP_OP_ATTR_FIELD_DATATYPE;
     param.cb.send = amo_done;
@@ -180,12 +194,25 @@ static arbor_status_t amo_post(arb_tp_t *tp, ucp_atomic_op_t op, arb_tp_rkey_t *
         param.op_attr_mask |= UCP_OP_ATTR_FIELD_REPLY_BUFFER;
         param.reply_buffer = reply;
     }
+    ctx->comp = NULL;
     req = ucp_atomic_op_nbx(rkey->ep, op, &ctx->operand, 1, rkey->base + off, rkey->rkey, &param);
     if (req == NULL || UCS_PTR_IS_ERR(req))
-        amo_release(ctx, UCS_OK); /* done or refused: back to the free list, comp untouched */
+        amo_release(ctx, UCS_OK); /* done or refused: comp untouched */
     else
         ctx->comp = comp; /* amo_done accounts for it */
     return posted(req, comp, "atomic", rkey->peer);
+}
+
+static arbor_status_t amo_start(arb_tp_t *tp, ucp_atomic_op_t op, arb_tp_rkey_t *rkey,
+                                uint64_t off, uint64_t operand, uint64_t *reply,
+                                arb_tp_comp_t *comp)
+{
+    arb_ucx_amo_ctx_t *ctx;
+
+    if (peer_busy(tp, rkey)) return ARB_ERR_AGAIN;
+    if ((ctx = amo_ctx_get(tp)) == NULL) return ARBOR_ERR_NO_MEMORY;
+    ctx->operand = operand;
+    return amo_post(ctx, op, rkey, off, reply, comp);
 }
 
 arbor_status_t arb_ucx_amo(arb_tp_t *tp, arb_tp_amo_t op, arb_tp_rkey_t *rkey, uint64_t off,
@@ -199,17 +226,75 @@ arbor_status_t arb_ucx_amo(arb_tp_t *tp, arb_tp_amo_t op, arb_tp_rkey_t *rkey, u
     }
     switch (op) {
     case ARB_TP_AMO_ADD:
-        return amo_post(tp, UCP_ATOMIC_OP_ADD, rkey, off, operand, NULL, comp);
+        return amo_start(tp, UCP_ATOMIC_OP_ADD, rkey, off, operand, NULL, comp);
     case ARB_TP_AMO_FADD:
-        return amo_post(tp, UCP_ATOMIC_OP_ADD, rkey, off, operand, result, comp);
+        return amo_start(tp, UCP_ATOMIC_OP_ADD, rkey, off, operand, result, comp);
     case ARB_TP_AMO_SWAP:
-        return amo_post(tp, UCP_ATOMIC_OP_SWAP, rkey, off, operand, result, comp);
+        return amo_start(tp, UCP_ATOMIC_OP_SWAP, rkey, off, operand, result, comp);
     case ARB_TP_AMO_CSWAP:
+        if (tp->peers[rkey->peer].fencing) return ARB_ERR_AGAIN; /* leave *result alone */
         *result = operand; /* ucp reads the new value from the reply buffer */
-        return amo_post(tp, UCP_ATOMIC_OP_CSWAP, rkey, off, compare, result, comp);
+        return amo_start(tp, UCP_ATOMIC_OP_CSWAP, rkey, off, compare, result, comp);
     }
     arb_error("atomic: unknown op %d", (int)op);
     return ARBOR_ERR_INVALID_ARG;
+}
+
+/* The endpoint flush after an emulated put ended: post the signal, then drop the pending count
+ * that covered the flush (the signal holds its own). */
+static void signal_post(arb_ucx_amo_ctx_t *ctx, ucs_status_t status)
+{
+    arb_tp_comp_t *comp = ctx->comp;
+    arbor_status_t ret;
+
+    if (status != UCS_OK) {
+        arb_error("put_signal: flush to peer %d failed: %s", ctx->sig_rkey->peer,
+                  ucs_status_string(status));
+        amo_release(ctx, status);
+        return;
+    }
+    ret = amo_post(ctx, UCP_ATOMIC_OP_ADD, ctx->sig_rkey, ctx->sig_off, NULL, comp);
+    if (comp != NULL) {
+        if (ret != ARBOR_OK) comp->status = ret;
+        comp->pending -= 1;
+    }
+}
+
+static void signal_flushed(void *req, ucs_status_t status, void *user_data)
+{
+    signal_post(user_data, status);
+    ucp_request_free(req);
+}
+
+/* put_signal with user memory on either side: put, flush the endpoint, then the signal. */
+static arbor_status_t signal_after_flush(arb_tp_t *tp, const void *src, size_t len,
+                                         arb_tp_rkey_t *rkey, uint64_t off,
+                                         arb_tp_rkey_t *sig_rkey, uint64_t sig_off,
+                                         uint64_t sig_add, arb_tp_comp_t *comp)
+{
+    ucp_request_param_t param;
+    arb_ucx_amo_ctx_t *ctx;
+    arbor_status_t status;
+    ucs_status_ptr_t req;
+
+    if (peer_busy(tp, sig_rkey)) return ARB_ERR_AGAIN;
+    if ((ctx = amo_ctx_get(tp)) == NULL) return ARBOR_ERR_NO_MEMORY;
+    status = arb_ucx_put(tp, src, len, rkey, off, comp);
+    if (status != ARBOR_OK) {
+        amo_release(ctx, UCS_OK);
+        return status;
+    }
+    ctx->operand = sig_add;
+    ctx->sig_rkey = sig_rkey;
+    ctx->sig_off = sig_off;
+    ctx->comp = comp;
+    if (comp != NULL) comp->pending += 1;
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+    param.cb.send = signal_flushed;
+    param.user_data = ctx;
+    req = ucp_ep_flush_nbx(rkey->ep, &param);
+    if (!UCS_PTR_IS_PTR(req)) signal_post(ctx, UCS_PTR_STATUS(req));
+    return UCS_PTR_IS_ERR(req) ? arb_ucx_status(UCS_PTR_STATUS(req)) : ARBOR_OK;
 }
 
 arbor_status_t arb_ucx_put_signal(arb_tp_t *tp, const void *src, size_t len, arb_tp_rkey_t *rkey,
@@ -217,24 +302,62 @@ arbor_status_t arb_ucx_put_signal(arb_tp_t *tp, const void *src, size_t len, arb
                                   uint64_t sig_add, arb_tp_comp_t *comp)
 {
     arbor_status_t status;
+    ucs_status_t ucs;
 
+    if ((sig_rkey->base + sig_off) % sizeof(uint64_t) != 0) {
+        arb_error("put_signal to peer %d: unaligned signal offset %llu", sig_rkey->peer,
+                  (unsigned long long)sig_off);
+        return ARBOR_ERR_INVALID_ARG;
+    }
+    if (len > 0 && (rkey->emulated || sig_rkey->emulated))
+        return signal_after_flush(tp, src, len, rkey, off, sig_rkey, sig_off, sig_add, comp);
     if (len > 0) {
+        if (peer_busy(tp, sig_rkey)) return ARB_ERR_AGAIN;
         status = arb_ucx_put(tp, src, len, rkey, off, comp);
         if (status != ARBOR_OK) return status;
-        status = arb_ucx_fence(tp, rkey->peer);
-        if (status != ARBOR_OK) return status;
+        ucs = ucp_worker_fence(tp->worker); /* put and atomic both direct: lane order holds */
+        if (ucs != UCS_OK) {
+            arb_error("put_signal: ucp_worker_fence failed: %s", ucs_status_string(ucs));
+            return arb_ucx_status(ucs);
+        }
     }
     return arb_ucx_amo(tp, ARB_TP_AMO_ADD, sig_rkey, sig_off, sig_add, 0, NULL, comp);
+}
+
+static void fence_flushed(void *req, ucs_status_t status, void *user_data)
+{
+    arb_ucx_peer_t *peer = user_data;
+
+    if (status != UCS_OK) arb_error("fence: endpoint flush failed: %s", ucs_status_string(status));
+    peer->fencing = false;
+    ucp_request_free(req);
 }
 
 arbor_status_t arb_ucx_fence(arb_tp_t *tp, int peer)
 {
     ucs_status_t status = ucp_worker_fence(tp->worker);
+    ucp_request_param_t param;
+    ucs_status_ptr_t req;
+    arb_ucx_peer_t *p;
 
     if (status != UCS_OK) {
         arb_error("fence (peer %d): ucp_worker_fence failed: %s", peer, ucs_status_string(status));
         return arb_ucx_status(status);
     }
+    if (tp->peers == NULL || peer < 0 || peer >= tp->size || !tp->peers[peer].dirty) return ARBOR_OK;
+    p = &tp->peers[peer];
+    if (p->fencing) return ARBOR_OK; /* nothing was accepted since that flush began */
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+    param.cb.send = fence_flushed;
+    param.user_data = p;
+    req = ucp_ep_flush_nbx(tp->eps[peer], &param);
+    if (UCS_PTR_IS_ERR(req)) {
+        arb_error("fence (peer %d): ucp_ep_flush_nbx failed: %s", peer,
+                  ucs_status_string(UCS_PTR_STATUS(req)));
+        return arb_ucx_status(UCS_PTR_STATUS(req));
+    }
+    p->dirty = false;
+    p->fencing = req != NULL;
     return ARBOR_OK;
 }
 
