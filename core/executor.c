@@ -166,7 +166,7 @@ static bool recv_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
     else if (len) memcpy(dst, slot, len);
     t->in[p].next_done++;
     st->done++;
-    return_credit(t, p, ticket + 1);
+    if (!t->closing) return_credit(t, p, ticket + 1);
     return true;
 }
 

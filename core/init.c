@@ -221,11 +221,16 @@ arbor_status_t arbor_finalize(void)
         arb_warn("finalize with %d non-blocking operations never completed by test / wait",
                  arb_req_live());
     /* Every peer must be done with our segment before it goes away: a barrier (all data
-     * delivered), a flush (our credits delivered), then a bootstrap fence (everyone flushed). */
+     * delivered), a flush (our credits delivered), and a second barrier that returns no
+     * credits (everyone has flushed, and nothing is left in flight). Transports whose RMA
+     * needs the target's progress (UCX over TCP) complete the flush because every peer is
+     * still polling in the second barrier; only then may a rank block in the PMIx fence. */
     arbor_status_t status = arbor_barrier(ARBOR_TEAM_WORLD);
+    if (status == ARBOR_OK) status = arb_ctx.tp_ops->flush(arb_ctx.tp);
+    arb_ctx.world->closing = true;
+    if (status == ARBOR_OK) status = arbor_barrier(ARBOR_TEAM_WORLD);
     if (status != ARBOR_OK) arb_warn("closing barrier failed: %s", arbor_strerror(status));
     if (arb_ctx.cfg.stats) print_stats();
-    arb_ctx.tp_ops->flush(arb_ctx.tp);
     if (arb_ctx.boot->ops->fence(arb_ctx.boot) != ARBOR_OK) status = ARBOR_ERR_BOOTSTRAP;
     teardown();
     return status;

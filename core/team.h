@@ -12,6 +12,7 @@
 #ifndef ARB_CORE_TEAM_H
 #define ARB_CORE_TEAM_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "core/context.h"
@@ -33,6 +34,7 @@ struct arbor_team {
     arb_tp_rkey_t **rkey;  /* peer's segment key */
     arb_chan_t *out, *in;
     uint64_t seq;          /* collectives started */
+    bool closing;          /* finalize's last barrier: return no credits (no one needs them) */
     arb_sched_cache_t cache;
 };
 

@@ -62,6 +62,7 @@ run_ctest() { # <dir>
 }
 asan_ctest() {
     ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
+        LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/lsan.supp:print_suppressions=0} \
         UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1} run_ctest build-asan
 }
 slurm_smoke() {

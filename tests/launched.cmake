@@ -2,6 +2,14 @@
 add_executable(arbor-test-coll ${CMAKE_CURRENT_SOURCE_DIR}/test_coll.c)
 target_link_libraries(arbor-test-coll PRIVATE arbor)
 arbor_add_launched_test(NAME coll COMMAND $<TARGET_FILE:arbor-test-coll> LABELS coll)
+if(ARBOR_WITH_UCX)
+  # The RMA path (put-with-signal, atomic credits) instead of mapped segments, and UCX over TCP
+  # (software-emulated RMA that needs the target's progress).
+  arbor_add_launched_test(NAME coll_rma COMMAND $<TARGET_FILE:arbor-test-coll> LABELS coll
+                          TRANSPORTS ucx RANKS 2 3 5 ENV ARBOR_DIRECT=n)
+  arbor_add_launched_test(NAME coll_tcp COMMAND $<TARGET_FILE:arbor-test-coll> LABELS coll
+                          TRANSPORTS ucx RANKS 2 4 ENV UCX_TLS=tcp,self)
+endif()
 
 add_executable(arbor-test-config ${CMAKE_CURRENT_SOURCE_DIR}/test_config.c)
 target_link_libraries(arbor-test-config PRIVATE arbor_internal)
@@ -12,3 +20,8 @@ add_executable(arbor-test-select ${CMAKE_CURRENT_SOURCE_DIR}/test_select.c)
 target_link_libraries(arbor-test-select PRIVATE arbor_internal)
 add_test(NAME unit.select COMMAND arbor-test-select)
 set_tests_properties(unit.select PROPERTIES LABELS unit TIMEOUT 60)
+
+# README's configuration table must be what arbor-info prints from the library's own table.
+add_test(NAME unit.readme_config COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/check_readme.sh
+  $<TARGET_FILE:arbor-info> ${CMAKE_SOURCE_DIR}/README.md)
+set_tests_properties(unit.readme_config PROPERTIES LABELS unit TIMEOUT 30)

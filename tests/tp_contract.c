@@ -36,13 +36,14 @@ enum {
     OFF_SIG_RING = 72,
     OFF_SIG_MR = 80,
     OFF_SIG_FLUSH = 88,
-    OFF_BAR = 128,       /* 32 barrier rounds */
-    OFF_SWAPRES = 512,   /* MAX_RANKS words at rank 0 */
-    OFF_PP = 4096,       /* MAX_RANKS words: stores through peer_ptr */
-    OFF_RING = 8192,     /* ring payload, up to 8 KiB */
-    OFF_FLUSH = 32768,   /* 16 KiB */
-    OFF_PUT = 65536,     /* put sizes, back to back */
-    OFF_GET = 2u << 20,  /* GET_LEN bytes of pattern, source of gets */
+    OFF_SIG_MR_FLUSH = 96,
+    OFF_BAR = 128,      /* 32 barrier rounds */
+    OFF_SWAPRES = 512,  /* MAX_RANKS words at rank 0 */
+    OFF_PP = 4096,      /* MAX_RANKS words: stores through peer_ptr */
+    OFF_RING = 8192,    /* ring payload, up to 8 KiB */
+    OFF_FLUSH = 32768,  /* 16 KiB */
+    OFF_PUT = 65536,    /* put sizes, back to back */
+    OFF_GET = 2u << 20, /* GET_LEN bytes of pattern, source of gets */
 };
 #define GET_LEN ((1u << 20) + 3 + 16) /* the largest get plus its skew */
 
@@ -104,7 +105,10 @@ static uint8_t pat(unsigned a, unsigned b, size_t i)
     return (uint8_t)(a * 131u + b * 31u + i * 7u + (i >> 8) * 13u + 1u);
 }
 
-static uint64_t *seg_word(size_t off) { return (uint64_t *)(seg + off); }
+static uint64_t *seg_word(size_t off)
+{
+    return (uint64_t *)(seg + off);
+}
 
 static void poll_once(void)
 {
@@ -133,8 +137,7 @@ static void wait_comp(arb_tp_comp_t *comp, const char *what)
     while (comp->pending > 0) {
         poll_once();
         if (now_s() > deadline)
-            fail("%s: %lld ops still pending after %.0f s", what, (long long)comp->pending,
-                 WAIT_S);
+            fail("%s: %lld ops still pending after %.0f s", what, (long long)comp->pending, WAIT_S);
     }
     if (comp->pending < 0) fail("%s: pending went negative (%lld)", what, (long long)comp->pending);
     if (comp->status != ARBOR_OK) fail("%s: completed with status %d", what, (int)comp->status);
@@ -337,8 +340,7 @@ static void test_amo(void)
     uint64_t prev = 0, guess = 0, swapped, n = (uint64_t)size;
     arb_tp_comp_t comp = {0, ARBOR_OK};
 
-    CHECK(ops->amo(tp, ARB_TP_AMO_ADD, seg_key(0), OFF_AMO_ADD, (uint64_t)rank + 1, 0, NULL,
-                   NULL));
+    CHECK(ops->amo(tp, ARB_TP_AMO_ADD, seg_key(0), OFF_AMO_ADD, (uint64_t)rank + 1, 0, NULL, NULL));
     for (int i = 0; i < AMO_ITERS; i++) {
         uint64_t v = amo_wait(ARB_TP_AMO_FADD, OFF_AMO_FADD, 1, 0);
         if (v >= n * AMO_ITERS || (i > 0 && v <= prev))
@@ -349,7 +351,8 @@ static void test_amo(void)
     for (int done = 0; done < AMO_ITERS;) {
         uint64_t seen = amo_wait(ARB_TP_AMO_CSWAP, OFF_AMO_CSWAP, guess + 1, guess);
         if (seen == guess) done++;
-        if (seen < guess || seen > n * AMO_ITERS) fail("compare-swap saw %llu", (unsigned long long)seen);
+        if (seen < guess || seen > n * AMO_ITERS)
+            fail("compare-swap saw %llu", (unsigned long long)seen);
         guess = seen == guess ? guess + 1 : seen;
     }
     if (amo_wait(ARB_TP_AMO_CSWAP, OFF_AMO_CSWAP, 7, UINT64_MAX) == UINT64_MAX)
@@ -373,7 +376,8 @@ static void test_amo(void)
     bool seen[MAX_RANKS + 1] = {false};
     for (int p = 0; p <= size; p++) {
         uint64_t v = p < size ? *seg_word(OFF_SWAPRES + 8u * (unsigned)p) : *seg_word(OFF_AMO_SWAP);
-        if (v > n || seen[v]) fail("swap chain: value %llu repeated or out of range", (unsigned long long)v);
+        if (v > n || seen[v])
+            fail("swap chain: value %llu repeated or out of range", (unsigned long long)v);
         seen[v] = true;
     }
 }
@@ -404,8 +408,8 @@ static void test_ring(void)
             for (size_t i = 0; i < len; i++) buf[i] = (char)pat(it, 7, i);
             src = buf;
         }
-        CHECK(ops->put_signal(tp, src, len, seg_key(right), OFF_RING, seg_key(right),
-                              OFF_SIG_RING, 1, &comp));
+        CHECK(ops->put_signal(tp, src, len, seg_key(right), OFF_RING, seg_key(right), OFF_SIG_RING,
+                              1, &comp));
     }
     wait_comp(&comp, "ring puts");
     free(buf);
@@ -456,6 +460,15 @@ static void test_mem_reg(void)
     wait_word(OFF_SIG_MR, 2, "fenced signal after a put into registered memory");
     verify("fenced put into registered memory", ub + 6000, (unsigned)left, 78, 0, 3000);
     wait_comp(&comp, "fenced put into registered memory");
+    /* fire-and-forget put_signal, flush, unfenced flag: flush covers the signal too */
+    CHECK(ops->put_signal(tp, src, 3000, rk_right, 9000, seg_key(right), OFF_SIG_MR, 1, NULL));
+    CHECK(ops->flush(tp));
+    CHECK(ops->amo(tp, ARB_TP_AMO_ADD, seg_key(right), OFF_SIG_MR_FLUSH, 1, 0, NULL, NULL));
+    wait_word(OFF_SIG_MR_FLUSH, 1, "flag after a flushed put_signal");
+    if (__atomic_load_n(seg_word(OFF_SIG_MR), __ATOMIC_ACQUIRE) != 3)
+        fail("flush did not complete a put_signal into registered memory (signal %llu, want 3)",
+             (unsigned long long)__atomic_load_n(seg_word(OFF_SIG_MR), __ATOMIC_ACQUIRE));
+    verify("flushed put_signal into registered memory", ub + 9000, (unsigned)left, 78, 0, 3000);
     CHECK(ops->flush(tp));
     tp_barrier(); /* the right neighbour's get from us is done */
     ops->rkey_release(tp, rk_right);

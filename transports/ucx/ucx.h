@@ -41,9 +41,9 @@ typedef struct arb_ucx_amo_ctx {
  * After emulated operations a fence therefore flushes the endpoint, and the peer refuses new
  * operations (ARB_ERR_AGAIN) until that flush completes. */
 typedef struct {
-    void *ptr;              /* ucp_rkey_ptr of the peer's segment, or NULL */
-    bool dirty;             /* emulated operations posted since the last fence */
-    volatile bool fencing;  /* an endpoint flush of a fence is in flight */
+    void *ptr;             /* ucp_rkey_ptr of the peer's segment, or NULL */
+    bool dirty;            /* emulated operations posted since the last fence */
+    volatile bool fencing; /* an endpoint flush of a fence is in flight */
 } arb_ucx_peer_t;
 
 struct arb_tp {
@@ -69,6 +69,8 @@ struct arb_tp {
     long user_rkeys;          /* unpacked by rkey_unpack and not yet released */
 
     arb_ucx_amo_ctx_t *free_amo;
+    long chains_waiting;   /* put_signal chains whose signal waits for an endpoint flush */
+    unsigned long chained; /* signals posted by chains so far (flush repeats if it changed) */
 };
 
 arbor_status_t arb_ucx_status(ucs_status_t status);
@@ -84,8 +86,8 @@ void arb_ucx_rkey_release(arb_tp_t *tp, arb_tp_rkey_t *rkey);
 
 arbor_status_t arb_ucx_put(arb_tp_t *tp, const void *src, size_t len, arb_tp_rkey_t *rkey,
                            uint64_t off, arb_tp_comp_t *comp);
-arbor_status_t arb_ucx_get(arb_tp_t *tp, void *dst, size_t len, arb_tp_rkey_t *rkey,
-                           uint64_t off, arb_tp_comp_t *comp);
+arbor_status_t arb_ucx_get(arb_tp_t *tp, void *dst, size_t len, arb_tp_rkey_t *rkey, uint64_t off,
+                           arb_tp_comp_t *comp);
 arbor_status_t arb_ucx_amo(arb_tp_t *tp, arb_tp_amo_t op, arb_tp_rkey_t *rkey, uint64_t off,
                            uint64_t operand, uint64_t compare, uint64_t *result,
                            arb_tp_comp_t *comp);

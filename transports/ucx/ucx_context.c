@@ -261,8 +261,7 @@ static void rkeys_destroy(arb_tp_t *tp)
 static void ucx_close(arb_tp_t *tp)
 {
     if (tp == NULL) return;
-    if (tp->user_rkeys != 0)
-        arb_warn("close: %ld remote keys were not released", tp->user_rkeys);
+    if (tp->user_rkeys != 0) arb_warn("close: %ld remote keys were not released", tp->user_rkeys);
     if (tp->worker != NULL && tp->eps != NULL) arb_ucx_flush(tp);
     if (tp->seg_rkeys != NULL) rkeys_destroy(tp);
     free(tp->eps);
@@ -276,7 +275,10 @@ static void ucx_close(arb_tp_t *tp)
     free(tp);
 }
 
-static void *ucx_seg_base(arb_tp_t *tp) { return tp->seg; }
+static void *ucx_seg_base(arb_tp_t *tp)
+{
+    return tp->seg;
+}
 
 static arb_tp_rkey_t *ucx_seg_rkey(arb_tp_t *tp, int peer)
 {
@@ -291,7 +293,10 @@ static void *ucx_peer_ptr(arb_tp_t *tp, int peer)
     return tp->peers[peer].ptr;
 }
 
-static uint32_t ucx_caps(arb_tp_t *tp) { return tp->caps; }
+static uint32_t ucx_caps(arb_tp_t *tp)
+{
+    return tp->caps;
+}
 
 static const char *ucx_describe(arb_tp_t *tp)
 {

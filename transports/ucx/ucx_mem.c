@@ -54,7 +54,8 @@ void arb_ucx_mem_dereg(arb_tp_t *tp, arb_tp_mr_t *mr)
     if (mr == NULL) return;
     ucp_rkey_buffer_release(mr->packed);
     status = ucp_mem_unmap(tp->context, mr->memh);
-    if (status != UCS_OK) arb_warn("mem_dereg: ucp_mem_unmap failed: %s", ucs_status_string(status));
+    if (status != UCS_OK)
+        arb_warn("mem_dereg: ucp_mem_unmap failed: %s", ucs_status_string(status));
     free(mr);
 }
 
