@@ -13,14 +13,49 @@
 #include "algorithms/sched.h"
 #include "arbor.h"
 
-typedef enum { ARB_COLL_BARRIER = 0, ARB_COLL_BCAST, ARB_COLL_KINDS } arb_coll_t;
+typedef enum {
+    ARB_COLL_BARRIER = 0,
+    ARB_COLL_BCAST,
+    ARB_COLL_SCATTER,
+    ARB_COLL_SCATTERV,
+    ARB_COLL_GATHER,
+    ARB_COLL_GATHERV,
+    ARB_COLL_ALLGATHER,
+    ARB_COLL_ALLGATHERV,
+    ARB_COLL_ALLTOALL,
+    ARB_COLL_ALLTOALLV,
+    ARB_COLL_REDUCE,
+    ARB_COLL_ALLREDUCE,
+    ARB_COLL_REDUCE_SCATTER,
+    ARB_COLL_SCAN,
+    ARB_COLL_EXSCAN,
+    ARB_COLL_KINDS
+} arb_coll_t;
 
+/*
+ * What a builder is told. Schedules address buffers in blocks (sched.h); the core binds the
+ * block size when an instance starts. Per family:
+ *   barrier                 no data
+ *   bcast                   block = the payload: SRC (root) / DST (others) offset 0, 1 block
+ *   scatter, gather,        block = one rank's piece (count * type size): the root's buffer
+ *   allgather, alltoall     holds P blocks in rank order, each rank's own buffer one block
+ *   reduce, allreduce,      block = one element (type size), count elements; combining RECV /
+ *   scan, exscan            COPY steps apply the collective's op (sched.h, combine order)
+ *   reduce_scatter          block = one element; counts[r] elements land on rank r
+ *   v-variants              block = 1 byte; counts / displs in bytes
+ * SRC is the send buffer, DST the receive buffer (the core makes SRC == DST for in-place
+ * calls, so builders must tolerate the alias), SCRATCH is instance-private (scratch_blocks).
+ */
 typedef struct {
     arb_coll_t coll;
     int rank, size; /* in the team */
     int root;
-    size_t bytes;
-    size_t chunk; /* landing slot size: payloads above it are pipelined */
+    size_t bytes;   /* the block size this schedule is chosen for (selection and chunking) */
+    size_t chunk;   /* landing slot size: payloads above it are pipelined */
+    size_t count;   /* reductions: elements */
+    const size_t *counts, *displs;       /* v-variants (bytes), reduce_scatter (elements) */
+    const size_t *rcounts, *rdispls;     /* alltoallv: the receive side (bytes) */
+    int commutative; /* reductions: 0 = combine strictly in rank order */
 } arb_coll_args_t;
 
 typedef struct arb_alg_desc arb_alg_desc_t;

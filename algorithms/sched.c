@@ -17,6 +17,11 @@ int arb_sched_ok(const arb_sched_t *s) { return s->cap >= 0; }
 static int append(arb_sched_t *s, const arb_step_t *step)
 {
     if (s->cap < 0) return -1;
+    /* The executor walks rounds in order over contiguous steps. */
+    if (s->nsteps && step->round < s->steps[s->nsteps - 1].round) {
+        s->cap = -1;
+        return -1;
+    }
     if (s->nsteps == s->cap) {
         int cap = s->cap ? 2 * s->cap : 8;
         arb_step_t *n = realloc(s->steps, (size_t)cap * sizeof(*n));
@@ -45,6 +50,15 @@ int arb_sched_recv(arb_sched_t *s, uint32_t round, int peer, arb_buf_space_t spa
 {
     arb_step_t st = {.kind = ARB_STEP_RECV, .space = (uint8_t)space, .combine = (uint8_t)combine,
                      .peer = peer, .dep = dep, .round = round, .off = off, .bytes = bytes};
+    return append(s, &st);
+}
+
+int arb_sched_combine(arb_sched_t *s, uint32_t round, arb_buf_space_t dst, uint64_t off,
+                      arb_buf_space_t src, uint64_t src_off, uint64_t bytes, int combine, int dep)
+{
+    arb_step_t st = {.kind = ARB_STEP_COPY, .space = (uint8_t)dst, .src_space = (uint8_t)src,
+                     .combine = (uint8_t)combine, .peer = -1, .dep = dep, .round = round,
+                     .off = off, .src_off = src_off, .bytes = bytes};
     return append(s, &st);
 }
 

@@ -23,11 +23,19 @@ typedef enum { ARB_STEP_SEND = 0, ARB_STEP_RECV, ARB_STEP_COPY } arb_step_kind_t
 /* Where a step's bytes live; resolved when an instance starts. */
 typedef enum { ARB_BUF_SRC = 0, ARB_BUF_DST, ARB_BUF_SCRATCH } arb_buf_space_t;
 
+/* How a combining step applies a (possibly non-commutative) op: incoming = the landed slot
+ * (RECV) or the source (COPY), current = what the destination holds. */
+enum {
+    ARB_COMBINE_NONE = 0,
+    ARB_COMBINE_AFTER = 1, /* dst = dst op incoming  (incoming comes from higher ranks) */
+    ARB_COMBINE_BEFORE = 2 /* dst = incoming op dst  (incoming comes from lower ranks) */
+};
+
 typedef struct {
     uint8_t kind;      /* arb_step_kind_t */
     uint8_t space;     /* SEND: source; RECV / COPY: destination */
     uint8_t src_space; /* COPY: source */
-    uint8_t combine;   /* RECV: combine with the collective's op instead of copying */
+    uint8_t combine;   /* RECV / COPY: 0 copies; ARB_COMBINE_* applies the collective's op */
     int32_t peer;      /* team rank (SEND / RECV) */
     int32_t dep;       /* step index gating this step chunk by chunk, -1 for none */
     uint32_t round;
@@ -53,6 +61,12 @@ int arb_sched_recv(arb_sched_t *s, uint32_t round, int peer, arb_buf_space_t spa
                    uint64_t bytes, int combine, int dep);
 int arb_sched_copy(arb_sched_t *s, uint32_t round, arb_buf_space_t dst, uint64_t off,
                    arb_buf_space_t src, uint64_t src_off, uint64_t bytes, int dep);
+/* A local COPY that combines src into dst (ARB_COMBINE_AFTER / _BEFORE). */
+int arb_sched_combine(arb_sched_t *s, uint32_t round, arb_buf_space_t dst, uint64_t off,
+                      arb_buf_space_t src, uint64_t src_off, uint64_t bytes, int combine,
+                      int dep);
+/* False when an append failed (out of memory, or a step of an earlier round than the last:
+ * steps must be appended in nondecreasing round order). */
 int arb_sched_ok(const arb_sched_t *s);
 
 #endif /* ARB_ALGORITHMS_SCHED_H */

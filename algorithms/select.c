@@ -21,7 +21,10 @@ const arb_alg_desc_t *arb_alg_table(arb_coll_t coll, int *n_p)
 
 const char *arb_coll_name(arb_coll_t coll)
 {
-    static const char *const names[] = {"barrier", "bcast"};
+    static const char *const names[] = {
+        "barrier",   "bcast",      "scatter", "scatterv",  "gather",         "gatherv",
+        "allgather", "allgatherv", "alltoall", "alltoallv", "reduce",         "allreduce",
+        "reduce_scatter", "scan",  "exscan"};
     return coll < ARB_COLL_KINDS ? names[coll] : "?";
 }
 

@@ -162,7 +162,7 @@ static bool recv_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
     const uint8_t *slot = t->local + arb_team_slot_off(t, p, ticket % (uint64_t)t->depth);
     uint8_t *dst = chunk_ptr(inst, step->space, step->off, c);
     size_t len = chunk_len(inst, step, c, t->chunk);
-    if (len && step->combine) inst->combine(dst, slot, len, inst->combine_arg);
+    if (len && step->combine) inst->combine(dst, slot, len, step->combine, inst->combine_arg);
     else if (len) memcpy(dst, slot, len);
     t->in[p].next_done++;
     st->done++;
@@ -190,10 +190,12 @@ static bool advance_step(arb_inst_t *inst, int i, bool *moved)
     case ARB_STEP_COPY:
         if (st->done == 0 && (step->dep < 0 || inst->st[step->dep].done ==
                                                    inst->st[step->dep].nchunks)) {
-            if (step->bytes)
-                memmove(chunk_ptr(inst, step->space, step->off, 0),
-                        chunk_ptr(inst, step->src_space, step->src_off, 0),
-                        step->bytes * inst->block);
+            uint8_t *dst = chunk_ptr(inst, step->space, step->off, 0);
+            const uint8_t *src = chunk_ptr(inst, step->src_space, step->src_off, 0);
+            size_t len = step->bytes * inst->block;
+            if (len && step->combine) inst->combine(dst, src, len, step->combine,
+                                                    inst->combine_arg);
+            else if (len && dst != src) memmove(dst, src, len);
             st->done = 1;
             *moved = true;
         }

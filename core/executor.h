@@ -19,8 +19,10 @@ typedef struct {
     arb_tp_comp_t comp; /* SEND over RMA: local completion of the posted chunks */
 } arb_step_state_t;
 
-/* Combines src into dst (bytes long) for RECV steps flagged combine. */
-typedef void (*arb_combine_fn_t)(void *dst, const void *src, size_t bytes, void *arg);
+/* Combines in into inout (bytes long) for steps flagged combine: order ARB_COMBINE_AFTER gives
+ * inout = inout op in, ARB_COMBINE_BEFORE gives inout = in op inout. */
+typedef void (*arb_combine_fn_t)(void *inout, const void *in, size_t bytes, int order,
+                                 void *arg);
 
 struct arb_inst {
     arb_inst_t *prev, *next; /* the context's active list */

@@ -107,7 +107,7 @@ ARBOR_API arbor_status_t arbor_transport_name(const char **name_p);
  */
 typedef struct {
     uint64_t field_mask;
-    uint64_t flags; /**< reserved for sync flags; must be 0 for now (ARBOR_ERR_FLAGS) */
+    uint64_t flags; /**< ARBOR_IN_* / ARBOR_OUT_* / ARBOR_ASYNC_FENCE / ARBOR_AGGREGATE */
 } arbor_op_params_t;
 
 #define ARBOR_OP_PARAM_FLAGS (1ull << 0)
@@ -143,6 +143,198 @@ ARBOR_API arbor_status_t arbor_bcast(arbor_team_h team, void *buf, size_t nbytes
 ARBOR_API arbor_status_t arbor_bcast_nb(arbor_team_h team, void *buf, size_t nbytes, int root,
                                         const arbor_op_params_t *params, arbor_request_h *req_p);
 
+/* ---------------------------------------------------------------------------------------- */
+/* Datatypes and reduction operations (UPC Collectives 2.0, section 3.1)                     */
+
+/** Built-in datatypes. Every reduction op is defined on every type except: bitwise ops (BAND,
+ * BOR, BXOR) only on integer types; MIN / MAX not on complex types; MINLOC / MAXLOC only on
+ * the pair types; SUM / PROD / LAND / LOR not on pair types. Others give ARBOR_ERR_OP. */
+typedef enum {
+    ARBOR_BYTE = 0, ARBOR_CHAR, ARBOR_UCHAR, ARBOR_SHORT, ARBOR_USHORT, ARBOR_INT, ARBOR_UINT,
+    ARBOR_LONG, ARBOR_ULONG, ARBOR_LONGLONG, ARBOR_ULONGLONG,
+    ARBOR_INT8, ARBOR_UINT8, ARBOR_INT16, ARBOR_UINT16, ARBOR_INT32, ARBOR_UINT32, ARBOR_INT64,
+    ARBOR_UINT64,
+    ARBOR_FLOAT, ARBOR_DOUBLE, ARBOR_LONGDOUBLE,
+    ARBOR_CPLX,        /**< float _Complex */
+    ARBOR_DBLCPLX,     /**< double _Complex */
+    ARBOR_LONGDBLCPLX, /**< long double _Complex */
+    ARBOR_FLOAT_INT,   /**< struct { float v; int i; } (MINLOC / MAXLOC) */
+    ARBOR_DOUBLE_INT,  /**< struct { double v; int i; } */
+    ARBOR_LONG_INT,    /**< struct { long v; int i; } */
+    ARBOR_2INT,        /**< struct { int v; int i; } */
+    ARBOR_SHORT_INT,   /**< struct { short v; int i; } */
+    ARBOR_LONG_DOUBLE_INT, /**< struct { long double v; int i; } */
+    ARBOR_DTYPE_COUNT
+} arbor_dtype_t;
+
+/** Reduction operations; values >= ARBOR_OP_USER_BASE are user operations (arbor_op_create). */
+typedef int arbor_op_t;
+enum {
+    ARBOR_SUM = 0, ARBOR_PROD, ARBOR_BAND, ARBOR_BOR, ARBOR_BXOR, ARBOR_LAND, ARBOR_LOR,
+    ARBOR_MIN, ARBOR_MAX, ARBOR_MINLOC, ARBOR_MAXLOC,
+    ARBOR_OP_PREDEFINED,
+    ARBOR_OP_USER_BASE = 1000
+};
+
+/** @brief Bytes of one element of @p dtype. Local. ARBOR_ERR_DATATYPE, ARBOR_ERR_INVALID_ARG. */
+ARBOR_API arbor_status_t arbor_dtype_size(arbor_dtype_t dtype, size_t *size_p);
+
+/** A user operation: combine @p len elements, inout[i] = in[i] op inout[i], where @p in holds
+ * the contribution of lower ranks (the UPC / MPI convention). Must be associative. */
+typedef void arbor_user_fn_t(void *in, void *inout, size_t len, arbor_dtype_t dtype);
+
+/**
+ * @brief Create a user reduction operation. @p commute = 0 makes it non-commutative: operands
+ * are then combined in ascending rank order of the team. Local (every rank must create its ops
+ * in the same order so that the same value names the same op). ARBOR_ERR_INVALID_ARG,
+ * ARBOR_ERR_NO_MEMORY.
+ */
+ARBOR_API arbor_status_t arbor_op_create(arbor_user_fn_t *fn, int commute, arbor_op_t *op_p);
+/** @brief Free a user operation (not while a collective using it is in flight). ARBOR_ERR_OP. */
+ARBOR_API arbor_status_t arbor_op_free(arbor_op_t op);
+
+/* ---------------------------------------------------------------------------------------- */
+/* Teams                                                                                       */
+
+/**
+ * @brief Split @p parent: ranks passing the same @p color form a new team, ordered by @p key
+ * then by parent rank. A negative color means "no team" (*team_p is set to NULL).
+ * Collective over @p parent and synchronising. ARBOR_ERR_TEAM, ARBOR_ERR_INVALID_ARG,
+ * ARBOR_ERR_NO_MEMORY (segment space for the new team's landing channels).
+ */
+ARBOR_API arbor_status_t arbor_team_split(arbor_team_h parent, int color, int key,
+                                          arbor_team_h *team_p);
+/**
+ * @brief Free a team. Collective over @p team and synchronising; completes the team's
+ * outstanding collectives first. Freeing ARBOR_TEAM_WORLD gives ARBOR_ERR_TEAM; *team_p is
+ * set to NULL and later use of the handle gives ARBOR_ERR_TEAM.
+ */
+ARBOR_API arbor_status_t arbor_team_free(arbor_team_h *team_p);
+
+/* ---------------------------------------------------------------------------------------- */
+/* Synchronisation flags (GASNet collectives note, UPC Collectives 2.0 section 3.1.2), set in  */
+/* arbor_op_params_t.flags of the _nb calls (ARBOR_OP_PARAM_FLAGS).                           */
+
+#define ARBOR_IN_NOSYNC   (1u << 0) /**< data may start moving before others enter (= MYSYNC) */
+#define ARBOR_IN_MYSYNC   (1u << 1) /**< default: this rank's buffers are read after entry */
+#define ARBOR_IN_ALLSYNC  (1u << 2) /**< no data moves until every member has entered */
+#define ARBOR_OUT_NOSYNC  (1u << 3) /**< (= MYSYNC) */
+#define ARBOR_OUT_MYSYNC  (1u << 4) /**< default: completes when this rank's part is done */
+#define ARBOR_OUT_ALLSYNC (1u << 5) /**< completes only when every member's part is done */
+#define ARBOR_ASYNC_FENCE (1u << 6) /**< no handle: completed by the next arbor_coll_fence */
+#define ARBOR_AGGREGATE   (1u << 7) /**< no handle: completes under the next call's handle */
+
+/* Collectives. Buffers: "send" buffers are read, "recv" buffers written. ARBOR_IN_PLACE as the
+ * send buffer (root only for gather/reduce; every rank for allgather, allreduce, scan, exscan,
+ * alltoall, reduce_scatter) takes the input from the receive buffer. Counts are elements of
+ * @p dtype and single-valued unless they are per-rank arrays. Errors common to all: ARBOR_ERR_TEAM,
+ * ARBOR_ERR_ROOT, ARBOR_ERR_BUFFER (NULL with nonzero count), ARBOR_ERR_COUNT,
+ * ARBOR_ERR_DATATYPE, ARBOR_ERR_OP, ARBOR_ERR_FLAGS, ARBOR_ERR_TIMEOUT, ARBOR_ERR_TRANSPORT. */
+#define ARBOR_IN_PLACE ((void *)(intptr_t)-1)
+
+/** Root's @p sendbuf holds size x count elements; rank r receives block r in @p recvbuf. */
+ARBOR_API arbor_status_t arbor_scatter(arbor_team_h team, const void *sendbuf, void *recvbuf,
+                                       size_t count, arbor_dtype_t dtype, int root);
+ARBOR_API arbor_status_t arbor_scatter_nb(arbor_team_h team, const void *sendbuf, void *recvbuf,
+                                          size_t count, arbor_dtype_t dtype, int root,
+                                          const arbor_op_params_t *params, arbor_request_h *req_p);
+/** Rank r receives sendcounts[r] elements from the root's sendbuf + displs[r] (root's arrays). */
+ARBOR_API arbor_status_t arbor_scatterv(arbor_team_h team, const void *sendbuf,
+                                        const size_t *sendcounts, const size_t *displs,
+                                        void *recvbuf, size_t recvcount, arbor_dtype_t dtype,
+                                        int root);
+ARBOR_API arbor_status_t arbor_scatterv_nb(arbor_team_h team, const void *sendbuf,
+                                           const size_t *sendcounts, const size_t *displs,
+                                           void *recvbuf, size_t recvcount, arbor_dtype_t dtype,
+                                           int root, const arbor_op_params_t *params,
+                                           arbor_request_h *req_p);
+/** Root's @p recvbuf receives every rank's count elements, in rank order. */
+ARBOR_API arbor_status_t arbor_gather(arbor_team_h team, const void *sendbuf, void *recvbuf,
+                                      size_t count, arbor_dtype_t dtype, int root);
+ARBOR_API arbor_status_t arbor_gather_nb(arbor_team_h team, const void *sendbuf, void *recvbuf,
+                                         size_t count, arbor_dtype_t dtype, int root,
+                                         const arbor_op_params_t *params, arbor_request_h *req_p);
+ARBOR_API arbor_status_t arbor_gatherv(arbor_team_h team, const void *sendbuf, size_t sendcount,
+                                       void *recvbuf, const size_t *recvcounts,
+                                       const size_t *displs, arbor_dtype_t dtype, int root);
+ARBOR_API arbor_status_t arbor_gatherv_nb(arbor_team_h team, const void *sendbuf,
+                                          size_t sendcount, void *recvbuf,
+                                          const size_t *recvcounts, const size_t *displs,
+                                          arbor_dtype_t dtype, int root,
+                                          const arbor_op_params_t *params, arbor_request_h *req_p);
+/** Every rank's count elements to every rank, in rank order. */
+ARBOR_API arbor_status_t arbor_allgather(arbor_team_h team, const void *sendbuf, void *recvbuf,
+                                         size_t count, arbor_dtype_t dtype);
+ARBOR_API arbor_status_t arbor_allgather_nb(arbor_team_h team, const void *sendbuf,
+                                            void *recvbuf, size_t count, arbor_dtype_t dtype,
+                                            const arbor_op_params_t *params,
+                                            arbor_request_h *req_p);
+/** recvcounts / displs (single-valued arrays) say where each rank's piece lands. */
+ARBOR_API arbor_status_t arbor_allgatherv(arbor_team_h team, const void *sendbuf,
+                                          size_t sendcount, void *recvbuf,
+                                          const size_t *recvcounts, const size_t *displs,
+                                          arbor_dtype_t dtype);
+ARBOR_API arbor_status_t arbor_allgatherv_nb(arbor_team_h team, const void *sendbuf,
+                                             size_t sendcount, void *recvbuf,
+                                             const size_t *recvcounts, const size_t *displs,
+                                             arbor_dtype_t dtype, const arbor_op_params_t *params,
+                                             arbor_request_h *req_p);
+/** Block j of rank i's sendbuf lands as block i of rank j's recvbuf (count elements each). */
+ARBOR_API arbor_status_t arbor_alltoall(arbor_team_h team, const void *sendbuf, void *recvbuf,
+                                        size_t count, arbor_dtype_t dtype);
+ARBOR_API arbor_status_t arbor_alltoall_nb(arbor_team_h team, const void *sendbuf, void *recvbuf,
+                                           size_t count, arbor_dtype_t dtype,
+                                           const arbor_op_params_t *params,
+                                           arbor_request_h *req_p);
+ARBOR_API arbor_status_t arbor_alltoallv(arbor_team_h team, const void *sendbuf,
+                                         const size_t *sendcounts, const size_t *sdispls,
+                                         void *recvbuf, const size_t *recvcounts,
+                                         const size_t *rdispls, arbor_dtype_t dtype);
+ARBOR_API arbor_status_t arbor_alltoallv_nb(arbor_team_h team, const void *sendbuf,
+                                            const size_t *sendcounts, const size_t *sdispls,
+                                            void *recvbuf, const size_t *recvcounts,
+                                            const size_t *rdispls, arbor_dtype_t dtype,
+                                            const arbor_op_params_t *params,
+                                            arbor_request_h *req_p);
+/** Root's recvbuf = op over ranks (in rank order) of everyone's count elements. */
+ARBOR_API arbor_status_t arbor_reduce(arbor_team_h team, const void *sendbuf, void *recvbuf,
+                                      size_t count, arbor_dtype_t dtype, arbor_op_t op, int root);
+ARBOR_API arbor_status_t arbor_reduce_nb(arbor_team_h team, const void *sendbuf, void *recvbuf,
+                                         size_t count, arbor_dtype_t dtype, arbor_op_t op,
+                                         int root, const arbor_op_params_t *params,
+                                         arbor_request_h *req_p);
+ARBOR_API arbor_status_t arbor_allreduce(arbor_team_h team, const void *sendbuf, void *recvbuf,
+                                         size_t count, arbor_dtype_t dtype, arbor_op_t op);
+ARBOR_API arbor_status_t arbor_allreduce_nb(arbor_team_h team, const void *sendbuf,
+                                            void *recvbuf, size_t count, arbor_dtype_t dtype,
+                                            arbor_op_t op, const arbor_op_params_t *params,
+                                            arbor_request_h *req_p);
+/** The reduction of everyone's sum(recvcounts) elements; rank r keeps recvcounts[r] of them
+ * (in rank order). recvcounts is single-valued. */
+ARBOR_API arbor_status_t arbor_reduce_scatter(arbor_team_h team, const void *sendbuf,
+                                              void *recvbuf, const size_t *recvcounts,
+                                              arbor_dtype_t dtype, arbor_op_t op);
+ARBOR_API arbor_status_t arbor_reduce_scatter_nb(arbor_team_h team, const void *sendbuf,
+                                                 void *recvbuf, const size_t *recvcounts,
+                                                 arbor_dtype_t dtype, arbor_op_t op,
+                                                 const arbor_op_params_t *params,
+                                                 arbor_request_h *req_p);
+/** Inclusive prefix: rank r gets op over ranks 0..r. */
+ARBOR_API arbor_status_t arbor_scan(arbor_team_h team, const void *sendbuf, void *recvbuf,
+                                    size_t count, arbor_dtype_t dtype, arbor_op_t op);
+ARBOR_API arbor_status_t arbor_scan_nb(arbor_team_h team, const void *sendbuf, void *recvbuf,
+                                       size_t count, arbor_dtype_t dtype, arbor_op_t op,
+                                       const arbor_op_params_t *params, arbor_request_h *req_p);
+/** Exclusive prefix: rank r gets op over ranks 0..r-1; rank 0's recvbuf is left unchanged. */
+ARBOR_API arbor_status_t arbor_exscan(arbor_team_h team, const void *sendbuf, void *recvbuf,
+                                      size_t count, arbor_dtype_t dtype, arbor_op_t op);
+ARBOR_API arbor_status_t arbor_exscan_nb(arbor_team_h team, const void *sendbuf, void *recvbuf,
+                                         size_t count, arbor_dtype_t dtype, arbor_op_t op,
+                                         const arbor_op_params_t *params, arbor_request_h *req_p);
+
+/* ---------------------------------------------------------------------------------------- */
+/* Completion                                                                                  */
+
 /**
  * @brief Test a handle: ARBOR_OK when complete (the handle is then released and *req set to
  * NULL), ARBOR_INPROGRESS when not yet, or the error the operation failed with (the handle is
@@ -155,6 +347,29 @@ ARBOR_API arbor_status_t arbor_test(arbor_request_h *req);
  * NULL. Returns ARBOR_ERR_TIMEOUT (handle kept) if nothing progresses for ARBOR_TIMEOUT seconds.
  */
 ARBOR_API arbor_status_t arbor_wait(arbor_request_h *req);
+
+/**
+ * @brief Wait for all @p n handles (NULL entries are skipped; each completed one is set to
+ * NULL). Returns ARBOR_OK, or the first error of a failed operation (the others still complete).
+ */
+ARBOR_API arbor_status_t arbor_wait_all(size_t n, arbor_request_h *reqs);
+/** @brief ARBOR_OK when all @p n handles are complete (then released), else ARBOR_INPROGRESS. */
+ARBOR_API arbor_status_t arbor_test_all(size_t n, arbor_request_h *reqs);
+/**
+ * @brief Wait until at least one of @p n handles completes; completed ones are released (set to
+ * NULL) and their indices written to @p indices (room for n), their number to *done_p.
+ * ARBOR_ERR_INVALID_ARG when every entry is NULL.
+ */
+ARBOR_API arbor_status_t arbor_wait_some(size_t n, arbor_request_h *reqs, size_t *done_p,
+                                         size_t *indices);
+/** @brief Like arbor_wait_some without waiting: *done_p may be 0 (ARBOR_INPROGRESS). */
+ARBOR_API arbor_status_t arbor_test_some(size_t n, arbor_request_h *reqs, size_t *done_p,
+                                         size_t *indices);
+/**
+ * @brief Complete every collective of @p team started with ARBOR_ASYNC_FENCE (the UPC
+ * upccoll_fence). Local. ARBOR_ERR_TEAM, ARBOR_ERR_TIMEOUT, or the first failure among them.
+ */
+ARBOR_API arbor_status_t arbor_coll_fence(arbor_team_h team);
 
 /** @brief Make progress on every outstanding operation once. Local, never blocks. */
 ARBOR_API arbor_status_t arbor_poll(void);
