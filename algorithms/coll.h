@@ -70,8 +70,28 @@ struct arb_alg_desc {
     int radix;
 };
 
-extern const char *const arb_barrier_alg_names[];
-extern const char *const arb_bcast_alg_names[];
+/* Per family (one file each): the names ARBOR_<COLL>_ALGORITHM accepts ("auto" first), the
+ * table and its length. */
+#define ARB_FAMILY(_name)                                                                          \
+    extern const char *const arb_##_name##_alg_names[];                                            \
+    extern const arb_alg_desc_t arb_##_name##_algs[];                                              \
+    extern const int arb_##_name##_nalgs
+ARB_FAMILY(barrier);
+ARB_FAMILY(bcast);
+ARB_FAMILY(scatter);
+ARB_FAMILY(scatterv);
+ARB_FAMILY(gather);
+ARB_FAMILY(gatherv);
+ARB_FAMILY(allgather);
+ARB_FAMILY(allgatherv);
+ARB_FAMILY(alltoall);
+ARB_FAMILY(alltoallv);
+ARB_FAMILY(reduce);
+ARB_FAMILY(allreduce);
+ARB_FAMILY(reduce_scatter);
+ARB_FAMILY(scan);
+ARB_FAMILY(exscan);
+#undef ARB_FAMILY
 
 /* The algorithm table of coll; *n_p entries, entry 0 is "auto" (no builder). */
 const arb_alg_desc_t *arb_alg_table(arb_coll_t coll, int *n_p);

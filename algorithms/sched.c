@@ -70,3 +70,18 @@ int arb_sched_copy(arb_sched_t *s, uint32_t round, arb_buf_space_t dst, uint64_t
                      .bytes = bytes};
     return append(s, &st);
 }
+
+int arb_sched_append_all(arb_sched_t *dst, const arb_sched_t *src)
+{
+    uint32_t round0 = dst->nrounds;
+    int step0 = dst->nsteps;
+    for (int i = 0; i < src->nsteps; i++) {
+        arb_step_t st = src->steps[i];
+        st.round += round0;
+        if (st.dep >= 0) st.dep += step0;
+        if (append(dst, &st) < 0) return -1;
+    }
+    dst->nrounds = round0 + src->nrounds;
+    if (src->scratch_blocks > dst->scratch_blocks) dst->scratch_blocks = src->scratch_blocks;
+    return 0;
+}

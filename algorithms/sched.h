@@ -65,6 +65,9 @@ int arb_sched_copy(arb_sched_t *s, uint32_t round, arb_buf_space_t dst, uint64_t
 int arb_sched_combine(arb_sched_t *s, uint32_t round, arb_buf_space_t dst, uint64_t off,
                       arb_buf_space_t src, uint64_t src_off, uint64_t bytes, int combine,
                       int dep);
+/* Appends src's steps after dst's rounds (composition: a barrier before or after a collective
+ * for the ALLSYNC flags). -1 when out of memory. */
+int arb_sched_append_all(arb_sched_t *dst, const arb_sched_t *src);
 /* False when an append failed (out of memory, or a step of an earlier round than the last:
  * steps must be appended in nondecreasing round order). */
 int arb_sched_ok(const arb_sched_t *s);

@@ -7,16 +7,35 @@
 
 #include <math.h>
 
-extern const arb_alg_desc_t arb_barrier_algs[], arb_bcast_algs[];
-extern const int arb_barrier_nalgs, arb_bcast_nalgs;
+static const struct {
+    const arb_alg_desc_t *table;
+    const int *n;
+} families[ARB_COLL_KINDS] = {
+    [ARB_COLL_BARRIER] = {arb_barrier_algs, &arb_barrier_nalgs},
+    [ARB_COLL_BCAST] = {arb_bcast_algs, &arb_bcast_nalgs},
+    [ARB_COLL_SCATTER] = {arb_scatter_algs, &arb_scatter_nalgs},
+    [ARB_COLL_SCATTERV] = {arb_scatterv_algs, &arb_scatterv_nalgs},
+    [ARB_COLL_GATHER] = {arb_gather_algs, &arb_gather_nalgs},
+    [ARB_COLL_GATHERV] = {arb_gatherv_algs, &arb_gatherv_nalgs},
+    [ARB_COLL_ALLGATHER] = {arb_allgather_algs, &arb_allgather_nalgs},
+    [ARB_COLL_ALLGATHERV] = {arb_allgatherv_algs, &arb_allgatherv_nalgs},
+    [ARB_COLL_ALLTOALL] = {arb_alltoall_algs, &arb_alltoall_nalgs},
+    [ARB_COLL_ALLTOALLV] = {arb_alltoallv_algs, &arb_alltoallv_nalgs},
+    [ARB_COLL_REDUCE] = {arb_reduce_algs, &arb_reduce_nalgs},
+    [ARB_COLL_ALLREDUCE] = {arb_allreduce_algs, &arb_allreduce_nalgs},
+    [ARB_COLL_REDUCE_SCATTER] = {arb_reduce_scatter_algs, &arb_reduce_scatter_nalgs},
+    [ARB_COLL_SCAN] = {arb_scan_algs, &arb_scan_nalgs},
+    [ARB_COLL_EXSCAN] = {arb_exscan_algs, &arb_exscan_nalgs},
+};
 
 const arb_alg_desc_t *arb_alg_table(arb_coll_t coll, int *n_p)
 {
-    switch (coll) {
-    case ARB_COLL_BARRIER: *n_p = arb_barrier_nalgs; return arb_barrier_algs;
-    case ARB_COLL_BCAST: *n_p = arb_bcast_nalgs; return arb_bcast_algs;
-    default: *n_p = 0; return NULL;
+    if ((unsigned)coll >= ARB_COLL_KINDS) {
+        *n_p = 0;
+        return NULL;
     }
+    *n_p = *families[coll].n;
+    return families[coll].table;
 }
 
 const char *arb_coll_name(arb_coll_t coll)

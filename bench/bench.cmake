@@ -1,2 +1,3 @@
-add_executable(arbor-bench ${CMAKE_CURRENT_SOURCE_DIR}/arbor-bench.c)
-target_link_libraries(arbor-bench PRIVATE arbor_internal)
+add_executable(arbor-bench ${CMAKE_CURRENT_SOURCE_DIR}/arbor-bench.c
+                           ${CMAKE_CURRENT_SOURCE_DIR}/bench_ops.c)
+target_link_libraries(arbor-bench PRIVATE arbor_internal m)

@@ -33,6 +33,7 @@ typedef struct {
 static const char *const log_names[] = {"error", "warn", "info", "debug", "trace", NULL};
 static const char *const transport_names[] = {"auto", "ucx", "ofi", NULL};
 static const char *const yield_names[] = {"auto", "always", "never", NULL};
+static const char *const progress_names[] = {"poll", "thread", NULL};
 
 #define OFF(_f) offsetof(arb_config_t, _f)
 
@@ -52,16 +53,34 @@ static const row_t rows[] = {
      "forever", T_DOUBLE, OFF(timeout_s), NULL, 0, 1e9, 0},
     {"POLL_YIELD", "auto", "yield the CPU in waiting loops: auto yields when this node has more "
      "ranks than cores", T_ENUM, OFF(poll_yield), yield_names, 0, 0, 0},
+    {"PROGRESS", "poll", "who advances collectives: poll (inside arbor calls) or thread (also a "
+     "background thread that sleeps while no collective is in flight)", T_ENUM, OFF(progress),
+     progress_names, 0, 0, 0},
     {"DIRECT", "y", "move data with loads and stores into mapped peer segments where the "
      "transport can map them", T_BOOL, OFF(direct), NULL, 0, 0, F_UNIFORM},
     {"STATS", "n", "print per-algorithm counts and times at finalize", T_BOOL, OFF(stats), NULL, 0,
      0, 0},
     {"WARN_UNKNOWN", "y", "warn about unknown ARBOR_* variables", T_BOOL, OFF(warn_unknown), NULL,
      0, 0, 0},
-    {"BARRIER_ALGORITHM", "auto", "force a barrier algorithm", T_ENUM, OFF(barrier_alg),
-     arb_barrier_alg_names, 0, 0, F_UNIFORM},
-    {"BCAST_ALGORITHM", "auto", "force a broadcast algorithm", T_ENUM, OFF(bcast_alg),
-     arb_bcast_alg_names, 0, 0, F_UNIFORM},
+#define ALG_ROW(_NAME, _name, _coll)                                                               \
+    {#_NAME "_ALGORITHM", "auto", "force the " #_name " algorithm", T_ENUM,                        \
+     OFF(coll_alg[_coll]), arb_##_name##_alg_names, 0, 0, F_UNIFORM}
+    ALG_ROW(BARRIER, barrier, ARB_COLL_BARRIER),
+    ALG_ROW(BCAST, bcast, ARB_COLL_BCAST),
+    ALG_ROW(SCATTER, scatter, ARB_COLL_SCATTER),
+    ALG_ROW(SCATTERV, scatterv, ARB_COLL_SCATTERV),
+    ALG_ROW(GATHER, gather, ARB_COLL_GATHER),
+    ALG_ROW(GATHERV, gatherv, ARB_COLL_GATHERV),
+    ALG_ROW(ALLGATHER, allgather, ARB_COLL_ALLGATHER),
+    ALG_ROW(ALLGATHERV, allgatherv, ARB_COLL_ALLGATHERV),
+    ALG_ROW(ALLTOALL, alltoall, ARB_COLL_ALLTOALL),
+    ALG_ROW(ALLTOALLV, alltoallv, ARB_COLL_ALLTOALLV),
+    ALG_ROW(REDUCE, reduce, ARB_COLL_REDUCE),
+    ALG_ROW(ALLREDUCE, allreduce, ARB_COLL_ALLREDUCE),
+    ALG_ROW(REDUCE_SCATTER, reduce_scatter, ARB_COLL_REDUCE_SCATTER),
+    ALG_ROW(SCAN, scan, ARB_COLL_SCAN),
+    ALG_ROW(EXSCAN, exscan, ARB_COLL_EXSCAN),
+#undef ALG_ROW
     {"LOGP", "", "LogGP parameters in microseconds, e.g. L=2.1,os=0.4,or=0.4,g=0.6,G=0.0001 "
      "(empty: per-transport defaults)", T_STRING, OFF(logp), NULL, 0, 0, F_UNIFORM},
     {"LOGP_MEASURE", "n", "measure the LogGP parameters at init (ping-pong and back-to-back "

@@ -10,11 +10,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "algorithms/coll.h"
 #include "arbor.h"
 
 enum { ARB_LOG_ERROR = 0, ARB_LOG_WARN, ARB_LOG_INFO, ARB_LOG_DEBUG, ARB_LOG_TRACE };
 enum { ARB_TRANSPORT_AUTO = 0, ARB_TRANSPORT_UCX, ARB_TRANSPORT_OFI };
 enum { ARB_YIELD_AUTO = 0, ARB_YIELD_ALWAYS, ARB_YIELD_NEVER };
+enum { ARB_PROGRESS_POLL = 0, ARB_PROGRESS_THREAD };
 
 #define ARB_CFG_STR_MAX 1024
 
@@ -27,11 +29,11 @@ struct arb_config {
     int channel_depth;    /* landing slots per (sender, receiver) pair of a team */
     double timeout_s;     /* 0 = wait forever */
     int poll_yield;
+    int progress;         /* ARB_PROGRESS_* */
     bool direct;          /* use mapped peer segments where the transport offers them */
     bool stats;
     bool warn_unknown;
-    int barrier_alg;      /* index into the barrier algorithm table; 0 = auto */
-    int bcast_alg;        /* index into the bcast algorithm table; 0 = auto */
+    int coll_alg[ARB_COLL_KINDS]; /* forced algorithm per collective (table index; 0 = auto) */
     char logp[ARB_CFG_STR_MAX];
     bool logp_measure;
     char tune[ARB_CFG_STR_MAX];

@@ -41,6 +41,7 @@ typedef struct {
     arb_inst_t *active_head, *active_tail; /* collectives in flight, initiation order */
     uint64_t epoch;                        /* bumped whenever anything moves */
     bool in_progress;                      /* re-entrance guard of the progress engine */
+    bool threaded;                         /* ARBOR_PROGRESS=thread: calls take the lock */
     arb_alg_stats_t stats[ARB_COLL_KINDS][16];
 } arb_ctx_t;
 
@@ -49,5 +50,11 @@ extern arb_ctx_t arb_ctx;
 static inline bool arb_initialized(void) { return arb_ctx.init_count > 0; }
 
 double arb_now_us(void);
+
+/* With a progress thread every entry point holds this (recursive) lock; no-ops otherwise. */
+void arb_lock(void);
+void arb_unlock(void);
+arbor_status_t arb_progress_thread_start(void);
+void arb_progress_thread_stop(void);
 
 #endif /* ARB_CORE_CONTEXT_H */

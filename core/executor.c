@@ -97,6 +97,7 @@ void arb_exec_free(arb_inst_t *inst)
 {
     deactivate(inst);
     arb_sched_release(inst->cs);
+    free(inst->owned);
     free(inst->buf[ARB_BUF_SCRATCH]);
     free(inst->st);
     free(inst);
@@ -237,4 +238,36 @@ bool arb_exec_advance(arb_inst_t *inst)
     }
     if (moved) arb_ctx.epoch++;
     return moved;
+}
+
+bool arb_exec_chain_complete(const arb_inst_t *inst)
+{
+    for (; inst; inst = inst->agg_next)
+        if (!inst->complete) return false;
+    return true;
+}
+
+arbor_status_t arb_exec_chain_status(const arb_inst_t *inst)
+{
+    for (; inst; inst = inst->agg_next)
+        if (inst->status != ARBOR_OK) return inst->status;
+    return ARBOR_OK;
+}
+
+arbor_status_t arb_exec_chain_wait(arb_inst_t *inst)
+{
+    for (arb_inst_t *i = inst; i; i = i->agg_next) {
+        arbor_status_t status = arb_exec_wait(i);
+        if (status == ARBOR_ERR_TIMEOUT) return status;
+    }
+    return arb_exec_chain_status(inst);
+}
+
+void arb_exec_chain_free(arb_inst_t *inst)
+{
+    while (inst) {
+        arb_inst_t *next = inst->agg_next;
+        arb_exec_free(inst);
+        inst = next;
+    }
 }

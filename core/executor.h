@@ -32,6 +32,12 @@ struct arb_inst {
     size_t block;    /* bytes of one schedule block */
     arb_combine_fn_t combine;
     void *combine_arg;
+    arbor_op_t op;        /* reductions: what combine applies */
+    arbor_dtype_t dtype;
+    size_t elem;
+    void *owned;          /* input copy of an in-place call, freed with the instance */
+    arb_inst_t *agg_next; /* instances of an AGGREGATE run completing under this one */
+    arb_inst_t *fence_next; /* ASYNC_FENCE instances of the process */
     uint32_t round;
     int first;       /* first step of the current round */
     arbor_status_t status;
@@ -49,6 +55,13 @@ arbor_status_t arb_exec_start(struct arbor_team *team, arb_cached_sched_t *cs, v
 /* Moves the instance as far as it can go now; returns true if anything moved. */
 bool arb_exec_advance(arb_inst_t *inst);
 void arb_exec_free(arb_inst_t *inst);
+
+/* An instance with the aggregated run chained to it: complete when all are; its status is the
+ * first failure; freeing frees them all. */
+bool arb_exec_chain_complete(const arb_inst_t *inst);
+arbor_status_t arb_exec_chain_status(const arb_inst_t *inst);
+arbor_status_t arb_exec_chain_wait(arb_inst_t *inst);
+void arb_exec_chain_free(arb_inst_t *inst);
 
 /* The progress engine: transport progress + every active instance once. */
 int arb_progress_all(void);

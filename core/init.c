@@ -25,13 +25,13 @@ typedef struct {
 
 static uint64_t uniform_hash(const arb_config_t *c)
 {
-    const char *fields[] = {c->ofi_provider, c->logp};
+    const char *fields[] = {c->ofi_provider, c->logp, c->tune};
     uint64_t h = 1469598103934665603ull, vals[] = {(uint64_t)c->transport, c->segment_size,
                                                    c->chunk_size, (uint64_t)c->channel_depth,
-                                                   (uint64_t)c->direct, (uint64_t)c->barrier_alg,
-                                                   (uint64_t)c->bcast_alg};
+                                                   (uint64_t)c->direct, (uint64_t)c->logp_measure};
     for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) h = (h ^ vals[i]) * 1099511628211ull;
-    for (size_t i = 0; i < 2; i++)
+    for (int i = 0; i < ARB_COLL_KINDS; i++) h = (h ^ (uint64_t)c->coll_alg[i]) * 1099511628211ull;
+    for (size_t i = 0; i < 3; i++)
         for (const char *p = fields[i]; *p; p++) h = (h ^ (uint8_t)*p) * 1099511628211ull;
     return h;
 }
@@ -122,7 +122,9 @@ static bool oversubscribed(void)
 
 static void teardown(void)
 {
+    arb_progress_thread_stop();
     arb_req_cleanup();
+    arb_team_destroy_all();
     arb_team_destroy(arb_ctx.world);
     if (arb_ctx.tp) arb_ctx.tp_ops->close(arb_ctx.tp);
     if (arb_ctx.boot) arb_ctx.boot->ops->finalize(arb_ctx.boot);
@@ -180,7 +182,11 @@ arbor_status_t arbor_init(void)
     }
 
     if ((status = arb_team_create_world(&arb_ctx.world)) != ARBOR_OK) goto err;
+    arb_ctx.init_count = 1; /* the measurement runs collectives */
     if (arb_ctx.cfg.logp_measure && (status = arb_logp_measure()) != ARBOR_OK) goto err;
+    if (arb_ctx.cfg.progress == ARB_PROGRESS_THREAD &&
+        (status = arb_progress_thread_start()) != ARBOR_OK)
+        goto err;
     if (arb_ctx.rank == 0 && (arb_ctx.cfg.stats || arb_ctx.cfg.print_algorithm))
         fprintf(stderr, "arbor: transport %s, LogGP L=%g os=%g or=%g g=%g G=%g (%s)\n",
                 arb_ctx.tp_name, arb_ctx.model.L, arb_ctx.model.os, arb_ctx.model.orecv,
@@ -217,6 +223,7 @@ arbor_status_t arbor_finalize(void)
     if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
     if (--arb_ctx.init_count > 0) return ARBOR_OK;
     arb_ctx.init_count = 1; /* the closing barrier runs as an initialised library */
+    arb_progress_thread_stop();
     if (arb_req_live())
         arb_warn("finalize with %d non-blocking operations never completed by test / wait",
                  arb_req_live());

@@ -1,12 +1,11 @@
-/* Questions tools ask the library about itself (arbor-bench, arbor-info). */
+/* Questions tools ask the library about itself (arbor-bench). */
 #ifndef ARB_CORE_INTROSPECT_H
 #define ARB_CORE_INTROSPECT_H
 
-#include <stddef.h>
+#include "core/coll.h"
 
-#include "algorithms/coll.h"
-
-/* Name of the algorithm the world team runs for (coll, bytes, root); NULL if not initialised. */
-const char *arb_chosen_algorithm(arb_coll_t coll, size_t bytes, int root);
+/* Name of the algorithm the world team runs for this call; NULL if the call is invalid or
+ * arbor is not initialised. */
+const char *arb_chosen_algorithm_of(const arb_call_t *call);
 
 #endif /* ARB_CORE_INTROSPECT_H */

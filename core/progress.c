@@ -3,8 +3,10 @@
  * initiation order. Waiting loops yield the CPU when this node has more ranks than cores, and
  * give up with ARBOR_ERR_TIMEOUT after ARBOR_TIMEOUT seconds in which nothing moved.
  */
+#include <pthread.h>
 #include <sched.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "core/executor.h"
 #include "core/log.h"
@@ -59,6 +61,65 @@ arbor_status_t arb_exec_wait(arb_inst_t *inst)
 arbor_status_t arbor_poll(void)
 {
     if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
+    arb_lock();
     arb_progress_all();
+    arb_unlock();
     return ARBOR_OK;
+}
+
+/* The progress thread (ARBOR_PROGRESS=thread): advances collectives while the application is
+ * elsewhere (computing, or blocked in a lock as in figure 1 of the UPC paper), and sleeps
+ * while none is in flight, as the GASNet collectives note suggests. */
+static pthread_mutex_t lock;
+static pthread_t thread;
+static volatile bool stop;
+
+void arb_lock(void)
+{
+    if (arb_ctx.threaded) pthread_mutex_lock(&lock);
+}
+
+void arb_unlock(void)
+{
+    if (arb_ctx.threaded) pthread_mutex_unlock(&lock);
+}
+
+static void *progress_main(void *arg)
+{
+    (void)arg;
+    while (!stop) {
+        pthread_mutex_lock(&lock);
+        bool live = arb_ctx.active_head != NULL, moved = live && arb_progress_all() > 0;
+        pthread_mutex_unlock(&lock);
+        if (!live) usleep(200);
+        else if (!moved) sched_yield();
+    }
+    return NULL;
+}
+
+arbor_status_t arb_progress_thread_start(void)
+{
+    pthread_mutexattr_t attr;
+    pthread_mutexattr_init(&attr);
+    pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_init(&lock, &attr);
+    pthread_mutexattr_destroy(&attr);
+    stop = false;
+    arb_ctx.threaded = true;
+    if (pthread_create(&thread, NULL, progress_main, NULL)) {
+        arb_ctx.threaded = false;
+        pthread_mutex_destroy(&lock);
+        arb_error("cannot start the progress thread");
+        return ARBOR_ERR_NO_MEMORY;
+    }
+    return ARBOR_OK;
+}
+
+void arb_progress_thread_stop(void)
+{
+    if (!arb_ctx.threaded) return;
+    stop = true;
+    pthread_join(thread, NULL);
+    arb_ctx.threaded = false;
+    pthread_mutex_destroy(&lock);
 }

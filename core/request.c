@@ -1,6 +1,8 @@
 /*
  * Handles of non-blocking calls. A handle encodes (slot, generation) so a completed, freed or
- * forged handle is recognised (ARBOR_ERR_HANDLE) instead of dereferenced.
+ * forged handle is recognised (ARBOR_ERR_HANDLE) instead of dereferenced. A handle stands for
+ * an instance and the AGGREGATE run chained to it. Instances started with ASYNC_FENCE have no
+ * handle: they wait on the fence list until arbor_coll_fence of their team.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -14,7 +16,8 @@ typedef struct {
 } slot_t;
 
 static slot_t *slots;
-static uint32_t nslots;
+static uint32_t nslots, free_hint;
+static arb_inst_t *fence_head;
 
 static arbor_request_h encode(uint32_t idx, uint32_t gen)
 {
@@ -32,8 +35,11 @@ static slot_t *decode(arbor_request_h h)
 
 arbor_status_t arb_req_new(arb_inst_t *inst, arbor_request_h *req_p)
 {
-    uint32_t i = 0;
+    uint32_t i = free_hint;
     while (i < nslots && slots[i].inst) i++;
+    if (i == nslots) {
+        for (i = 0; i < nslots && slots[i].inst; i++) {}
+    }
     if (i == nslots) {
         uint32_t n = nslots ? 2 * nslots : 64;
         slot_t *ns = realloc(slots, n * sizeof(*ns));
@@ -44,6 +50,7 @@ arbor_status_t arb_req_new(arb_inst_t *inst, arbor_request_h *req_p)
     }
     slots[i].inst = inst;
     slots[i].gen++;
+    free_hint = i + 1;
     inst->has_handle = true;
     *req_p = encode(i, slots[i].gen);
     return ARBOR_OK;
@@ -51,38 +58,167 @@ arbor_status_t arb_req_new(arb_inst_t *inst, arbor_request_h *req_p)
 
 static arbor_status_t release(slot_t *s, arbor_request_h *req)
 {
-    arbor_status_t status = s->inst->status;
-    arb_exec_free(s->inst);
+    arbor_status_t status = arb_exec_chain_status(s->inst);
+    arb_exec_chain_free(s->inst);
     s->inst = NULL;
+    free_hint = (uint32_t)(s - slots);
     *req = NULL;
     return status;
 }
 
-arbor_status_t arbor_test(arbor_request_h *req)
+static arbor_status_t arbor_test_unlocked(arbor_request_h *req)
 {
     if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
     if (!req) return ARBOR_ERR_INVALID_ARG;
     slot_t *s = decode(*req);
     if (!s) return ARBOR_ERR_HANDLE;
-    if (!s->inst->complete) arb_progress_all();
-    return s->inst->complete ? release(s, req) : ARBOR_INPROGRESS;
+    if (!arb_exec_chain_complete(s->inst)) arb_progress_all();
+    return arb_exec_chain_complete(s->inst) ? release(s, req) : ARBOR_INPROGRESS;
 }
 
-arbor_status_t arbor_wait(arbor_request_h *req)
+static arbor_status_t arbor_wait_unlocked(arbor_request_h *req)
 {
     if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
     if (!req) return ARBOR_ERR_INVALID_ARG;
     slot_t *s = decode(*req);
     if (!s) return ARBOR_ERR_HANDLE;
-    arbor_status_t status = arb_exec_wait(s->inst);
-    if (status == ARBOR_ERR_TIMEOUT && !s->inst->complete) return status;
+    arbor_status_t status = arb_exec_chain_wait(s->inst);
+    if (status == ARBOR_ERR_TIMEOUT && !arb_exec_chain_complete(s->inst)) return status;
     return release(s, req);
+}
+
+/* Every non-NULL handle must be valid before anything happens. */
+static arbor_status_t check_all(size_t n, arbor_request_h *reqs, size_t *live_p)
+{
+    size_t live = 0;
+    if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
+    if (!reqs && n) return ARBOR_ERR_INVALID_ARG;
+    for (size_t i = 0; i < n; i++) {
+        if (!reqs[i]) continue;
+        if (!decode(reqs[i])) return ARBOR_ERR_HANDLE;
+        live++;
+    }
+    *live_p = live;
+    return ARBOR_OK;
+}
+
+static arbor_status_t arbor_wait_all_unlocked(size_t n, arbor_request_h *reqs)
+{
+    size_t live;
+    arbor_status_t status = check_all(n, reqs, &live), first = ARBOR_OK;
+    if (status != ARBOR_OK) return status;
+    for (size_t i = 0; i < n; i++) {
+        if (!reqs[i]) continue;
+        status = arbor_wait(&reqs[i]);
+        if (status == ARBOR_ERR_TIMEOUT) return status;
+        if (status != ARBOR_OK && first == ARBOR_OK) first = status;
+    }
+    return first;
+}
+
+static arbor_status_t arbor_test_all_unlocked(size_t n, arbor_request_h *reqs)
+{
+    size_t live;
+    arbor_status_t status = check_all(n, reqs, &live), first = ARBOR_OK;
+    if (status != ARBOR_OK) return status;
+    arb_progress_all();
+    for (size_t i = 0; i < n; i++)
+        if (reqs[i] && !arb_exec_chain_complete(decode(reqs[i])->inst)) return ARBOR_INPROGRESS;
+    for (size_t i = 0; i < n; i++) {
+        if (!reqs[i]) continue;
+        status = release(decode(reqs[i]), &reqs[i]);
+        if (status != ARBOR_OK && first == ARBOR_OK) first = status;
+    }
+    return first;
+}
+
+static arbor_status_t collect(size_t n, arbor_request_h *reqs, size_t *done_p, size_t *indices)
+{
+    arbor_status_t first = ARBOR_OK;
+    size_t done = 0;
+    for (size_t i = 0; i < n; i++) {
+        slot_t *s = reqs[i] ? decode(reqs[i]) : NULL;
+        if (!s || !arb_exec_chain_complete(s->inst)) continue;
+        arbor_status_t status = release(s, &reqs[i]);
+        if (status != ARBOR_OK && first == ARBOR_OK) first = status;
+        indices[done++] = i;
+    }
+    *done_p = done;
+    return first;
+}
+
+static arbor_status_t arbor_test_some_unlocked(size_t n, arbor_request_h *reqs, size_t *done_p, size_t *indices)
+{
+    size_t live;
+    arbor_status_t status = check_all(n, reqs, &live);
+    if (status != ARBOR_OK) return status;
+    if (!done_p || (!indices && n)) return ARBOR_ERR_INVALID_ARG;
+    if (!live) return ARBOR_ERR_INVALID_ARG;
+    arb_progress_all();
+    status = collect(n, reqs, done_p, indices);
+    return status == ARBOR_OK && *done_p == 0 ? ARBOR_INPROGRESS : status;
+}
+
+static arbor_status_t arbor_wait_some_unlocked(size_t n, arbor_request_h *reqs, size_t *done_p, size_t *indices)
+{
+    size_t live;
+    arbor_status_t status = check_all(n, reqs, &live);
+    if (status != ARBOR_OK) return status;
+    if (!done_p || (!indices && n)) return ARBOR_ERR_INVALID_ARG;
+    if (!live) return ARBOR_ERR_INVALID_ARG;
+    for (size_t i = 0; i < n; i++) {
+        if (!reqs[i]) continue;
+        /* waiting on the first live one bounds the wait by ARBOR_TIMEOUT and completes at
+         * least one; the others are collected if they are done too */
+        status = arb_exec_chain_wait(decode(reqs[i])->inst);
+        if (status == ARBOR_ERR_TIMEOUT) return status;
+        break;
+    }
+    return collect(n, reqs, done_p, indices);
+}
+
+arbor_status_t arb_req_fence_add(arb_inst_t *inst)
+{
+    inst->fence_next = fence_head;
+    fence_head = inst;
+    return ARBOR_OK;
+}
+
+static arbor_status_t arbor_coll_fence_unlocked(arbor_team_h team)
+{
+    if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
+    struct arbor_team *t = arb_team_lookup(team);
+    if (!t) return ARBOR_ERR_TEAM;
+    arbor_status_t first = ARBOR_OK;
+    for (arb_inst_t **pp = &fence_head; *pp;) {
+        arb_inst_t *i = *pp;
+        if (i->team != t) {
+            pp = &i->fence_next;
+            continue;
+        }
+        arbor_status_t status = arb_exec_chain_wait(i);
+        if (status == ARBOR_ERR_TIMEOUT) return status;
+        if (status != ARBOR_OK && first == ARBOR_OK) first = status;
+        *pp = i->fence_next;
+        arb_exec_chain_free(i);
+    }
+    return first;
+}
+
+bool arb_req_team_busy(const struct arbor_team *t)
+{
+    for (uint32_t i = 0; i < nslots; i++)
+        for (const arb_inst_t *x = slots[i].inst; x; x = x->agg_next)
+            if (x->team == t) return true;
+    for (const arb_inst_t *x = fence_head; x; x = x->fence_next)
+        if (x->team == t) return true;
+    return false;
 }
 
 void arb_req_adopt(arb_inst_t *inst)
 {
     arbor_request_h dummy;
-    if (arb_req_new(inst, &dummy) != ARBOR_OK) arb_exec_free(inst);
+    if (arb_req_new(inst, &dummy) != ARBOR_OK) arb_exec_chain_free(inst);
     else inst->has_handle = false;
 }
 
@@ -90,14 +226,77 @@ int arb_req_live(void)
 {
     int n = 0;
     for (uint32_t i = 0; i < nslots; i++) n += slots[i].inst && slots[i].inst->has_handle;
+    for (const arb_inst_t *x = fence_head; x; x = x->fence_next) n++;
     return n;
 }
 
 void arb_req_cleanup(void)
 {
     for (uint32_t i = 0; i < nslots; i++)
-        if (slots[i].inst) arb_exec_free(slots[i].inst);
+        if (slots[i].inst) arb_exec_chain_free(slots[i].inst);
+    while (fence_head) {
+        arb_inst_t *next = fence_head->fence_next;
+        arb_exec_chain_free(fence_head);
+        fence_head = next;
+    }
     free(slots);
     slots = NULL;
-    nslots = 0;
+    nslots = free_hint = 0;
+}
+
+/* Entry points: with a progress thread, one caller at a time. */
+arbor_status_t arbor_test(arbor_request_h *req)
+{
+    arb_lock();
+    arbor_status_t status = arbor_test_unlocked(req);
+    arb_unlock();
+    return status;
+}
+
+arbor_status_t arbor_wait(arbor_request_h *req)
+{
+    arb_lock();
+    arbor_status_t status = arbor_wait_unlocked(req);
+    arb_unlock();
+    return status;
+}
+
+arbor_status_t arbor_wait_all(size_t n, arbor_request_h *reqs)
+{
+    arb_lock();
+    arbor_status_t status = arbor_wait_all_unlocked(n, reqs);
+    arb_unlock();
+    return status;
+}
+
+arbor_status_t arbor_test_all(size_t n, arbor_request_h *reqs)
+{
+    arb_lock();
+    arbor_status_t status = arbor_test_all_unlocked(n, reqs);
+    arb_unlock();
+    return status;
+}
+
+arbor_status_t arbor_test_some(size_t n, arbor_request_h *reqs, size_t *done_p, size_t *indices)
+{
+    arb_lock();
+    arbor_status_t status = arbor_test_some_unlocked(n, reqs, done_p, indices);
+    arb_unlock();
+    return status;
+}
+
+arbor_status_t arbor_wait_some(size_t n, arbor_request_h *reqs, size_t *done_p, size_t *indices)
+{
+    arb_lock();
+    arbor_status_t status = arbor_wait_some_unlocked(n, reqs, done_p, indices);
+    arb_unlock();
+    return status;
+}
+
+arbor_status_t arbor_coll_fence(arbor_team_h team)
+{
+    arb_lock();
+    arbor_status_t status = arbor_coll_fence_unlocked(team);
+    arb_unlock();
+    return status;
 }

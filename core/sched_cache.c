@@ -10,12 +10,14 @@ static size_t hash_key(const arb_sched_key_t *k, size_t n)
     h ^= (uint64_t)(unsigned)k->alg + 0x632BE59BD9B4E019ull + (h << 6) + (h >> 2);
     h ^= (uint64_t)(unsigned)k->root + 0x85EBCA77C2B2AE63ull + (h << 6) + (h >> 2);
     h ^= k->bytes * 0xC2B2AE3D27D4EB4Full + (h << 6) + (h >> 2);
+    h ^= (uint64_t)k->variant * 0x165667B19E3779F9ull + (h << 6) + (h >> 2);
     return (size_t)(h % n);
 }
 
 static int same_key(const arb_sched_key_t *a, const arb_sched_key_t *b)
 {
-    return a->coll == b->coll && a->alg == b->alg && a->root == b->root && a->bytes == b->bytes;
+    return a->coll == b->coll && a->alg == b->alg && a->root == b->root && a->bytes == b->bytes &&
+           a->variant == b->variant;
 }
 
 int arb_sched_cache_init(arb_sched_cache_t *c, size_t cap)

@@ -14,7 +14,8 @@
 
 typedef struct {
     int coll, alg, root;
-    uint64_t bytes; /* size class */
+    uint64_t bytes;   /* size class (or element count, for reductions) */
+    uint32_t variant; /* sync flags, commutativity, element size */
 } arb_sched_key_t;
 
 typedef struct arb_cached_sched {

@@ -9,37 +9,24 @@
 #include <string.h>
 
 #include "core/log.h"
+#include "core/request.h"
 
 static size_t region_bytes(int size, int depth, size_t chunk)
 {
     return (size_t)size * 128 + (size_t)size * (size_t)depth * chunk;
 }
 
-arbor_status_t arb_team_create_world(struct arbor_team **team_p)
+/* A team of P members (world ranks, in team order) at region, with this rank at index me. */
+static arbor_status_t team_new(const int *world, int P, int me, uint64_t region, size_t chunk,
+                               struct arbor_team **team_p)
 {
-    int P = arb_ctx.size;
-    size_t chunk = arb_ctx.cfg.chunk_size, avail = arb_ctx.seg_size - arb_ctx.seg_used;
-    int depth = arb_ctx.cfg.channel_depth;
-    struct arbor_team *t;
-
-    /* Fit the landing space in half of what is left: shrink the slots, never below 1 KiB. */
-    while (region_bytes(P, depth, chunk) > avail / 2 && chunk > 1024) chunk /= 2;
-    chunk &= ~(size_t)63;
-    if (region_bytes(P, depth, chunk) > avail) {
-        arb_error("segment of %zu bytes too small for %d ranks x %d slots: raise "
-                  "ARBOR_SEGMENT_SIZE or lower ARBOR_CHANNEL_DEPTH", arb_ctx.seg_size, P, depth);
-        return ARBOR_ERR_NO_MEMORY;
-    }
-    if (chunk != arb_ctx.cfg.chunk_size)
-        arb_info("landing slots shrunk to %zu bytes to fit %d ranks in the segment", chunk, P);
-
-    t = calloc(1, sizeof(*t));
+    struct arbor_team *t = calloc(1, sizeof(*t));
     if (!t) return ARBOR_ERR_NO_MEMORY;
-    t->rank = arb_ctx.rank;
+    t->rank = me;
     t->size = P;
     t->chunk = chunk;
-    t->depth = depth;
-    t->region = arb_ctx.seg_used;
+    t->depth = arb_ctx.cfg.channel_depth;
+    t->region = region;
     t->world = calloc((size_t)P, sizeof(*t->world));
     t->peer_region = calloc((size_t)P, sizeof(*t->peer_region));
     t->rkey = calloc((size_t)P, sizeof(*t->rkey));
@@ -50,17 +37,56 @@ arbor_status_t arb_team_create_world(struct arbor_team **team_p)
         arb_team_destroy(t);
         return ARBOR_ERR_NO_MEMORY;
     }
-    arb_ctx.seg_used += (region_bytes(P, depth, chunk) + 4095) & ~(size_t)4095;
-    /* No memset: the transport zero-fills the segment at open, and a peer that finished init
-     * first may already have written into our region. */
+    /* No memset: the transport zero-fills the segment at open, regions are never reused, and a
+     * member that got here first may already have written into ours. */
     t->local = arb_ctx.seg + t->region;
     for (int r = 0; r < P; r++) {
-        t->world[r] = r;
-        t->rkey[r] = arb_ctx.tp_ops->seg_rkey(arb_ctx.tp, r);
-        uint8_t *base = arb_ctx.cfg.direct ? arb_ctx.tp_ops->peer_ptr(arb_ctx.tp, r) : NULL;
+        t->world[r] = world[r];
+        t->rkey[r] = arb_ctx.tp_ops->seg_rkey(arb_ctx.tp, world[r]);
+        uint8_t *base = arb_ctx.cfg.direct ? arb_ctx.tp_ops->peer_ptr(arb_ctx.tp, world[r]) : NULL;
         t->peer_region[r] = base ? base + t->region : NULL;
     }
     *team_p = t;
+    return ARBOR_OK;
+}
+
+/* Slot size for P members in the space left above offset from; 0 when nothing fits. */
+static size_t fit_chunk(int P, uint64_t from)
+{
+    size_t chunk = arb_ctx.cfg.chunk_size, avail = arb_ctx.seg_size - from;
+    int depth = arb_ctx.cfg.channel_depth;
+    if (from >= arb_ctx.seg_size) return 0;
+    /* Fit the landing space in half of what is left: shrink the slots, never below 1 KiB. */
+    while (region_bytes(P, depth, chunk) > avail / 2 && chunk > 1024) chunk /= 2;
+    chunk &= ~(size_t)63;
+    if (region_bytes(P, depth, chunk) > avail) {
+        arb_error("segment of %zu bytes too small for %d ranks x %d slots: raise "
+                  "ARBOR_SEGMENT_SIZE or lower ARBOR_CHANNEL_DEPTH", arb_ctx.seg_size, P, depth);
+        return 0;
+    }
+    if (chunk != arb_ctx.cfg.chunk_size)
+        arb_info("landing slots shrunk to %zu bytes to fit %d ranks in the segment", chunk, P);
+    return chunk;
+}
+
+static uint64_t region_end(uint64_t region, int P, size_t chunk)
+{
+    return (region + region_bytes(P, arb_ctx.cfg.channel_depth, chunk) + 4095) & ~(uint64_t)4095;
+}
+
+arbor_status_t arb_team_create_world(struct arbor_team **team_p)
+{
+    int P = arb_ctx.size;
+    size_t chunk = fit_chunk(P, arb_ctx.seg_used);
+    int *world = malloc(sizeof(int) * (size_t)P);
+    arbor_status_t status = chunk && world ? ARBOR_OK : ARBOR_ERR_NO_MEMORY;
+    for (int r = 0; world && r < P; r++) world[r] = r;
+    if (status == ARBOR_OK)
+        status = team_new(world, P, arb_ctx.rank, arb_ctx.seg_used, chunk, team_p);
+    free(world);
+    if (status != ARBOR_OK) return status;
+    arb_ctx.seg_used = region_end(arb_ctx.seg_used, P, chunk);
+    (*team_p)->handle = ARBOR_TEAM_WORLD;
     return ARBOR_OK;
 }
 
@@ -76,10 +102,131 @@ void arb_team_destroy(struct arbor_team *t)
     free(t);
 }
 
+/* Teams other than the world live in a table; a handle encodes (slot, generation) so a freed
+ * team's handle is recognised rather than followed. */
+typedef struct {
+    struct arbor_team *t;
+    uint32_t gen;
+} tslot_t;
+
+static tslot_t *tslots;
+static uint32_t ntslots;
+
+static arbor_status_t register_team(struct arbor_team *t)
+{
+    uint32_t i = 0;
+    while (i < ntslots && tslots[i].t) i++;
+    if (i == ntslots) {
+        uint32_t n = ntslots ? 2 * ntslots : 16;
+        tslot_t *ns = realloc(tslots, n * sizeof(*ns));
+        if (!ns) return ARBOR_ERR_NO_MEMORY;
+        for (uint32_t j = ntslots; j < n; j++) ns[j] = (tslot_t){NULL, 0};
+        tslots = ns;
+        ntslots = n;
+    }
+    tslots[i].t = t;
+    tslots[i].gen++;
+    t->handle = (arbor_team_h)(uintptr_t)(((uint64_t)tslots[i].gen << 32) | (uint64_t)(i + 1));
+    return ARBOR_OK;
+}
+
+static tslot_t *team_slot(arbor_team_h h)
+{
+    uint64_t v = (uint64_t)(uintptr_t)h;
+    uint32_t idx = (uint32_t)(v & 0xffffffffu), gen = (uint32_t)(v >> 32);
+    if (idx == 0 || idx > ntslots) return NULL;
+    return tslots[idx - 1].t && tslots[idx - 1].gen == gen ? &tslots[idx - 1] : NULL;
+}
+
+void arb_team_destroy_all(void)
+{
+    for (uint32_t i = 0; i < ntslots; i++) arb_team_destroy(tslots[i].t);
+    free(tslots);
+    tslots = NULL;
+    ntslots = 0;
+}
+
+typedef struct {
+    int32_t color, key;
+    uint64_t seg_used;
+} split_info_t;
+
+static int by_key(const void *a, const void *b, void *arg)
+{
+    const split_info_t *info = arg;
+    int x = *(const int *)a, y = *(const int *)b;
+    if (info[x].key != info[y].key) return info[x].key < info[y].key ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+static arbor_status_t arbor_team_split_unlocked(arbor_team_h parent, int color, int key, arbor_team_h *team_p)
+{
+    if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
+    struct arbor_team *p = arb_team_lookup(parent);
+    if (!p) return ARBOR_ERR_TEAM;
+    if (!team_p) return ARBOR_ERR_INVALID_ARG;
+
+    int P = p->size, n = 0, me = -1;
+    split_info_t mine = {.color = color < 0 ? -1 : color, .key = key,
+                         .seg_used = arb_ctx.seg_used};
+    split_info_t *all = malloc(sizeof(*all) * (size_t)P);
+    int *members = malloc(sizeof(int) * (size_t)P), *world = malloc(sizeof(int) * (size_t)P);
+    arbor_status_t status = all && members && world ? ARBOR_OK : ARBOR_ERR_NO_MEMORY;
+    /* Every member learns every (color, key) and where everyone's free segment space starts;
+     * the exchange is itself a collective of the parent, so the split synchronises. */
+    if (status == ARBOR_OK)
+        status = arbor_allgather(parent, &mine, all, sizeof(mine), ARBOR_BYTE);
+    if (status == ARBOR_OK && color >= 0) {
+        uint64_t region = 0;
+        for (int r = 0; r < P; r++) {
+            if (all[r].color != mine.color) continue;
+            members[n++] = r;
+            if (all[r].seg_used > region) region = all[r].seg_used;
+        }
+        qsort_r(members, (size_t)n, sizeof(int), by_key, all);
+        for (int i = 0; i < n; i++) {
+            world[i] = p->world[members[i]];
+            if (members[i] == p->rank) me = i;
+        }
+        /* Every member computes the same region and the same verdict. */
+        size_t chunk = fit_chunk(n, region);
+        struct arbor_team *t = NULL;
+        status = chunk ? team_new(world, n, me, region, chunk, &t) : ARBOR_ERR_NO_MEMORY;
+        if (status == ARBOR_OK && (status = register_team(t)) != ARBOR_OK) arb_team_destroy(t);
+        if (status == ARBOR_OK) {
+            arb_ctx.seg_used = region_end(region, n, chunk);
+            *team_p = t->handle;
+        }
+    } else if (status == ARBOR_OK) {
+        *team_p = NULL;
+    }
+    free(all);
+    free(members);
+    free(world);
+    return status;
+}
+
+static arbor_status_t arbor_team_free_unlocked(arbor_team_h *team_p)
+{
+    if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
+    if (!team_p) return ARBOR_ERR_INVALID_ARG;
+    tslot_t *s = *team_p == ARBOR_TEAM_WORLD ? NULL : team_slot(*team_p);
+    if (!s) return ARBOR_ERR_TEAM;
+    if (arb_req_team_busy(s->t)) return ARBOR_ERR_BUSY;
+    arbor_status_t status = arbor_barrier(*team_p);
+    if (status != ARBOR_OK) return status;
+    arb_team_destroy(s->t);
+    s->t = NULL;
+    *team_p = NULL;
+    return ARBOR_OK;
+}
+
 struct arbor_team *arb_team_lookup(arbor_team_h h)
 {
     if (!arb_initialized()) return NULL;
-    return h == ARBOR_TEAM_WORLD ? arb_ctx.world : NULL;
+    if (h == ARBOR_TEAM_WORLD) return arb_ctx.world;
+    tslot_t *s = team_slot(h);
+    return s ? s->t : NULL;
 }
 
 arbor_status_t arbor_team_rank(arbor_team_h team, int *rank_p)
@@ -100,4 +247,21 @@ arbor_status_t arbor_team_size(arbor_team_h team, int *size_p)
     if (!size_p) return ARBOR_ERR_INVALID_ARG;
     *size_p = t->size;
     return ARBOR_OK;
+}
+
+/* Entry points: with a progress thread, one caller at a time. */
+arbor_status_t arbor_team_split(arbor_team_h parent, int color, int key, arbor_team_h *team_p)
+{
+    arb_lock();
+    arbor_status_t status = arbor_team_split_unlocked(parent, color, key, team_p);
+    arb_unlock();
+    return status;
+}
+
+arbor_status_t arbor_team_free(arbor_team_h *team_p)
+{
+    arb_lock();
+    arbor_status_t status = arbor_team_free_unlocked(team_p);
+    arb_unlock();
+    return status;
 }

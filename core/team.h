@@ -24,6 +24,7 @@ typedef struct {
 } arb_chan_t;
 
 struct arbor_team {
+    arbor_team_h handle;
     int rank, size;
     int *world;            /* team rank -> world rank */
     uint64_t region;       /* offset of the channel region in every member's segment */
@@ -55,6 +56,8 @@ static inline uint64_t arb_team_slot_off(const struct arbor_team *t, int s, uint
 /* Creates the world team (all ranks), carving its region from the segment. */
 arbor_status_t arb_team_create_world(struct arbor_team **team_p);
 void arb_team_destroy(struct arbor_team *team);
+/* Finalize: destroys every team but the world. */
+void arb_team_destroy_all(void);
 
 /* Maps a public handle to a live team; NULL for an unknown or freed one. */
 struct arbor_team *arb_team_lookup(arbor_team_h h);

@@ -205,9 +205,10 @@ ARBOR_API arbor_status_t arbor_op_free(arbor_op_t op);
 ARBOR_API arbor_status_t arbor_team_split(arbor_team_h parent, int color, int key,
                                           arbor_team_h *team_p);
 /**
- * @brief Free a team. Collective over @p team and synchronising; completes the team's
- * outstanding collectives first. Freeing ARBOR_TEAM_WORLD gives ARBOR_ERR_TEAM; *team_p is
- * set to NULL and later use of the handle gives ARBOR_ERR_TEAM.
+ * @brief Free a team. Collective over @p team and synchronising. Every collective of the team
+ * must have been completed (test / wait / fence) first, else ARBOR_ERR_BUSY and nothing
+ * changes. Freeing ARBOR_TEAM_WORLD gives ARBOR_ERR_TEAM; *team_p is set to NULL and later use
+ * of the handle gives ARBOR_ERR_TEAM. The team's landing space is not reused.
  */
 ARBOR_API arbor_status_t arbor_team_free(arbor_team_h *team_p);
 

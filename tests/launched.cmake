@@ -25,3 +25,15 @@ set_tests_properties(unit.select PROPERTIES LABELS unit TIMEOUT 60)
 add_test(NAME unit.readme_config COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/check_readme.sh
   $<TARGET_FILE:arbor-info> ${CMAKE_SOURCE_DIR}/README.md)
 set_tests_properties(unit.readme_config PROPERTIES LABELS unit TIMEOUT 30)
+
+# The whole collective set (types, ops, roots, sizes, flags, teams) on every transport.
+add_executable(arbor-test-colls ${CMAKE_CURRENT_SOURCE_DIR}/test_colls.c)
+target_link_libraries(arbor-test-colls PRIVATE arbor m)
+arbor_add_launched_test(NAME colls COMMAND $<TARGET_FILE:arbor-test-colls> LABELS colls
+                        TIMEOUT 600)
+
+# Figure 1 of the UPC collectives paper (EX2 needs the progress thread).
+add_executable(arbor-test-figure1 ${CMAKE_CURRENT_SOURCE_DIR}/test_figure1.c)
+target_link_libraries(arbor-test-figure1 PRIVATE arbor)
+arbor_add_launched_test(NAME figure1 COMMAND $<TARGET_FILE:arbor-test-figure1> LABELS colls
+                        RANKS 2 3 4 ENV ARBOR_PROGRESS=thread ARBOR_TIMEOUT=30)

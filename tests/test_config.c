@@ -62,7 +62,7 @@ int main(void)
               strstr(err, "karp"),
           "bad algorithm message lacks the valid names: %s", err);
     setenv("ARBOR_BCAST_ALGORITHM", "flat", 1);
-    CHECK(parse(&c, err, warn) == ARBOR_OK && c.bcast_alg > 0, "flat rejected");
+    CHECK(parse(&c, err, warn) == ARBOR_OK && c.coll_alg[ARB_COLL_BCAST] > 0, "flat rejected");
     unsetenv("ARBOR_BCAST_ALGORITHM");
 
     setenv("ARBOR_BOGUS", "1", 1);

@@ -58,7 +58,8 @@ static arbor_status_t worker_init(arb_tp_t *tp)
     ucs_status_t status;
 
     params.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
-    params.thread_mode = UCS_THREAD_MODE_SINGLE;
+    /* arbor serialises every call with its own lock when a progress thread runs */
+    params.thread_mode = UCS_THREAD_MODE_SERIALIZED;
     status = ucp_worker_create(tp->context, &params, &tp->worker);
     if (status != UCS_OK) {
         arb_warn("ucp_worker_create failed: %s", ucs_status_string(status));

@@ -1,0 +1,48 @@
+/*
+ * arbor-bench's collectives: per op, how to lay out buffers for a size, fill them with values
+ * every rank can predict, run the public call, and check the result.
+ */
+#ifndef ARB_BENCH_BENCH_OPS_H
+#define ARB_BENCH_BENCH_OPS_H
+
+#include <stddef.h>
+
+#include "algorithms/coll.h"
+#include "arbor.h"
+#include "core/coll.h"
+
+typedef struct {
+    const char *name;
+    arb_coll_t coll;
+    const char *env; /* ARBOR_<env>_ALGORITHM */
+} bench_op_t;
+
+extern const bench_op_t bench_ops[];
+extern const int bench_nops;
+extern const char *const bench_dtype_names[];
+extern const int bench_ndtypes;
+extern const char *const bench_rop_names[];
+extern const int bench_nrops;
+
+#define BENCH_MAX_BUFS 64
+
+typedef struct {
+    const bench_op_t *op;
+    arb_call_t call;        /* the call of buffer set 0 (for introspection) */
+    size_t bytes;           /* reported size */
+    size_t count, elem;     /* elements per block / vector */
+    size_t send_bytes, recv_bytes;
+    int dtype_idx, rop_idx, root, rank, size;
+    int nbufs;
+    unsigned char *send[BENCH_MAX_BUFS], *recv[BENCH_MAX_BUFS];
+    size_t *counts, *displs;
+} bench_point_t;
+
+int bench_setup(bench_point_t *p, const bench_op_t *op, size_t bytes, int dtype_idx, int rop_idx,
+                int root, int rank, int size, int cold);
+void bench_fill(bench_point_t *p, int it, int last);
+arbor_status_t bench_run(bench_point_t *p, int it);
+int bench_check(const bench_point_t *p, int it);
+void bench_teardown(bench_point_t *p);
+
+#endif /* ARB_BENCH_BENCH_OPS_H */

@@ -1,0 +1,34 @@
+/*
+ * One description of a collective call, whatever the family: the public entry points
+ * (coll_api.c) fill it, coll_start.c validates it, lays out its buffers (in-place variants),
+ * selects and caches a schedule, applies the sync flags and starts (or runs) it.
+ */
+#ifndef ARB_CORE_COLL_H
+#define ARB_CORE_COLL_H
+
+#include <stddef.h>
+
+#include "algorithms/coll.h"
+#include "arbor.h"
+
+typedef struct {
+    arb_coll_t coll;
+    const void *sendbuf;
+    void *recvbuf;
+    size_t count;                 /* elements (bcast: bytes) */
+    size_t own;                   /* scatterv: recvcount; gatherv / allgatherv: sendcount */
+    const size_t *counts, *displs; /* scatterv / alltoallv send side; gatherv / allgatherv
+                                    * receive side; reduce_scatter recvcounts (elements) */
+    const size_t *rcounts, *rdispls; /* alltoallv receive side */
+    arbor_dtype_t dtype;
+    arbor_op_t op;
+    int root;
+} arb_call_t;
+
+/* Validates and starts the call. Blocking when req_p is NULL and no ASYNC_FENCE / AGGREGATE
+ * flag is given (blocking calls take no params). */
+arbor_status_t arb_coll_run(arbor_team_h team, const arb_call_t *call,
+                            const arbor_op_params_t *params, arbor_request_h *req_p,
+                            int blocking);
+
+#endif /* ARB_CORE_COLL_H */

@@ -1,0 +1,456 @@
+/*
+ * Starting a collective: validate (nothing changes on a bad argument), lay out its buffers
+ * (block size, in-place aliases), find or build its schedule (cache hit: a hash probe),
+ * compose the ALLSYNC barriers, start the instance and hand it to a handle, the fence list or
+ * the aggregate run, or wait for it. An initiation never waits for another rank.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/coll.h"
+#include "core/dtype.h"
+#include "core/executor.h"
+#include "core/introspect.h"
+#include "core/log.h"
+#include "core/request.h"
+
+#define KNOWN_FLAGS                                                                                \
+    (ARBOR_IN_NOSYNC | ARBOR_IN_MYSYNC | ARBOR_IN_ALLSYNC | ARBOR_OUT_NOSYNC | ARBOR_OUT_MYSYNC |  \
+     ARBOR_OUT_ALLSYNC | ARBOR_ASYNC_FENCE | ARBOR_AGGREGATE)
+#define MAX_BYTES ((size_t)1 << 48)
+
+static bool rooted(arb_coll_t c)
+{
+    return c == ARB_COLL_BCAST || c == ARB_COLL_SCATTER || c == ARB_COLL_SCATTERV ||
+           c == ARB_COLL_GATHER || c == ARB_COLL_GATHERV || c == ARB_COLL_REDUCE;
+}
+
+static bool reduction(arb_coll_t c)
+{
+    return c == ARB_COLL_REDUCE || c == ARB_COLL_ALLREDUCE || c == ARB_COLL_REDUCE_SCATTER ||
+           c == ARB_COLL_SCAN || c == ARB_COLL_EXSCAN;
+}
+
+static bool vector(arb_coll_t c)
+{
+    return c == ARB_COLL_SCATTERV || c == ARB_COLL_GATHERV || c == ARB_COLL_ALLGATHERV ||
+           c == ARB_COLL_ALLTOALLV || c == ARB_COLL_REDUCE_SCATTER;
+}
+
+static arbor_status_t check_flags(uint64_t f)
+{
+    if (f & ~(uint64_t)KNOWN_FLAGS) return ARBOR_ERR_FLAGS;
+    if ((f & ARBOR_IN_NOSYNC) && (f & (ARBOR_IN_MYSYNC | ARBOR_IN_ALLSYNC))) return ARBOR_ERR_FLAGS;
+    if ((f & ARBOR_IN_MYSYNC) && (f & ARBOR_IN_ALLSYNC)) return ARBOR_ERR_FLAGS;
+    if ((f & ARBOR_OUT_NOSYNC) && (f & (ARBOR_OUT_MYSYNC | ARBOR_OUT_ALLSYNC)))
+        return ARBOR_ERR_FLAGS;
+    if ((f & ARBOR_OUT_MYSYNC) && (f & ARBOR_OUT_ALLSYNC)) return ARBOR_ERR_FLAGS;
+    if ((f & ARBOR_ASYNC_FENCE) && (f & ARBOR_AGGREGATE)) return ARBOR_ERR_FLAGS;
+    return ARBOR_OK;
+}
+
+/* Sum of an array with overflow detection; false when it exceeds MAX_BYTES. */
+static bool sum_ok(const size_t *a, int n, size_t scale, size_t *sum_p)
+{
+    size_t s = 0;
+    for (int i = 0; i < n; i++) {
+        if (a[i] > MAX_BYTES / (scale ? scale : 1)) return false;
+        s += a[i] * scale;
+        if (s > MAX_BYTES) return false;
+    }
+    *sum_p = s;
+    return true;
+}
+
+/* Validates everything that can be checked locally (DESIGN.md: bad input returns its code and
+ * changes nothing). */
+static arbor_status_t validate(const struct arbor_team *t, const arb_call_t *c, size_t elem)
+{
+    arb_coll_t k = c->coll;
+    int P = t->size, me = t->rank;
+    bool root = rooted(k) && me == c->root;
+    size_t total;
+
+    if (rooted(k) && (c->root < 0 || c->root >= P)) return ARBOR_ERR_ROOT;
+    if (k == ARB_COLL_BARRIER) return ARBOR_OK;
+    if (k == ARB_COLL_BCAST) {
+        if (c->count > MAX_BYTES) return ARBOR_ERR_COUNT;
+        return !c->recvbuf && c->count ? ARBOR_ERR_BUFFER : ARBOR_OK;
+    }
+    if (!elem) return ARBOR_ERR_DATATYPE;
+    if (reduction(k)) {
+        arbor_status_t status = arb_op_check(c->op, c->dtype);
+        if (status != ARBOR_OK) return status;
+    }
+    if (c->count > MAX_BYTES / elem / (size_t)P || c->own > MAX_BYTES / elem)
+        return ARBOR_ERR_COUNT;
+    bool in_send = c->sendbuf == ARBOR_IN_PLACE, in_recv = c->recvbuf == ARBOR_IN_PLACE;
+    if (in_recv && !(k == ARB_COLL_SCATTER || k == ARB_COLL_SCATTERV)) return ARBOR_ERR_BUFFER;
+    if (in_recv && !root) return ARBOR_ERR_BUFFER;
+    if (in_send && (k == ARB_COLL_SCATTER || k == ARB_COLL_SCATTERV)) return ARBOR_ERR_BUFFER;
+    if (in_send && (k == ARB_COLL_GATHER || k == ARB_COLL_GATHERV || k == ARB_COLL_REDUCE) &&
+        !root)
+        return ARBOR_ERR_BUFFER;
+    if (in_send && k == ARB_COLL_ALLTOALLV) return ARBOR_ERR_BUFFER;
+
+    switch (k) {
+    case ARB_COLL_SCATTER:
+        if (root && !c->sendbuf && c->count) return ARBOR_ERR_BUFFER;
+        return !c->recvbuf && c->count ? ARBOR_ERR_BUFFER : ARBOR_OK;
+    case ARB_COLL_GATHER:
+        if (root && !c->recvbuf && c->count) return ARBOR_ERR_BUFFER;
+        return !c->sendbuf && c->count ? ARBOR_ERR_BUFFER : ARBOR_OK;
+    case ARB_COLL_ALLGATHER:
+    case ARB_COLL_ALLTOALL:
+    case ARB_COLL_ALLREDUCE:
+    case ARB_COLL_SCAN:
+    case ARB_COLL_EXSCAN:
+        return (!c->sendbuf || !c->recvbuf) && c->count ? ARBOR_ERR_BUFFER : ARBOR_OK;
+    case ARB_COLL_REDUCE:
+        if (root && !c->recvbuf && c->count) return ARBOR_ERR_BUFFER;
+        return !c->sendbuf && c->count ? ARBOR_ERR_BUFFER : ARBOR_OK;
+    case ARB_COLL_SCATTERV:
+        if (root) {
+            if (!c->counts || !c->displs) return ARBOR_ERR_COUNT;
+            if (!sum_ok(c->counts, P, elem, &total)) return ARBOR_ERR_COUNT;
+            if (c->counts[me] != c->own && !in_recv) return ARBOR_ERR_COUNT;
+            if (total && !c->sendbuf) return ARBOR_ERR_BUFFER;
+        }
+        return !c->recvbuf && c->own ? ARBOR_ERR_BUFFER : ARBOR_OK;
+    case ARB_COLL_GATHERV:
+    case ARB_COLL_ALLGATHERV:
+        if (root || k == ARB_COLL_ALLGATHERV) {
+            if (!c->counts || !c->displs) return ARBOR_ERR_COUNT;
+            if (!sum_ok(c->counts, P, elem, &total)) return ARBOR_ERR_COUNT;
+            if (c->counts[me] != c->own && !in_send) return ARBOR_ERR_COUNT;
+            if (total && !c->recvbuf) return ARBOR_ERR_BUFFER;
+        }
+        return !c->sendbuf && c->own ? ARBOR_ERR_BUFFER : ARBOR_OK;
+    case ARB_COLL_ALLTOALLV: {
+        size_t rtotal;
+        if (!c->counts || !c->displs || !c->rcounts || !c->rdispls) return ARBOR_ERR_COUNT;
+        if (!sum_ok(c->counts, P, elem, &total) || !sum_ok(c->rcounts, P, elem, &rtotal))
+            return ARBOR_ERR_COUNT;
+        if (c->counts[me] != c->rcounts[me]) return ARBOR_ERR_COUNT;
+        if ((total && !c->sendbuf) || (rtotal && !c->recvbuf)) return ARBOR_ERR_BUFFER;
+        return ARBOR_OK;
+    }
+    case ARB_COLL_REDUCE_SCATTER:
+        if (!c->counts) return ARBOR_ERR_COUNT;
+        if (!sum_ok(c->counts, P, elem, &total)) return ARBOR_ERR_COUNT;
+        if (total && !c->sendbuf) return ARBOR_ERR_BUFFER;
+        return !c->recvbuf && c->counts[me] ? ARBOR_ERR_BUFFER : ARBOR_OK;
+    default: return ARBOR_OK;
+    }
+}
+
+/* Where the instance's SRC and DST point and what one block is; copies made for in-place
+ * variants that would overwrite their own input are owned by the instance. */
+typedef struct {
+    uint8_t *src, *dst;
+    size_t block;   /* bytes per schedule block */
+    size_t bytes;   /* what the schedule is chosen for */
+    void *owned;    /* malloc'd input copy, freed with the instance */
+    size_t *vec[4]; /* byte-converted counts / displs for the builder (freed after build) */
+} layout_t;
+
+static arbor_status_t lay_out(const struct arbor_team *t, const arb_call_t *c, size_t elem,
+                              layout_t *L)
+{
+    int P = t->size, me = t->rank;
+    bool in_send = c->sendbuf == ARBOR_IN_PLACE, in_recv = c->recvbuf == ARBOR_IN_PLACE;
+    memset(L, 0, sizeof(*L));
+    L->src = (uint8_t *)(uintptr_t)c->sendbuf;
+    L->dst = c->recvbuf;
+    switch (c->coll) {
+    case ARB_COLL_BARRIER: break;
+    case ARB_COLL_BCAST: L->src = c->recvbuf, L->block = L->bytes = c->count; break;
+    case ARB_COLL_SCATTER:
+    case ARB_COLL_GATHER:
+    case ARB_COLL_ALLGATHER:
+    case ARB_COLL_ALLTOALL:
+        L->block = L->bytes = c->count * elem;
+        if (in_recv) L->dst = L->src + (size_t)me * L->block;
+        if (in_send && c->coll == ARB_COLL_ALLTOALL) {
+            L->owned = malloc(L->block * (size_t)P + 1);
+            if (!L->owned) return ARBOR_ERR_NO_MEMORY;
+            memcpy(L->owned, c->recvbuf, L->block * (size_t)P);
+            L->src = L->owned;
+        } else if (in_send) {
+            L->src = L->dst + (size_t)me * L->block;
+        }
+        break;
+    case ARB_COLL_REDUCE:
+    case ARB_COLL_ALLREDUCE:
+    case ARB_COLL_SCAN:
+    case ARB_COLL_EXSCAN:
+        L->block = elem;
+        L->bytes = c->count * elem;
+        if (in_send) L->src = L->dst;
+        break;
+    case ARB_COLL_REDUCE_SCATTER: {
+        size_t total = 0;
+        for (int r = 0; r < P; r++) total += c->counts[r];
+        L->block = elem;
+        L->bytes = total * elem;
+        if (in_send) {
+            L->owned = malloc(total * elem + 1);
+            if (!L->owned) return ARBOR_ERR_NO_MEMORY;
+            memcpy(L->owned, c->recvbuf, total * elem);
+            L->src = L->owned;
+        }
+        L->vec[0] = malloc(sizeof(size_t) * (size_t)P);
+        if (!L->vec[0]) return ARBOR_ERR_NO_MEMORY;
+        memcpy(L->vec[0], c->counts, sizeof(size_t) * (size_t)P);
+        break;
+    }
+    default: { /* the v-variants: bytes; ranks that lack the arrays know only their own piece */
+        const size_t *in[4] = {c->counts, c->displs, c->rcounts, c->rdispls};
+        L->block = 1;
+        for (int v = 0; v < 4; v++) {
+            L->vec[v] = calloc((size_t)P, sizeof(size_t));
+            if (!L->vec[v]) return ARBOR_ERR_NO_MEMORY;
+            for (int r = 0; in[v] && r < P; r++) L->vec[v][r] = in[v][r] * elem;
+        }
+        bool has_arrays = c->coll == ARB_COLL_ALLGATHERV || c->coll == ARB_COLL_ALLTOALLV ||
+                          me == c->root;
+        if (!has_arrays) L->vec[0][me] = c->own * elem;
+        if (in_recv) L->dst = L->src + L->vec[1][me]; /* scatterv root in place */
+        if (in_send) L->src = L->dst + L->vec[1][me]; /* gatherv root / allgatherv in place */
+        L->bytes = L->vec[0][me];
+        break;
+    }
+    }
+    return ARBOR_OK;
+}
+
+static void free_vectors(layout_t *L)
+{
+    for (int v = 0; v < 4; v++) free(L->vec[v]), L->vec[v] = NULL;
+}
+
+static unsigned size_class(size_t bytes)
+{
+    return bytes ? 64u - (unsigned)__builtin_clzll((unsigned long long)bytes) : 0u;
+}
+
+static void print_choice(const arb_coll_args_t *a, int alg, int why, const double *predicted)
+{
+    int n;
+    const arb_alg_desc_t *tab = arb_alg_table(a->coll, &n);
+    char line[1024];
+    size_t len = 0;
+    for (int i = 1; i < n && len < sizeof(line); i++)
+        len += (size_t)snprintf(line + len, sizeof(line) - len, " %s=%.3gus", tab[i].name,
+                                predicted[i]);
+    fprintf(stderr, "arbor: %s bytes=%zu ranks=%d root=%d -> %s%s; predicted:%s\n",
+            arb_coll_name(a->coll), a->bytes, a->size, a->root, tab[alg].name,
+            why == 1 ? " (forced)" : why == 2 ? " (ARBOR_TUNE)" : "", line);
+}
+
+/* Builds the schedule of the chosen algorithm, falling back to the next cheapest when a
+ * builder cannot handle the case (ARBOR_ERR_UNSUPPORTED), then composes ALLSYNC barriers. */
+static arbor_status_t build(const arb_coll_args_t *a, int forced, int pinned, uint64_t flags,
+                            arb_sched_t *s, int *alg_p)
+{
+    int n;
+    const arb_alg_desc_t *tab = arb_alg_table(a->coll, &n);
+    double predicted[32] = {0};
+    int alg = arb_select(a, &arb_ctx.model, forced ? forced : pinned, predicted);
+    arbor_status_t status = ARBOR_ERR_UNSUPPORTED;
+    bool tried[32] = {false};
+
+    arb_sched_init(s);
+    for (int attempt = 0; attempt < n && n <= 32; attempt++) {
+        tried[alg] = true;
+        status = tab[alg].build(&tab[alg], a, &arb_ctx.model, s);
+        if (status != ARBOR_ERR_UNSUPPORTED || forced || pinned) break;
+        arb_sched_free(s);
+        arb_sched_init(s);
+        int next = 0;
+        for (int i = 1; i < n; i++)
+            if (!tried[i] && (!next || predicted[i] < predicted[next])) next = i;
+        if (!next) break;
+        alg = next;
+    }
+    if (status != ARBOR_OK) {
+        arb_sched_free(s);
+        arb_error("%s algorithm %s cannot run here: %s", arb_coll_name(a->coll), tab[alg].name,
+                  arbor_strerror(status));
+        return status == ARBOR_ERR_NO_MEMORY ? status : ARBOR_ERR_ALGORITHM;
+    }
+    if (arb_ctx.cfg.print_algorithm && a->rank == 0)
+        print_choice(a, alg, forced ? 1 : pinned ? 2 : 0, predicted);
+    if (flags & (ARBOR_IN_ALLSYNC | ARBOR_OUT_ALLSYNC)) {
+        arb_coll_args_t b = *a;
+        arb_sched_t bar, full;
+        b.coll = ARB_COLL_BARRIER;
+        arb_sched_init(&bar);
+        arb_sched_init(&full);
+        const arb_alg_desc_t *btab = arb_alg_table(ARB_COLL_BARRIER, &n);
+        status = btab[1].build(&btab[1], &b, &arb_ctx.model, &bar);
+        if (status == ARBOR_OK && (((flags & ARBOR_IN_ALLSYNC) && arb_sched_append_all(&full, &bar)) ||
+                                   arb_sched_append_all(&full, s) ||
+                                   ((flags & ARBOR_OUT_ALLSYNC) && arb_sched_append_all(&full, &bar))))
+            status = ARBOR_ERR_NO_MEMORY;
+        arb_sched_free(&bar);
+        arb_sched_free(s);
+        if (status != ARBOR_OK) {
+            arb_sched_free(&full);
+            return status;
+        }
+        *s = full;
+    }
+    *alg_p = alg;
+    return ARBOR_OK;
+}
+
+/* The cached schedule (or a fresh one for calls whose schedule depends on per-rank counts). */
+static arbor_status_t schedule_for(struct arbor_team *t, const arb_call_t *c, const layout_t *L,
+                                   size_t elem, uint64_t flags, arb_cached_sched_t **cs_p,
+                                   int *alg_p)
+{
+    arb_coll_t k = c->coll;
+    bool red = reduction(k), vec = vector(k);
+    int forced = arb_ctx.cfg.coll_alg[k];
+    int pinned = forced ? 0 : arb_tune_match(&arb_ctx.tune, k, L->bytes, t->size);
+    unsigned cls = size_class(L->bytes);
+    arb_coll_args_t a = {.coll = k, .rank = t->rank, .size = t->size,
+                         .root = rooted(k) ? c->root : 0, .chunk = t->chunk,
+                         .commutative = red ? arb_op_commutative(c->op) : 1};
+    /* Schedules in block units serve a whole size class; reductions split vectors at element
+     * boundaries, so their schedules are per count. */
+    a.bytes = vec ? L->bytes : red ? L->bytes : cls ? (size_t)1 << (cls - 1) : 0;
+    a.count = red ? (k == ARB_COLL_REDUCE_SCATTER ? 0 : c->count) : 0;
+    a.counts = L->vec[0];
+    a.displs = L->vec[1];
+    a.rcounts = L->vec[2];
+    a.rdispls = L->vec[3];
+    arb_sched_key_t key = {.coll = k, .alg = pinned, .root = a.root,
+                           .bytes = red ? (c->count | (1ull << 63)) : cls,
+                           .variant = (uint32_t)(flags & (ARBOR_IN_ALLSYNC | ARBOR_OUT_ALLSYNC)) |
+                                      (uint32_t)a.commutative << 8 | (uint32_t)elem << 9};
+    arb_cached_sched_t *cs = vec ? NULL : arb_sched_cache_get(&t->cache, &key);
+    if (cs) {
+        *cs_p = cs;
+        *alg_p = cs->alg;
+        return ARBOR_OK;
+    }
+    double t0 = arb_now_us();
+    arb_sched_t s;
+    int alg;
+    arbor_status_t status = build(&a, forced, pinned, flags, &s, &alg);
+    if (status != ARBOR_OK) return status;
+    cs = vec ? arb_sched_wrap(&s) : arb_sched_cache_put(&t->cache, &key, &s);
+    if (!cs) {
+        arb_sched_free(&s);
+        return ARBOR_ERR_NO_MEMORY;
+    }
+    cs->alg = alg;
+    t->cache.build_us += arb_now_us() - t0;
+    *cs_p = cs;
+    *alg_p = alg;
+    return ARBOR_OK;
+}
+
+static void combine_op(void *inout, const void *in, size_t bytes, int order, void *arg)
+{
+    const arb_inst_t *inst = arg;
+    arb_reduce(inst->op, inst->dtype, inout, in, bytes / inst->elem, order);
+}
+
+/* Instances started with AGGREGATE wait here for the next call that takes a handle. */
+static arb_inst_t *aggregate_head;
+
+static arbor_status_t run(arbor_team_h team, const arb_call_t *call,
+                          const arbor_op_params_t *params, arbor_request_h *req_p, int blocking);
+
+arbor_status_t arb_coll_run(arbor_team_h team, const arb_call_t *call,
+                            const arbor_op_params_t *params, arbor_request_h *req_p, int blocking)
+{
+    if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
+    arb_lock();
+    arbor_status_t status = run(team, call, params, req_p, blocking);
+    arb_unlock();
+    return status;
+}
+
+static arbor_status_t run(arbor_team_h team, const arb_call_t *call,
+                          const arbor_op_params_t *params, arbor_request_h *req_p, int blocking)
+{
+    if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
+    struct arbor_team *t = arb_team_lookup(team);
+    if (!t) return ARBOR_ERR_TEAM;
+    uint64_t flags = 0;
+    if (params) {
+        if (params->field_mask & ~ARBOR_OP_PARAM_FLAGS) return ARBOR_ERR_INVALID_ARG;
+        if (params->field_mask & ARBOR_OP_PARAM_FLAGS) flags = params->flags;
+    }
+    arbor_status_t status = check_flags(flags);
+    if (status != ARBOR_OK) return status;
+    bool detached = flags & (ARBOR_ASYNC_FENCE | ARBOR_AGGREGATE);
+    if (!blocking && !detached && !req_p) return ARBOR_ERR_INVALID_ARG;
+    size_t elem = call->coll <= ARB_COLL_BCAST ? 1 : arb_dtype_size(call->dtype);
+    if ((status = validate(t, call, elem)) != ARBOR_OK) return status;
+
+    layout_t L;
+    arb_cached_sched_t *cs;
+    arb_inst_t *inst;
+    int alg;
+    if ((status = lay_out(t, call, elem, &L)) != ARBOR_OK ||
+        (status = schedule_for(t, call, &L, elem, flags, &cs, &alg)) != ARBOR_OK) {
+        free_vectors(&L);
+        free(L.owned);
+        return status;
+    }
+    free_vectors(&L);
+    status = arb_exec_start(t, cs, L.src, L.dst, L.block, call->coll, alg, &inst);
+    if (status != ARBOR_OK) {
+        arb_sched_release(cs);
+        free(L.owned);
+        return status;
+    }
+    inst->owned = L.owned;
+    inst->op = call->op;
+    inst->dtype = call->dtype;
+    inst->elem = elem ? elem : 1;
+    inst->combine = combine_op;
+    inst->combine_arg = inst;
+    arb_exec_advance(inst); /* what can go now goes now */
+
+    if (flags & ARBOR_AGGREGATE) {
+        inst->agg_next = aggregate_head;
+        aggregate_head = inst;
+        return ARBOR_OK;
+    }
+    inst->agg_next = aggregate_head; /* this call completes the run */
+    aggregate_head = NULL;
+    if (flags & ARBOR_ASYNC_FENCE) return arb_req_fence_add(inst);
+    if (!blocking) return arb_req_new(inst, req_p);
+    status = arb_exec_chain_wait(inst);
+    if (status == ARBOR_ERR_TIMEOUT) {
+        arb_req_adopt(inst);
+        return status;
+    }
+    arb_exec_chain_free(inst);
+    return status;
+}
+
+const char *arb_chosen_algorithm_of(const arb_call_t *call)
+{
+    struct arbor_team *t = arb_team_lookup(ARBOR_TEAM_WORLD);
+    arb_cached_sched_t *cs;
+    layout_t L;
+    int alg, n;
+    if (!t) return NULL;
+    size_t elem = call->coll <= ARB_COLL_BCAST ? 1 : arb_dtype_size(call->dtype);
+    if (validate(t, call, elem) != ARBOR_OK) return NULL;
+    arbor_status_t status = lay_out(t, call, elem, &L);
+    if (status == ARBOR_OK) status = schedule_for(t, call, &L, elem, 0, &cs, &alg);
+    free_vectors(&L);
+    free(L.owned);
+    if (status != ARBOR_OK) return NULL;
+    arb_sched_release(cs);
+    return arb_alg_table(call->coll, &n)[alg].name;
+}

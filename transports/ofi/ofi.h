@@ -1,0 +1,202 @@
+/*
+ * libfabric (OFI) backend: private state shared by the files of transports/ofi/. One RDM
+ * endpoint with FI_RMA | FI_ATOMIC, an AV_TABLE filled from the peers' blobs and one CQ.
+ *
+ * Every user-level operation is a request (arb_ofi_req_t). It is posted in chunks of at most the
+ * provider's maximum message size, each chunk with a context of its own (arb_ofi_ctx_t, which
+ * starts with struct fi_context2 as FI_CONTEXT / FI_CONTEXT2 demand). Writes and atomics are
+ * posted with FI_DELIVERY_COMPLETE, so a completion means "visible at the target"; fence and
+ * put_signal then only need the per-peer count of operations in flight. A request that cannot be
+ * posted now (ordering, -FI_EAGAIN after part of it went out, no free context) waits in its
+ * peer's FIFO queue, which progress() drains.
+ */
+#ifndef ARB_TRANSPORTS_OFI_OFI_H
+#define ARB_TRANSPORTS_OFI_OFI_H
+
+#include "transports/transport.h"
+
+#include <rdma/fabric.h>
+#include <rdma/fi_atomic.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
+#include <stdbool.h>
+
+#define ARB_OFI_API_VERSION FI_VERSION(1, 10)
+#define ARB_OFI_NCTX        1024        /* contexts: operations in flight at once */
+#define ARB_OFI_NSTAGE      16          /* staging slots (FI_MR_LOCAL with unregistered buffers) */
+#define ARB_OFI_STAGE_SIZE  (64u << 10) /* bytes per staging slot */
+
+typedef enum { ARB_OFI_PUT = 0, ARB_OFI_GET, ARB_OFI_AMO } arb_ofi_kind_t;
+
+/* One user-level operation. */
+typedef struct arb_ofi_req {
+    struct arb_ofi_req *next; /* peer queue or free list */
+    struct arb_ofi_req *all;  /* every request tp allocated (freed at close) */
+    arb_ofi_kind_t kind;
+    int peer;
+    bool fenced;   /* may start only after every earlier operation to peer completed */
+    bool started;  /* a first chunk went out */
+    bool counted;  /* comp->pending holds 1 for this request */
+    bool copied;   /* every chunk so far was injected or staged: the source is free */
+    arb_tp_comp_t *comp;
+    char *buf;     /* put source / get destination */
+    size_t len;
+    size_t done;   /* bytes posted */
+    int chunks;    /* posted chunks not yet complete */
+    uint64_t raddr; /* target address of byte 0 */
+    uint64_t key;
+    arbor_status_t status;
+    /* atomics */
+    arb_tp_amo_t amo;
+    uint64_t operand;
+    uint64_t compare;
+    uint64_t *result;
+} arb_ofi_req_t;
+
+/* One posted libfabric operation; lives in registered memory (atomic operands and results). */
+typedef struct arb_ofi_ctx {
+    struct fi_context2 fi; /* first: libfabric's scratch space (FI_CONTEXT / FI_CONTEXT2) */
+    struct arb_ofi_ctx *next;
+    arb_ofi_req_t *req;
+    char *copy_to; /* get through a staging slot: copy here on completion */
+    size_t len;
+    int slot;      /* staging slot or -1 */
+    uint64_t operand;
+    uint64_t compare;
+    uint64_t result;
+} arb_ofi_ctx_t;
+
+typedef struct {
+    fi_addr_t addr;
+    long inflight;       /* chunks posted to this peer, not complete */
+    bool fence_next;     /* fence() was called: the next request is fenced */
+    bool active;         /* on tp's list of peers with queued requests */
+    int next_active;     /* that list, by rank; -1 ends it */
+    arb_ofi_req_t *head; /* requests waiting to be (fully) posted, in submission order */
+    arb_ofi_req_t *tail;
+} arb_ofi_peer_t;
+
+struct arb_tp_rkey {
+    int peer;
+    uint64_t key;
+    uint64_t addr0; /* target address of offset 0: the base (FI_MR_VIRT_ADDR) or its offset */
+};
+
+struct arb_tp_mr {
+    struct arb_tp_mr *next; /* tp's list: local descriptors for FI_MR_LOCAL */
+    struct fid_mr *mr;
+    char *addr;
+    size_t len;
+    void *desc;
+    uint64_t packed[2]; /* key, registered address */
+};
+
+struct arb_tp {
+    int rank;
+    int size;
+    double timeout_s; /* bound of blocking waits (flush, close); 0 = forever */
+    bool yield;
+    bool all_local;   /* every rank runs on this host (as far as the launcher tells) */
+    uint32_t caps;
+    char describe[64];
+
+    struct fi_info *info;
+    struct fid_fabric *fabric;
+    struct fid_domain *domain;
+    struct fid_av *av;
+    struct fid_cq *cq;
+    struct fid_ep *ep;
+    int wait_fd; /* -1: the CQ has no descriptor */
+
+    /* what the provider demands or offers */
+    bool mr_virt;  /* FI_MR_VIRT_ADDR: remote addresses are virtual addresses */
+    bool mr_prov;  /* FI_MR_PROV_KEY: the provider picks keys */
+    bool mr_ep;    /* FI_MR_ENDPOINT: bind each region to the endpoint, then enable it */
+    bool mr_local; /* FI_MR_LOCAL: local buffers need descriptors */
+    bool has_fence; /* FI_FENCE flag honoured (sockets) */
+    size_t max_msg;
+    size_t inject_size;
+    uint64_t next_key;
+
+    /* segment */
+    char *seg;
+    size_t seg_size;
+    arb_tp_mr_t seg_mr;
+    void *blob;
+    size_t blob_len;
+
+    /* registered scratch: contexts and staging slots */
+    arb_ofi_ctx_t *ctxs;
+    arb_tp_mr_t ctx_mr;
+    arb_ofi_ctx_t *free_ctx;
+    char *stage;
+    arb_tp_mr_t stage_mr;
+    unsigned stage_free; /* bit per free slot */
+
+    arb_tp_mr_t *mrs; /* user registrations */
+    long user_rkeys;
+
+    arb_ofi_peer_t *peers; /* [size] after connect */
+    arb_tp_rkey_t *seg_rkeys;
+    int active_head; /* peers with queued requests; -1: none */
+    long inflight;   /* chunks in flight, all peers */
+    long queued;     /* requests waiting in peer queues */
+    arb_ofi_req_t *free_req;
+    arb_ofi_req_t *all_reqs;
+    arbor_status_t async_status; /* first error of an operation nobody waits for */
+};
+
+/* ofi_select.c: environment, fi_getinfo and the provider choice */
+arbor_status_t arb_ofi_select(arb_tp_t *tp, const char *want, struct fi_info **info_p);
+
+/* ofi_mr.c */
+arbor_status_t arb_ofi_reg(arb_tp_t *tp, void *addr, size_t len, uint64_t access,
+                           arb_tp_mr_t *mr);
+void arb_ofi_unreg(arb_tp_mr_t *mr);
+/* A local descriptor for [addr, addr + len): false when FI_MR_LOCAL wants one and the range lies in
+ * no registration (stage it instead). */
+bool arb_ofi_local_desc(arb_tp_t *tp, const void *addr, size_t len, void **desc_p);
+arbor_status_t arb_ofi_scratch_init(arb_tp_t *tp);
+void arb_ofi_scratch_fini(arb_tp_t *tp);
+arbor_status_t arb_ofi_mem_reg(arb_tp_t *tp, void *addr, size_t len, arb_tp_mr_t **mr_p,
+                               void **packed_p, size_t *packed_len_p);
+void arb_ofi_mem_dereg(arb_tp_t *tp, arb_tp_mr_t *mr);
+void arb_ofi_key_set(arb_tp_t *tp, arb_tp_rkey_t *rkey, int peer, const uint64_t packed[2],
+                     uint64_t base);
+arbor_status_t arb_ofi_rkey_unpack(arb_tp_t *tp, int peer, const void *packed, size_t len,
+                                   uint64_t base, arb_tp_rkey_t **rkey_p);
+void arb_ofi_rkey_release(arb_tp_t *tp, arb_tp_rkey_t *rkey);
+
+/* ofi_post.c: requests, chunks, contexts, staging and the peer queues */
+arb_ofi_req_t *arb_ofi_req_get(arb_tp_t *tp);
+void arb_ofi_req_put(arb_tp_t *tp, arb_ofi_req_t *req);
+void arb_ofi_req_free_all(arb_tp_t *tp);
+/* Posts req or queues it. ARB_ERR_AGAIN (only without must_accept): nothing was accepted, req
+ * went back to the free list. Otherwise req belongs to the transport and comp is accounted. */
+arbor_status_t arb_ofi_submit(arb_tp_t *tp, arb_ofi_req_t *req, bool must_accept);
+void arb_ofi_ctx_done(arb_tp_t *tp, arb_ofi_ctx_t *ctx, arbor_status_t status);
+void arb_ofi_drain(arb_tp_t *tp);
+
+/* ofi_rma.c */
+arbor_status_t arb_ofi_put(arb_tp_t *tp, const void *src, size_t len, arb_tp_rkey_t *rkey,
+                           uint64_t off, arb_tp_comp_t *comp);
+arbor_status_t arb_ofi_get(arb_tp_t *tp, void *dst, size_t len, arb_tp_rkey_t *rkey, uint64_t off,
+                           arb_tp_comp_t *comp);
+arbor_status_t arb_ofi_amo(arb_tp_t *tp, arb_tp_amo_t op, arb_tp_rkey_t *rkey, uint64_t off,
+                           uint64_t operand, uint64_t compare, uint64_t *result,
+                           arb_tp_comp_t *comp);
+arbor_status_t arb_ofi_put_signal(arb_tp_t *tp, const void *src, size_t len, arb_tp_rkey_t *rkey,
+                                  uint64_t off, arb_tp_rkey_t *sig_rkey, uint64_t sig_off,
+                                  uint64_t sig_add, arb_tp_comp_t *comp);
+arbor_status_t arb_ofi_fence(arb_tp_t *tp, int peer);
+
+/* ofi_progress.c */
+int arb_ofi_progress(arb_tp_t *tp);
+arbor_status_t arb_ofi_flush(arb_tp_t *tp);
+arbor_status_t arb_ofi_wait_fd(arb_tp_t *tp, int *fd_p);
+arbor_status_t arb_ofi_arm(arb_tp_t *tp);
+
+#endif /* ARB_TRANSPORTS_OFI_OFI_H */

@@ -1,0 +1,315 @@
+/*
+ * libfabric backend: how a request reaches the provider. A request is cut into chunks of at most
+ * max_msg_size (and of one staging slot when FI_MR_LOCAL makes us bounce); each chunk gets a
+ * context from the registered pool. Writes and atomics carry FI_DELIVERY_COMPLETE, so their
+ * completion means "visible at the target"; writes that fit the inject size also carry
+ * FI_INJECT (the source is free on return and the completion still comes). A fenced request
+ * starts only once its peer has nothing in flight, or at once with FI_FENCE where the provider
+ * honours it. -FI_EAGAIN (connections forming, queues full) before a request's first chunk is
+ * handed back as ARB_ERR_AGAIN; after it, the rest waits in the peer's FIFO queue, drained by
+ * progress.
+ */
+#include "transports/ofi/ofi.h"
+
+#include "core/log.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+arb_ofi_req_t *arb_ofi_req_get(arb_tp_t *tp)
+{
+    arb_ofi_req_t *req = tp->free_req, *all;
+
+    if (req != NULL) {
+        tp->free_req = req->next;
+    } else {
+        if ((req = malloc(sizeof(*req))) == NULL) return NULL;
+        req->all = tp->all_reqs;
+        tp->all_reqs = req;
+    }
+    all = req->all;
+    memset(req, 0, sizeof(*req));
+    req->all = all;
+    req->status = ARBOR_OK;
+    return req;
+}
+
+void arb_ofi_req_put(arb_tp_t *tp, arb_ofi_req_t *req)
+{
+    req->next = tp->free_req;
+    tp->free_req = req;
+}
+
+void arb_ofi_req_free_all(arb_tp_t *tp)
+{
+    arb_ofi_req_t *req;
+
+    while ((req = tp->all_reqs) != NULL) {
+        tp->all_reqs = req->all;
+        free(req);
+    }
+    tp->free_req = NULL;
+}
+
+static void req_finish(arb_tp_t *tp, arb_ofi_req_t *req)
+{
+    if (req->counted) {
+        if (req->status != ARBOR_OK) req->comp->status = req->status;
+        req->comp->pending -= 1;
+    } else if (req->status != ARBOR_OK && tp->async_status == ARBOR_OK) {
+        tp->async_status = req->status; /* reported by the next flush */
+    }
+    arb_ofi_req_put(tp, req);
+}
+
+static int slot_get(arb_tp_t *tp)
+{
+    int slot = ffs((int)tp->stage_free) - 1;
+
+    if (slot >= 0) tp->stage_free &= ~(1u << slot);
+    return slot;
+}
+
+static void ctx_release(arb_tp_t *tp, arb_ofi_ctx_t *ctx)
+{
+    if (ctx->slot >= 0) tp->stage_free |= 1u << ctx->slot;
+    ctx->next = tp->free_ctx;
+    tp->free_ctx = ctx;
+}
+
+/* A put or get chunk: from / into the user's buffer, or through a staging slot. */
+static ssize_t post_rma(arb_tp_t *tp, arb_ofi_req_t *req, arb_ofi_ctx_t *ctx, uint64_t flags)
+{
+    size_t n = req->len - req->done;
+    char *buf = req->buf + req->done;
+    struct fi_msg_rma msg;
+    struct fi_rma_iov riov;
+    struct iovec iov;
+    void *desc;
+    bool copied = false;
+
+    if (n > tp->max_msg) n = tp->max_msg;
+    if (!arb_ofi_local_desc(tp, buf, n, &desc)) {
+        if (n > ARB_OFI_STAGE_SIZE) n = ARB_OFI_STAGE_SIZE;
+        if ((ctx->slot = slot_get(tp)) < 0) return -FI_EAGAIN;
+        desc = tp->stage_mr.desc;
+        if (req->kind == ARB_OFI_PUT) {
+            memcpy(tp->stage + (size_t)ctx->slot * ARB_OFI_STAGE_SIZE, buf, n);
+            copied = true;
+        } else {
+            ctx->copy_to = buf;
+        }
+        buf = tp->stage + (size_t)ctx->slot * ARB_OFI_STAGE_SIZE;
+    }
+    ctx->len = n;
+    iov.iov_base = buf;
+    iov.iov_len = n;
+    riov.addr = req->raddr + req->done;
+    riov.len = n;
+    riov.key = req->key;
+    memset(&msg, 0, sizeof(msg));
+    msg.msg_iov = &iov;
+    msg.desc = &desc;
+    msg.iov_count = 1;
+    msg.addr = tp->peers[req->peer].addr;
+    msg.rma_iov = &riov;
+    msg.rma_iov_count = 1;
+    msg.context = ctx;
+    if (req->kind == ARB_OFI_GET) return fi_readmsg(tp->ep, &msg, flags | FI_COMPLETION);
+    flags |= FI_COMPLETION | FI_DELIVERY_COMPLETE;
+    if (n <= tp->inject_size) {
+        flags |= FI_INJECT;
+        copied = true;
+    }
+    if (!copied) req->copied = false;
+    return fi_writemsg(tp->ep, &msg, flags);
+}
+
+static ssize_t post_amo(arb_tp_t *tp, arb_ofi_req_t *req, arb_ofi_ctx_t *ctx, uint64_t flags)
+{
+    struct fi_msg_atomic msg;
+    struct fi_rma_ioc rioc = {req->raddr, 1, req->key};
+    struct fi_ioc ioc = {&ctx->operand, 1}, res = {&ctx->result, 1}, cmp = {&ctx->compare, 1};
+    void *desc = tp->ctx_mr.desc;
+
+    ctx->operand = req->operand;
+    ctx->compare = req->compare;
+    ctx->len = 1;
+    memset(&msg, 0, sizeof(msg));
+    msg.msg_iov = &ioc;
+    msg.desc = &desc;
+    msg.iov_count = 1;
+    msg.addr = tp->peers[req->peer].addr;
+    msg.rma_iov = &rioc;
+    msg.rma_iov_count = 1;
+    msg.datatype = FI_UINT64;
+    msg.context = ctx;
+    flags |= FI_COMPLETION;
+    switch (req->amo) {
+    case ARB_TP_AMO_ADD:
+        msg.op = FI_SUM;
+        return fi_atomicmsg(tp->ep, &msg, flags | FI_DELIVERY_COMPLETE);
+    case ARB_TP_AMO_FADD:
+        msg.op = FI_SUM;
+        return fi_fetch_atomicmsg(tp->ep, &msg, &res, &desc, 1, flags);
+    case ARB_TP_AMO_SWAP:
+        msg.op = FI_ATOMIC_WRITE;
+        return fi_fetch_atomicmsg(tp->ep, &msg, &res, &desc, 1, flags);
+    case ARB_TP_AMO_CSWAP:
+        msg.op = FI_CSWAP;
+        return fi_compare_atomicmsg(tp->ep, &msg, &cmp, &desc, 1, &res, &desc, 1, flags);
+    }
+    return -FI_EINVAL;
+}
+
+/* One chunk: ARBOR_OK, ARB_ERR_AGAIN (nothing posted) or an error. */
+static arbor_status_t post_chunk(arb_tp_t *tp, arb_ofi_req_t *req, uint64_t flags)
+{
+    arb_ofi_ctx_t *ctx = tp->free_ctx;
+    ssize_t rc;
+
+    if (ctx == NULL) return ARB_ERR_AGAIN;
+    tp->free_ctx = ctx->next;
+    ctx->req = req;
+    ctx->slot = -1;
+    ctx->copy_to = NULL;
+    if (req->kind == ARB_OFI_AMO)
+        rc = post_amo(tp, req, ctx, flags);
+    else
+        rc = post_rma(tp, req, ctx, flags);
+    if (rc != 0) {
+        ctx_release(tp, ctx);
+        if (rc == -FI_EAGAIN) return ARB_ERR_AGAIN;
+        arb_error("%s of %zu bytes to peer %d: %s",
+                  req->kind == ARB_OFI_PUT   ? "write"
+                  : req->kind == ARB_OFI_GET ? "read"
+                                             : "atomic",
+                  req->len, req->peer, fi_strerror((int)-rc));
+        return ARBOR_ERR_TRANSPORT;
+    }
+    req->done += ctx->len;
+    req->chunks++;
+    req->started = true;
+    tp->peers[req->peer].inflight++;
+    tp->inflight++;
+    return ARBOR_OK;
+}
+
+/* Must a fenced request wait for its peer's operations in flight? */
+static bool fence_blocks(const arb_tp_t *tp, const arb_ofi_req_t *req)
+{
+    return req->fenced && !req->started && !tp->has_fence && tp->peers[req->peer].inflight > 0;
+}
+
+/* Posts what it can of req: ARBOR_OK (all of it), ARB_ERR_AGAIN or an error. */
+static arbor_status_t advance(arb_tp_t *tp, arb_ofi_req_t *req)
+{
+    while (req->done < req->len) {
+        uint64_t flags = 0;
+        arbor_status_t status;
+
+        if (fence_blocks(tp, req)) return ARB_ERR_AGAIN;
+        if (req->fenced && !req->started && tp->peers[req->peer].inflight > 0) flags = FI_FENCE;
+        status = post_chunk(tp, req, flags);
+        if (status != ARBOR_OK) return status;
+    }
+    return ARBOR_OK;
+}
+
+static void enqueue(arb_tp_t *tp, arb_ofi_req_t *req)
+{
+    arb_ofi_peer_t *peer = &tp->peers[req->peer];
+
+    req->next = NULL;
+    if (peer->tail != NULL)
+        peer->tail->next = req;
+    else
+        peer->head = req;
+    peer->tail = req;
+    tp->queued++;
+    if (!peer->active) {
+        peer->active = true;
+        peer->next_active = tp->active_head;
+        tp->active_head = req->peer;
+    }
+}
+
+/* req failed after part of it went out: it ends when those chunks complete. */
+static void truncate_failed(arb_tp_t *tp, arb_ofi_req_t *req, arbor_status_t status)
+{
+    req->status = status;
+    req->len = req->done;
+    if (req->chunks == 0) req_finish(tp, req);
+}
+
+arbor_status_t arb_ofi_submit(arb_tp_t *tp, arb_ofi_req_t *req, bool must_accept)
+{
+    arb_ofi_peer_t *peer = &tp->peers[req->peer];
+    arbor_status_t status = ARB_ERR_AGAIN;
+
+    req->fenced |= peer->fence_next;
+    req->copied = req->kind == ARB_OFI_PUT;
+    if (peer->head == NULL && !fence_blocks(tp, req)) {
+        status = advance(tp, req);
+        if (status == ARB_ERR_AGAIN && !req->started && !must_accept) {
+            arb_ofi_req_put(tp, req);
+            return ARB_ERR_AGAIN;
+        }
+        if (status != ARBOR_OK && status != ARB_ERR_AGAIN && !req->started) {
+            arb_ofi_req_put(tp, req);
+            return status;
+        }
+    }
+    peer->fence_next = false; /* accepted: req carries the fence */
+    /* Fully posted puts whose source was copied (inject, staging) are done for the caller. */
+    req->counted = req->comp != NULL && !(status == ARBOR_OK && req->copied);
+    if (req->counted) req->comp->pending += 1;
+    if (status == ARB_ERR_AGAIN)
+        enqueue(tp, req);
+    else if (status != ARBOR_OK)
+        truncate_failed(tp, req, status);
+    return ARBOR_OK;
+}
+
+void arb_ofi_ctx_done(arb_tp_t *tp, arb_ofi_ctx_t *ctx, arbor_status_t status)
+{
+    arb_ofi_req_t *req = ctx->req;
+
+    if (status == ARBOR_OK && ctx->copy_to != NULL)
+        memcpy(ctx->copy_to, tp->stage + (size_t)ctx->slot * ARB_OFI_STAGE_SIZE, ctx->len);
+    if (status == ARBOR_OK && req->kind == ARB_OFI_AMO && req->result != NULL)
+        *req->result = ctx->result;
+    if (status != ARBOR_OK && req->status == ARBOR_OK) req->status = status;
+    ctx_release(tp, ctx);
+    tp->peers[req->peer].inflight--;
+    tp->inflight--;
+    if (--req->chunks == 0 && req->done == req->len) req_finish(tp, req);
+}
+
+/* Posts queued requests in order, peer by peer, until the provider pushes back. */
+void arb_ofi_drain(arb_tp_t *tp)
+{
+    int *link = &tp->active_head;
+
+    while (*link >= 0) {
+        arb_ofi_peer_t *peer = &tp->peers[*link];
+        arb_ofi_req_t *req;
+
+        while ((req = peer->head) != NULL) {
+            arbor_status_t status;
+            if (fence_blocks(tp, req)) break;
+            status = advance(tp, req);
+            if (status == ARB_ERR_AGAIN) return; /* contexts or provider queues are full */
+            if ((peer->head = req->next) == NULL) peer->tail = NULL;
+            tp->queued--;
+            if (status != ARBOR_OK) truncate_failed(tp, req, status);
+        }
+        if (peer->head == NULL) {
+            peer->active = false;
+            *link = peer->next_active;
+        } else {
+            link = &peer->next_active;
+        }
+    }
+}
