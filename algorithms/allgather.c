@@ -84,8 +84,10 @@ static arbor_status_t build_rd(const arb_alg_desc_t *alg, const arb_coll_args_t 
     arb_sched_copy(s, 0, ARB_BUF_DST, (uint64_t)me, ARB_BUF_SRC, 0, 1, -1);
     for (int k = 0; (1 << k) < P; k++) {
         int n = 1 << k, peer = me ^ n, base = me & ~(n - 1), pbase = peer & ~(n - 1);
-        if (k == 0) arb_sched_send(s, 0, peer, ARB_BUF_SRC, 0, 1, -1);
-        else arb_sched_send(s, (uint32_t)k, peer, ARB_BUF_DST, (uint64_t)base, (uint64_t)n, -1);
+        if (k == 0)
+            arb_sched_send(s, 0, peer, ARB_BUF_SRC, 0, 1, -1);
+        else
+            arb_sched_send(s, (uint32_t)k, peer, ARB_BUF_DST, (uint64_t)base, (uint64_t)n, -1);
         arb_sched_recv(s, (uint32_t)k, peer, ARB_BUF_DST, (uint64_t)pbase, (uint64_t)n, 0, -1);
     }
     return arb_sched_ok(s) ? ARBOR_OK : ARBOR_ERR_NO_MEMORY;
@@ -119,10 +121,11 @@ static arbor_status_t build_bruck(const arb_alg_desc_t *alg, const arb_coll_args
     for (int k = 0; k < K; k++) {
         int dist = 1 << k, n = dist < P - dist ? dist : P - dist;
         int to = (me - dist + P) % P, from = (me + dist) % P;
-        if (k == 0) arb_sched_send(s, 0, to, ARB_BUF_SRC, 0, 1, -1);
-        else arb_sched_send(s, (uint32_t)k, to, ARB_BUF_SCRATCH, 0, (uint64_t)n, -1);
-        arb_sched_recv(s, (uint32_t)k, from, ARB_BUF_SCRATCH, (uint64_t)dist, (uint64_t)n, 0,
-                       -1);
+        if (k == 0)
+            arb_sched_send(s, 0, to, ARB_BUF_SRC, 0, 1, -1);
+        else
+            arb_sched_send(s, (uint32_t)k, to, ARB_BUF_SCRATCH, 0, (uint64_t)n, -1);
+        arb_sched_recv(s, (uint32_t)k, from, ARB_BUF_SCRATCH, (uint64_t)dist, (uint64_t)n, 0, -1);
     }
     arb_sched_copy(s, (uint32_t)K, ARB_BUF_DST, (uint64_t)me, ARB_BUF_SCRATCH, 0,
                    (uint64_t)(P - me), -1);
@@ -133,8 +136,7 @@ static arbor_status_t build_bruck(const arb_alg_desc_t *alg, const arb_coll_args
 }
 
 /* ceil(log2 P) store-and-forward rounds plus the local rotation of P blocks (priced at G). */
-static double cost_bruck(const arb_alg_desc_t *alg, const arb_coll_args_t *a,
-                         const arb_logp_t *m)
+static double cost_bruck(const arb_alg_desc_t *alg, const arb_coll_args_t *a, const arb_logp_t *m)
 {
     (void)alg;
     int P = a->size;
@@ -164,8 +166,7 @@ static double cost_ringv(const arb_alg_desc_t *alg, const arb_coll_args_t *a, co
     return ring_cost(a->size, total / (size_t)a->size, a->chunk, m);
 }
 
-const char *const arb_allgather_alg_names[] = {"auto", "ring", "recursive_doubling", "bruck",
-                                               NULL};
+const char *const arb_allgather_alg_names[] = {"auto", "ring", "recursive_doubling", "bruck", NULL};
 
 const arb_alg_desc_t arb_allgather_algs[] = {
     {"auto", "cheapest predicted by the LogGP model", NULL, NULL, 0, 0},
@@ -181,7 +182,6 @@ const char *const arb_allgatherv_alg_names[] = {"auto", "ring", NULL};
 
 const arb_alg_desc_t arb_allgatherv_algs[] = {
     {"auto", "cheapest predicted by the LogGP model", NULL, NULL, 0, 0},
-    {"ring", "P - 1 hops around the ring, forwarded chunk by chunk", build_ringv, cost_ringv, 0,
-     0},
+    {"ring", "P - 1 hops around the ring, forwarded chunk by chunk", build_ringv, cost_ringv, 0, 0},
 };
 const int arb_allgatherv_nalgs = sizeof(arb_allgatherv_algs) / sizeof(arb_allgatherv_algs[0]);

@@ -99,8 +99,7 @@ static arbor_status_t build_bruck(const arb_alg_desc_t *alg, const arb_coll_args
     const uint64_t out = (uint64_t)P, in = (uint64_t)(P + M);
     arb_sched_copy(s, 0, ARB_BUF_SCRATCH, 0, ARB_BUF_SRC, (uint64_t)me, (uint64_t)(P - me), -1);
     if (me)
-        arb_sched_copy(s, 0, ARB_BUF_SCRATCH, (uint64_t)(P - me), ARB_BUF_SRC, 0, (uint64_t)me,
-                       -1);
+        arb_sched_copy(s, 0, ARB_BUF_SCRATCH, (uint64_t)(P - me), ARB_BUF_SRC, 0, (uint64_t)me, -1);
     for (int k = 0; k < K; k++) {
         int dist = 1 << k, nruns, n = bruck_count(P, k, &nruns);
         uint32_t R = 1 + 3 * (uint32_t)k;
@@ -132,8 +131,7 @@ static arbor_status_t build_bruck(const arb_alg_desc_t *alg, const arb_coll_args
 
 /* ceil(log2 P) store-and-forward rounds of about P/2 blocks, plus every local copy (the two
  * rotations, packing and unpacking) at the model's G per byte. */
-static double cost_bruck(const arb_alg_desc_t *alg, const arb_coll_args_t *a,
-                         const arb_logp_t *m)
+static double cost_bruck(const arb_alg_desc_t *alg, const arb_coll_args_t *a, const arb_logp_t *m)
 {
     (void)alg;
     int P = a->size;

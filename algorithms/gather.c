@@ -148,8 +148,7 @@ static arbor_status_t build_flatv(const arb_alg_desc_t *alg, const arb_coll_args
     if (!a->counts || !a->displs) return ARBOR_ERR_INVALID_ARG;
     if (me == root) {
         if (a->counts[root])
-            arb_sched_copy(s, 0, ARB_BUF_DST, a->displs[root], ARB_BUF_SRC, 0, a->counts[root],
-                           -1);
+            arb_sched_copy(s, 0, ARB_BUF_DST, a->displs[root], ARB_BUF_SRC, 0, a->counts[root], -1);
         for (int i = 1; i < P; i++) {
             int r = (root + i) % P;
             if (a->counts[r])

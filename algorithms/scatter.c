@@ -150,12 +150,10 @@ static arbor_status_t build_flatv(const arb_alg_desc_t *alg, const arb_coll_args
     if (!a->counts || !a->displs) return ARBOR_ERR_INVALID_ARG;
     if (me == root) {
         if (a->counts[root])
-            arb_sched_copy(s, 0, ARB_BUF_DST, 0, ARB_BUF_SRC, a->displs[root], a->counts[root],
-                           -1);
+            arb_sched_copy(s, 0, ARB_BUF_DST, 0, ARB_BUF_SRC, a->displs[root], a->counts[root], -1);
         for (int i = 1; i < P; i++) {
             int r = (root + i) % P;
-            if (a->counts[r])
-                arb_sched_send(s, 0, r, ARB_BUF_SRC, a->displs[r], a->counts[r], -1);
+            if (a->counts[r]) arb_sched_send(s, 0, r, ARB_BUF_SRC, a->displs[r], a->counts[r], -1);
         }
     } else if (a->counts[me]) {
         arb_sched_recv(s, 0, root, ARB_BUF_DST, 0, a->counts[me], 0, -1);

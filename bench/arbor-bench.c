@@ -276,7 +276,7 @@ int main(int argc, char **argv)
                 break;
             }
             double v[5];
-            int allok;
+            int allok = 0;
             if (summarize(&o, t, ok, v, &allok)) rc = 1;
             const char *alg = arb_chosen_algorithm_of(&pt.call);
             if (rank == 0 && !rc)

@@ -62,9 +62,9 @@ const char *arb_dtype_name(arbor_dtype_t dtype)
 const char *arb_op_name(arbor_op_t op)
 {
     static const char *const names[ARBOR_OP_PREDEFINED] = {
-        [ARBOR_SUM] = "sum",   [ARBOR_PROD] = "prod", [ARBOR_BAND] = "band",
-        [ARBOR_BOR] = "bor",   [ARBOR_BXOR] = "bxor", [ARBOR_LAND] = "land",
-        [ARBOR_LOR] = "lor",   [ARBOR_MIN] = "min",   [ARBOR_MAX] = "max",
+        [ARBOR_SUM] = "sum",       [ARBOR_PROD] = "prod",     [ARBOR_BAND] = "band",
+        [ARBOR_BOR] = "bor",       [ARBOR_BXOR] = "bxor",     [ARBOR_LAND] = "land",
+        [ARBOR_LOR] = "lor",       [ARBOR_MIN] = "min",       [ARBOR_MAX] = "max",
         [ARBOR_MINLOC] = "minloc", [ARBOR_MAXLOC] = "maxloc",
     };
     if (op >= 0 && op < ARBOR_OP_PREDEFINED) return names[op];

@@ -176,7 +176,11 @@ static bool advance_step(arb_inst_t *inst, int i, bool *moved)
 {
     const arb_step_t *step = &inst->cs->sched.steps[i];
     arb_step_state_t *st = &inst->st[i];
-    uint32_t gate = step->dep >= 0 ? inst->st[step->dep].done : UINT32_MAX;
+    /* A dependency gates chunk by chunk while it runs, and not at all once complete (a COPY
+     * counts as one chunk whatever its size). */
+    uint32_t gate = UINT32_MAX;
+    if (step->dep >= 0 && inst->st[step->dep].done < inst->st[step->dep].nchunks)
+        gate = inst->st[step->dep].done;
 
     switch (step->kind) {
     case ARB_STEP_SEND:

@@ -147,7 +147,7 @@ ARBOR_API arbor_status_t arbor_bcast_nb(arbor_team_h team, void *buf, size_t nby
 /* Datatypes and reduction operations (UPC Collectives 2.0, section 3.1)                     */
 
 /** Built-in datatypes. Every reduction op is defined on every type except: bitwise ops (BAND,
- * BOR, BXOR) only on integer types; MIN / MAX not on complex types; MINLOC / MAXLOC only on
+ * BOR, BXOR) only on integer types; MIN / MAX not on complex or pair types; MINLOC / MAXLOC only on
  * the pair types; SUM / PROD / LAND / LOR not on pair types. Others give ARBOR_ERR_OP. */
 typedef enum {
     ARBOR_BYTE = 0, ARBOR_CHAR, ARBOR_UCHAR, ARBOR_SHORT, ARBOR_USHORT, ARBOR_INT, ARBOR_UINT,

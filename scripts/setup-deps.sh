@@ -7,13 +7,14 @@ set -euo pipefail
 
 packages=(
     build-essential cmake pkg-config   # C11 compiler (gcc, g++ for the C++ micro benchmarks), make
+    python3                            # generates the reduction kernels at build time
     libucx-dev ucx-utils               # UCX transport (ucx_info)
     libfabric-dev libfabric-bin        # libfabric transport (fi_info)
     libpmix-dev                        # PMIx bootstrap
     openmpi-bin libopenmpi-dev         # mpirun: the PMIx launcher of the launched tests
     libbenchmark-dev                   # Google Benchmark (bench/micro)
     slurm-wlm munge                    # one-node Slurm cluster (tests/slurm, srun --mpi=pmix)
-    graphviz                           # dot (tree drawings of the tools)
+    graphviz gnuplot-nox               # dot (tree drawings), gnuplot (bench/compare --plot)
     procps                             # ps/pgrep used by the launchers and scripts
 )
 if [ "${1:-}" = --list ]; then

@@ -266,7 +266,7 @@ static bool defined(const type_t *t, arbor_op_t op)
     case ARBOR_BXOR:
         return t->kind == K_INT || t->kind == K_UINT;
     case ARBOR_LAND:
-    case ARBOR_LOR:
+    case ARBOR_LOR: return t->kind != K_PAIR;
     case ARBOR_MIN:
     case ARBOR_MAX:
         return t->kind == K_INT || t->kind == K_UINT || t->kind == K_REAL;
@@ -685,7 +685,7 @@ static void test_figure1(void)
 
 static void test_bad_input(void)
 {
-    char b[64];
+    char b[64] = {0};
     size_t counts[64] = {0};
     CHECK(arbor_reduce(ARBOR_TEAM_WORLD, b, b, 1, ARBOR_INT32, ARBOR_SUM, size) == ARBOR_ERR_ROOT,
           "root");

@@ -43,6 +43,10 @@ int main(void)
                 flock(fd, LOCK_EX);
                 st2 = arbor_wait(&h);
                 flock(fd, LOCK_UN);
+                /* Without this the next round would deadlock by construction: a rank waiting
+                 * (holding the lock) for round r + 1 needs every other rank to have started
+                 * it, and they start it only after their round-r turn at the lock. */
+                arbor_barrier(ARBOR_TEAM_WORLD);
             }
             int64_t want = (int64_t)size * (size - 1) / 2 + (int64_t)size * round;
             if (st1 != ARBOR_OK || st2 != ARBOR_OK || s != want) {

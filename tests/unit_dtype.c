@@ -36,12 +36,30 @@ static int failures, checks;
 typedef enum { K_SINT, K_UINT, K_REAL, K_CPLX, K_PAIR } kind_t;
 
 /* The pair types as arbor.h describes them. */
-struct float_int { float v; int i; };
-struct double_int { double v; int i; };
-struct long_int { long v; int i; };
-struct int_int { int v; int i; };
-struct short_int { short v; int i; };
-struct ldouble_int { long double v; int i; };
+struct float_int {
+    float v;
+    int i;
+};
+struct double_int {
+    double v;
+    int i;
+};
+struct long_int {
+    long v;
+    int i;
+};
+struct int_int {
+    int v;
+    int i;
+};
+struct short_int {
+    short v;
+    int i;
+};
+struct ldouble_int {
+    long double v;
+    int i;
+};
 
 typedef struct {
     kind_t kind;
@@ -91,12 +109,16 @@ static bool defined(kind_t k, arbor_op_t op)
     switch (op) {
     case ARBOR_BAND:
     case ARBOR_BOR:
-    case ARBOR_BXOR: return integer;
+    case ARBOR_BXOR:
+        return integer;
     case ARBOR_MIN:
-    case ARBOR_MAX: return integer || k == K_REAL;
+    case ARBOR_MAX:
+        return integer || k == K_REAL;
     case ARBOR_MINLOC:
-    case ARBOR_MAXLOC: return k == K_PAIR;
-    default: return k != K_PAIR; /* SUM, PROD, LAND, LOR */
+    case ARBOR_MAXLOC:
+        return k == K_PAIR;
+    default:
+        return k != K_PAIR; /* SUM, PROD, LAND, LOR */
     }
 }
 
@@ -111,19 +133,24 @@ typedef struct {
 
 #define CASE_INT(_t, _T)                                                                           \
     case _t:                                                                                       \
-        if (store) ((_T *)buf)[k] = (_T)(types[t].kind == K_SINT ? (uint64_t)v->s : v->u);        \
-        else if (types[t].kind == K_SINT) v->s = (int64_t)((_T *)buf)[k];                          \
-        else v->u = (uint64_t)((_T *)buf)[k];                                                      \
+        if (store)                                                                                 \
+            ((_T *)buf)[k] = (_T)(types[t].kind == K_SINT ? (uint64_t)v->s : v->u);                \
+        else if (types[t].kind == K_SINT)                                                          \
+            v->s = (int64_t)((_T *)buf)[k];                                                        \
+        else                                                                                       \
+            v->u = (uint64_t)((_T *)buf)[k];                                                       \
         break
 #define CASE_FP(_t, _T)                                                                            \
     case _t:                                                                                       \
-        if (store) ((_T *)buf)[k] = (_T)v->c;                                                      \
-        else v->c = ((_T *)buf)[k];                                                                \
+        if (store)                                                                                 \
+            ((_T *)buf)[k] = (_T)v->c;                                                             \
+        else                                                                                       \
+            v->c = ((_T *)buf)[k];                                                                 \
         break
-#define CASE_PAIR(_t, _S, _V)                                                                          \
+#define CASE_PAIR(_t, _S, _V)                                                                      \
     case _t:                                                                                       \
         if (store) {                                                                               \
-            ((struct _S *)buf)[k].v = (_V)creall(v->c);           \
+            ((struct _S *)buf)[k].v = (_V)creall(v->c);                                            \
             ((struct _S *)buf)[k].i = v->i;                                                        \
         } else {                                                                                   \
             v->c = ((struct _S *)buf)[k].v;                                                        \
@@ -167,7 +194,8 @@ static void elem_io(arbor_dtype_t t, void *buf, size_t k, val_t *v, bool store)
         CASE_PAIR(ARBOR_2INT, int_int, int);
         CASE_PAIR(ARBOR_SHORT_INT, short_int, short);
         CASE_PAIR(ARBOR_LONG_DOUBLE_INT, ldouble_int, long double);
-    default: break;
+    default:
+        break;
     }
 }
 
@@ -179,7 +207,10 @@ static uint64_t rnd(void)
     rng_state ^= rng_state << 17;
     return rng_state;
 }
-static int64_t rnd_range(int64_t lo, int64_t hi) { return lo + (int64_t)(rnd() % (uint64_t)(hi - lo + 1)); }
+static int64_t rnd_range(int64_t lo, int64_t hi)
+{
+    return lo + (int64_t)(rnd() % (uint64_t)(hi - lo + 1));
+}
 
 /* A value for op: small where the result must not overflow (SUM / PROD: |a * b| <= 121 fits
  * int8, and reals are multiples of 1/4 so float results are exact), the full range of the type
@@ -193,21 +224,28 @@ static val_t gen(arbor_dtype_t t, arbor_op_t op)
     bool zero = (op == ARBOR_LAND || op == ARBOR_LOR) && rnd() % 3 == 0;
     switch (types[t].kind) {
     case K_SINT:
-        if (small) v.s = rnd_range(-11, 11);
-        else if (bits == 64) v.s = (int64_t)(rnd() >> 1) - (int64_t)(rnd() >> 1);
-        else v.s = (int64_t)(rnd() >> (64 - bits)) - ((int64_t)1 << (bits - 1));
+        if (small)
+            v.s = rnd_range(-11, 11);
+        else if (bits == 64)
+            v.s = (int64_t)(rnd() >> 1) - (int64_t)(rnd() >> 1);
+        else
+            v.s = (int64_t)(rnd() >> (64 - bits)) - ((int64_t)1 << (bits - 1));
         if (zero) v.s = 0;
         break;
     case K_UINT:
         v.u = small ? (uint64_t)rnd_range(0, 15) : bits == 64 ? rnd() : rnd() >> (64 - bits);
         if (zero) v.u = 0;
         break;
-    case K_REAL: v.c = zero ? 0 : rnd_range(small ? -20 : -4000, small ? 20 : 4000) / 4.0L; break;
+    case K_REAL:
+        v.c = zero ? 0 : rnd_range(small ? -20 : -4000, small ? 20 : 4000) / 4.0L;
+        break;
     case K_CPLX: {
         long double re = rnd_range(-20, 20) / 4.0L, im = rnd_range(-20, 20) / 4.0L;
         /* LAND / LOR: zero, or zero in one part only (still a true value). */
-        if (zero) re = im = 0;
-        else if (!small && rnd() % 3 == 0) re = 0;
+        if (zero)
+            re = im = 0;
+        else if (!small && rnd() % 3 == 0)
+            re = 0;
         v.c = re + im * I;
         break;
     }
@@ -241,15 +279,29 @@ static val_t reference(arbor_dtype_t t, arbor_op_t op, val_t x, val_t y)
         r.u = (x.u * y.u) & mask;
         r.c = x.c * y.c;
         break;
-    case ARBOR_BAND: r.s = x.s & y.s, r.u = x.u & y.u; break;
-    case ARBOR_BOR: r.s = x.s | y.s, r.u = x.u | y.u; break;
-    case ARBOR_BXOR: r.s = x.s ^ y.s, r.u = x.u ^ y.u; break;
-    case ARBOR_LAND: r.s = r.u = (uint64_t)(xt && yt), r.c = xt && yt; break;
-    case ARBOR_LOR: r.s = r.u = (uint64_t)(xt || yt), r.c = xt || yt; break;
+    case ARBOR_BAND:
+        r.s = x.s & y.s, r.u = x.u & y.u;
+        break;
+    case ARBOR_BOR:
+        r.s = x.s | y.s, r.u = x.u | y.u;
+        break;
+    case ARBOR_BXOR:
+        r.s = x.s ^ y.s, r.u = x.u ^ y.u;
+        break;
+    case ARBOR_LAND:
+        r.s = r.u = (uint64_t)(xt && yt), r.c = xt && yt;
+        break;
+    case ARBOR_LOR:
+        r.s = r.u = (uint64_t)(xt || yt), r.c = xt || yt;
+        break;
     case ARBOR_MIN:
-    case ARBOR_MINLOC: r = y_less ? y : x; break;
+    case ARBOR_MINLOC:
+        r = y_less ? y : x;
+        break;
     case ARBOR_MAX:
-    case ARBOR_MAXLOC: r = x_less ? y : x; break;
+    case ARBOR_MAXLOC:
+        r = x_less ? y : x;
+        break;
     }
     if ((op == ARBOR_MINLOC || op == ARBOR_MAXLOC) && !x_less && !y_less)
         r.i = x.i < y.i ? x.i : y.i; /* a tie: the smaller index */
@@ -259,10 +311,14 @@ static val_t reference(arbor_dtype_t t, arbor_op_t op, val_t x, val_t y)
 static bool same(arbor_dtype_t t, val_t a, val_t b)
 {
     switch (types[t].kind) {
-    case K_SINT: return a.s == b.s;
-    case K_UINT: return a.u == b.u;
-    case K_PAIR: return a.c == b.c && a.i == b.i;
-    default: return creall(a.c) == creall(b.c) && cimagl(a.c) == cimagl(b.c);
+    case K_SINT:
+        return a.s == b.s;
+    case K_UINT:
+        return a.u == b.u;
+    case K_PAIR:
+        return a.c == b.c && a.i == b.i;
+    default:
+        return creall(a.c) == creall(b.c) && cimagl(a.c) == cimagl(b.c);
     }
 }
 
@@ -293,8 +349,8 @@ static void check_reduce(arbor_dtype_t t, arbor_op_t op, size_t n, int order)
         elem_io(t, a0, k, &io, false);
         elem_io(t, b0, k, &in, false);
         elem_io(t, a, k, &got, false);
-        val_t want = order == ARB_COMBINE_AFTER ? reference(t, op, io, in)
-                                                : reference(t, op, in, io);
+        val_t want =
+            order == ARB_COMBINE_AFTER ? reference(t, op, io, in) : reference(t, op, in, io);
         if (!same(t, got, want)) bad++;
         CHECK(same(t, got, want), "%s %s n=%zu order=%d element %zu wrong", arb_dtype_name(t),
               arb_op_name(op), n, order, k);
@@ -353,8 +409,12 @@ static void test_names_and_bad_args(void)
     CHECK(!strcmp(arb_op_name(ARBOR_OP_USER_BASE + 3), "user"), "user op name");
     CHECK(!strcmp(arb_op_name(-1), "?") && !strcmp(arb_op_name(ARBOR_OP_PREDEFINED), "?"),
           "bad op name");
-    static const arbor_op_t bad_ops[] = {-1, ARBOR_OP_PREDEFINED, ARBOR_OP_USER_BASE - 1,
-                                         ARBOR_OP_USER_BASE, ARBOR_OP_USER_BASE + 77, INT_MAX,
+    static const arbor_op_t bad_ops[] = {-1,
+                                         ARBOR_OP_PREDEFINED,
+                                         ARBOR_OP_USER_BASE - 1,
+                                         ARBOR_OP_USER_BASE,
+                                         ARBOR_OP_USER_BASE + 77,
+                                         INT_MAX,
                                          INT_MIN};
     for (size_t i = 0; i < sizeof(bad_ops) / sizeof(bad_ops[0]); i++) {
         CHECK(arb_op_check(bad_ops[i], ARBOR_INT) == ARBOR_ERR_OP, "op %d accepted", bad_ops[i]);

@@ -114,7 +114,10 @@ static void alloc_bufs(world_t *w, int r, size_t src_len, size_t dst_len)
     memset(w->want[r], SENTINEL, dst_len ? dst_len : 1);
 }
 
-static size_t *V(world_t *w, int r, int which) { return w->vec[r * 4 + which]; }
+static size_t *V(world_t *w, int r, int which)
+{
+    return w->vec[r * 4 + which];
+}
 
 /* Random layout of n pieces: displacements in a random order with gaps of 0..2 bytes. */
 static size_t layout(int n, const size_t *cnt, size_t *displ)
@@ -198,8 +201,10 @@ static bool setup(world_t *w, arb_coll_t coll, int root, size_t b, bool inplace)
             alloc_bufs(w, r, sc ? (r == root ? extent : 0) : cnt[r],
                        sc ? cnt[r] : (r == root ? extent : 0));
         for (int r = 0; r < P; r++) {
-            if (sc) memcpy(w->want[r], w->src[root] + dsp[r], cnt[r]);
-            else memcpy(w->want[root] + dsp[r], w->src[r], cnt[r]);
+            if (sc)
+                memcpy(w->want[r], w->src[root] + dsp[r], cnt[r]);
+            else
+                memcpy(w->want[root] + dsp[r], w->src[r], cnt[r]);
         }
         return true;
     }
@@ -232,7 +237,8 @@ static bool setup(world_t *w, arb_coll_t coll, int root, size_t b, bool inplace)
                 memcpy(w->want[r] + V(w, r, 3)[q], w->src[q] + V(w, q, 1)[r], C[q][r]);
         return true;
     }
-    default: return false;
+    default:
+        return false;
     }
 }
 
@@ -280,12 +286,17 @@ static void run_case(const family_t *f, int alg, int P, int root, size_t b, bool
     snprintf(where, sizeof(where), "%s/%s P=%d root=%d block=%zu%s", f->name, d->name, P, root, b,
              inplace ? " in-place" : "");
     for (int r = 0; r < P; r++) {
-        arb_coll_args_t a = {.coll = f->coll, .rank = r, .size = P, .root = f->rooted ? root : 0,
-                             .bytes = f->vec ? V(&w, r, 0)[r] : b, .chunk = 65536,
+        arb_coll_args_t a = {.coll = f->coll,
+                             .rank = r,
+                             .size = P,
+                             .root = f->rooted ? root : 0,
+                             .bytes = f->vec ? V(&w, r, 0)[r] : b,
+                             .chunk = 65536,
                              .counts = f->vec ? V(&w, r, 0) : NULL,
                              .displs = f->vec ? V(&w, r, 1) : NULL,
                              .rcounts = f->vec ? V(&w, r, 2) : NULL,
-                             .rdispls = f->vec ? V(&w, r, 3) : NULL, .commutative = 1};
+                             .rdispls = f->vec ? V(&w, r, 3) : NULL,
+                             .commutative = 1};
         arb_sched_init(&s[r]);
         arbor_status_t st = d->build(d, &a, m, &s[r]);
         if (st == ARBOR_ERR_UNSUPPORTED) {
@@ -301,10 +312,15 @@ static void run_case(const family_t *f, int alg, int P, int root, size_t b, bool
     bool pow2 = (P & (P - 1)) == 0;
     if (strcmp(d->name, "recursive_doubling") == 0)
         check(supported == pow2, "%s: supported=%d", where, supported);
-    else check(supported, "%s: unsupported", where);
-    check(isfinite(d->cost(d, &(arb_coll_args_t){.coll = f->coll, .size = P, .bytes = b,
-                                                  .chunk = 65536, .counts = V(&w, 0, 0),
-                                                  .displs = V(&w, 0, 1)},
+    else
+        check(supported, "%s: unsupported", where);
+    check(isfinite(d->cost(d,
+                           &(arb_coll_args_t){.coll = f->coll,
+                                              .size = P,
+                                              .bytes = b,
+                                              .chunk = 65536,
+                                              .counts = V(&w, 0, 0),
+                                              .displs = V(&w, 0, 1)},
                            m)) == supported,
           "%s: cost finiteness disagrees with the builder", where);
     if (supported && ok) {
@@ -316,8 +332,8 @@ static void run_case(const family_t *f, int alg, int P, int root, size_t b, bool
                 if (!check(same, "%s: rank %d DST differs", where, r)) {
                     for (size_t i = 0; i < w.dst_len[r]; i++)
                         if (w.dst[r][i] != w.want[r][i]) {
-                            fprintf(stderr, "  first at byte %zu: got %u want %u\n", i,
-                                    w.dst[r][i], w.want[r][i]);
+                            fprintf(stderr, "  first at byte %zu: got %u want %u\n", i, w.dst[r][i],
+                                    w.want[r][i]);
                             break;
                         }
                     break;
@@ -397,15 +413,20 @@ static void test_costs(void)
                 for (int P = 1; P <= 64; P++)
                     for (size_t b = 1; b <= (1u << 22); b *= 16) {
                         for (int r = 0; r < P; r++) cnt[r] = b, dsp[r] = b * (size_t)r;
-                        arb_coll_args_t a = {.coll = f->coll, .size = P, .bytes = b,
-                                             .chunk = 65536, .counts = cnt, .displs = dsp,
-                                             .rcounts = cnt, .rdispls = dsp};
+                        arb_coll_args_t a = {.coll = f->coll,
+                                             .size = P,
+                                             .bytes = b,
+                                             .chunk = 65536,
+                                             .counts = cnt,
+                                             .displs = dsp,
+                                             .rcounts = cnt,
+                                             .rdispls = dsp};
                         double c = f->tab[alg].cost(&f->tab[alg], &a, &m);
-                        bool want_inf = strcmp(f->tab[alg].name, "recursive_doubling") == 0 &&
-                                        (P & (P - 1));
+                        bool want_inf =
+                            strcmp(f->tab[alg].name, "recursive_doubling") == 0 && (P & (P - 1));
                         check(want_inf ? isinf(c) : (isfinite(c) && c >= 0),
-                              "%s/%s P=%d bytes=%zu (%s): cost %g", f->name, f->tab[alg].name, P,
-                              b, transports[t], c);
+                              "%s/%s P=%d bytes=%zu (%s): cost %g", f->name, f->tab[alg].name, P, b,
+                              transports[t], c);
                     }
         }
         /* names arrays match the tables */
@@ -425,8 +446,7 @@ static void test_costs(void)
 
     arb_logp_t m;
     arb_logp_default("ucx", &m);
-    const family_t *ag = &families[4], *a2a = &families[6], *sc = &families[0],
-                   *ga = &families[2];
+    const family_t *ag = &families[4], *a2a = &families[6], *sc = &families[0], *ga = &families[2];
     /* allgather: the stores-and-forward log algorithms win small blocks, the ring large ones */
     check(cost_of(ag, "bruck", 16, 8, &m) < cost_of(ag, "ring", 16, 8, &m),
           "allgather P=16 8 B: bruck %g !< ring %g", cost_of(ag, "bruck", 16, 8, &m),
@@ -434,8 +454,8 @@ static void test_costs(void)
     check(cost_of(ag, "ring", 16, 1 << 20, &m) < cost_of(ag, "bruck", 16, 1 << 20, &m),
           "allgather P=16 1 MiB: ring %g !< bruck %g", cost_of(ag, "ring", 16, 1 << 20, &m),
           cost_of(ag, "bruck", 16, 1 << 20, &m));
-    check(strcmp(cheapest(ag, 16, 8, &m), "recursive_doubling") == 0,
-          "allgather P=16 8 B picks %s", cheapest(ag, 16, 8, &m));
+    check(strcmp(cheapest(ag, 16, 8, &m), "recursive_doubling") == 0, "allgather P=16 8 B picks %s",
+          cheapest(ag, 16, 8, &m));
     check(strcmp(cheapest(ag, 16, 1 << 20, &m), "ring") == 0, "allgather P=16 1 MiB picks %s",
           cheapest(ag, 16, 1 << 20, &m));
     check(strcmp(cheapest(ag, 24, 8, &m), "bruck") == 0, "allgather P=24 8 B picks %s",
@@ -445,8 +465,8 @@ static void test_costs(void)
     /* alltoall: bruck for small blocks on many ranks, pairwise for large */
     check(strcmp(cheapest(a2a, 64, 8, &m), "bruck") == 0, "alltoall P=64 8 B picks %s",
           cheapest(a2a, 64, 8, &m));
-    check(strcmp(cheapest(a2a, 64, 1 << 16, &m), "pairwise") == 0,
-          "alltoall P=64 64 KiB picks %s", cheapest(a2a, 64, 1 << 16, &m));
+    check(strcmp(cheapest(a2a, 64, 1 << 16, &m), "pairwise") == 0, "alltoall P=64 64 KiB picks %s",
+          cheapest(a2a, 64, 1 << 16, &m));
     check(strcmp(cheapest(a2a, 3, 8, &m), "pairwise") == 0, "alltoall P=3 8 B picks %s",
           cheapest(a2a, 3, 8, &m));
     /* scatter / gather: the tree for small blocks on many ranks, flat when bandwidth rules */

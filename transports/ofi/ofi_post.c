@@ -147,9 +147,7 @@ static ssize_t post_amo(arb_tp_t *tp, arb_ofi_req_t *req, arb_ofi_ctx_t *ctx, ui
     msg.context = ctx;
     flags |= FI_COMPLETION;
     switch (req->amo) {
-    case ARB_TP_AMO_ADD:
-        msg.op = FI_SUM;
-        return fi_atomicmsg(tp->ep, &msg, flags | FI_DELIVERY_COMPLETE);
+    case ARB_TP_AMO_ADD: /* fetching: the reply proves it was applied (see the file comment) */
     case ARB_TP_AMO_FADD:
         msg.op = FI_SUM;
         return fi_fetch_atomicmsg(tp->ep, &msg, &res, &desc, 1, flags);

@@ -1,0 +1,539 @@
+/*
+ * arbor-mpi-bench: the MPI twin of arbor-bench, for bench/compare. Same command line, same CSV
+ * columns, same timing and same buffer handling, with the collectives of the MPI library it is
+ * linked with (it does not link libarbor):
+ *   mpirun -n 4 build/bin/arbor-mpi-bench --op bcast --sizes 8,65536 --iters 1000 --format csv
+ * Each iteration is timed on every rank after an MPI_Barrier; a row reports the mean over ranks
+ * of each rank's mean (avg_us), the smallest and largest per-rank mean, the median and 99th
+ * percentile of the slowest rank per iteration, and whether the data of the last iteration was
+ * right (check). Sizes are bytes per rank block for scatter / gather / allgather / alltoall (and
+ * their v-variants) and reduce_scatter (MPI_Reduce_scatter_block), the whole vector for bcast
+ * and the other reductions. --cold rotates through buffers whose total exceeds 64 MiB.
+ * The transport column is "mpi:<flavour>" with the flavour from ARBOR_MPI_FLAVOUR (bench/compare
+ * sets it), else "mpi:ompi" / "mpi:mpich" from the library version, else "mpi".
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* getopt_long, strdup, clock_gettime when built alone */
+#endif
+#include <getopt.h>
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum { BARRIER, BCAST, SCATTER, SCATTERV, GATHER, GATHERV, ALLGATHER, ALLGATHERV, ALLTOALL,
+       ALLTOALLV, REDUCE, ALLREDUCE, REDUCE_SCATTER, SCAN, EXSCAN, NOPS };
+static const char *const op_names[NOPS] = {
+    "barrier",   "bcast",      "scatter", "scatterv",  "gather",         "gatherv", "allgather",
+    "allgatherv", "alltoall",  "alltoallv", "reduce",  "allreduce", "reduce_scatter", "scan",
+    "exscan"};
+static const char *const dtype_names[] = {"int32", "int64", "float", "double"};
+static const char *const rop_names[] = {"sum", "prod", "min", "max", "band", "bor", "bxor"};
+enum { ROP_SUM, ROP_PROD, ROP_MIN, ROP_MAX, ROP_BAND, ROP_BOR, ROP_BXOR };
+static const size_t dtype_sizes[] = {4, 8, 4, 8};
+#define MAX_BUFS 64
+
+typedef struct {
+    uint32_t op_mask;
+    size_t sizes[64];
+    int nsizes;
+    int iters, warmup, root;
+    const char *format;
+    int dtype_idx, rop_idx;
+    int cold;
+} opts_t;
+
+typedef struct {
+    int op;
+    size_t bytes, count, elem, send_bytes, recv_bytes;
+    int dtype_idx, rop_idx, root, rank, size, nbufs;
+    unsigned char *send[MAX_BUFS], *recv[MAX_BUFS];
+    int *counts, *displs;
+    MPI_Datatype dt;
+    MPI_Op mop;
+} point_t;
+
+static int rank, size;
+
+static MPI_Datatype mpi_dtype(int i)
+{
+    switch (i) {
+    case 0: return MPI_INT32_T;
+    case 1: return MPI_INT64_T;
+    case 2: return MPI_FLOAT;
+    default: return MPI_DOUBLE;
+    }
+}
+
+static MPI_Op mpi_op(int i)
+{
+    switch (i) {
+    case ROP_SUM: return MPI_SUM;
+    case ROP_PROD: return MPI_PROD;
+    case ROP_MIN: return MPI_MIN;
+    case ROP_MAX: return MPI_MAX;
+    case ROP_BAND: return MPI_BAND;
+    case ROP_BOR: return MPI_BOR;
+    default: return MPI_BXOR;
+    }
+}
+
+static double now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
+}
+
+static int is_reduction(int op)
+{
+    return op >= REDUCE;
+}
+
+/* The value rank r contributes at element i of block j (as arbor-bench's bench_ops.c). */
+static int64_t value(const point_t *p, int r, size_t j, size_t i)
+{
+    if (is_reduction(p->op))
+        return p->rop_idx == ROP_PROD ? 1 + (int64_t)((r + i) % 2)
+                                      : 1 + (int64_t)((r * 7 + i) % 11);
+    return 1 + (int64_t)(((size_t)r * 131 + j * 17 + i) % 97);
+}
+
+static void store(int dt, void *buf, size_t idx, int64_t v)
+{
+    switch (dt) {
+    case 0: ((int32_t *)buf)[idx] = (int32_t)v; break;
+    case 1: ((int64_t *)buf)[idx] = v; break;
+    case 2: ((float *)buf)[idx] = (float)v; break;
+    default: ((double *)buf)[idx] = (double)v; break;
+    }
+}
+
+static int64_t load(int dt, const void *buf, size_t idx)
+{
+    switch (dt) {
+    case 0: return ((const int32_t *)buf)[idx];
+    case 1: return ((const int64_t *)buf)[idx];
+    case 2: return (int64_t)((const float *)buf)[idx];
+    default: return (int64_t)((const double *)buf)[idx];
+    }
+}
+
+static int64_t fold(int op, int64_t a, int64_t b)
+{
+    switch (op) {
+    case ROP_SUM: return a + b;
+    case ROP_PROD: return a * b;
+    case ROP_MIN: return a < b ? a : b;
+    case ROP_MAX: return a > b ? a : b;
+    case ROP_BAND: return a & b;
+    case ROP_BOR: return a | b;
+    default: return a ^ b;
+    }
+}
+
+static int64_t reduced(const point_t *p, int lo, int hi, size_t i)
+{
+    int64_t acc = value(p, lo, 0, i);
+    for (int r = lo + 1; r < hi; r++) acc = fold(p->rop_idx, acc, value(p, r, 0, i));
+    return acc;
+}
+
+static int setup(point_t *p, int op, size_t bytes, const opts_t *o)
+{
+    memset(p, 0, sizeof(*p));
+    p->op = op;
+    p->dtype_idx = o->dtype_idx;
+    p->rop_idx = o->rop_idx;
+    p->root = o->root;
+    p->rank = rank;
+    p->size = size;
+    p->dt = op == BCAST ? MPI_BYTE : mpi_dtype(o->dtype_idx);
+    p->mop = mpi_op(o->rop_idx);
+    p->elem = op == BCAST ? 1 : dtype_sizes[o->dtype_idx];
+    p->count = op == BARRIER ? 0 : bytes / p->elem;
+    p->bytes = p->count * p->elem;
+    size_t P = (size_t)size, blk = p->bytes;
+    if (p->count > (size_t)INT32_MAX / P) return fprintf(stderr, "arbor-mpi-bench: size too large\n"), -1;
+    switch (op) {
+    case BARRIER: break;
+    case BCAST: p->send_bytes = p->recv_bytes = blk; break;
+    case SCATTER:
+    case SCATTERV: p->send_bytes = P * blk, p->recv_bytes = blk; break;
+    case GATHER:
+    case GATHERV:
+    case ALLGATHER:
+    case ALLGATHERV: p->send_bytes = blk, p->recv_bytes = P * blk; break;
+    case ALLTOALL:
+    case ALLTOALLV: p->send_bytes = p->recv_bytes = P * blk; break;
+    case REDUCE_SCATTER: p->send_bytes = P * blk, p->recv_bytes = blk; break;
+    default: p->send_bytes = p->recv_bytes = blk; break;
+    }
+    size_t per = p->send_bytes + p->recv_bytes + 2;
+    p->nbufs = o->cold ? (int)((64u << 20) / per + 1) : 1;
+    if (p->nbufs > MAX_BUFS) p->nbufs = MAX_BUFS;
+    p->counts = calloc(P, sizeof(int));
+    p->displs = calloc(P, sizeof(int));
+    if (!p->counts || !p->displs) return -1;
+    for (size_t r = 0; r < P; r++) p->counts[r] = (int)p->count, p->displs[r] = (int)(r * p->count);
+    for (int b = 0; b < p->nbufs; b++) {
+        p->send[b] = malloc(p->send_bytes + 1);
+        p->recv[b] = malloc(p->recv_bytes + 1);
+        if (!p->send[b] || !p->recv[b]) return -1;
+    }
+    for (int b = 0; b < p->nbufs; b++) {
+        size_t n = p->send_bytes / p->elem, per_block = p->count ? p->count : 1;
+        for (size_t e = 0; op != BCAST && e < n; e++)
+            store(p->dtype_idx, p->send[b], e,
+                  is_reduction(op) ? value(p, rank, 0, e)
+                                   : value(p, rank, e / per_block, e % per_block));
+        if (op == BCAST)
+            for (size_t e = 0; e < p->bytes; e++) p->send[b][e] = (unsigned char)value(p, p->root, 0, e);
+        memset(p->recv[b], 0, p->recv_bytes);
+    }
+    return 0;
+}
+
+static void fill(point_t *p, int it, int last)
+{
+    int b = it % p->nbufs;
+    if (!last) return;
+    if (p->op == BCAST) {
+        if (p->rank != p->root) memset(p->send[b], 0xEE, p->bytes);
+        else
+            for (size_t e = 0; e < p->bytes; e++) p->send[b][e] = (unsigned char)value(p, p->root, 0, e);
+    } else {
+        memset(p->recv[b], 0xEE, p->recv_bytes);
+    }
+}
+
+static int run(point_t *p, int it)
+{
+    int b = it % p->nbufs, n = (int)p->count, root = p->root;
+    void *s = p->send[b], *r = p->recv[b];
+    MPI_Comm w = MPI_COMM_WORLD;
+    MPI_Datatype dt = p->dt;
+    switch (p->op) {
+    case BARRIER: return MPI_Barrier(w);
+    case BCAST: return MPI_Bcast(s, (int)p->bytes, MPI_BYTE, root, w);
+    case SCATTER: return MPI_Scatter(s, n, dt, r, n, dt, root, w);
+    case SCATTERV: return MPI_Scatterv(s, p->counts, p->displs, dt, r, n, dt, root, w);
+    case GATHER: return MPI_Gather(s, n, dt, r, n, dt, root, w);
+    case GATHERV: return MPI_Gatherv(s, n, dt, r, p->counts, p->displs, dt, root, w);
+    case ALLGATHER: return MPI_Allgather(s, n, dt, r, n, dt, w);
+    case ALLGATHERV: return MPI_Allgatherv(s, n, dt, r, p->counts, p->displs, dt, w);
+    case ALLTOALL: return MPI_Alltoall(s, n, dt, r, n, dt, w);
+    case ALLTOALLV:
+        return MPI_Alltoallv(s, p->counts, p->displs, dt, r, p->counts, p->displs, dt, w);
+    case REDUCE: return MPI_Reduce(s, r, n, dt, p->mop, root, w);
+    case ALLREDUCE: return MPI_Allreduce(s, r, n, dt, p->mop, w);
+    case REDUCE_SCATTER: return MPI_Reduce_scatter_block(s, r, n, dt, p->mop, w);
+    case SCAN: return MPI_Scan(s, r, n, dt, p->mop, w);
+    case EXSCAN: return MPI_Exscan(s, r, n, dt, p->mop, w);
+    default: return MPI_ERR_OP;
+    }
+}
+
+static int check(const point_t *p, int it)
+{
+    int b = it % p->nbufs, P = p->size, me = p->rank, dt = p->dtype_idx;
+    const unsigned char *r = p->recv[b];
+    size_t n = p->count;
+    switch (p->op) {
+    case BARRIER: return 1;
+    case BCAST:
+        for (size_t e = 0; e < p->bytes; e++)
+            if (p->send[b][e] != (unsigned char)value(p, p->root, 0, e)) return 0;
+        return 1;
+    case SCATTER:
+    case SCATTERV:
+        for (size_t i = 0; i < n; i++)
+            if (load(dt, r, i) != value(p, p->root, (size_t)me, i)) return 0;
+        return 1;
+    case GATHER:
+    case GATHERV:
+    case ALLGATHER:
+    case ALLGATHERV:
+        if (p->op <= GATHERV && me != p->root) return 1;
+        for (int src = 0; src < P; src++)
+            for (size_t i = 0; i < n; i++)
+                if (load(dt, r, (size_t)src * n + i) != value(p, src, 0, i)) return 0;
+        return 1;
+    case ALLTOALL:
+    case ALLTOALLV:
+        for (int src = 0; src < P; src++)
+            for (size_t i = 0; i < n; i++)
+                if (load(dt, r, (size_t)src * n + i) != value(p, src, (size_t)me, i)) return 0;
+        return 1;
+    case REDUCE:
+    case ALLREDUCE:
+        if (p->op == REDUCE && me != p->root) return 1;
+        for (size_t i = 0; i < n; i++)
+            if (load(dt, r, i) != reduced(p, 0, P, i)) return 0;
+        return 1;
+    case REDUCE_SCATTER:
+        for (size_t i = 0; i < n; i++)
+            if (load(dt, r, i) != reduced(p, 0, P, (size_t)me * n + i)) return 0;
+        return 1;
+    case SCAN:
+        for (size_t i = 0; i < n; i++)
+            if (load(dt, r, i) != reduced(p, 0, me + 1, i)) return 0;
+        return 1;
+    case EXSCAN:
+        for (size_t i = 0; me > 0 && i < n; i++)
+            if (load(dt, r, i) != reduced(p, 0, me, i)) return 0;
+        return 1;
+    default: return 0;
+    }
+}
+
+static void teardown(point_t *p)
+{
+    for (int b = 0; b < p->nbufs; b++) free(p->send[b]), free(p->recv[b]);
+    free(p->counts);
+    free(p->displs);
+    memset(p, 0, sizeof(*p));
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: arbor-mpi-bench [--op LIST|all] [--sizes 8,64K,1M] [--iters N] [--warmup N]\n"
+               "                       [--root R] [--dtype int32|int64|float|double]\n"
+               "                       [--reduce-op sum|prod|min|max|band|bor|bxor] [--cold]\n"
+               "                       [--format table|csv|json]\nops:");
+    for (int i = 0; i < NOPS; i++) fprintf(f, " %s", op_names[i]);
+    fprintf(f, "\n");
+}
+
+static int find_name(const char *const *names, int n, const char *s)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(names[i], s)) return i;
+    return -1;
+}
+
+static int one_size(const char *tok, opts_t *o)
+{
+    char *end;
+    double v = strtod(tok, &end);
+    if (*end == 'k' || *end == 'K') v *= 1024, end++;
+    else if (*end == 'm' || *end == 'M') v *= 1024 * 1024, end++;
+    if (*end || v < 0 || v > 1e10 || o->nsizes == 64) {
+        fprintf(stderr, "arbor-mpi-bench: bad size '%s'\n", tok);
+        return -1;
+    }
+    o->sizes[o->nsizes++] = (size_t)v;
+    return 0;
+}
+
+static int one_op(const char *tok, opts_t *o)
+{
+    if (!strcmp(tok, "all")) {
+        o->op_mask = (1u << NOPS) - 1;
+        return 0;
+    }
+    int i = find_name(op_names, NOPS, tok);
+    if (i < 0) return fprintf(stderr, "arbor-mpi-bench: unknown op '%s'\n", tok), -1;
+    o->op_mask |= 1u << i;
+    return 0;
+}
+
+static int parse_list(const char *arg, int (*one)(const char *, opts_t *), opts_t *o)
+{
+    char *dup = strdup(arg), *save = NULL;
+    int rc = 0;
+    for (char *tok = strtok_r(dup, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save))
+        rc = one(tok, o);
+    free(dup);
+    return rc;
+}
+
+static int parse_args(int argc, char **argv, opts_t *o)
+{
+    static const struct option lo[] = {
+        {"op", 1, 0, 'o'},     {"sizes", 1, 0, 's'},     {"iters", 1, 0, 'i'},
+        {"warmup", 1, 0, 'w'}, {"root", 1, 0, 'r'},      {"algorithm", 1, 0, 'a'},
+        {"format", 1, 0, 'f'}, {"dtype", 1, 0, 'd'},     {"reduce-op", 1, 0, 'p'},
+        {"cold", 0, 0, 'c'},   {"help", 0, 0, 'h'},      {0, 0, 0, 0}};
+    int c;
+    *o = (opts_t){.op_mask = 3, .iters = 1000, .warmup = 100, .format = "table"};
+    o->sizes[0] = 8;
+    o->nsizes = 1;
+    while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+        char *end = NULL;
+        switch (c) {
+        case 'o': o->op_mask = 0; if (parse_list(optarg, one_op, o)) return -1; break;
+        case 's': o->nsizes = 0; if (parse_list(optarg, one_size, o)) return -1; break;
+        case 'i': o->iters = (int)strtol(optarg, &end, 10); break;
+        case 'w': o->warmup = (int)strtol(optarg, &end, 10); break;
+        case 'r': o->root = (int)strtol(optarg, &end, 10); break;
+        case 'a':
+            return fprintf(stderr, "arbor-mpi-bench: --algorithm is arbor's; MPI picks its own\n"), -1;
+        case 'f': o->format = optarg; break;
+        case 'c': o->cold = 1; break;
+        case 'd':
+            if ((o->dtype_idx = find_name(dtype_names, 4, optarg)) < 0)
+                return fprintf(stderr, "arbor-mpi-bench: --dtype takes int32, int64, float, double\n"), -1;
+            break;
+        case 'p':
+            if ((o->rop_idx = find_name(rop_names, 7, optarg)) < 0)
+                return fprintf(stderr, "arbor-mpi-bench: unknown --reduce-op '%s'\n", optarg), -1;
+            break;
+        case 'h': usage(stdout); exit(0);
+        default: usage(stderr); return -1;
+        }
+        if (end && (*end || o->iters < 1 || o->warmup < 0 || o->root < 0))
+            return fprintf(stderr, "arbor-mpi-bench: bad number '%s'\n", optarg), -1;
+    }
+    if (optind < argc) return fprintf(stderr, "arbor-mpi-bench: unexpected '%s'\n", argv[optind]), -1;
+    if (strcmp(o->format, "table") && strcmp(o->format, "csv") && strcmp(o->format, "json"))
+        return fprintf(stderr, "arbor-mpi-bench: --format takes table, csv or json\n"), -1;
+    return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void print_row(const opts_t *o, const char *op, size_t bytes, const char *alg,
+                      const char *tp, const double *v, int ok, int first)
+{
+    const char *chk = ok ? "ok" : "FAIL";
+    if (!strcmp(o->format, "csv")) {
+        if (first) printf("op,bytes,ranks,algorithm,avg_us,min_us,max_us,check,transport,"
+                          "median_us,p99_us\n");
+        printf("%s,%zu,%d,%s,%.3f,%.3f,%.3f,%s,%s,%.3f,%.3f\n", op, bytes, size, alg, v[0], v[1],
+               v[2], chk, tp, v[3], v[4]);
+    } else if (!strcmp(o->format, "json")) {
+        printf("%s{\"op\":\"%s\",\"bytes\":%zu,\"ranks\":%d,\"algorithm\":\"%s\",\"avg_us\":%.3f,"
+               "\"min_us\":%.3f,\"max_us\":%.3f,\"check\":\"%s\",\"transport\":\"%s\","
+               "\"median_us\":%.3f,\"p99_us\":%.3f}",
+               first ? "[\n  " : ",\n  ", op, bytes, size, alg, v[0], v[1], v[2], chk, tp, v[3],
+               v[4]);
+    } else {
+        if (first)
+            printf("%-14s %10s %5s %-18s %10s %10s %10s %10s %10s %-5s %s\n", "op", "bytes",
+                   "ranks", "algorithm", "avg_us", "min_us", "max_us", "median_us", "p99_us",
+                   "check", "transport");
+        printf("%-14s %10zu %5d %-18s %10.3f %10.3f %10.3f %10.3f %10.3f %-5s %s\n", op, bytes,
+               size, alg, v[0], v[1], v[2], v[3], v[4], chk, tp);
+    }
+}
+
+/* Reduces this rank's times to the row on rank 0. */
+static int summarize(const opts_t *o, const double *t, int ok, double v[5], int *allok)
+{
+    double mine = 0, *all = malloc(sizeof(double) * (size_t)size);
+    double *slowest = malloc(sizeof(double) * (size_t)o->iters);
+    int *oks = malloc(sizeof(int) * (size_t)size);
+    if (!all || !slowest || !oks) return -1;
+    for (int i = 0; i < o->iters; i++) mine += t[i] / o->iters;
+    MPI_Allgather(&mine, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, MPI_COMM_WORLD);
+    MPI_Allgather(&ok, 1, MPI_INT, oks, 1, MPI_INT, MPI_COMM_WORLD);
+    MPI_Allreduce(t, slowest, o->iters, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    v[0] = 0, v[1] = v[2] = all[0];
+    *allok = 1;
+    for (int r = 0; r < size; r++) {
+        v[0] += all[r] / size;
+        v[1] = all[r] < v[1] ? all[r] : v[1];
+        v[2] = all[r] > v[2] ? all[r] : v[2];
+        *allok &= oks[r];
+    }
+    qsort(slowest, (size_t)o->iters, sizeof(double), cmp_double);
+    v[3] = slowest[o->iters / 2];
+    v[4] = slowest[(int)((o->iters - 1) * 0.99)];
+    free(all);
+    free(slowest);
+    free(oks);
+    return 0;
+}
+
+static void transport_name(char *buf, size_t len)
+{
+    const char *fl = getenv("ARBOR_MPI_FLAVOUR");
+    if (fl && *fl) {
+        snprintf(buf, len, "mpi:%s", fl);
+        return;
+    }
+    char ver[MPI_MAX_LIBRARY_VERSION_STRING];
+    int n = 0;
+    MPI_Get_library_version(ver, &n);
+    if (!strncmp(ver, "Open MPI", 8)) snprintf(buf, len, "mpi:ompi");
+    else if (strstr(ver, "MPICH")) snprintf(buf, len, "mpi:mpich");
+    else snprintf(buf, len, "mpi");
+}
+
+int main(int argc, char **argv)
+{
+    opts_t o;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (parse_args(argc, argv, &o)) {
+        MPI_Finalize();
+        return 2;
+    }
+    if (o.root >= size) {
+        if (rank == 0) fprintf(stderr, "arbor-mpi-bench: --root %d but only %d ranks\n", o.root, size);
+        MPI_Finalize();
+        return 2;
+    }
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    char tp[64];
+    transport_name(tp, sizeof(tp));
+    double *t = malloc(sizeof(double) * (size_t)o.iters);
+    int first = 1, rc = 0, st = MPI_SUCCESS;
+
+    for (int op = 0; op < NOPS && rc == 0; op++) {
+        if (!(o.op_mask & (1u << op))) continue;
+        for (int s = 0; s < o.nsizes && rc == 0; s++) {
+            point_t pt;
+            if (setup(&pt, op, o.sizes[s], &o)) {
+                rc = 1;
+                break;
+            }
+            if (op == BARRIER && s > 0) {
+                teardown(&pt);
+                break;
+            }
+            int total = o.warmup + o.iters, ok = 1;
+            for (int it = 0; it < total && st == MPI_SUCCESS; it++) {
+                int last = it == total - 1;
+                fill(&pt, it, last);
+                if ((st = MPI_Barrier(MPI_COMM_WORLD)) != MPI_SUCCESS) break;
+                double t0 = now_us();
+                st = run(&pt, it);
+                double dt = now_us() - t0;
+                if (it >= o.warmup) t[it - o.warmup] = dt;
+                if (last && st == MPI_SUCCESS) ok = check(&pt, it);
+            }
+            if (st != MPI_SUCCESS) {
+                char msg[MPI_MAX_ERROR_STRING];
+                int len = 0;
+                MPI_Error_string(st, msg, &len);
+                fprintf(stderr, "arbor-mpi-bench: rank %d: %s of %zu bytes: %s\n", rank,
+                        op_names[op], pt.bytes, msg);
+                teardown(&pt);
+                free(t);
+                MPI_Abort(MPI_COMM_WORLD, 1);
+                return 1;
+            }
+            double v[5];
+            int allok = 0;
+            if (summarize(&o, t, ok, v, &allok)) rc = 1;
+            if (rank == 0 && !rc) print_row(&o, op_names[op], pt.bytes, "mpi", tp, v, allok, first);
+            first = 0;
+            if (!allok) rc = 1;
+            teardown(&pt);
+        }
+    }
+    if (rank == 0 && !strcmp(o.format, "json") && !first) printf("\n]\n");
+    fflush(stdout);
+    free(t);
+    MPI_Finalize();
+    return rc;
+}

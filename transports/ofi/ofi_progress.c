@@ -1,0 +1,117 @@
+/*
+ * libfabric backend: progress. Reading the CQ is what drives data progress under
+ * FI_PROGRESS_MANUAL (shm, tcp;ofi_rxm), including the target side of peers' operations on our
+ * memory, so every wait loop calls progress. Completions release contexts and end requests;
+ * then the peer queues get another chance. Interrupt mode: the CQ's wait descriptor
+ * (FI_WAIT_FD, fi_control FI_GETWAIT) and fi_trywait.
+ */
+#include "transports/ofi/ofi.h"
+
+#include "core/log.h"
+
+#include <sched.h>
+#include <time.h>
+
+#define CQ_BATCH          16
+#define CLOCK_CHECK_EVERY 256
+
+static arbor_status_t cq_error(arb_tp_t *tp)
+{
+    struct fi_cq_err_entry err = {0};
+    ssize_t rc = fi_cq_readerr(tp->cq, &err, 0);
+    arb_ofi_ctx_t *ctx;
+
+    if (rc == -FI_EAGAIN) return ARBOR_OK;
+    if (rc < 0) {
+        arb_error("fi_cq_readerr: %s", fi_strerror((int)-rc));
+        return ARBOR_ERR_TRANSPORT;
+    }
+    ctx = err.op_context;
+    arb_error("%s to peer %d failed: %s (%s)",
+              ctx == NULL                          ? "an operation"
+              : ctx->req->kind == ARB_OFI_PUT ? "write"
+              : ctx->req->kind == ARB_OFI_GET ? "read"
+                                                   : "atomic",
+              ctx != NULL ? ctx->req->peer : -1, fi_strerror(err.err),
+              fi_cq_strerror(tp->cq, err.prov_errno, err.err_data, NULL, 0));
+    if (ctx != NULL) arb_ofi_ctx_done(tp, ctx, ARBOR_ERR_TRANSPORT);
+    return ARBOR_OK;
+}
+
+int arb_ofi_progress(arb_tp_t *tp)
+{
+    struct fi_cq_entry ev[CQ_BATCH];
+    int seen = 0;
+
+    for (;;) {
+        ssize_t rc = fi_cq_read(tp->cq, ev, CQ_BATCH);
+        if (rc > 0) {
+            for (ssize_t i = 0; i < rc; i++) arb_ofi_ctx_done(tp, ev[i].op_context, ARBOR_OK);
+            seen += (int)rc;
+            if (rc < CQ_BATCH) break;
+        } else if (rc == -FI_EAVAIL) {
+            if (cq_error(tp) != ARBOR_OK) return ARBOR_ERR_TRANSPORT;
+            seen++;
+        } else if (rc == -FI_EAGAIN) {
+            break;
+        } else {
+            arb_error("fi_cq_read: %s", fi_strerror((int)-rc));
+            return ARBOR_ERR_TRANSPORT;
+        }
+    }
+    if (tp->queued > 0) arb_ofi_drain(tp);
+    return seen;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+arbor_status_t arb_ofi_flush(arb_tp_t *tp)
+{
+    double deadline = tp->timeout_s > 0 ? now_s() + tp->timeout_s : 0;
+    unsigned polls = 0;
+    arbor_status_t status;
+
+    if (tp->peers == NULL) return ARBOR_OK;
+    while (tp->inflight > 0 || tp->queued > 0) {
+        int n = arb_ofi_progress(tp);
+        if (n < 0) return (arbor_status_t)n;
+        if (n == 0 && tp->yield) sched_yield();
+        if (deadline > 0 && ++polls % CLOCK_CHECK_EVERY == 0 && now_s() > deadline) {
+            arb_error("flush: %ld operations in flight and %ld queued after %.1f s", tp->inflight,
+                      tp->queued, tp->timeout_s);
+            return ARBOR_ERR_TIMEOUT;
+        }
+    }
+    status = tp->async_status;
+    tp->async_status = ARBOR_OK;
+    return status;
+}
+
+arbor_status_t arb_ofi_wait_fd(arb_tp_t *tp, int *fd_p)
+{
+    if (tp->wait_fd < 0) return ARBOR_ERR_UNSUPPORTED;
+    *fd_p = tp->wait_fd;
+    return ARBOR_OK;
+}
+
+arbor_status_t arb_ofi_arm(arb_tp_t *tp)
+{
+    struct fid *fids[1] = {&tp->cq->fid};
+    int rc;
+
+    if (tp->wait_fd < 0) return ARBOR_ERR_UNSUPPORTED;
+    if (tp->queued > 0 && tp->inflight == 0) return ARB_ERR_AGAIN; /* no event would come */
+    rc = fi_trywait(tp->fabric, fids, 1);
+    if (rc == -FI_EAGAIN) return ARB_ERR_AGAIN;
+    if (rc != 0) {
+        arb_error("fi_trywait: %s", fi_strerror(-rc));
+        return ARBOR_ERR_TRANSPORT;
+    }
+    return ARBOR_OK;
+}
