@@ -37,7 +37,7 @@ arbor_status_t arb_bcast_tree_build(const arb_coll_args_t *a, const arb_logp_t *
 
 /* Predicted time: the tree's one-chunk completion, then the remaining chunks stream behind it
  * at the pace of the busiest sender (its fan-out times the per-chunk gap). */
-static double tree_cost(const arb_coll_args_t *a, const arb_logp_t *m, int kind, int radix)
+double arb_bcast_tree_cost(const arb_coll_args_t *a, const arb_logp_t *m, int kind, int radix)
 {
     arb_tree_t tree;
     size_t chunk = a->bytes < a->chunk ? a->bytes : a->chunk;
@@ -63,7 +63,7 @@ static arbor_status_t build_tree(const arb_alg_desc_t *alg, const arb_coll_args_
 
 static double cost_tree(const arb_alg_desc_t *alg, const arb_coll_args_t *a, const arb_logp_t *m)
 {
-    return tree_cost(a, m, alg->variant, alg->radix);
+    return arb_bcast_tree_cost(a, m, alg->variant, alg->radix);
 }
 
 const char *const arb_bcast_alg_names[] = {"auto",   "karp", "binomial", "knomial",

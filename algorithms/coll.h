@@ -104,5 +104,7 @@ int arb_select(const arb_coll_args_t *a, const arb_logp_t *m, int forced, double
 /* Builders shared by several families. */
 arbor_status_t arb_bcast_tree_build(const arb_coll_args_t *a, const arb_logp_t *m, int kind,
                                     int radix, arb_sched_t *s);
+/* A pipelined tree broadcast's predicted completion (also a reversed-tree reduction's). */
+double arb_bcast_tree_cost(const arb_coll_args_t *a, const arb_logp_t *m, int kind, int radix);
 
 #endif /* ARB_ALGORITHMS_COLL_H */

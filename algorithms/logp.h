@@ -28,6 +28,13 @@ static inline double arb_logp_gap(const arb_logp_t *m, size_t bytes)
 
 /* Parses "L=2.1,os=0.4,or=0.4,g=0.6,G=0.0001" (any subset; others keep *out's values).
  * ARBOR_ERR_CONFIG with a message in err on a bad key or number. */
+/* Reductions: the model has no compute term, so combining a payload is priced like moving it
+ * once more through memory (G per byte). */
+static inline double arb_logp_combine(const arb_logp_t *m, size_t bytes)
+{
+    return (double)bytes * m->G;
+}
+
 arbor_status_t arb_logp_parse(const char *text, arb_logp_t *out, char *err, size_t errlen);
 
 /* Defaults per transport name ("ucx", "ofi:tcp;ofi_rxm", ...), from PLATFORM.md's figures. */

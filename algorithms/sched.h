@@ -3,7 +3,9 @@
  * SEND / RECV over the team's landing channels (a put-with-signal into the receiver's slot, and
  * a wait-for-signal + copy-out or combine) and local COPY. A step starts when every step of the
  * earlier rounds is complete; a step with a dependency moves chunk c only once that step has
- * completed c + 1 chunks, which pipelines large payloads through trees. Schedules are immutable
+ * completed c + 1 chunks, which pipelines large payloads through trees (a SEND forwards what a
+ * RECV landed; a RECV combines only after the RECV it depends on has, which keeps the order of
+ * a non-commutative reduction chunk by chunk). A dependency must be a RECV or a COPY. Schedules are immutable
  * once built and cached; the executor (core/executor.c) runs them and names no algorithm.
  *
  * Offsets and sizes are in units of the instance's block (a broadcast's whole payload, later an

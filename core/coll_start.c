@@ -260,12 +260,21 @@ static arbor_status_t build(const arb_coll_args_t *a, int forced, int pinned, ui
     int alg = arb_select(a, &arb_ctx.model, forced ? forced : pinned, predicted);
     arbor_status_t status = ARBOR_ERR_UNSUPPORTED;
     bool tried[32] = {false};
+    static uint32_t warned[ARB_COLL_KINDS];
 
     arb_sched_init(s);
     for (int attempt = 0; attempt < n && n <= 32; attempt++) {
         tried[alg] = true;
         status = tab[alg].build(&tab[alg], a, &arb_ctx.model, s);
-        if (status != ARBOR_ERR_UNSUPPORTED || forced || pinned) break;
+        if (status != ARBOR_ERR_UNSUPPORTED) break;
+        /* A forced or pinned algorithm that cannot serve this call (a non-commutative op on a
+         * ring, P not a power of two) gives way to the model's next choice, said once. */
+        if (attempt == 0 && (forced || pinned) && !(warned[a->coll] & (1u << alg))) {
+            warned[a->coll] |= 1u << alg;
+            arb_warn("%s algorithm %s cannot serve this call (%s); using the model's choice",
+                     arb_coll_name(a->coll), tab[alg].name,
+                     a->commutative ? "team size" : "non-commutative op");
+        }
         arb_sched_free(s);
         arb_sched_init(s);
         int next = 0;

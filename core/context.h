@@ -42,6 +42,8 @@ typedef struct {
     uint64_t epoch;                        /* bumped whenever anything moves */
     bool in_progress;                      /* re-entrance guard of the progress engine */
     bool threaded;                         /* ARBOR_PROGRESS=thread: calls take the lock */
+    bool all_mapped;                       /* every peer's segment is mapped here */
+    unsigned polls;
     arb_alg_stats_t stats[ARB_COLL_KINDS][16];
 } arb_ctx_t;
 

@@ -37,21 +37,53 @@ static uint8_t *chunk_ptr(const arb_inst_t *inst, int space, uint64_t off, uint3
     return inst->buf[space] + off * inst->block + (uint64_t)c * inst->team->chunk;
 }
 
+/* Finished instances are kept (with their step-state and scratch arrays) for the next
+ * collective, so a small collective allocates nothing in steady state. */
+enum { MAX_SPARE = 64 };
+static arb_inst_t *spare;
+static int nspare;
+
+static arb_inst_t *take_instance(size_t nsteps, size_t scratch)
+{
+    arb_inst_t *inst = spare;
+    if (inst) {
+        spare = inst->next;
+        nspare--;
+    } else if (!(inst = calloc(1, sizeof(*inst)))) {
+        return NULL;
+    }
+    arb_step_state_t *st = inst->st;
+    uint8_t *scr = inst->buf[ARB_BUF_SCRATCH];
+    size_t st_cap = inst->st_cap, scr_cap = inst->scratch_cap;
+    if (st_cap < nsteps || !st) {
+        size_t cap = nsteps > 8 ? nsteps : 8;
+        arb_step_state_t *n = realloc(st, cap * sizeof(*st));
+        if (!n) goto fail;
+        st = n, st_cap = cap;
+    }
+    if (scr_cap < scratch) {
+        uint8_t *n = realloc(scr, scratch);
+        if (!n) goto fail;
+        scr = n, scr_cap = scratch;
+    }
+    memset(inst, 0, sizeof(*inst));
+    memset(st, 0, nsteps * sizeof(*st));
+    inst->st = st, inst->st_cap = st_cap;
+    inst->buf[ARB_BUF_SCRATCH] = scr, inst->scratch_cap = scr_cap;
+    return inst;
+fail:
+    free(st);
+    free(scr);
+    free(inst);
+    return NULL;
+}
+
 arbor_status_t arb_exec_start(struct arbor_team *team, arb_cached_sched_t *cs, void *src,
                               void *dst, size_t block, int coll, int alg, arb_inst_t **inst_p)
 {
     const arb_sched_t *s = &cs->sched;
-    arb_inst_t *inst = calloc(1, sizeof(*inst));
+    arb_inst_t *inst = take_instance((size_t)s->nsteps, s->scratch_blocks * block);
     if (!inst) return ARBOR_ERR_NO_MEMORY;
-    inst->st = calloc(s->nsteps ? (size_t)s->nsteps : 1, sizeof(*inst->st));
-    size_t scratch = s->scratch_blocks * block;
-    if (scratch) inst->buf[ARB_BUF_SCRATCH] = malloc(scratch);
-    if (!inst->st || (scratch && !inst->buf[ARB_BUF_SCRATCH])) {
-        free(inst->buf[ARB_BUF_SCRATCH]);
-        free(inst->st);
-        free(inst);
-        return ARBOR_ERR_NO_MEMORY;
-    }
     inst->team = team;
     inst->cs = cs;
     inst->buf[ARB_BUF_SRC] = src;
@@ -59,7 +91,7 @@ arbor_status_t arb_exec_start(struct arbor_team *team, arb_cached_sched_t *cs, v
     inst->block = block;
     inst->coll = coll;
     inst->alg = alg;
-    inst->t_start = arb_now_us();
+    inst->t_start = arb_ctx.cfg.stats ? arb_now_us() : 0; /* clock reads cost on tiny calls */
     for (int i = 0; i < s->nsteps; i++) {
         const arb_step_t *step = &s->steps[i];
         arb_step_state_t *st = &inst->st[i];
@@ -98,9 +130,28 @@ void arb_exec_free(arb_inst_t *inst)
     deactivate(inst);
     arb_sched_release(inst->cs);
     free(inst->owned);
+    inst->owned = NULL;
+    if (nspare < MAX_SPARE) {
+        inst->next = spare;
+        spare = inst;
+        nspare++;
+        return;
+    }
     free(inst->buf[ARB_BUF_SCRATCH]);
     free(inst->st);
     free(inst);
+}
+
+void arb_exec_cleanup(void)
+{
+    while (spare) {
+        arb_inst_t *next = spare->next;
+        free(spare->buf[ARB_BUF_SCRATCH]);
+        free(spare->st);
+        free(spare);
+        spare = next;
+    }
+    nspare = 0;
 }
 
 /* Posts chunk c of a SEND; false when it cannot go yet. */
@@ -109,9 +160,14 @@ static bool send_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
     struct arbor_team *t = inst->team;
     int p = step->peer;
     uint64_t ticket = st->ticket + c;
-    if (t->out[p].next_done != ticket) return false;
-    if (ticket - load_acq(t->local + arb_team_consumed_off(t, p)) >= (uint64_t)t->depth)
-        return false;
+    arb_chan_t *ch = &t->out[p];
+    if (ch->next_done != ticket) return false;
+    /* Re-read the credit line (written by the peer: a cache miss) only when the credits we
+     * already know of are used up. */
+    if (ticket - ch->credit >= (uint64_t)t->depth) {
+        ch->credit = load_acq(t->local + arb_team_consumed_off(t, p));
+        if (ticket - ch->credit >= (uint64_t)t->depth) return false;
+    }
 
     uint64_t slot = arb_team_slot_off(t, t->rank, ticket % (uint64_t)t->depth);
     uint64_t sig = arb_team_posted_off(t, t->rank);
@@ -190,7 +246,8 @@ static bool advance_step(arb_inst_t *inst, int i, bool *moved)
         if (st->comp.status != ARBOR_OK && inst->status == ARBOR_OK) inst->status = st->comp.status;
         return st->issued == st->nchunks && st->comp.pending == 0;
     case ARB_STEP_RECV:
-        while (st->done < st->nchunks && recv_chunk(inst, step, st, st->done)) *moved = true;
+        while (st->done < st->nchunks && st->done < gate && recv_chunk(inst, step, st, st->done))
+            *moved = true;
         return st->done == st->nchunks;
     case ARB_STEP_COPY:
         if (st->done == 0 && (step->dep < 0 || inst->st[step->dep].done ==
@@ -216,7 +273,7 @@ static void finish(arb_inst_t *inst)
     if (inst->coll < ARB_COLL_KINDS && inst->alg < 16) {
         arb_alg_stats_t *s = &arb_ctx.stats[inst->coll][inst->alg];
         s->calls++;
-        s->total_us += arb_now_us() - inst->t_start;
+        if (arb_ctx.cfg.stats) s->total_us += arb_now_us() - inst->t_start;
     }
 }
 

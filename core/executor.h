@@ -45,7 +45,7 @@ struct arb_inst {
     int coll, alg;
     double t_start;
     arb_step_state_t *st;
-    int st_cap;
+    size_t st_cap, scratch_cap;
 };
 
 /* Binds a schedule to buffers and assigns channel tickets; the instance joins the active list.
@@ -55,6 +55,7 @@ arbor_status_t arb_exec_start(struct arbor_team *team, arb_cached_sched_t *cs, v
 /* Moves the instance as far as it can go now; returns true if anything moved. */
 bool arb_exec_advance(arb_inst_t *inst);
 void arb_exec_free(arb_inst_t *inst);
+void arb_exec_cleanup(void); /* finalize: frees the kept instances */
 
 /* An instance with the aggregated run chained to it: complete when all are; its status is the
  * first failure; freeing frees them all. */

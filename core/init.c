@@ -124,6 +124,7 @@ static void teardown(void)
 {
     arb_progress_thread_stop();
     arb_req_cleanup();
+    arb_exec_cleanup();
     arb_team_destroy_all();
     arb_team_destroy(arb_ctx.world);
     if (arb_ctx.tp) arb_ctx.tp_ops->close(arb_ctx.tp);

@@ -87,6 +87,8 @@ arbor_status_t arb_team_create_world(struct arbor_team **team_p)
     if (status != ARBOR_OK) return status;
     arb_ctx.seg_used = region_end(arb_ctx.seg_used, P, chunk);
     (*team_p)->handle = ARBOR_TEAM_WORLD;
+    arb_ctx.all_mapped = true;
+    for (int r = 0; r < P; r++) arb_ctx.all_mapped &= (*team_p)->peer_region[r] != NULL;
     return ARBOR_OK;
 }
 

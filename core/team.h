@@ -21,6 +21,7 @@
 typedef struct {
     uint64_t next_ticket; /* assigned at collective start */
     uint64_t next_done;   /* sent (out) or received (in) so far */
+    uint64_t credit;      /* out: the peer's consumed count as last read (it only grows) */
 } arb_chan_t;
 
 struct arbor_team {

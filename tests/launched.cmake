@@ -32,6 +32,25 @@ target_link_libraries(arbor-test-colls PRIVATE arbor m)
 arbor_add_launched_test(NAME colls COMMAND $<TARGET_FILE:arbor-test-colls> LABELS colls
                         TIMEOUT 600)
 
+# The same with every family forced off its usual choice, in sets that between them run every
+# algorithm (a forced one that cannot serve a case falls back to the model's choice).
+arbor_add_launched_test(NAME colls_alt1 COMMAND $<TARGET_FILE:arbor-test-colls> LABELS colls
+  TRANSPORTS ucx RANKS 3 4 8 TIMEOUT 600 ENV ARBOR_BCAST_ALGORITHM=binomial
+  ARBOR_SCATTER_ALGORITHM=flat ARBOR_GATHER_ALGORITHM=flat ARBOR_ALLGATHER_ALGORITHM=bruck
+  ARBOR_ALLTOALL_ALGORITHM=bruck ARBOR_REDUCE_ALGORITHM=karp ARBOR_ALLREDUCE_ALGORITHM=ring
+  ARBOR_REDUCE_SCATTER_ALGORITHM=recursive_halving ARBOR_SCAN_ALGORITHM=linear
+  ARBOR_EXSCAN_ALGORITHM=linear)
+arbor_add_launched_test(NAME colls_alt2 COMMAND $<TARGET_FILE:arbor-test-colls> LABELS colls
+  TRANSPORTS ucx RANKS 3 4 8 TIMEOUT 600 ENV ARBOR_BCAST_ALGORITHM=knomial
+  ARBOR_SCATTER_ALGORITHM=binomial ARBOR_GATHER_ALGORITHM=binomial ARBOR_ALLGATHER_ALGORITHM=ring
+  ARBOR_ALLTOALL_ALGORITHM=pairwise ARBOR_REDUCE_ALGORITHM=flat
+  ARBOR_ALLREDUCE_ALGORITHM=rabenseifner ARBOR_REDUCE_SCATTER_ALGORITHM=pairwise
+  ARBOR_SCAN_ALGORITHM=recursive_doubling ARBOR_EXSCAN_ALGORITHM=recursive_doubling)
+arbor_add_launched_test(NAME colls_alt3 COMMAND $<TARGET_FILE:arbor-test-colls> LABELS colls
+  TRANSPORTS ucx RANKS 5 8 TIMEOUT 600 ENV ARBOR_BCAST_ALGORITHM=binary
+  ARBOR_ALLGATHER_ALGORITHM=recursive_doubling ARBOR_REDUCE_ALGORITHM=knomial
+  ARBOR_ALLREDUCE_ALGORITHM=recursive_doubling)
+
 # Figure 1 of the UPC collectives paper (EX2 needs the progress thread).
 add_executable(arbor-test-figure1 ${CMAKE_CURRENT_SOURCE_DIR}/test_figure1.c)
 target_link_libraries(arbor-test-figure1 PRIVATE arbor)

@@ -151,19 +151,25 @@ static arb_tp_rkey_t *seg_key(int peer)
     return key;
 }
 
-/* Dissemination barrier over the transport: signals only, every wait drives progress. */
+/* Dissemination barrier over the transport: signals only, every wait drives progress. It returns
+ * only once its own signals are complete: under manual progress (libfabric sockets, tcp) an op
+ * may leave this rank only while it drives progress, and a rank that went on into a PMIx fence
+ * with its last signal still queued would hold its peers in the barrier (the contract promises
+ * completion through comp or flush, nothing more). */
 static void tp_barrier(void)
 {
     static uint64_t epoch;
+    arb_tp_comp_t comp = {0, ARBOR_OK};
     int round = 0;
 
     epoch++;
     for (int dist = 1; dist < size; dist <<= 1, round++) {
         int peer = (rank + dist) % size;
         CHECK(ops->put_signal(tp, NULL, 0, seg_key(peer), 0, seg_key(peer),
-                              OFF_BAR + 8u * (unsigned)round, 1, NULL));
+                              OFF_BAR + 8u * (unsigned)round, 1, &comp));
         wait_word(OFF_BAR + 8u * (unsigned)round, epoch, "barrier");
     }
+    wait_comp(&comp, "barrier signals");
 }
 
 /* All-gather of one byte string per rank through PMIx (out[i] malloc'd). */

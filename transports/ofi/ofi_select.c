@@ -53,6 +53,7 @@ static struct fi_info *hints_new(const char *prov, uint64_t caps)
         FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_ENDPOINT;
     hints->domain_attr->threading = FI_THREAD_DOMAIN;
     hints->domain_attr->av_type = FI_AV_TABLE;
+    hints->domain_attr->data_progress = FI_PROGRESS_MANUAL;
     if (prov != NULL && (hints->fabric_attr->prov_name = strdup(prov)) == NULL) {
         fi_freeinfo(hints);
         return NULL;

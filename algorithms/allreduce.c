@@ -1,0 +1,205 @@
+/*
+ * Allreduce (coll.h: block = one element, count elements; the result in every DST).
+ *
+ * recursive_doubling: any op. After the fold (fold.h), in round k new rank r swaps its whole
+ *   vector with r ^ 2^k and combines (the lower rank's data first, so non-commutative ops stay
+ *   in rank order); log2 pof2 exchanges of the full vector: the small-message choice. The
+ *   incoming vector lands in SCRATCH (two halves, alternating) because DST is being sent.
+ * rabenseifner: commutative ops. A reduce-scatter by recursive halving (each round sends the
+ *   half of the current window the partner keeps and combines the half this rank keeps, straight
+ *   into DST: the halves are disjoint), then an allgather by recursive doubling retracing the
+ *   windows: about 2 n bytes moved per rank whatever P, in 2 log2 P rounds.
+ * ring: commutative ops. The vector in P segments; P - 1 ring steps reduce-scatter them and
+ *   P - 1 more allgather them, all in one round: each forward is gated chunk by chunk on the
+ *   receive of the same segment, so segments stream around the ring (cut-through), the
+ *   large-message choice when P is not a power of two.
+ * The folded-out ranks of the first two get the result back from their partner at the end.
+ */
+#include "algorithms/coll.h"
+#include "algorithms/fold.h"
+
+#include <math.h>
+
+#define OK(s) (arb_sched_ok(s) ? ARBOR_OK : ARBOR_ERR_NO_MEMORY)
+
+/* Element offset of ring segment i of n elements split P ways. */
+static uint64_t seg(size_t n, int P, int i)
+{
+    return (uint64_t)((unsigned __int128)n * (unsigned)i / (unsigned)P);
+}
+
+/* The fold's first round: DST starts as SRC; an even rank below 2 rem sends it to the odd rank
+ * above, which combines it before its own. Returns the next free round. */
+static uint32_t fold_in(const arb_coll_args_t *a, const arb_fold_t *f, arb_sched_t *s)
+{
+    arb_sched_copy(s, 0, ARB_BUF_DST, 0, ARB_BUF_SRC, 0, a->count, -1);
+    if (a->rank >= 2 * f->rem) return 1;
+    if (f->newrank < 0) arb_sched_send(s, 1, a->rank + 1, ARB_BUF_DST, 0, a->count, -1);
+    else arb_sched_recv(s, 1, a->rank - 1, ARB_BUF_DST, 0, a->count, ARB_COMBINE_BEFORE, -1);
+    return 2;
+}
+
+/* The result goes back to the folded-out ranks. */
+static void fold_out(const arb_coll_args_t *a, const arb_fold_t *f, uint32_t round,
+                     arb_sched_t *s)
+{
+    if (a->rank >= 2 * f->rem) return;
+    if (f->newrank < 0) arb_sched_recv(s, round, a->rank + 1, ARB_BUF_DST, 0, a->count, 0, -1);
+    else arb_sched_send(s, round, a->rank - 1, ARB_BUF_DST, 0, a->count, -1);
+}
+
+static arbor_status_t build_rd(const arb_alg_desc_t *alg, const arb_coll_args_t *a,
+                               const arb_logp_t *m, arb_sched_t *s)
+{
+    (void)alg, (void)m;
+    if (a->count == 0) return ARBOR_OK;
+    arb_fold_t f = arb_fold_of(a->size, a->rank);
+    uint32_t r = fold_in(a, &f, s);
+    if (f.newrank >= 0) {
+        int K = arb_fold_log2(&f), prev = -1;
+        uint64_t n = a->count;
+        s->scratch_blocks = K ? 2 * n : 0;
+        for (int k = 0; k <= K; k++, r++) {
+            int dep = -1;
+            if (k > 0) /* the vector received last round joins DST, lower rank's part first */
+                dep = arb_sched_combine(s, r, ARB_BUF_DST, 0, ARB_BUF_SCRATCH,
+                                        (uint64_t)((k - 1) % 2) * n, n,
+                                        prev < a->rank ? ARB_COMBINE_BEFORE : ARB_COMBINE_AFTER,
+                                        -1);
+            if (k == K) break;
+            int peer = arb_fold_real(&f, f.newrank ^ (1 << k));
+            arb_sched_send(s, r, peer, ARB_BUF_DST, 0, n, dep);
+            arb_sched_recv(s, r, peer, ARB_BUF_SCRATCH, (uint64_t)(k % 2) * n, n, 0, -1);
+            prev = peer;
+        }
+    }
+    fold_out(a, &f, r, s);
+    return OK(s);
+}
+
+static double fold_cost(const arb_coll_args_t *a, const arb_logp_t *m)
+{
+    arb_fold_t f = arb_fold_of(a->size, 0);
+    return f.rem ? 2 * arb_logp_arrival(m, a->bytes) + arb_logp_combine(m, a->bytes) : 0;
+}
+
+static double cost_rd(const arb_alg_desc_t *alg, const arb_coll_args_t *a, const arb_logp_t *m)
+{
+    (void)alg;
+    if (a->size == 1 || a->bytes == 0) return 0;
+    arb_fold_t f = arb_fold_of(a->size, 0);
+    return fold_cost(a, m) +
+           arb_fold_log2(&f) * (arb_logp_arrival(m, a->bytes) + arb_logp_combine(m, a->bytes));
+}
+
+static arbor_status_t build_rabenseifner(const arb_alg_desc_t *alg, const arb_coll_args_t *a,
+                                         const arb_logp_t *m, arb_sched_t *s)
+{
+    (void)alg, (void)m;
+    if (!a->commutative) return ARBOR_ERR_UNSUPPORTED;
+    if (a->count == 0) return ARBOR_OK;
+    arb_fold_t f = arb_fold_of(a->size, a->rank);
+    uint32_t r = fold_in(a, &f, s);
+    if (f.newrank >= 0) {
+        int K = arb_fold_log2(&f);
+        uint64_t keep_lo[32], keep_hi[32], give_lo[32], give_hi[32], lo = 0, hi = a->count;
+        int peer[32];
+        for (int k = 0; k < K; k++, r++) { /* reduce-scatter by recursive halving */
+            int mask = f.pof2 >> (k + 1);
+            uint64_t mid = lo + (hi - lo) / 2;
+            int upper = (f.newrank & mask) != 0;
+            peer[k] = arb_fold_real(&f, f.newrank ^ mask);
+            keep_lo[k] = upper ? mid : lo, keep_hi[k] = upper ? hi : mid;
+            give_lo[k] = upper ? lo : mid, give_hi[k] = upper ? mid : hi;
+            if (give_hi[k] > give_lo[k])
+                arb_sched_send(s, r, peer[k], ARB_BUF_DST, give_lo[k], give_hi[k] - give_lo[k],
+                               -1);
+            if (keep_hi[k] > keep_lo[k])
+                arb_sched_recv(s, r, peer[k], ARB_BUF_DST, keep_lo[k], keep_hi[k] - keep_lo[k],
+                               ARB_COMBINE_AFTER, -1);
+            lo = keep_lo[k], hi = keep_hi[k];
+        }
+        for (int k = K - 1; k >= 0; k--, r++) { /* allgather retracing the windows */
+            if (keep_hi[k] > keep_lo[k])
+                arb_sched_send(s, r, peer[k], ARB_BUF_DST, keep_lo[k], keep_hi[k] - keep_lo[k],
+                               -1);
+            if (give_hi[k] > give_lo[k])
+                arb_sched_recv(s, r, peer[k], ARB_BUF_DST, give_lo[k], give_hi[k] - give_lo[k],
+                               0, -1);
+        }
+    }
+    fold_out(a, &f, r, s);
+    return OK(s);
+}
+
+static double cost_rabenseifner(const arb_alg_desc_t *alg, const arb_coll_args_t *a,
+                                const arb_logp_t *m)
+{
+    (void)alg;
+    if (!a->commutative) return INFINITY;
+    if (a->size == 1 || a->bytes == 0) return 0;
+    arb_fold_t f = arb_fold_of(a->size, 0);
+    double t = fold_cost(a, m);
+    size_t part = a->bytes;
+    for (int k = 0; k < arb_fold_log2(&f); k++) {
+        part = (part + 1) / 2;
+        t += 2 * arb_logp_arrival(m, part) + arb_logp_combine(m, part);
+    }
+    return t;
+}
+
+static arbor_status_t build_ring(const arb_alg_desc_t *alg, const arb_coll_args_t *a,
+                                 const arb_logp_t *m, arb_sched_t *s)
+{
+    (void)alg, (void)m;
+    if (!a->commutative) return ARBOR_ERR_UNSUPPORTED;
+    if (a->count == 0) return ARBOR_OK;
+    int P = a->size, me = a->rank, next = (me + 1) % P, prev = (me - 1 + P) % P;
+    size_t n = a->count;
+    arb_sched_copy(s, 0, ARB_BUF_DST, 0, ARB_BUF_SRC, 0, n, -1);
+    int last = -1;
+    /* Steps 0 .. P-2 reduce-scatter (combining), P-1 .. 2P-3 allgather (copying); the segment
+     * sent at each step is the one received at the step before. */
+    for (int i = 0; i < 2 * (P - 1); i++) {
+        int j = i < P - 1 ? i : i - (P - 1), back = i < P - 1 ? 0 : 1;
+        int out = (me - j + back + 2 * P) % P, in = (me - j - 1 + back + 2 * P) % P;
+        uint64_t olen = seg(n, P, out + 1) - seg(n, P, out);
+        uint64_t ilen = seg(n, P, in + 1) - seg(n, P, in);
+        if (olen) arb_sched_send(s, 1, next, ARB_BUF_DST, seg(n, P, out), olen, last);
+        last = -1;
+        if (ilen)
+            last = arb_sched_recv(s, 1, prev, ARB_BUF_DST, seg(n, P, in), ilen,
+                                  i < P - 1 ? ARB_COMBINE_AFTER : 0, -1);
+    }
+    return OK(s);
+}
+
+/* 2 (P - 1) segment hops that stream: the first segment's hops at a chunk's latency, the rest
+ * at the link rate, plus combining P - 1 segments. */
+static double cost_ring(const arb_alg_desc_t *alg, const arb_coll_args_t *a, const arb_logp_t *m)
+{
+    (void)alg;
+    if (!a->commutative) return INFINITY;
+    int P = a->size;
+    if (P == 1 || a->bytes == 0) return 0;
+    size_t segb = (a->bytes + (size_t)P - 1) / (size_t)P;
+    size_t c = a->chunk && a->chunk < segb ? a->chunk : segb;
+    double hops = 2.0 * (P - 1) * arb_logp_arrival(m, c);
+    double link = 2.0 * (P - 1) * arb_logp_gap(m, segb);
+    return (hops > link ? hops : link) + (P - 1) * arb_logp_combine(m, segb);
+}
+
+const char *const arb_allreduce_alg_names[] = {"auto", "recursive_doubling", "rabenseifner",
+                                               "ring", NULL};
+
+const arb_alg_desc_t arb_allreduce_algs[] = {
+    {"auto", "cheapest predicted by the LogGP model", NULL, NULL, 0, 0},
+    {"recursive_doubling", "log2 P exchanges of the whole vector (any op)", build_rd, cost_rd, 0,
+     0},
+    {"rabenseifner", "recursive-halving reduce-scatter + recursive-doubling allgather "
+                     "(commutative ops)",
+     build_rabenseifner, cost_rabenseifner, 0, 0},
+    {"ring", "pipelined ring reduce-scatter + allgather (commutative ops)", build_ring, cost_ring,
+     0, 0},
+};
+const int arb_allreduce_nalgs = sizeof(arb_allreduce_algs) / sizeof(arb_allreduce_algs[0]);

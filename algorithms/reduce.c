@@ -1,0 +1,117 @@
+/*
+ * Reduce over a broadcast tree reversed (coll.h: block = one element, count elements). Every
+ * rank with children starts an accumulator from its SRC (the root's is DST; other ranks keep
+ * theirs in SCRATCH, since a non-root's DST is not touched), combines what its children send,
+ * then sends the accumulator to its parent. Children are heard in reverse send order: the last
+ * child a broadcast serves has the smallest subtree and is ready first. Each child's receive is
+ * gated chunk by chunk on the previous one and the send to the parent on the last, so large
+ * vectors stream up the tree like a broadcast streams down.
+ *
+ * Commutative ops can use any tree with any root (relabelled, as broadcast does). A
+ * non-commutative op needs every subtree to be a contiguous run of ranks combined in rank
+ * order: the binomial and flat trees rooted at rank 0 are, so those two run there with
+ * children heard in ascending order (each covers the ranks just above the previous ones, so
+ * it combines after the accumulator) and rank 0 then sends the result to the real root. The
+ * Karp, k-nomial and binary trees are not, and cost INFINITY (ARBOR_ERR_UNSUPPORTED) for them.
+ */
+#include "algorithms/coll.h"
+#include "algorithms/tree.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+static int ordered_kind(int kind)
+{
+    return kind == ARB_TREE_BINOMIAL || kind == ARB_TREE_FLAT;
+}
+
+static int cmp_int(const void *x, const void *y)
+{
+    return *(const int *)x - *(const int *)y;
+}
+
+static arbor_status_t build_tree(const arb_alg_desc_t *alg, const arb_coll_args_t *a,
+                                 const arb_logp_t *m, arb_sched_t *s)
+{
+    int P = a->size, me = a->rank, root = a->root;
+    int ordered = !a->commutative;
+    if (ordered && !ordered_kind(alg->variant)) return ARBOR_ERR_UNSUPPORTED;
+    if (a->count == 0) return ARBOR_OK;
+    if (P == 1) {
+        arb_sched_copy(s, 0, ARB_BUF_DST, 0, ARB_BUF_SRC, 0, a->count, -1);
+        return arb_sched_ok(s) ? ARBOR_OK : ARBOR_ERR_NO_MEMORY;
+    }
+
+    arb_tree_t tree;
+    size_t chunk = a->bytes < a->chunk ? a->bytes : a->chunk;
+    arbor_status_t status =
+        arb_tree_build((arb_tree_kind_t)alg->variant, P, alg->radix, m, chunk, &tree);
+    if (status != ARBOR_OK) return status;
+
+    int tree_root = ordered ? 0 : root; /* ordered trees run on the ranks as they are */
+    int v = (me - tree_root + P) % P;
+    int nkids = tree.child_start[v + 1] - tree.child_start[v];
+    int *kids = malloc(sizeof(int) * (size_t)(nkids ? nkids : 1));
+    if (!kids) {
+        arb_tree_free(&tree);
+        return ARBOR_ERR_NO_MEMORY;
+    }
+    for (int i = 0; i < nkids; i++) kids[i] = tree.children[tree.child_start[v] + nkids - 1 - i];
+    if (ordered) qsort(kids, (size_t)nkids, sizeof(int), cmp_int);
+
+    /* Where this rank's partial result lives: the root's DST; elsewhere SCRATCH. */
+    arb_buf_space_t acc = me == root && v == 0 ? ARB_BUF_DST : ARB_BUF_SCRATCH;
+    if (acc == ARB_BUF_SCRATCH && nkids) s->scratch_blocks = a->count;
+    if (!nkids) acc = ARB_BUF_SRC; /* a leaf sends its own data */
+    else arb_sched_copy(s, 0, acc, 0, ARB_BUF_SRC, 0, a->count, -1);
+
+    int last = -1;
+    for (int i = 0; i < nkids; i++) {
+        int child = (kids[i] + tree_root) % P;
+        last = arb_sched_recv(s, 1, child, acc, 0, a->count,
+                              ARB_COMBINE_AFTER, last);
+    }
+    if (v != 0) {
+        int parent = (tree.parent[v] + tree_root) % P;
+        arb_sched_send(s, 1, parent, acc, 0, a->count, last);
+    } else if (me != root) {
+        arb_sched_send(s, 1, root, acc, 0, a->count, last); /* ordered, root elsewhere */
+    }
+    if (me == root && v != 0)
+        arb_sched_recv(s, 2, 0, ARB_BUF_DST, 0, a->count, 0, -1);
+    free(kids);
+    arb_tree_free(&tree);
+    return arb_sched_ok(s) ? ARBOR_OK : ARBOR_ERR_NO_MEMORY;
+}
+
+/* The broadcast over the same tree, plus combining: every rank combines each child's vector
+ * once, the busiest (largest fan-in) rank most often. An ordered run with the root away from
+ * rank 0 pays one more hop. */
+static double cost_tree(const arb_alg_desc_t *alg, const arb_coll_args_t *a, const arb_logp_t *m)
+{
+    if (!a->commutative && !ordered_kind(alg->variant)) return INFINITY;
+    if (a->size == 1 || a->bytes == 0) return 0;
+    double t = arb_bcast_tree_cost(a, m, alg->variant, alg->radix);
+    int fanin = alg->variant == ARB_TREE_FLAT ? a->size - 1 : (int)ceil(log2((double)a->size));
+    t += fanin * arb_logp_combine(m, a->bytes);
+    if (!a->commutative && a->root != 0) t += arb_logp_arrival(m, a->bytes);
+    return t;
+}
+
+const char *const arb_reduce_alg_names[] = {"auto",   "karp", "binomial", "knomial",
+                                            "binary", "flat", NULL};
+
+const arb_alg_desc_t arb_reduce_algs[] = {
+    {"auto", "cheapest predicted by the LogGP model", NULL, NULL, 0, 0},
+    {"karp", "LogP-optimal broadcast tree reversed, pipelined (commutative ops)", build_tree,
+     cost_tree, ARB_TREE_KARP, 2},
+    {"binomial", "binomial tree reversed, pipelined (rank order for non-commutative ops)",
+     build_tree, cost_tree, ARB_TREE_BINOMIAL, 2},
+    {"knomial", "4-nomial tree reversed, pipelined (commutative ops)", build_tree, cost_tree,
+     ARB_TREE_KNOMIAL, 4},
+    {"binary", "binary heap tree reversed, pipelined (commutative ops)", build_tree, cost_tree,
+     ARB_TREE_BINARY, 2},
+    {"flat", "every rank sends to the root, which combines in rank order", build_tree, cost_tree,
+     ARB_TREE_FLAT, 2},
+};
+const int arb_reduce_nalgs = sizeof(arb_reduce_algs) / sizeof(arb_reduce_algs[0]);

@@ -1,0 +1,237 @@
+/*
+ * Unit test (no launcher) of the reduction schedule builders: reduce, allreduce,
+ * reduce_scatter, scan, exscan (algorithms/reduce.c, allreduce.c, reduce_scatter.c, scan.c).
+ * Every algorithm of every family, P = 1..17, 24, 32, 33, every root, counts 0, 1, 2, 5, 37:
+ * all P schedules run together in the simulator (tests/sched_sim.h) on real buffers with two
+ * ops, and every element is checked against the result computed here in rank order:
+ * - a commutative one (64-bit wrapping sum), and
+ * - a non-commutative one: composition of affine maps x -> a x + b (mod 2^64), where any
+ *   deviation from rank order changes the result;
+ * plus the in-place layout (SRC == DST), reduce's non-root DST and exscan's rank-0 DST staying
+ * untouched, and reduce_scatter with uneven counts (zeros included). Algorithms that do not
+ * support a case must say ARBOR_ERR_UNSUPPORTED and cost INFINITY; supported ones have finite,
+ * non-negative costs. The selector must flip from recursive doubling (small vectors) to a
+ * bandwidth algorithm (large) for allreduce.
+ * Prints a summary; exits non-zero on any failure.
+ */
+#include "algorithms/coll.h"
+#include "algorithms/logp.h"
+#include "algorithms/sched.h"
+#include "arbor.h"
+#include "tests/sched_sim.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int checks, failures;
+
+static bool check(bool ok, const char *fmt, ...)
+{
+    va_list ap;
+    checks++;
+    if (ok) return true;
+    if (++failures <= 40) {
+        fprintf(stderr, "FAIL: ");
+        va_start(ap, fmt);
+        vfprintf(stderr, fmt, ap);
+        va_end(ap);
+        fputc('\n', stderr);
+    }
+    return false;
+}
+
+typedef struct {
+    uint64_t a, b;
+} elem_t; /* an affine map, or (sum, unused) */
+
+static elem_t value(int rank, size_t i)
+{
+    elem_t e = {(uint64_t)rank * 6364136223846793005ull + i * 1442695040888963407ull + 3,
+                (uint64_t)rank * 7919u + i * 104729u + 1};
+    e.a |= 1;
+    return e;
+}
+
+static elem_t apply(int commutative, elem_t x, elem_t y) /* x op y */
+{
+    if (commutative) return (elem_t){x.a + y.a, x.b + y.b};
+    /* first x then y: y(x(v)) = ya (xa v + xb) + yb */
+    return (elem_t){x.a * y.a, y.a * x.b + y.b};
+}
+
+static void combine(void *inout, const void *in, size_t bytes, int order, void *arg)
+{
+    int commutative = *(int *)arg;
+    elem_t *d = inout;
+    const elem_t *s = in;
+    for (size_t i = 0; i < bytes / sizeof(elem_t); i++)
+        d[i] = order == ARB_COMBINE_AFTER ? apply(commutative, d[i], s[i])
+                                          : apply(commutative, s[i], d[i]);
+}
+
+/* op over ranks lo..hi-1 of element i, in order. */
+static elem_t fold_ranks(int commutative, int lo, int hi, size_t i)
+{
+    elem_t acc = value(lo, i);
+    for (int r = lo + 1; r < hi; r++) acc = apply(commutative, acc, value(r, i));
+    return acc;
+}
+
+static const elem_t SENT = {0xdeadbeefdeadbeefull, 0x5a5a5a5a5a5a5a5aull};
+
+static bool same(elem_t x, elem_t y)
+{
+    return x.a == y.a && x.b == y.b;
+}
+
+static const arb_logp_t MODEL = {2.0, 0.4, 0.4, 0.6, 0.0005};
+
+/* Runs family coll with algorithm alg on P ranks; checks results. */
+static void run_case(arb_coll_t coll, const arb_alg_desc_t *alg, int P, int root, size_t n,
+                     int commutative, int in_place, const size_t *rs_counts)
+{
+    arb_sched_t *s = calloc((size_t)P, sizeof(*s));
+    arb_sim_rank_t *rk = calloc((size_t)P, sizeof(*rk));
+    elem_t **src = calloc((size_t)P, sizeof(*src)), **dst = calloc((size_t)P, sizeof(*dst));
+    size_t total = n;
+    if (coll == ARB_COLL_REDUCE_SCATTER) {
+        total = 0;
+        for (int r = 0; r < P; r++) total += rs_counts[r];
+    }
+    const char *name = arb_coll_name(coll);
+    bool unsupported = false;
+    for (int r = 0; r < P; r++) {
+        arb_coll_args_t a = {.coll = coll, .rank = r, .size = P, .root = root,
+                             .bytes = total * sizeof(elem_t), .chunk = 64, .count = n,
+                             .counts = rs_counts, .commutative = commutative};
+        arb_sched_init(&s[r]);
+        arbor_status_t st = alg->build(alg, &a, &MODEL, &s[r]);
+        double cost = alg->cost(alg, &a, &MODEL);
+        if (st == ARBOR_ERR_UNSUPPORTED) {
+            check(isinf(cost), "%s/%s P %d: unsupported but cost %g", name, alg->name, P, cost);
+            unsupported = true;
+            continue;
+        }
+        check(st == ARBOR_OK, "%s/%s P %d rank %d: build %d", name, alg->name, P, r, st);
+        check(isfinite(cost) && cost >= 0, "%s/%s P %d: cost %g", name, alg->name, P, cost);
+        size_t dn = coll == ARB_COLL_REDUCE_SCATTER ? rs_counts[r] : n;
+        src[r] = malloc((total + 1) * sizeof(elem_t));
+        dst[r] = malloc((dn + 1) * sizeof(elem_t));
+        for (size_t i = 0; i < total; i++) src[r][i] = value(r, i);
+        for (size_t i = 0; i <= dn; i++) dst[r][i] = SENT;
+        if (in_place && coll != ARB_COLL_REDUCE_SCATTER) {
+            for (size_t i = 0; i < n; i++) dst[r][i] = src[r][i];
+            free(src[r]);
+            src[r] = dst[r];
+        }
+        rk[r].buf[ARB_BUF_SRC] = (uint8_t *)src[r];
+        rk[r].buf[ARB_BUF_DST] = (uint8_t *)dst[r];
+        rk[r].block = sizeof(elem_t);
+    }
+    if (unsupported) goto out;
+    char err[256];
+    if (!check(arb_sim_run(P, s, rk, combine, &commutative, err, sizeof(err)) == 0,
+               "%s/%s P %d root %d n %zu comm %d inplace %d: %s", name, alg->name, P, root, n,
+               commutative, in_place, err))
+        goto out;
+    for (int r = 0; r < P; r++) {
+        size_t off = 0, dn = n;
+        int lo = 0, hi = P;
+        bool untouched = false;
+        switch (coll) {
+        case ARB_COLL_REDUCE: untouched = r != root; break;
+        case ARB_COLL_SCAN: hi = r + 1; break;
+        case ARB_COLL_EXSCAN: hi = r, untouched = r == 0; break;
+        case ARB_COLL_REDUCE_SCATTER:
+            for (int q = 0; q < r; q++) off += rs_counts[q];
+            dn = rs_counts[r];
+            break;
+        default: break;
+        }
+        for (size_t i = 0; i < dn; i++) {
+            elem_t want = untouched ? (in_place ? value(r, i) : SENT)
+                                    : fold_ranks(commutative, lo, hi, off + i);
+            if (!check(same(dst[r][i], want), "%s/%s P %d root %d n %zu comm %d inplace %d: rank "
+                       "%d element %zu", name, alg->name, P, root, n, commutative, in_place, r, i))
+                break;
+        }
+        check(same(dst[r][dn], SENT), "%s/%s P %d: rank %d wrote past its DST", name, alg->name,
+              P, r);
+    }
+out:
+    for (int r = 0; r < P; r++) {
+        if (src[r] != dst[r]) free(src[r]);
+        free(dst[r]);
+        arb_sched_free(&s[r]);
+    }
+    free(s), free(rk), free(src), free(dst);
+}
+
+static void family(arb_coll_t coll)
+{
+    static const int Ps[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 16, 17, 24, 32, 33};
+    static const size_t ns[] = {0, 1, 2, 5, 37};
+    int nalgs;
+    const arb_alg_desc_t *algs = arb_alg_table(coll, &nalgs);
+    for (int k = 1; k < nalgs; k++)
+        for (size_t pi = 0; pi < sizeof(Ps) / sizeof(Ps[0]); pi++) {
+            int P = Ps[pi];
+            for (size_t ni = 0; ni < sizeof(ns) / sizeof(ns[0]); ni++)
+                for (int comm = 0; comm < 2; comm++)
+                    for (int ip = 0; ip < 2; ip++) {
+                        if (coll == ARB_COLL_REDUCE_SCATTER) {
+                            size_t *c = malloc(sizeof(size_t) * (size_t)P);
+                            for (int r = 0; r < P; r++)
+                                c[r] = ni == 4 ? (size_t)((r * 7 + 3) % 5) : ns[ni];
+                            run_case(coll, &algs[k], P, 0, 0, comm, ip, c);
+                            free(c);
+                            continue;
+                        }
+                        int nroots = coll == ARB_COLL_REDUCE ? P : 1;
+                        for (int root = 0; root < nroots; root++)
+                            run_case(coll, &algs[k], P, root, ns[ni], comm, ip, NULL);
+                    }
+        }
+}
+
+/* Allreduce: the model prefers recursive doubling for 8 bytes, a bandwidth algorithm for 16
+ * MiB. */
+static void selector(void)
+{
+    for (int P = 2; P <= 64; P *= 2) {
+        double pred[8];
+        arb_coll_args_t a = {.coll = ARB_COLL_ALLREDUCE, .size = P, .bytes = 8, .count = 1,
+                             .chunk = 65536, .commutative = 1};
+        arb_logp_t m = {2.0, 0.4, 0.4, 0.6, 0.0002};
+        int small = arb_select(&a, &m, 0, pred);
+        a.bytes = 16u << 20, a.count = 2u << 20;
+        int large = arb_select(&a, &m, 0, pred);
+        int n;
+        const arb_alg_desc_t *t = arb_alg_table(ARB_COLL_ALLREDUCE, &n);
+        check(strcmp(t[small].name, "recursive_doubling") == 0, "allreduce 8 B P %d: %s", P,
+              t[small].name);
+        check(strcmp(t[large].name, "recursive_doubling") != 0, "allreduce 16 MiB P %d: %s", P,
+              t[large].name);
+        a.commutative = 0;
+        int nc = arb_select(&a, &m, 0, pred);
+        check(strcmp(t[nc].name, "recursive_doubling") == 0,
+              "allreduce non-commutative P %d picks %s", P, t[nc].name);
+    }
+}
+
+int main(void)
+{
+    family(ARB_COLL_REDUCE);
+    family(ARB_COLL_ALLREDUCE);
+    family(ARB_COLL_REDUCE_SCATTER);
+    family(ARB_COLL_SCAN);
+    family(ARB_COLL_EXSCAN);
+    selector();
+    printf("unit_reduction: %d checks, %d failures\n", checks, failures);
+    return failures ? 1 : 0;
+}
