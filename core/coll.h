@@ -10,6 +10,7 @@
 
 #include "algorithms/coll.h"
 #include "arbor.h"
+#include "core/executor.h"
 
 typedef struct {
     arb_coll_t coll;
@@ -23,6 +24,10 @@ typedef struct {
     arbor_dtype_t dtype;
     arbor_op_t op;
     int root;
+    arb_done_fn_t done; /* optional completion hook of the instance (executor.h); arb_coll_run
+                         * owns done_arg: if the call fails before its instance starts, done
+                         * is called at once with the error */
+    void *done_arg;
 } arb_call_t;
 
 /* Validates and starts the call. Blocking when req_p is NULL and no ASYNC_FENCE / AGGREGATE
@@ -30,5 +35,8 @@ typedef struct {
 arbor_status_t arb_coll_run(arbor_team_h team, const arb_call_t *call,
                             const arbor_op_params_t *params, arbor_request_h *req_p,
                             int blocking);
+
+/* The flag combination check of every collective (ARBOR_OK or ARBOR_ERR_FLAGS). */
+arbor_status_t arb_coll_check_flags(uint64_t flags);
 
 #endif /* ARB_CORE_COLL_H */

@@ -17,7 +17,7 @@
 
 #define KNOWN_FLAGS                                                                                \
     (ARBOR_IN_NOSYNC | ARBOR_IN_MYSYNC | ARBOR_IN_ALLSYNC | ARBOR_OUT_NOSYNC | ARBOR_OUT_MYSYNC |  \
-     ARBOR_OUT_ALLSYNC | ARBOR_ASYNC_FENCE | ARBOR_AGGREGATE)
+     ARBOR_OUT_ALLSYNC | ARBOR_ASYNC_FENCE | ARBOR_AGGREGATE | ARBOR_SINGLE | ARBOR_LOCAL)
 #define MAX_BYTES ((size_t)1 << 48)
 
 static bool rooted(arb_coll_t c)
@@ -38,7 +38,8 @@ static bool vector(arb_coll_t c)
            c == ARB_COLL_ALLTOALLV || c == ARB_COLL_REDUCE_SCATTER;
 }
 
-static arbor_status_t check_flags(uint64_t f)
+/* SINGLE / LOCAL describe the address arguments; only the "i" calls (images.c) act on them. */
+arbor_status_t arb_coll_check_flags(uint64_t f)
 {
     if (f & ~(uint64_t)KNOWN_FLAGS) return ARBOR_ERR_FLAGS;
     if ((f & ARBOR_IN_NOSYNC) && (f & (ARBOR_IN_MYSYNC | ARBOR_IN_ALLSYNC))) return ARBOR_ERR_FLAGS;
@@ -47,6 +48,7 @@ static arbor_status_t check_flags(uint64_t f)
         return ARBOR_ERR_FLAGS;
     if ((f & ARBOR_OUT_MYSYNC) && (f & ARBOR_OUT_ALLSYNC)) return ARBOR_ERR_FLAGS;
     if ((f & ARBOR_ASYNC_FENCE) && (f & ARBOR_AGGREGATE)) return ARBOR_ERR_FLAGS;
+    if ((f & ARBOR_SINGLE) && (f & ARBOR_LOCAL)) return ARBOR_ERR_FLAGS;
     return ARBOR_OK;
 }
 
@@ -373,20 +375,26 @@ static void combine_op(void *inout, const void *in, size_t bytes, int order, voi
 static arb_inst_t *aggregate_head;
 
 static arbor_status_t run(arbor_team_h team, const arb_call_t *call,
-                          const arbor_op_params_t *params, arbor_request_h *req_p, int blocking);
+                          const arbor_op_params_t *params, arbor_request_h *req_p, int blocking,
+                          bool *started);
 
 arbor_status_t arb_coll_run(arbor_team_h team, const arb_call_t *call,
                             const arbor_op_params_t *params, arbor_request_h *req_p, int blocking)
 {
-    if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
-    arb_lock();
-    arbor_status_t status = run(team, call, params, req_p, blocking);
-    arb_unlock();
+    bool started = false;
+    arbor_status_t status = ARBOR_ERR_NOT_INITIALIZED;
+    if (arb_initialized()) {
+        arb_lock();
+        status = run(team, call, params, req_p, blocking, &started);
+        arb_unlock();
+    }
+    if (!started && call->done) call->done(call->done_arg, status);
     return status;
 }
 
 static arbor_status_t run(arbor_team_h team, const arb_call_t *call,
-                          const arbor_op_params_t *params, arbor_request_h *req_p, int blocking)
+                          const arbor_op_params_t *params, arbor_request_h *req_p, int blocking,
+                          bool *started)
 {
     if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
     struct arbor_team *t = arb_team_lookup(team);
@@ -396,7 +404,7 @@ static arbor_status_t run(arbor_team_h team, const arb_call_t *call,
         if (params->field_mask & ~ARBOR_OP_PARAM_FLAGS) return ARBOR_ERR_INVALID_ARG;
         if (params->field_mask & ARBOR_OP_PARAM_FLAGS) flags = params->flags;
     }
-    arbor_status_t status = check_flags(flags);
+    arbor_status_t status = arb_coll_check_flags(flags);
     if (status != ARBOR_OK) return status;
     bool detached = flags & (ARBOR_ASYNC_FENCE | ARBOR_AGGREGATE);
     if (!blocking && !detached && !req_p) return ARBOR_ERR_INVALID_ARG;
@@ -426,6 +434,9 @@ static arbor_status_t run(arbor_team_h team, const arb_call_t *call,
     inst->elem = elem ? elem : 1;
     inst->combine = combine_op;
     inst->combine_arg = inst;
+    inst->done = call->done;
+    inst->done_arg = call->done_arg;
+    *started = true;
     arb_exec_advance(inst); /* what can go now goes now */
 
     if (flags & ARBOR_AGGREGATE) {

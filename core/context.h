@@ -34,6 +34,7 @@ typedef struct {
     uint8_t *seg;
     size_t seg_size, seg_used; /* bump allocation of team regions */
     struct arbor_team *world;
+    size_t *images; /* arbor_images_init: images of each world rank (NULL until then) */
     arb_logp_t model;
     const char *model_source; /* "ARBOR_LOGP", "measured" or "transport defaults" */
     arb_tune_t tune;

@@ -125,8 +125,18 @@ static void deactivate(arb_inst_t *inst)
     inst->active = false;
 }
 
+static void run_done(arb_inst_t *inst, arbor_status_t status)
+{
+    arb_done_fn_t fn = inst->done;
+    if (!fn) return;
+    inst->done = NULL;
+    fn(inst->done_arg, status);
+    inst->done_arg = NULL;
+}
+
 void arb_exec_free(arb_inst_t *inst)
 {
+    run_done(inst, ARBOR_ERR_BUSY); /* never finished: release only */
     deactivate(inst);
     arb_sched_release(inst->cs);
     free(inst->owned);
@@ -268,6 +278,7 @@ static bool advance_step(arb_inst_t *inst, int i, bool *moved)
 
 static void finish(arb_inst_t *inst)
 {
+    run_done(inst, inst->status);
     inst->complete = true;
     deactivate(inst);
     if (inst->coll < ARB_COLL_KINDS && inst->alg < 16) {

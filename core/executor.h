@@ -24,6 +24,12 @@ typedef struct {
 typedef void (*arb_combine_fn_t)(void *inout, const void *in, size_t bytes, int order,
                                  void *arg);
 
+/* A completion hook: called exactly once per instance that has one, from finish() with the
+ * instance's status (ARBOR_OK: the data is in place, deliver it), or from arb_exec_free with
+ * ARBOR_ERR_BUSY when an unfinished instance is freed (finalize after a timeout). Either way
+ * it releases arg. Runs inside the progress engine: it must not call back into arbor. */
+typedef void (*arb_done_fn_t)(void *arg, arbor_status_t status);
+
 struct arb_inst {
     arb_inst_t *prev, *next; /* the context's active list */
     struct arbor_team *team;
@@ -36,6 +42,8 @@ struct arb_inst {
     arbor_dtype_t dtype;
     size_t elem;
     void *owned;          /* input copy of an in-place call, freed with the instance */
+    arb_done_fn_t done;   /* completion hook (NULL: none), cleared once called */
+    void *done_arg;
     arb_inst_t *agg_next; /* instances of an AGGREGATE run completing under this one */
     arb_inst_t *fence_next; /* ASYNC_FENCE instances of the process */
     uint32_t round;

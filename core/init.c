@@ -129,6 +129,7 @@ static void teardown(void)
     arb_team_destroy(arb_ctx.world);
     if (arb_ctx.tp) arb_ctx.tp_ops->close(arb_ctx.tp);
     if (arb_ctx.boot) arb_ctx.boot->ops->finalize(arb_ctx.boot);
+    free(arb_ctx.images);
     memset(&arb_ctx, 0, sizeof(arb_ctx));
 }
 

@@ -107,7 +107,8 @@ ARBOR_API arbor_status_t arbor_transport_name(const char **name_p);
  */
 typedef struct {
     uint64_t field_mask;
-    uint64_t flags; /**< ARBOR_IN_* / ARBOR_OUT_* / ARBOR_ASYNC_FENCE / ARBOR_AGGREGATE */
+    uint64_t flags; /**< ARBOR_IN_* / ARBOR_OUT_* / ARBOR_ASYNC_FENCE / ARBOR_AGGREGATE /
+                     *   ARBOR_SINGLE / ARBOR_LOCAL */
 } arbor_op_params_t;
 
 #define ARBOR_OP_PARAM_FLAGS (1ull << 0)
@@ -224,6 +225,12 @@ ARBOR_API arbor_status_t arbor_team_free(arbor_team_h *team_p);
 #define ARBOR_OUT_ALLSYNC (1u << 5) /**< completes only when every member's part is done */
 #define ARBOR_ASYNC_FENCE (1u << 6) /**< no handle: completed by the next arbor_coll_fence */
 #define ARBOR_AGGREGATE   (1u << 7) /**< no handle: completes under the next call's handle */
+/* Addressing scope (GASNet collectives note): at most one of the two (both: ARBOR_ERR_FLAGS).
+ * For the "i" calls below they say what an address list holds; for every other collective
+ * they are accepted and change nothing (each rank's own buffer arguments are all arbor reads,
+ * so single-valued and local addresses are treated alike). */
+#define ARBOR_SINGLE      (1u << 8) /**< address lists are single-valued: NImages entries */
+#define ARBOR_LOCAL       (1u << 9) /**< default: a list holds only this rank's images */
 
 /* Collectives. Buffers: "send" buffers are read, "recv" buffers written. ARBOR_IN_PLACE as the
  * send buffer (root only for gather/reduce; every rank for allgather, allreduce, scan, exscan,
@@ -332,6 +339,98 @@ ARBOR_API arbor_status_t arbor_exscan(arbor_team_h team, const void *sendbuf, vo
 ARBOR_API arbor_status_t arbor_exscan_nb(arbor_team_h team, const void *sendbuf, void *recvbuf,
                                          size_t count, arbor_dtype_t dtype, arbor_op_t op,
                                          const arbor_op_params_t *params, arbor_request_h *req_p);
+
+/* ---------------------------------------------------------------------------------------- */
+/* Images: the "i" collectives (GASNet collectives note: gasnet_coll_init, the *i_nb calls)   */
+
+/*
+ * A client with several images (language-level threads) per rank declares them once with
+ * arbor_images_init; the "i" calls then take address lists with one address per image, so data
+ * lands in (or leaves) every image's memory without a client-side copy. Images are numbered
+ * rank-major: all images of rank 0, then those of rank 1, and so on. A team's images are its
+ * members' images in team-rank order; NImages(team) is their number, and the image arguments
+ * (srcimage, dstimage) are image indices in the team.
+ *
+ * Address lists (dstlist, srclist): with ARBOR_LOCAL (the default) a rank's list holds its own
+ * images' addresses, images[rank] entries in image order; with ARBOR_SINGLE every rank passes a
+ * list of NImages(team) entries with the same contents, and each rank uses its own images'
+ * entries. nbytes, the root image and the flags are single-valued. A list (or an entry of one
+ * of this rank's images) may be NULL only when nbytes is 0. The single src of bcasti / scatteri
+ * and dst of gatheri are used on the root image's rank only. Sources and destinations must not
+ * overlap.
+ *
+ * Buffers follow the rule of the other _nb calls: none may be touched until the call completes.
+ * A rank with several images stages the data through a private buffer: its images' sources are
+ * copied when the call starts and their destinations written when the collective completes
+ * (blocking: before return; _nb: in the test / wait / fence that completes it); a rank with one
+ * image uses that image's buffers directly. Blocking calls take the same params as _nb ones
+ * (NULL: defaults) except ARBOR_ASYNC_FENCE and ARBOR_AGGREGATE (ARBOR_ERR_FLAGS).
+ *
+ * Errors: ARBOR_ERR_NOT_INITIALIZED (before arbor_images_init), ARBOR_ERR_TEAM, ARBOR_ERR_FLAGS,
+ * ARBOR_ERR_INVALID_ARG (NULL req_p without ASYNC_FENCE / AGGREGATE), ARBOR_ERR_ROOT (image
+ * index >= NImages(team)), ARBOR_ERR_COUNT (total bytes too large), ARBOR_ERR_BUFFER (NULL list
+ * or entry with nbytes > 0), ARBOR_ERR_NO_MEMORY, and those of the collective.
+ */
+
+/**
+ * @brief Declare the images of every rank: @p images has one non-zero entry per world rank,
+ * the same on every rank. Collective over ARBOR_TEAM_WORLD (it runs one allreduce that checks
+ * the tables agree), at most once per arbor_init.
+ * @return ARBOR_OK; ARBOR_ERR_INVALID_ARG on every rank when a table is NULL, holds a zero,
+ *         sums past SSIZE_MAX or differs between ranks; ARBOR_ERR_BUSY (local, nothing
+ *         changes) when the images were already declared; ARBOR_ERR_NOT_INITIALIZED.
+ */
+ARBOR_API arbor_status_t arbor_images_init(const size_t images[]);
+
+/**
+ * @brief The images of @p team: NImages(team), the index of this rank's first image in the
+ * team and how many images this rank has. Any output may be NULL. Local.
+ * ARBOR_ERR_NOT_INITIALIZED (no arbor_images_init yet), ARBOR_ERR_TEAM.
+ */
+ARBOR_API arbor_status_t arbor_team_images(arbor_team_h team, size_t *nimages_p, size_t *first_p,
+                                           size_t *mine_p);
+
+/** Broadcast: every image's dstlist address receives the @p nbytes at @p src of @p srcimage. */
+ARBOR_API arbor_status_t arbor_bcasti(arbor_team_h team, void *const dstlist[], size_t srcimage,
+                                      const void *src, size_t nbytes,
+                                      const arbor_op_params_t *params);
+ARBOR_API arbor_status_t arbor_bcasti_nb(arbor_team_h team, void *const dstlist[],
+                                         size_t srcimage, const void *src, size_t nbytes,
+                                         const arbor_op_params_t *params, arbor_request_h *req_p);
+/** Scatter: @p src (at @p srcimage) holds NImages blocks of @p nbytes; image i gets block i. */
+ARBOR_API arbor_status_t arbor_scatteri(arbor_team_h team, void *const dstlist[],
+                                        size_t srcimage, const void *src, size_t nbytes,
+                                        const arbor_op_params_t *params);
+ARBOR_API arbor_status_t arbor_scatteri_nb(arbor_team_h team, void *const dstlist[],
+                                           size_t srcimage, const void *src, size_t nbytes,
+                                           const arbor_op_params_t *params,
+                                           arbor_request_h *req_p);
+/** Gather: @p dst (at @p dstimage) receives image i's @p nbytes as block i of NImages. */
+ARBOR_API arbor_status_t arbor_gatheri(arbor_team_h team, size_t dstimage, void *dst,
+                                       void *const srclist[], size_t nbytes,
+                                       const arbor_op_params_t *params);
+ARBOR_API arbor_status_t arbor_gatheri_nb(arbor_team_h team, size_t dstimage, void *dst,
+                                          void *const srclist[], size_t nbytes,
+                                          const arbor_op_params_t *params,
+                                          arbor_request_h *req_p);
+/** Gather to all (GASNet gather_alli): every image's dst receives NImages blocks of
+ * @p nbytes, block i from image i's src. */
+ARBOR_API arbor_status_t arbor_allgatheri(arbor_team_h team, void *const dstlist[],
+                                          void *const srclist[], size_t nbytes,
+                                          const arbor_op_params_t *params);
+ARBOR_API arbor_status_t arbor_allgatheri_nb(arbor_team_h team, void *const dstlist[],
+                                             void *const srclist[], size_t nbytes,
+                                             const arbor_op_params_t *params,
+                                             arbor_request_h *req_p);
+/** Exchange (GASNet exchangei): every src and dst holds NImages blocks of @p nbytes; block j
+ * of image i's src lands as block i of image j's dst. */
+ARBOR_API arbor_status_t arbor_alltoalli(arbor_team_h team, void *const dstlist[],
+                                         void *const srclist[], size_t nbytes,
+                                         const arbor_op_params_t *params);
+ARBOR_API arbor_status_t arbor_alltoalli_nb(arbor_team_h team, void *const dstlist[],
+                                            void *const srclist[], size_t nbytes,
+                                            const arbor_op_params_t *params,
+                                            arbor_request_h *req_p);
 
 /* ---------------------------------------------------------------------------------------- */
 /* Completion                                                                                  */
