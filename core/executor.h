@@ -74,6 +74,8 @@ void arb_exec_chain_free(arb_inst_t *inst);
 
 /* The progress engine: transport progress + every active instance once. */
 int arb_progress_all(void);
+/* arb_progress_all, yielding the CPU when nothing moved on an oversubscribed node. */
+int arb_progress_turn(void);
 /* Waits for inst, bounded by ARBOR_TIMEOUT seconds without progress. */
 arbor_status_t arb_exec_wait(arb_inst_t *inst);
 

@@ -28,10 +28,10 @@ enum { I_BCAST, I_SCATTER, I_GATHER, I_ALLGATHER, I_ALLTOALL };
 /* The team's images as this call sees them. */
 typedef struct {
     int P, me;
-    size_t *cnt, *off;    /* per team rank: its images and the team index of its first */
-    size_t N, m, first;   /* NImages(team), this rank's images and its first image */
-    size_t maxm;          /* the most images of any member */
-    bool single;          /* ARBOR_SINGLE: lists have N entries */
+    size_t *cnt, *off;  /* per team rank: its images and the team index of its first */
+    size_t N, m, first; /* NImages(team), this rank's images and its first image */
+    size_t maxm;        /* the most images of any member */
+    bool single;        /* ARBOR_SINGLE: lists have N entries */
     uint64_t flags;
 } img_team_t;
 
@@ -173,8 +173,8 @@ static void *stage_sources(const img_team_t *T, void *const srclist[], size_t nb
     return s;
 }
 
-static arbor_status_t start(arbor_team_h team, arb_call_t *c, img_op_t *op,
-                            const img_team_t *T, arbor_request_h *req_p, int blocking)
+static arbor_status_t start(arbor_team_h team, arb_call_t *c, img_op_t *op, const img_team_t *T,
+                            arbor_request_h *req_p, int blocking)
 {
     arbor_op_params_t p = {.field_mask = ARBOR_OP_PARAM_FLAGS, .flags = T->flags};
     c->dtype = ARBOR_BYTE;
@@ -259,8 +259,13 @@ static arbor_status_t scatteri(arbor_team_h team, void *const dstlist[], size_t 
     } else {
         op->from = recv;
     }
-    arb_call_t c = {.coll = ARB_COLL_SCATTERV, .sendbuf = src, .counts = v, .displs = v + T.P,
-                    .recvbuf = recv, .own = T.m * nbytes, .root = root};
+    arb_call_t c = {.coll = ARB_COLL_SCATTERV,
+                    .sendbuf = src,
+                    .counts = v,
+                    .displs = v + T.P,
+                    .recvbuf = recv,
+                    .own = T.m * nbytes,
+                    .root = root};
     status = start(team, &c, op, &T, req_p, blocking);
 out:
     free(v);
@@ -268,10 +273,9 @@ out:
     return status;
 }
 
-static arbor_status_t gatheri(arbor_team_h team, size_t dstimage, void *dst,
-                              void *const srclist[], size_t nbytes,
-                              const arbor_op_params_t *params, arbor_request_h *req_p,
-                              int blocking)
+static arbor_status_t gatheri(arbor_team_h team, size_t dstimage, void *dst, void *const srclist[],
+                              size_t nbytes, const arbor_op_params_t *params,
+                              arbor_request_h *req_p, int blocking)
 {
     img_team_t T;
     size_t *v = NULL;
@@ -301,8 +305,12 @@ static arbor_status_t gatheri(arbor_team_h team, size_t dstimage, void *dst,
         img_done(op, status);
         goto out;
     }
-    arb_call_t c = {.coll = ARB_COLL_GATHERV, .sendbuf = send, .own = T.m * nbytes,
-                    .recvbuf = nbytes ? dst : NULL, .counts = v, .displs = v + T.P,
+    arb_call_t c = {.coll = ARB_COLL_GATHERV,
+                    .sendbuf = send,
+                    .own = T.m * nbytes,
+                    .recvbuf = nbytes ? dst : NULL,
+                    .counts = v,
+                    .displs = v + T.P,
                     .root = root};
     status = start(team, &c, op, &T, req_p, blocking);
 out:
@@ -346,8 +354,12 @@ static arbor_status_t allgatheri(arbor_team_h team, void *const dstlist[], void 
         }
         op->from = recv;
     }
-    arb_call_t c = {.coll = ARB_COLL_ALLGATHERV, .sendbuf = send, .own = T.m * nbytes,
-                    .recvbuf = recv, .counts = v, .displs = v + T.P};
+    arb_call_t c = {.coll = ARB_COLL_ALLGATHERV,
+                    .sendbuf = send,
+                    .own = T.m * nbytes,
+                    .recvbuf = recv,
+                    .counts = v,
+                    .displs = v + T.P};
     status = start(team, &c, op, &T, req_p, blocking);
 out:
     free(v);
@@ -402,8 +414,13 @@ static arbor_status_t alltoalli(arbor_team_h team, void *const dstlist[], void *
         send = s;
         op->from = recv;
     }
-    arb_call_t c = {.coll = ARB_COLL_ALLTOALLV, .sendbuf = send, .counts = v, .displs = v + T.P,
-                    .recvbuf = recv, .rcounts = v, .rdispls = v + T.P};
+    arb_call_t c = {.coll = ARB_COLL_ALLTOALLV,
+                    .sendbuf = send,
+                    .counts = v,
+                    .displs = v + T.P,
+                    .recvbuf = recv,
+                    .rcounts = v,
+                    .rdispls = v + T.P};
     status = start(team, &c, op, &T, req_p, blocking);
 out:
     free(v);
@@ -416,7 +433,7 @@ out:
 static arbor_status_t images_init(const size_t images[])
 {
     if (arb_ctx.images) {
-        arb_error("arbor_images_init: the images were already declared (one call per "
+        arb_debug("arbor_images_init: the images were already declared (one call per "
                   "arbor_init)");
         return ARBOR_ERR_BUSY;
     }
@@ -426,15 +443,17 @@ static arbor_status_t images_init(const size_t images[])
     uint64_t mine[4] = {1469598103934665603ull, 0, images == NULL, 0}, all[4];
     size_t sum = 0;
     for (int r = 0; images && r < P; r++) {
-        if (images[r] == 0 || images[r] > (size_t)SSIZE_MAX - sum) mine[2] = 1;
-        else sum += images[r];
+        if (images[r] == 0 || images[r] > (size_t)SSIZE_MAX - sum)
+            mine[2] = 1;
+        else
+            sum += images[r];
         mine[0] = (mine[0] ^ (uint64_t)images[r]) * 1099511628211ull;
     }
     mine[1] = ~mine[0];
     size_t *copy = malloc(sizeof(size_t) * (size_t)P);
     mine[3] = copy == NULL;
-    arbor_status_t status = arbor_allreduce(ARBOR_TEAM_WORLD, mine, all, 4, ARBOR_UINT64,
-                                            ARBOR_MAX);
+    arbor_status_t status =
+        arbor_allreduce(ARBOR_TEAM_WORLD, mine, all, 4, ARBOR_UINT64, ARBOR_MAX);
     if (status == ARBOR_OK && all[3]) status = ARBOR_ERR_NO_MEMORY;
     if (status == ARBOR_OK && (all[2] || all[0] != ~all[1])) {
         if (arb_ctx.rank == 0)
@@ -538,9 +557,9 @@ arbor_status_t arbor_allgatheri(arbor_team_h team, void *const dstlist[], void *
     LOCKED(allgatheri(team, dstlist, srclist, nbytes, params, NULL, 1));
 }
 
-arbor_status_t arbor_allgatheri_nb(arbor_team_h team, void *const dstlist[],
-                                   void *const srclist[], size_t nbytes,
-                                   const arbor_op_params_t *params, arbor_request_h *req_p)
+arbor_status_t arbor_allgatheri_nb(arbor_team_h team, void *const dstlist[], void *const srclist[],
+                                   size_t nbytes, const arbor_op_params_t *params,
+                                   arbor_request_h *req_p)
 {
     LOCKED(allgatheri(team, dstlist, srclist, nbytes, params, req_p, 0));
 }
@@ -551,9 +570,9 @@ arbor_status_t arbor_alltoalli(arbor_team_h team, void *const dstlist[], void *c
     LOCKED(alltoalli(team, dstlist, srclist, nbytes, params, NULL, 1));
 }
 
-arbor_status_t arbor_alltoalli_nb(arbor_team_h team, void *const dstlist[],
-                                  void *const srclist[], size_t nbytes,
-                                  const arbor_op_params_t *params, arbor_request_h *req_p)
+arbor_status_t arbor_alltoalli_nb(arbor_team_h team, void *const dstlist[], void *const srclist[],
+                                  size_t nbytes, const arbor_op_params_t *params,
+                                  arbor_request_h *req_p)
 {
     LOCKED(alltoalli(team, dstlist, srclist, nbytes, params, req_p, 0));
 }

@@ -34,6 +34,16 @@ int arb_progress_all(void)
     return moved;
 }
 
+/* One turn for the non-blocking calls (test, poll). A client spinning on them with more ranks
+ * than cores would otherwise hold the core the peer it waits for needs, so an idle turn yields
+ * exactly as the waiting loops do. */
+int arb_progress_turn(void)
+{
+    int moved = arb_progress_all();
+    if (!moved && arb_ctx.yield) sched_yield();
+    return moved;
+}
+
 arbor_status_t arb_exec_wait(arb_inst_t *inst)
 {
     uint64_t seen = arb_ctx.epoch;
@@ -64,7 +74,7 @@ arbor_status_t arbor_poll(void)
 {
     if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
     arb_lock();
-    arb_progress_all();
+    arb_progress_turn();
     arb_unlock();
     return ARBOR_OK;
 }

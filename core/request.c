@@ -72,7 +72,7 @@ static arbor_status_t arbor_test_unlocked(arbor_request_h *req)
     if (!req) return ARBOR_ERR_INVALID_ARG;
     slot_t *s = decode(*req);
     if (!s) return ARBOR_ERR_HANDLE;
-    if (!arb_exec_chain_complete(s->inst)) arb_progress_all();
+    if (!arb_exec_chain_complete(s->inst)) arb_progress_turn();
     return arb_exec_chain_complete(s->inst) ? release(s, req) : ARBOR_INPROGRESS;
 }
 
@@ -121,7 +121,7 @@ static arbor_status_t arbor_test_all_unlocked(size_t n, arbor_request_h *reqs)
     size_t live;
     arbor_status_t status = check_all(n, reqs, &live), first = ARBOR_OK;
     if (status != ARBOR_OK) return status;
-    arb_progress_all();
+    arb_progress_turn();
     for (size_t i = 0; i < n; i++)
         if (reqs[i] && !arb_exec_chain_complete(decode(reqs[i])->inst)) return ARBOR_INPROGRESS;
     for (size_t i = 0; i < n; i++) {
@@ -154,7 +154,7 @@ static arbor_status_t arbor_test_some_unlocked(size_t n, arbor_request_h *reqs, 
     if (status != ARBOR_OK) return status;
     if (!done_p || (!indices && n)) return ARBOR_ERR_INVALID_ARG;
     if (!live) return ARBOR_ERR_INVALID_ARG;
-    arb_progress_all();
+    arb_progress_turn();
     status = collect(n, reqs, done_p, indices);
     return status == ARBOR_OK && *done_p == 0 ? ARBOR_INPROGRESS : status;
 }
