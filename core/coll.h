@@ -38,5 +38,9 @@ arbor_status_t arb_coll_run(arbor_team_h team, const arb_call_t *call,
 
 /* The flag combination check of every collective (ARBOR_OK or ARBOR_ERR_FLAGS). */
 arbor_status_t arb_coll_check_flags(uint64_t flags);
+/* The flags of a call's params, checked: unknown fields or bits, contradictions, detached
+ * flags on a blocking call (ARBOR_ERR_FLAGS), no handle for a non-blocking one. */
+arbor_status_t arb_coll_flags_of(const arbor_op_params_t *params, int blocking,
+                                 const arbor_request_h *req_p, uint64_t *flags_p);
 
 #endif /* ARB_CORE_COLL_H */

@@ -39,6 +39,23 @@ static bool vector(arb_coll_t c)
 }
 
 /* SINGLE / LOCAL describe the address arguments; only the "i" calls (images.c) act on them. */
+arbor_status_t arb_coll_flags_of(const arbor_op_params_t *params, int blocking,
+                                 const arbor_request_h *req_p, uint64_t *flags_p)
+{
+    uint64_t flags = 0;
+    if (params) {
+        if (params->field_mask & ~ARBOR_OP_PARAM_FLAGS) return ARBOR_ERR_INVALID_ARG;
+        if (params->field_mask & ARBOR_OP_PARAM_FLAGS) flags = params->flags;
+    }
+    arbor_status_t status = arb_coll_check_flags(flags);
+    if (status != ARBOR_OK) return status;
+    bool detached = flags & (ARBOR_ASYNC_FENCE | ARBOR_AGGREGATE);
+    if (blocking && detached) return ARBOR_ERR_FLAGS;
+    if (!blocking && !detached && !req_p) return ARBOR_ERR_INVALID_ARG;
+    *flags_p = flags;
+    return ARBOR_OK;
+}
+
 arbor_status_t arb_coll_check_flags(uint64_t f)
 {
     if (f & ~(uint64_t)KNOWN_FLAGS) return ARBOR_ERR_FLAGS;
@@ -399,15 +416,9 @@ static arbor_status_t run(arbor_team_h team, const arb_call_t *call,
     if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
     struct arbor_team *t = arb_team_lookup(team);
     if (!t) return ARBOR_ERR_TEAM;
-    uint64_t flags = 0;
-    if (params) {
-        if (params->field_mask & ~ARBOR_OP_PARAM_FLAGS) return ARBOR_ERR_INVALID_ARG;
-        if (params->field_mask & ARBOR_OP_PARAM_FLAGS) flags = params->flags;
-    }
-    arbor_status_t status = arb_coll_check_flags(flags);
+    uint64_t flags;
+    arbor_status_t status = arb_coll_flags_of(params, blocking, req_p, &flags);
     if (status != ARBOR_OK) return status;
-    bool detached = flags & (ARBOR_ASYNC_FENCE | ARBOR_AGGREGATE);
-    if (!blocking && !detached && !req_p) return ARBOR_ERR_INVALID_ARG;
     size_t elem = call->coll <= ARB_COLL_BCAST ? 1 : arb_dtype_size(call->dtype);
     if ((status = validate(t, call, elem)) != ARBOR_OK) return status;
 

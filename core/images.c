@@ -90,16 +90,9 @@ static arbor_status_t prologue(arbor_team_h team, const arbor_op_params_t *param
     if (!arb_initialized() || !arb_ctx.images) return ARBOR_ERR_NOT_INITIALIZED;
     struct arbor_team *t = arb_team_lookup(team);
     if (!t) return ARBOR_ERR_TEAM;
-    uint64_t flags = 0;
-    if (params) {
-        if (params->field_mask & ~ARBOR_OP_PARAM_FLAGS) return ARBOR_ERR_INVALID_ARG;
-        if (params->field_mask & ARBOR_OP_PARAM_FLAGS) flags = params->flags;
-    }
-    arbor_status_t status = arb_coll_check_flags(flags);
+    uint64_t flags;
+    arbor_status_t status = arb_coll_flags_of(params, blocking, req_p, &flags);
     if (status != ARBOR_OK) return status;
-    bool detached = flags & (ARBOR_ASYNC_FENCE | ARBOR_AGGREGATE);
-    if (blocking && detached) return ARBOR_ERR_FLAGS;
-    if (!blocking && !detached && !req_p) return ARBOR_ERR_INVALID_ARG;
 
     T->P = t->size;
     T->me = t->rank;
