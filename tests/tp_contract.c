@@ -37,18 +37,25 @@ enum {
     OFF_SIG_MR = 80,
     OFF_SIG_FLUSH = 88,
     OFF_SIG_MR_FLUSH = 96,
-    OFF_BAR = 128,      /* 32 barrier rounds */
-    OFF_SWAPRES = 512,  /* MAX_RANKS words at rank 0 */
-    OFF_PP = 4096,      /* MAX_RANKS words: stores through peer_ptr */
-    OFF_RING = 8192,    /* ring payload, up to 8 KiB */
-    OFF_FLUSH = 32768,  /* 16 KiB */
-    OFF_PUT = 65536,    /* put sizes, back to back */
-    OFF_GET = 2u << 20, /* GET_LEN bytes of pattern, source of gets */
+    OFF_SIG_BURST = 104,     /* two words: from the left, from the right */
+    OFF_BAR = 128,           /* 32 barrier rounds */
+    OFF_SWAPRES = 512,       /* MAX_RANKS words at rank 0 */
+    OFF_PP = 4096,           /* MAX_RANKS words: stores through peer_ptr */
+    OFF_RING = 8192,         /* ring payload, up to 8 KiB */
+    OFF_FLUSH = 32768,       /* 16 KiB */
+    OFF_PUT = 65536,         /* put sizes, back to back */
+    OFF_GET = 2u << 20,      /* GET_LEN bytes of pattern, source of gets */
+    OFF_BURST = 3328u << 10, /* 2 x BURST_BYTES: landing areas from the left, from the right */
 };
 #define GET_LEN ((1u << 20) + 3 + 16) /* the largest get plus its skew */
 
 static const size_t put_sizes[] = {0, 1, 7, 4096, (1u << 20) + 3};
 #define NSIZES (sizeof(put_sizes) / sizeof(put_sizes[0]))
+
+/* The burst: BURST_N put_signals each way, sizes cycling through burst_sizes. */
+static const size_t burst_sizes[] = {8, 3000, 40000};
+#define BURST_N     24
+#define BURST_BYTES (BURST_N / 3 * (8 + 3000 + 40000))
 
 static const arb_tp_ops_t *ops;
 static arb_tp_t *tp;
@@ -517,6 +524,65 @@ static int test_peer_ptr(void)
     return mapped;
 }
 
+static size_t burst_off(int k)
+{
+    size_t off = 0;
+
+    for (int j = 0; j < k; j++) off += burst_sizes[j % 3];
+    return off;
+}
+
+/* Checks the burst messages [from, to) that arrived from rank src into the area at base. */
+static void burst_verify(const char *dir, int src, size_t base, int from, int to)
+{
+    for (int k = from; k < to; k++) {
+        char what[96];
+        snprintf(what, sizeof(what), "burst message %d from rank %d (%s), signal at %d", k, src,
+                 dir, to);
+        verify(what, seg + base + burst_off(k), (unsigned)src, 200u + (unsigned)k, 0,
+               burst_sizes[k % 3]);
+    }
+}
+
+/* Both neighbours at once, both ways, nothing waited for in between: put_signals of mixed sizes
+ * cross on every connection, as a pipelined collective makes them (FI_FENCE on libfabric 1.17's
+ * sockets provider deadlocks here). Whenever the signal word reads c, messages 0 .. c-1 must all
+ * be in place: the core's executor counts a peer's chunks this way, so a signal may not overtake
+ * the data of the put_signals before it either. */
+static void test_burst(void)
+{
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    arb_tp_comp_t comp = {0, ARBOR_OK};
+    char *bufs[BURST_N];
+    int seen[2] = {0, 0};
+    double deadline = now_s() + WAIT_S;
+
+    for (int k = 0; k < BURST_N; k++) {
+        size_t off = burst_off(k), len = burst_sizes[k % 3];
+        bufs[k] = pattern_buf(len, (unsigned)rank, 200u + (unsigned)k);
+        /* to the right lands in its "from the left" area, and the other way round */
+        CHECK(ops->put_signal(tp, bufs[k], len, seg_key(right), OFF_BURST + off, seg_key(right),
+                              OFF_SIG_BURST, 1, &comp));
+        CHECK(ops->put_signal(tp, bufs[k], len, seg_key(left), OFF_BURST + BURST_BYTES + off,
+                              seg_key(left), OFF_SIG_BURST + 8, 1, &comp));
+    }
+    while (seen[0] < BURST_N || seen[1] < BURST_N) {
+        for (int d = 0; d < 2; d++) {
+            int c =
+                (int)__atomic_load_n(seg_word(OFF_SIG_BURST + 8u * (unsigned)d), __ATOMIC_ACQUIRE);
+            if (c > BURST_N) fail("burst: signal word %d reads %d, want at most %d", d, c, BURST_N);
+            burst_verify(d ? "from the right" : "from the left", d ? right : left,
+                         OFF_BURST + (d ? BURST_BYTES : 0), seen[d], c);
+            seen[d] = c;
+        }
+        poll_once();
+        if (now_s() > deadline)
+            fail("burst: %d and %d of %d signals after %.0f s", seen[0], seen[1], BURST_N, WAIT_S);
+    }
+    wait_comp(&comp, "burst");
+    for (int k = 0; k < BURST_N; k++) free(bufs[k]);
+}
+
 /* Fire-and-forget puts, flush, then an unfenced signal: flush means complete at the target. */
 static void test_flush(void)
 {
@@ -569,6 +635,7 @@ int main(int argc, char **argv)
     test_get();
     test_amo();
     test_ring();
+    test_burst();
     test_mem_reg();
     mapped = test_peer_ptr();
     test_flush();

@@ -1,14 +1,15 @@
 /*
  * libfabric (OFI) backend: private state shared by the files of transports/ofi/. One RDM
- * endpoint with FI_RMA | FI_ATOMIC, an AV_TABLE filled from the peers' blobs and one CQ.
+ * endpoint with FI_RMA | FI_ATOMIC, an AV_TABLE filled from the peers' blobs and one CQ, which
+ * also carries the remote-CQ-data signals peers send us (ofi_progress.c).
  *
  * Every user-level operation is a request (arb_ofi_req_t). It is posted in chunks of at most the
  * provider's maximum message size, each chunk with a context of its own (arb_ofi_ctx_t, which
- * starts with struct fi_context2 as FI_CONTEXT / FI_CONTEXT2 demand). Writes and atomics are
- * posted with FI_DELIVERY_COMPLETE, so a completion means "visible at the target"; fence and
- * put_signal then only need the per-peer count of operations in flight. A request that cannot be
- * posted now (ordering, -FI_EAGAIN after part of it went out, no free context) waits in its
- * peer's FIFO queue, which progress() drains.
+ * starts with struct fi_context2 as FI_CONTEXT / FI_CONTEXT2 demand). Writes are posted with
+ * FI_DELIVERY_COMPLETE and atomics always fetch, so a completion means "visible at the target";
+ * fence and put_signal then only need the per-peer count of operations in flight. A request that
+ * cannot be posted now (ordering, -FI_EAGAIN after part of it went out, no free context) waits in
+ * its peer's FIFO queue, which progress() drains.
  */
 #ifndef ARB_TRANSPORTS_OFI_OFI_H
 #define ARB_TRANSPORTS_OFI_OFI_H
@@ -37,17 +38,19 @@ typedef struct arb_ofi_req {
     struct arb_ofi_req *all;  /* every request tp allocated (freed at close) */
     arb_ofi_kind_t kind;
     int peer;
-    bool fenced;   /* may start only after every earlier operation to peer completed */
-    bool started;  /* a first chunk went out */
-    bool counted;  /* comp->pending holds 1 for this request */
-    bool copied;   /* every chunk so far was injected or staged: the source is free */
+    bool fenced;  /* may start only after every earlier operation to peer completed */
+    bool started; /* a first chunk went out */
+    bool counted; /* comp->pending holds 1 for this request */
+    bool copied;  /* every chunk so far was injected or staged: the source is free */
     arb_tp_comp_t *comp;
-    char *buf;     /* put source / get destination */
+    char *buf; /* put source / get destination */
     size_t len;
-    size_t done;   /* bytes posted */
-    int chunks;    /* posted chunks not yet complete */
+    size_t done;    /* bytes posted */
+    int chunks;     /* posted chunks not yet complete */
     uint64_t raddr; /* target address of byte 0 */
     uint64_t key;
+    bool cq_data; /* the last chunk carries data as remote CQ data (a put_signal's signal) */
+    uint64_t data;
     arbor_status_t status;
     /* atomics */
     arb_tp_amo_t amo;
@@ -63,7 +66,7 @@ typedef struct arb_ofi_ctx {
     arb_ofi_req_t *req;
     char *copy_to; /* get through a staging slot: copy here on completion */
     size_t len;
-    int slot;      /* staging slot or -1 */
+    int slot; /* staging slot or -1 */
     uint64_t operand;
     uint64_t compare;
     uint64_t result;
@@ -99,7 +102,7 @@ struct arb_tp {
     int size;
     double timeout_s; /* bound of blocking waits (flush, close); 0 = forever */
     bool yield;
-    bool all_local;   /* every rank runs on this host (as far as the launcher tells) */
+    bool all_local; /* every rank runs on this host (as far as the launcher tells) */
     uint32_t caps;
     char describe[64];
 
@@ -112,11 +115,11 @@ struct arb_tp {
     int wait_fd; /* -1: the CQ has no descriptor */
 
     /* what the provider demands or offers */
-    bool mr_virt;  /* FI_MR_VIRT_ADDR: remote addresses are virtual addresses */
-    bool mr_prov;  /* FI_MR_PROV_KEY: the provider picks keys */
-    bool mr_ep;    /* FI_MR_ENDPOINT: bind each region to the endpoint, then enable it */
-    bool mr_local; /* FI_MR_LOCAL: local buffers need descriptors */
-    bool has_fence; /* FI_FENCE flag honoured (sockets) */
+    bool mr_virt;   /* FI_MR_VIRT_ADDR: remote addresses are virtual addresses */
+    bool mr_prov;   /* FI_MR_PROV_KEY: the provider picks keys */
+    bool mr_ep;     /* FI_MR_ENDPOINT: bind each region to the endpoint, then enable it */
+    bool mr_local;  /* FI_MR_LOCAL: local buffers need descriptors */
+    bool cq_signal; /* put_signal sends its signal as remote CQ data (ofi_rma.c) */
     size_t max_msg;
     size_t inject_size;
     uint64_t next_key;
@@ -153,8 +156,7 @@ struct arb_tp {
 arbor_status_t arb_ofi_select(arb_tp_t *tp, const char *want, struct fi_info **info_p);
 
 /* ofi_mr.c */
-arbor_status_t arb_ofi_reg(arb_tp_t *tp, void *addr, size_t len, uint64_t access,
-                           arb_tp_mr_t *mr);
+arbor_status_t arb_ofi_reg(arb_tp_t *tp, void *addr, size_t len, uint64_t access, arb_tp_mr_t *mr);
 void arb_ofi_unreg(arb_tp_mr_t *mr);
 /* A local descriptor for [addr, addr + len): false when FI_MR_LOCAL wants one and the range lies in
  * no registration (stage it instead). */
@@ -194,6 +196,9 @@ arbor_status_t arb_ofi_put_signal(arb_tp_t *tp, const void *src, size_t len, arb
 arbor_status_t arb_ofi_fence(arb_tp_t *tp, int peer);
 
 /* ofi_progress.c */
+/* Remote-CQ-data signals: the word's segment offset / 8 in the low bits, the addend above. */
+#define ARB_OFI_SIG_OFF_BITS 40
+#define ARB_OFI_SIG_ADD_MAX  ((UINT64_C(1) << (64 - ARB_OFI_SIG_OFF_BITS)) - 1)
 int arb_ofi_progress(arb_tp_t *tp);
 arbor_status_t arb_ofi_flush(arb_tp_t *tp);
 arbor_status_t arb_ofi_wait_fd(arb_tp_t *tp, int *fd_p);

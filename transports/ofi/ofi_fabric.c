@@ -63,7 +63,17 @@ static void modes_read(arb_tp_t *tp)
     tp->mr_prov = (mr_mode & FI_MR_PROV_KEY) != 0;
     tp->mr_ep = (mr_mode & FI_MR_ENDPOINT) != 0;
     tp->mr_local = (mr_mode & FI_MR_LOCAL) != 0;
-    tp->has_fence = (info->caps & FI_FENCE) != 0;
+    /* Remote CQ data orders the signal after its data (the target's completion follows the
+     * write), and write-after-write order puts it after the earlier writes too. FI_FENCE would
+     * do without the target's help, but sockets, the only provider with it in 1.17, deadlocks:
+     * a fenced operation takes the connection before it waits, so an earlier write still
+     * sending on that connection never finishes (found with two ranks sending both ways). */
+    tp->cq_signal = info->domain_attr->cq_data_size >= sizeof(uint64_t) &&
+                    (info->tx_attr->msg_order & FI_ORDER_RMA_WAW) != 0;
+#ifdef ARB_OFI_TEST_NO_CQ_DATA /* test builds: delivery-complete-then-signal everywhere */
+    tp->cq_signal = false;
+#endif
+    if (tp->cq_signal) tp->caps |= ARB_TP_CAP_REMOTE_CQ_DATA;
     tp->max_msg = info->ep_attr->max_msg_size;
     tp->inject_size = info->tx_attr->inject_size;
 #ifdef ARB_OFI_TEST_MR_LOCAL /* test builds: the FI_MR_LOCAL paths on providers without it */
@@ -75,11 +85,12 @@ static void modes_read(arb_tp_t *tp)
     if (tp->max_msg == 0) tp->max_msg = 1;
     tp->next_key = 1;
     snprintf(tp->describe, sizeof(tp->describe), "ofi:%s", info->fabric_attr->prov_name);
-    arb_debug("%s: domain %s, mr_mode 0x%llx, FI_FENCE %s, max message %zu, inject %zu, "
+    arb_debug("%s: domain %s, mr_mode 0x%llx, put_signal by %s, max message %zu, inject %zu, "
               "progress %d/%d",
               tp->describe, info->domain_attr->name, (unsigned long long)mr_mode,
-              tp->has_fence ? "yes" : "no", tp->max_msg, tp->inject_size,
-              (int)info->domain_attr->control_progress, (int)info->domain_attr->data_progress);
+              tp->cq_signal ? "remote CQ data" : "delivery complete, then atomic", tp->max_msg,
+              tp->inject_size, (int)info->domain_attr->control_progress,
+              (int)info->domain_attr->data_progress);
 }
 
 /* The CQ, with a wait descriptor where the provider has one. */
@@ -88,8 +99,10 @@ static arbor_status_t cq_open(arb_tp_t *tp)
     struct fi_cq_attr attr = {0};
     int rc;
 
-    attr.format = FI_CQ_FORMAT_CONTEXT;
-    attr.size = 2 * ARB_OFI_NCTX;
+    attr.format = FI_CQ_FORMAT_DATA; /* flags and data of remote-CQ-data signals */
+    /* Our completions (at most one per context) plus peers' signals not read yet: each peer
+     * keeps few of those in flight to us (the core's credits bound them). */
+    attr.size = 4 * ARB_OFI_NCTX;
     attr.wait_obj = FI_WAIT_FD;
     rc = fi_cq_open(tp->domain, &attr, &tp->cq, NULL);
     if (rc == 0 && fi_control(&tp->cq->fid, FI_GETWAIT, &tp->wait_fd) == 0 && tp->wait_fd >= 0) {

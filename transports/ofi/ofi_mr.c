@@ -152,8 +152,7 @@ arbor_status_t arb_ofi_mem_reg(arb_tp_t *tp, void *addr, size_t len, arb_tp_mr_t
     }
     mr = calloc(1, sizeof(*mr));
     if (mr == NULL) return ARBOR_ERR_NO_MEMORY;
-    status = arb_ofi_reg(tp, addr, len,
-                         FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE, mr);
+    status = arb_ofi_reg(tp, addr, len, FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE, mr);
     if (status != ARBOR_OK) {
         free(mr);
         return status;

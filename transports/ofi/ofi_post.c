@@ -3,11 +3,11 @@
  * max_msg_size (and of one staging slot when FI_MR_LOCAL makes us bounce); each chunk gets a
  * context from the registered pool. Writes and atomics carry FI_DELIVERY_COMPLETE, so their
  * completion means "visible at the target"; writes that fit the inject size also carry
- * FI_INJECT (the source is free on return and the completion still comes). A fenced request
- * starts only once its peer has nothing in flight, or at once with FI_FENCE where the provider
- * honours it. -FI_EAGAIN (connections forming, queues full) before a request's first chunk is
- * handed back as ARB_ERR_AGAIN; after it, the rest waits in the peer's FIFO queue, drained by
- * progress.
+ * FI_INJECT (the source is free on return and the completion still comes). A put_signal's put
+ * carries the signal as remote CQ data on its last chunk. A fenced request starts only once its
+ * peer has nothing in flight (FI_FENCE is not used: see modes_read in ofi_fabric.c).
+ * -FI_EAGAIN (connections forming, queues full) before a request's first chunk is handed back as
+ * ARB_ERR_AGAIN; after it, the rest waits in the peer's FIFO queue, drained by progress.
  */
 #include "transports/ofi/ofi.h"
 
@@ -79,8 +79,9 @@ static void ctx_release(arb_tp_t *tp, arb_ofi_ctx_t *ctx)
 }
 
 /* A put or get chunk: from / into the user's buffer, or through a staging slot. */
-static ssize_t post_rma(arb_tp_t *tp, arb_ofi_req_t *req, arb_ofi_ctx_t *ctx, uint64_t flags)
+static ssize_t post_rma(arb_tp_t *tp, arb_ofi_req_t *req, arb_ofi_ctx_t *ctx)
 {
+    uint64_t flags = FI_COMPLETION;
     size_t n = req->len - req->done;
     char *buf = req->buf + req->done;
     struct fi_msg_rma msg;
@@ -116,8 +117,12 @@ static ssize_t post_rma(arb_tp_t *tp, arb_ofi_req_t *req, arb_ofi_ctx_t *ctx, ui
     msg.rma_iov = &riov;
     msg.rma_iov_count = 1;
     msg.context = ctx;
-    if (req->kind == ARB_OFI_GET) return fi_readmsg(tp->ep, &msg, flags | FI_COMPLETION);
-    flags |= FI_COMPLETION | FI_DELIVERY_COMPLETE;
+    if (req->kind == ARB_OFI_GET) return fi_readmsg(tp->ep, &msg, flags);
+    flags |= FI_DELIVERY_COMPLETE;
+    if (req->cq_data && req->done + n == req->len) { /* the last chunk: after all the data */
+        flags |= FI_REMOTE_CQ_DATA;
+        msg.data = req->data;
+    }
     if (n <= tp->inject_size) {
         flags |= FI_INJECT;
         copied = true;
@@ -126,8 +131,9 @@ static ssize_t post_rma(arb_tp_t *tp, arb_ofi_req_t *req, arb_ofi_ctx_t *ctx, ui
     return fi_writemsg(tp->ep, &msg, flags);
 }
 
-static ssize_t post_amo(arb_tp_t *tp, arb_ofi_req_t *req, arb_ofi_ctx_t *ctx, uint64_t flags)
+static ssize_t post_amo(arb_tp_t *tp, arb_ofi_req_t *req, arb_ofi_ctx_t *ctx)
 {
+    const uint64_t flags = FI_COMPLETION;
     struct fi_msg_atomic msg;
     struct fi_rma_ioc rioc = {req->raddr, 1, req->key};
     struct fi_ioc ioc = {&ctx->operand, 1}, res = {&ctx->result, 1}, cmp = {&ctx->compare, 1};
@@ -145,9 +151,8 @@ static ssize_t post_amo(arb_tp_t *tp, arb_ofi_req_t *req, arb_ofi_ctx_t *ctx, ui
     msg.rma_iov_count = 1;
     msg.datatype = FI_UINT64;
     msg.context = ctx;
-    flags |= FI_COMPLETION;
     switch (req->amo) {
-    case ARB_TP_AMO_ADD: /* fetching: the reply proves it was applied (see the file comment) */
+    case ARB_TP_AMO_ADD: /* fetching: the reply proves it was applied (ofi.h) */
     case ARB_TP_AMO_FADD:
         msg.op = FI_SUM;
         return fi_fetch_atomicmsg(tp->ep, &msg, &res, &desc, 1, flags);
@@ -162,7 +167,7 @@ static ssize_t post_amo(arb_tp_t *tp, arb_ofi_req_t *req, arb_ofi_ctx_t *ctx, ui
 }
 
 /* One chunk: ARBOR_OK, ARB_ERR_AGAIN (nothing posted) or an error. */
-static arbor_status_t post_chunk(arb_tp_t *tp, arb_ofi_req_t *req, uint64_t flags)
+static arbor_status_t post_chunk(arb_tp_t *tp, arb_ofi_req_t *req)
 {
     arb_ofi_ctx_t *ctx = tp->free_ctx;
     ssize_t rc;
@@ -173,9 +178,9 @@ static arbor_status_t post_chunk(arb_tp_t *tp, arb_ofi_req_t *req, uint64_t flag
     ctx->slot = -1;
     ctx->copy_to = NULL;
     if (req->kind == ARB_OFI_AMO)
-        rc = post_amo(tp, req, ctx, flags);
+        rc = post_amo(tp, req, ctx);
     else
-        rc = post_rma(tp, req, ctx, flags);
+        rc = post_rma(tp, req, ctx);
     if (rc != 0) {
         ctx_release(tp, ctx);
         if (rc == -FI_EAGAIN) return ARB_ERR_AGAIN;
@@ -197,19 +202,17 @@ static arbor_status_t post_chunk(arb_tp_t *tp, arb_ofi_req_t *req, uint64_t flag
 /* Must a fenced request wait for its peer's operations in flight? */
 static bool fence_blocks(const arb_tp_t *tp, const arb_ofi_req_t *req)
 {
-    return req->fenced && !req->started && !tp->has_fence && tp->peers[req->peer].inflight > 0;
+    return req->fenced && !req->started && tp->peers[req->peer].inflight > 0;
 }
 
 /* Posts what it can of req: ARBOR_OK (all of it), ARB_ERR_AGAIN or an error. */
 static arbor_status_t advance(arb_tp_t *tp, arb_ofi_req_t *req)
 {
     while (req->done < req->len) {
-        uint64_t flags = 0;
         arbor_status_t status;
 
         if (fence_blocks(tp, req)) return ARB_ERR_AGAIN;
-        if (req->fenced && !req->started && tp->peers[req->peer].inflight > 0) flags = FI_FENCE;
-        status = post_chunk(tp, req, flags);
+        status = post_chunk(tp, req);
         if (status != ARBOR_OK) return status;
     }
     return ARBOR_OK;

@@ -1,7 +1,8 @@
 /*
  * libfabric backend: progress. Reading the CQ is what drives data progress under
- * FI_PROGRESS_MANUAL (shm, tcp;ofi_rxm), including the target side of peers' operations on our
- * memory, so every wait loop calls progress. Completions release contexts and end requests;
+ * FI_PROGRESS_MANUAL (all three providers here), including the target side of peers' operations
+ * on our memory, so every wait loop calls progress. Our completions release contexts and end
+ * requests; peers' remote-CQ-data signals are added to their words in our segment (ofi_rma.c);
  * then the peer queues get another chance. Interrupt mode: the CQ's wait descriptor
  * (FI_WAIT_FD, fi_control FI_GETWAIT) and fi_trywait.
  */
@@ -15,6 +16,34 @@
 #define CQ_BATCH          16
 #define CLOCK_CHECK_EVERY 256
 
+/* Our context, or NULL for a completion of a peer's operation (op_context is then whatever the
+ * provider leaves there). */
+static arb_ofi_ctx_t *own_ctx(const arb_tp_t *tp, void *op_context)
+{
+    uintptr_t p = (uintptr_t)op_context, lo = (uintptr_t)tp->ctxs;
+
+    if (p < lo || p >= lo + ARB_OFI_NCTX * sizeof(arb_ofi_ctx_t) ||
+        (p - lo) % sizeof(arb_ofi_ctx_t) != 0)
+        return NULL;
+    return op_context;
+}
+
+/* A peer's put_signal landed: its data is in place, so the signal may count it. The release
+ * pairs with the waiter's acquire load; the add is atomic because a progress thread and the
+ * application may both poll (under the core's lock, but the waiter reads without it). */
+static void signal_apply(arb_tp_t *tp, const struct fi_cq_data_entry *ev)
+{
+    uint64_t word = ev->data & ((UINT64_C(1) << ARB_OFI_SIG_OFF_BITS) - 1);
+    uint64_t add = ev->data >> ARB_OFI_SIG_OFF_BITS;
+
+    if (word >= tp->seg_size / sizeof(uint64_t)) {
+        arb_warn("remote CQ data 0x%llx names no word of the %zu-byte segment; ignored",
+                 (unsigned long long)ev->data, tp->seg_size);
+        return;
+    }
+    __atomic_fetch_add((uint64_t *)(void *)tp->seg + word, add, __ATOMIC_RELEASE);
+}
+
 static arbor_status_t cq_error(arb_tp_t *tp)
 {
     struct fi_cq_err_entry err = {0};
@@ -26,12 +55,12 @@ static arbor_status_t cq_error(arb_tp_t *tp)
         arb_error("fi_cq_readerr: %s", fi_strerror((int)-rc));
         return ARBOR_ERR_TRANSPORT;
     }
-    ctx = err.op_context;
+    ctx = own_ctx(tp, err.op_context);
     arb_error("%s to peer %d failed: %s (%s)",
-              ctx == NULL                          ? "an operation"
+              ctx == NULL                     ? "an operation"
               : ctx->req->kind == ARB_OFI_PUT ? "write"
               : ctx->req->kind == ARB_OFI_GET ? "read"
-                                                   : "atomic",
+                                              : "atomic",
               ctx != NULL ? ctx->req->peer : -1, fi_strerror(err.err),
               fi_cq_strerror(tp->cq, err.prov_errno, err.err_data, NULL, 0));
     if (ctx != NULL) arb_ofi_ctx_done(tp, ctx, ARBOR_ERR_TRANSPORT);
@@ -40,13 +69,23 @@ static arbor_status_t cq_error(arb_tp_t *tp)
 
 int arb_ofi_progress(arb_tp_t *tp)
 {
-    struct fi_cq_entry ev[CQ_BATCH];
+    struct fi_cq_data_entry ev[CQ_BATCH];
     int seen = 0;
 
     for (;;) {
         ssize_t rc = fi_cq_read(tp->cq, ev, CQ_BATCH);
         if (rc > 0) {
-            for (ssize_t i = 0; i < rc; i++) arb_ofi_ctx_done(tp, ev[i].op_context, ARBOR_OK);
+            for (ssize_t i = 0; i < rc; i++) {
+                arb_ofi_ctx_t *ctx = own_ctx(tp, ev[i].op_context);
+                if (ctx != NULL)
+                    arb_ofi_ctx_done(tp, ctx, ARBOR_OK);
+                else if (ev[i].flags & FI_REMOTE_CQ_DATA)
+                    signal_apply(tp, &ev[i]);
+                else
+                    arb_warn("a completion that is neither ours nor a signal (flags 0x%llx); "
+                             "ignored",
+                             (unsigned long long)ev[i].flags);
+            }
             seen += (int)rc;
             if (rc < CQ_BATCH) break;
         } else if (rc == -FI_EAVAIL) {

@@ -1,10 +1,15 @@
 /*
  * libfabric backend: provider choice. fi_getinfo with RDM + FI_RMA | FI_ATOMIC, the mr_mode bits
- * we can serve and FI_CONTEXT | FI_CONTEXT2; then, for the chosen provider, a second fi_getinfo
- * that also asks for FI_FENCE (only sockets grants it in 1.17, see PLATFORM.md). sockets and tcp
- * may bind a non-loopback interface first; when every rank runs on this host we pin "lo" through
- * FI_SOCKETS_IFACE / FI_TCP_IFACE unless the user set them (before the first fi_getinfo, which
- * is when the providers read them).
+ * we can serve and FI_CONTEXT | FI_CONTEXT2; then, for the chosen provider, more fi_getinfo calls
+ * that also ask for FI_ORDER_RMA_WAW (which put_signal's remote-CQ-data signals need, ofi_rma.c)
+ * and manual data progress. sockets and tcp may bind a non-loopback interface first; when every
+ * rank runs on this host we pin "lo" through FI_SOCKETS_IFACE / FI_TCP_IFACE unless the user set
+ * them (before the first fi_getinfo, which is when the providers read them).
+ *
+ * Manual progress: shm only has it, tcp;ofi_rxm defaults to it, and sockets' automatic progress
+ * thread competes with the ranks for the cores: with more ranks than cores (the tests run 8 on
+ * 2) every operation waits for a time slice, 15 ms per put_signal measured. The core drives
+ * progress in every wait loop anyway, because shm and tcp need the target's calls.
  */
 #include "transports/ofi/ofi.h"
 
@@ -16,6 +21,15 @@
 
 /* Software providers libfabric offers that we take only when nothing better is there. */
 static const char *const demoted[] = {"net", "net;ofi_rxm", "udp;ofi_rxd", "sockets"};
+
+/* Providers that claim FI_RMA | FI_ATOMIC but crash on what we do, up to a libfabric version:
+ * refused with the reason rather than left to take the process down. */
+static const struct {
+    const char *name; /* part of the provider name */
+    uint32_t upto;    /* last broken version */
+    const char *why;
+} broken[] = {{"ofi_rxd", FI_VERSION(1, 17),
+               "one fi_fetch_atomic crashes it inside fi_cq_read (libfabric 1.17)"}};
 
 /* What the launcher says about the ranks on this host (Open MPI, Slurm); false if it says
  * nothing and there is more than one rank. */
@@ -41,19 +55,20 @@ static void pin_loopback(void)
     }
 }
 
-static struct fi_info *hints_new(const char *prov, uint64_t caps)
+static struct fi_info *hints_new(const char *prov, uint64_t order, enum fi_progress progress)
 {
     struct fi_info *hints = fi_allocinfo();
 
     if (hints == NULL) return NULL;
     hints->ep_attr->type = FI_EP_RDM;
-    hints->caps = FI_RMA | FI_ATOMIC | caps;
+    hints->caps = FI_RMA | FI_ATOMIC;
     hints->mode = FI_CONTEXT | FI_CONTEXT2;
     hints->domain_attr->mr_mode =
         FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_ENDPOINT;
     hints->domain_attr->threading = FI_THREAD_DOMAIN;
     hints->domain_attr->av_type = FI_AV_TABLE;
-    hints->domain_attr->data_progress = FI_PROGRESS_MANUAL;
+    hints->domain_attr->data_progress = progress;
+    hints->tx_attr->msg_order = order;
     if (prov != NULL && (hints->fabric_attr->prov_name = strdup(prov)) == NULL) {
         fi_freeinfo(hints);
         return NULL;
@@ -61,9 +76,10 @@ static struct fi_info *hints_new(const char *prov, uint64_t caps)
     return hints;
 }
 
-static struct fi_info *getinfo(const char *prov, uint64_t caps, const struct fi_info *like)
+static struct fi_info *getinfo(const char *prov, uint64_t order, enum fi_progress progress,
+                               const struct fi_info *like)
 {
-    struct fi_info *hints = hints_new(prov, caps), *list = NULL;
+    struct fi_info *hints = hints_new(prov, order, progress), *list = NULL;
     int rc;
 
     if (hints == NULL) return NULL;
@@ -74,11 +90,45 @@ static struct fi_info *getinfo(const char *prov, uint64_t caps, const struct fi_
     rc = fi_getinfo(ARB_OFI_API_VERSION, NULL, NULL, 0, hints, &list);
     fi_freeinfo(hints);
     if (rc != 0) {
-        arb_debug("fi_getinfo (provider %s, caps 0x%llx): %s", prov ? prov : "any",
-                  (unsigned long long)caps, fi_strerror(-rc));
+        arb_debug("fi_getinfo (provider %s, order 0x%llx, progress %d): %s", prov ? prov : "any",
+                  (unsigned long long)order, (int)progress, fi_strerror(-rc));
         return NULL;
     }
     return list;
+}
+
+/* The chosen provider with what we would like on top, best first: write-after-write order
+ * (remote-CQ-data signals) and manual progress. A provider that only progresses by itself is
+ * as good without the latter (our progress calls cost it little). */
+static struct fi_info *refine(const struct fi_info *pick)
+{
+    static const struct {
+        uint64_t order;
+        enum fi_progress progress;
+    } wish[] = {{FI_ORDER_RMA_WAW, FI_PROGRESS_MANUAL},
+                {0, FI_PROGRESS_MANUAL},
+                {FI_ORDER_RMA_WAW, FI_PROGRESS_UNSPEC}};
+    struct fi_info *got, *info;
+
+    for (size_t i = 0; i < sizeof(wish) / sizeof(wish[0]); i++) {
+#ifdef ARB_OFI_TEST_NO_CQ_DATA /* test builds: shm then keeps FI_MR_VIRT_ADDR, as unordered */
+        if (wish[i].order != 0) continue;
+#endif
+        got = getinfo(pick->fabric_attr->prov_name, wish[i].order, wish[i].progress, pick);
+        if (got == NULL) continue;
+        info = fi_dupinfo(got);
+        fi_freeinfo(got);
+        return info;
+    }
+    return fi_dupinfo(pick);
+}
+
+static const char *broken_why(const char *name)
+{
+    for (size_t i = 0; i < sizeof(broken) / sizeof(broken[0]); i++)
+        if (strstr(name, broken[i].name) != NULL && fi_version() <= broken[i].upto)
+            return broken[i].why;
+    return NULL;
 }
 
 static bool is_demoted(const char *name)
@@ -97,6 +147,7 @@ static const struct fi_info *choose(const struct fi_info *list, bool all_local)
         if (strcmp(i->fabric_attr->prov_name, "shm") == 0) return i;
     for (i = list; i != NULL; i = i->next) {
         if (strcmp(i->fabric_attr->prov_name, "shm") == 0) continue; /* one host only */
+        if (broken_why(i->fabric_attr->prov_name) != NULL) continue;
         if (!is_demoted(i->fabric_attr->prov_name)) return i;
         if (fallback == NULL) fallback = i;
     }
@@ -122,7 +173,7 @@ static void names(const struct fi_info *list, char *buf, size_t len)
 
 static void report_missing(const char *want)
 {
-    struct fi_info *all = getinfo(NULL, 0, NULL), *bare;
+    struct fi_info *all = getinfo(NULL, 0, FI_PROGRESS_UNSPEC, NULL), *bare;
     struct fi_info *hints = fi_allocinfo();
     char offered[512];
 
@@ -147,13 +198,13 @@ static void report_missing(const char *want)
 
 arbor_status_t arb_ofi_select(arb_tp_t *tp, const char *want, struct fi_info **info_p)
 {
-    struct fi_info *list, *fenced, *info;
+    struct fi_info *list, *info;
     const struct fi_info *pick;
     bool named = want != NULL && want[0] != '\0';
 
     tp->all_local = ranks_all_local(tp->size);
     if (tp->all_local) pin_loopback();
-    list = getinfo(named ? want : NULL, 0, NULL);
+    list = getinfo(named ? want : NULL, 0, FI_PROGRESS_UNSPEC, NULL);
     if (list == NULL) {
         if (named)
             report_missing(want);
@@ -163,14 +214,19 @@ arbor_status_t arb_ofi_select(arb_tp_t *tp, const char *want, struct fi_info **i
     }
     pick = named ? list : choose(list, tp->all_local);
     if (pick == NULL) {
-        arb_error("libfabric: only shm offers FI_RMA and FI_ATOMIC, and the ranks are not all "
-                  "on this host");
+        arb_error("libfabric: no provider but shm (one host only) and known-broken ones offers "
+                  "FI_RMA and FI_ATOMIC, and the ranks are not all on this host");
         fi_freeinfo(list);
         return ARBOR_ERR_UNSUPPORTED;
     }
-    fenced = getinfo(pick->fabric_attr->prov_name, FI_FENCE, pick);
-    info = fi_dupinfo(fenced != NULL ? fenced : pick);
-    fi_freeinfo(fenced);
+    if (broken_why(pick->fabric_attr->prov_name) != NULL) { /* named: choose() skips them */
+        arb_error("libfabric provider \"%s\" cannot run arbor: %s; choose another with "
+                  "ARBOR_OFI_PROVIDER",
+                  pick->fabric_attr->prov_name, broken_why(pick->fabric_attr->prov_name));
+        fi_freeinfo(list);
+        return ARBOR_ERR_UNSUPPORTED;
+    }
+    info = refine(pick);
     fi_freeinfo(list);
     if (info == NULL) {
         arb_error("fi_dupinfo: out of memory");
