@@ -6,6 +6,7 @@
  */
 #include "core/executor.h"
 
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -211,8 +212,10 @@ static void return_credit(struct arbor_team *t, int p, uint64_t consumed)
     }
     arbor_status_t status;
     while ((status = arb_ctx.tp_ops->amo(arb_ctx.tp, ARB_TP_AMO_ADD, t->rkey[p], t->region + off,
-                                         1, 0, NULL, NULL)) == ARB_ERR_AGAIN)
-        arb_ctx.tp_ops->progress(arb_ctx.tp);
+                                         1, 0, NULL, NULL)) == ARB_ERR_AGAIN) {
+        /* The peer's queue is full: it must run to drain it, so give it the core. */
+        if (!arb_ctx.tp_ops->progress(arb_ctx.tp) && arb_ctx.yield) sched_yield();
+    }
     if (status != ARBOR_OK) arb_error("credit to rank %d failed: %s", t->world[p],
                                       arbor_strerror(status));
 }

@@ -101,7 +101,10 @@ typedef struct arb_tp_ops {
                           uint64_t operand, uint64_t compare, uint64_t *result,
                           arb_tp_comp_t *comp);
     /* Put, then atomically add sig_add to the 64-bit word at sig_off of the same peer's key
-     * sig_rkey, ordered so the target never sees the signal before the data. */
+     * sig_rkey, ordered so the target never sees the signal before the data, nor before the
+     * data of any earlier put_signal to the same peer (the executor's landing channels count
+     * on it: a signal that reads n means messages 0..n-1 have landed). The signal may become
+     * visible only when the target drives progress (remote CQ data). */
     arbor_status_t (*put_signal)(arb_tp_t *tp, const void *src, size_t len, arb_tp_rkey_t *rkey,
                                  uint64_t off, arb_tp_rkey_t *sig_rkey, uint64_t sig_off,
                                  uint64_t sig_add, arb_tp_comp_t *comp);
