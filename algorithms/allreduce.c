@@ -4,7 +4,7 @@
  * recursive_doubling: any op. After the fold (fold.h), in round k new rank r swaps its whole
  *   vector with r ^ 2^k and combines (the lower rank's data first, so non-commutative ops stay
  *   in rank order); log2 pof2 exchanges of the full vector: the small-message choice. The
- *   incoming vector lands in SCRATCH (two halves, alternating) because DST is being sent.
+ *   incoming vector combines into DST once this rank's send of DST has left.
  * rabenseifner: commutative ops. A reduce-scatter by recursive halving (each round sends the
  *   half of the current window the partner keeps and combines the half this rank keeps, straight
  *   into DST: the halves are disjoint), then an allgather by recursive doubling retracing the
@@ -56,21 +56,13 @@ static arbor_status_t build_rd(const arb_alg_desc_t *alg, const arb_coll_args_t 
     arb_fold_t f = arb_fold_of(a->size, a->rank);
     uint32_t r = fold_in(a, &f, s);
     if (f.newrank >= 0) {
-        int K = arb_fold_log2(&f), prev = -1;
         uint64_t n = a->count;
-        s->scratch_blocks = K ? 2 * n : 0;
-        for (int k = 0; k <= K; k++, r++) {
-            int dep = -1;
-            if (k > 0) /* the vector received last round joins DST, lower rank's part first */
-                dep = arb_sched_combine(s, r, ARB_BUF_DST, 0, ARB_BUF_SCRATCH,
-                                        (uint64_t)((k - 1) % 2) * n, n,
-                                        prev < a->rank ? ARB_COMBINE_BEFORE : ARB_COMBINE_AFTER,
-                                        -1);
-            if (k == K) break;
+        for (int k = 0; k < arb_fold_log2(&f); k++, r++) {
+            /* The partner's vector combines into DST once ours has left (lower rank first). */
             int peer = arb_fold_real(&f, f.newrank ^ (1 << k));
-            arb_sched_send(s, r, peer, ARB_BUF_DST, 0, n, dep);
-            arb_sched_recv(s, r, peer, ARB_BUF_SCRATCH, (uint64_t)(k % 2) * n, n, 0, -1);
-            prev = peer;
+            int tx = arb_sched_send(s, r, peer, ARB_BUF_DST, 0, n, -1);
+            arb_sched_recv(s, r, peer, ARB_BUF_DST, 0, n,
+                           peer < a->rank ? ARB_COMBINE_BEFORE : ARB_COMBINE_AFTER, tx);
         }
     }
     fold_out(a, &f, r, s);

@@ -5,9 +5,9 @@
  *
  * recursive_doubling (Hillis and Steele): in round k rank r sends its running prefix (ranks
  *   r - 2^k + 1 .. r) to r + 2^k and combines what r - 2^k sends before its own; ceil(log2 P)
- *   rounds. The incoming prefix lands in SCRATCH (alternating halves) since the running
- *   prefix is being sent. exscan keeps the running inclusive prefix in SCRATCH and builds the
- *   exclusive result in DST from the same messages.
+ *   rounds. scan combines the incoming prefix into DST once its own send has left; exscan
+ *   keeps the running inclusive prefix in SCRATCH, lands the incoming one in SCRATCH too
+ *   (alternating halves) and builds the exclusive result in DST from the same messages.
  * linear: a chain 0 -> 1 -> ... -> P - 1. For scan each rank forwards chunk by chunk as its
  *   predecessor's prefix arrives and combines (pipelined); exscan forwards once the whole
  *   prefix is in. P - 1 hops: cheapest for few ranks or long vectors.
@@ -25,6 +25,16 @@ static arbor_status_t build_rd(const arb_coll_args_t *a, int exclusive, arb_sche
     int P = a->size, me = a->rank;
     uint64_t n = a->count;
     if (n == 0 || (exclusive && P == 1)) return ARBOR_OK;
+    if (!exclusive) { /* one buffer: the incoming prefix combines once ours has left */
+        arb_sched_copy(s, 0, ARB_BUF_DST, 0, ARB_BUF_SRC, 0, n, -1);
+        for (int d = 1, k = 1; d < P; d *= 2, k++) {
+            int tx = me + d < P ? arb_sched_send(s, (uint32_t)k, me + d, ARB_BUF_DST, 0, n, -1)
+                                : -1;
+            if (me - d >= 0)
+                arb_sched_recv(s, (uint32_t)k, me - d, ARB_BUF_DST, 0, n, ARB_COMBINE_BEFORE, tx);
+        }
+        return OK(s);
+    }
     arb_buf_space_t run = exclusive ? ARB_BUF_SCRATCH : ARB_BUF_DST;
     uint64_t base = exclusive ? n : 0; /* incoming halves after the running prefix */
     int K = 0;

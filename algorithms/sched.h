@@ -5,7 +5,9 @@
  * earlier rounds is complete; a step with a dependency moves chunk c only once that step has
  * completed c + 1 chunks, which pipelines large payloads through trees (a SEND forwards what a
  * RECV landed; a RECV combines only after the RECV it depends on has, which keeps the order of
- * a non-commutative reduction chunk by chunk). A dependency must be a RECV or a COPY. Schedules are immutable
+ * a non-commutative reduction chunk by chunk). A step depending on a SEND waits until the
+ * whole SEND has left (its buffer may then be overwritten: a RECV can combine into what was
+ * just sent, with no scratch copy and no extra round). Schedules are immutable
  * once built and cached; the executor (core/executor.c) runs them and names no algorithm.
  *
  * Offsets and sizes are in units of the instance's block (a broadcast's whole payload, later an

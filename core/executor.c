@@ -257,7 +257,8 @@ static bool advance_step(arb_inst_t *inst, int i, bool *moved)
                                                                            st->issued))
             *moved = true;
         if (st->comp.status != ARBOR_OK && inst->status == ARBOR_OK) inst->status = st->comp.status;
-        return st->issued == st->nchunks && st->comp.pending == 0;
+        if (st->issued == st->nchunks && st->comp.pending == 0) st->done = st->nchunks;
+        return st->done == st->nchunks;
     case ARB_STEP_RECV:
         while (st->done < st->nchunks && st->done < gate && recv_chunk(inst, step, st, st->done))
             *moved = true;
