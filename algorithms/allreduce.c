@@ -4,7 +4,8 @@
  * recursive_doubling: any op. After the fold (fold.h), in round k new rank r swaps its whole
  *   vector with r ^ 2^k and combines (the lower rank's data first, so non-commutative ops stay
  *   in rank order); log2 pof2 exchanges of the full vector: the small-message choice. The
- *   incoming vector combines into DST once this rank's send of DST has left.
+ *   incoming vector combines into DST once this rank's send of DST has left when the vector
+ *   fits one landing slot, else it lands in SCRATCH (the sends need both sides draining).
  * rabenseifner: commutative ops. A reduce-scatter by recursive halving (each round sends the
  *   half of the current window the partner keeps and combines the half this rank keeps, straight
  *   into DST: the halves are disjoint), then an allgather by recursive doubling retracing the
@@ -55,14 +56,34 @@ static arbor_status_t build_rd(const arb_alg_desc_t *alg, const arb_coll_args_t 
     if (a->count == 0) return ARBOR_OK;
     arb_fold_t f = arb_fold_of(a->size, a->rank);
     uint32_t r = fold_in(a, &f, s);
-    if (f.newrank >= 0) {
-        uint64_t n = a->count;
-        for (int k = 0; k < arb_fold_log2(&f); k++, r++) {
-            /* The partner's vector combines into DST once ours has left (lower rank first). */
+    uint64_t n = a->count;
+    int K = arb_fold_log2(&f), prev = -1;
+    if (f.newrank >= 0 && a->bytes <= a->chunk) {
+        /* One landing slot: the send leaves without the partner's help, so the partner's
+         * vector can combine straight into DST once ours has gone (lower rank first). */
+        for (int k = 0; k < K; k++, r++) {
             int peer = arb_fold_real(&f, f.newrank ^ (1 << k));
             int tx = arb_sched_send(s, r, peer, ARB_BUF_DST, 0, n, -1);
             arb_sched_recv(s, r, peer, ARB_BUF_DST, 0, n,
                            peer < a->rank ? ARB_COMBINE_BEFORE : ARB_COMBINE_AFTER, tx);
+        }
+    } else if (f.newrank >= 0) {
+        /* Longer vectors need both directions moving at once (each send waits for the
+         * partner to drain its slots): the incoming one lands in SCRATCH, two halves used in
+         * turn, and combines at the start of the next round. */
+        s->scratch_blocks = K ? 2 * n : 0;
+        for (int k = 0; k <= K; k++, r++) {
+            int dep = -1;
+            if (k > 0)
+                dep = arb_sched_combine(s, r, ARB_BUF_DST, 0, ARB_BUF_SCRATCH,
+                                        (uint64_t)((k - 1) % 2) * n, n,
+                                        prev < a->rank ? ARB_COMBINE_BEFORE : ARB_COMBINE_AFTER,
+                                        -1);
+            if (k == K) break;
+            int peer = arb_fold_real(&f, f.newrank ^ (1 << k));
+            arb_sched_send(s, r, peer, ARB_BUF_DST, 0, n, dep);
+            arb_sched_recv(s, r, peer, ARB_BUF_SCRATCH, (uint64_t)(k % 2) * n, n, 0, -1);
+            prev = peer;
         }
     }
     fold_out(a, &f, r, s);

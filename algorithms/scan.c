@@ -5,7 +5,8 @@
  *
  * recursive_doubling (Hillis and Steele): in round k rank r sends its running prefix (ranks
  *   r - 2^k + 1 .. r) to r + 2^k and combines what r - 2^k sends before its own; ceil(log2 P)
- *   rounds. scan combines the incoming prefix into DST once its own send has left; exscan
+ *   rounds. scan combines the incoming prefix into DST once its own send has left (vectors
+ *   of one landing slot; longer ones use SCRATCH like exscan); exscan
  *   keeps the running inclusive prefix in SCRATCH, lands the incoming one in SCRATCH too
  *   (alternating halves) and builds the exclusive result in DST from the same messages.
  * linear: a chain 0 -> 1 -> ... -> P - 1. For scan each rank forwards chunk by chunk as its
@@ -25,7 +26,10 @@ static arbor_status_t build_rd(const arb_coll_args_t *a, int exclusive, arb_sche
     int P = a->size, me = a->rank;
     uint64_t n = a->count;
     if (n == 0 || (exclusive && P == 1)) return ARBOR_OK;
-    if (!exclusive) { /* one buffer: the incoming prefix combines once ours has left */
+    if (!exclusive && a->bytes <= a->chunk) {
+        /* One landing slot: our send leaves without the receiver's help, so the incoming
+         * prefix can combine into DST once it has (longer vectors would deadlock: every
+         * rank's send would wait for a receiver that waits for its own send). */
         arb_sched_copy(s, 0, ARB_BUF_DST, 0, ARB_BUF_SRC, 0, n, -1);
         for (int d = 1, k = 1; d < P; d *= 2, k++) {
             int tx = me + d < P ? arb_sched_send(s, (uint32_t)k, me + d, ARB_BUF_DST, 0, n, -1)
