@@ -135,6 +135,19 @@ static arbor_status_t check_list(const img_team_t *T, void *const list[], size_t
     return ARBOR_OK;
 }
 
+/* The checks of a rooted call (bcasti, scatteri, gatheri), in the order every call reports
+ * them: the root image, the total size (limit), this rank's list, the root's own buffer. */
+static arbor_status_t check_rooted(const img_team_t *T, size_t image, size_t nbytes, size_t limit,
+                                   void *const list[], const void *rootbuf, int *root_p)
+{
+    if (image >= T->N) return ARBOR_ERR_ROOT;
+    *root_p = owner(T, image);
+    if (nbytes > limit) return ARBOR_ERR_COUNT;
+    arbor_status_t status = check_list(T, list, nbytes);
+    if (status != ARBOR_OK) return status;
+    return T->me == *root_p && nbytes && !rootbuf ? ARBOR_ERR_BUFFER : ARBOR_OK;
+}
+
 static img_op_t *op_new(const img_team_t *T, int kind, size_t nbytes, void *const dstlist[])
 {
     img_op_t *op = calloc(1, sizeof(*op) + T->m * sizeof(uint8_t *));
@@ -183,14 +196,9 @@ static arbor_status_t bcasti(arbor_team_h team, void *const dstlist[], size_t sr
     img_team_t T;
     arbor_status_t status = prologue(team, params, req_p, blocking, &T);
     if (status != ARBOR_OK) goto out;
-    status = ARBOR_ERR_ROOT;
-    if (srcimage >= T.N) goto out;
-    int root = owner(&T, srcimage);
-    status = ARBOR_ERR_COUNT;
-    if (nbytes > MAX_BYTES) goto out;
-    if ((status = check_list(&T, dstlist, nbytes)) != ARBOR_OK) goto out;
-    status = ARBOR_ERR_BUFFER;
-    if (T.me == root && nbytes && !src) goto out;
+    int root;
+    if ((status = check_rooted(&T, srcimage, nbytes, MAX_BYTES, dstlist, src, &root)) != ARBOR_OK)
+        goto out;
 
     status = ARBOR_ERR_NO_MEMORY;
     img_op_t *op = op_new(&T, I_BCAST, nbytes, dstlist);
@@ -223,14 +231,10 @@ static arbor_status_t scatteri(arbor_team_h team, void *const dstlist[], size_t 
     size_t *v = NULL;
     arbor_status_t status = prologue(team, params, req_p, blocking, &T);
     if (status != ARBOR_OK) goto out;
-    status = ARBOR_ERR_ROOT;
-    if (srcimage >= T.N) goto out;
-    int root = owner(&T, srcimage);
-    status = ARBOR_ERR_COUNT;
-    if (nbytes > MAX_BYTES / T.N) goto out;
-    if ((status = check_list(&T, dstlist, nbytes)) != ARBOR_OK) goto out;
-    status = ARBOR_ERR_BUFFER;
-    if (T.me == root && nbytes && !src) goto out;
+    int root;
+    if ((status = check_rooted(&T, srcimage, nbytes, MAX_BYTES / T.N, dstlist, src, &root)) !=
+        ARBOR_OK)
+        goto out;
 
     status = ARBOR_ERR_NO_MEMORY;
     img_op_t *op = op_new(&T, I_SCATTER, nbytes, dstlist);
@@ -274,14 +278,10 @@ static arbor_status_t gatheri(arbor_team_h team, size_t dstimage, void *dst, voi
     size_t *v = NULL;
     arbor_status_t status = prologue(team, params, req_p, blocking, &T);
     if (status != ARBOR_OK) goto out;
-    status = ARBOR_ERR_ROOT;
-    if (dstimage >= T.N) goto out;
-    int root = owner(&T, dstimage);
-    status = ARBOR_ERR_COUNT;
-    if (nbytes > MAX_BYTES / T.N) goto out;
-    if ((status = check_list(&T, srclist, nbytes)) != ARBOR_OK) goto out;
-    status = ARBOR_ERR_BUFFER;
-    if (T.me == root && nbytes && !dst) goto out;
+    int root;
+    if ((status = check_rooted(&T, dstimage, nbytes, MAX_BYTES / T.N, srclist, dst, &root)) !=
+        ARBOR_OK)
+        goto out;
 
     status = ARBOR_ERR_NO_MEMORY;
     img_op_t *op = op_new(&T, I_GATHER, nbytes, NULL);
