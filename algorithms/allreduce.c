@@ -35,18 +35,21 @@ static uint32_t fold_in(const arb_coll_args_t *a, const arb_fold_t *f, arb_sched
 {
     arb_sched_copy(s, 0, ARB_BUF_DST, 0, ARB_BUF_SRC, 0, a->count, -1);
     if (a->rank >= 2 * f->rem) return 1;
-    if (f->newrank < 0) arb_sched_send(s, 1, a->rank + 1, ARB_BUF_DST, 0, a->count, -1);
-    else arb_sched_recv(s, 1, a->rank - 1, ARB_BUF_DST, 0, a->count, ARB_COMBINE_BEFORE, -1);
+    if (f->newrank < 0)
+        arb_sched_send(s, 1, a->rank + 1, ARB_BUF_DST, 0, a->count, -1);
+    else
+        arb_sched_recv(s, 1, a->rank - 1, ARB_BUF_DST, 0, a->count, ARB_COMBINE_BEFORE, -1);
     return 2;
 }
 
 /* The result goes back to the folded-out ranks. */
-static void fold_out(const arb_coll_args_t *a, const arb_fold_t *f, uint32_t round,
-                     arb_sched_t *s)
+static void fold_out(const arb_coll_args_t *a, const arb_fold_t *f, uint32_t round, arb_sched_t *s)
 {
     if (a->rank >= 2 * f->rem) return;
-    if (f->newrank < 0) arb_sched_recv(s, round, a->rank + 1, ARB_BUF_DST, 0, a->count, 0, -1);
-    else arb_sched_send(s, round, a->rank - 1, ARB_BUF_DST, 0, a->count, -1);
+    if (f->newrank < 0)
+        arb_sched_recv(s, round, a->rank + 1, ARB_BUF_DST, 0, a->count, 0, -1);
+    else
+        arb_sched_send(s, round, a->rank - 1, ARB_BUF_DST, 0, a->count, -1);
 }
 
 static arbor_status_t build_rd(const arb_alg_desc_t *alg, const arb_coll_args_t *a,
@@ -75,10 +78,9 @@ static arbor_status_t build_rd(const arb_alg_desc_t *alg, const arb_coll_args_t 
         for (int k = 0; k <= K; k++, r++) {
             int dep = -1;
             if (k > 0)
-                dep = arb_sched_combine(s, r, ARB_BUF_DST, 0, ARB_BUF_SCRATCH,
-                                        (uint64_t)((k - 1) % 2) * n, n,
-                                        prev < a->rank ? ARB_COMBINE_BEFORE : ARB_COMBINE_AFTER,
-                                        -1);
+                dep = arb_sched_combine(
+                    s, r, ARB_BUF_DST, 0, ARB_BUF_SCRATCH, (uint64_t)((k - 1) % 2) * n, n,
+                    prev < a->rank ? ARB_COMBINE_BEFORE : ARB_COMBINE_AFTER, -1);
             if (k == K) break;
             int peer = arb_fold_real(&f, f.newrank ^ (1 << k));
             arb_sched_send(s, r, peer, ARB_BUF_DST, 0, n, dep);
@@ -125,8 +127,7 @@ static arbor_status_t build_rabenseifner(const arb_alg_desc_t *alg, const arb_co
             keep_lo[k] = upper ? mid : lo, keep_hi[k] = upper ? hi : mid;
             give_lo[k] = upper ? lo : mid, give_hi[k] = upper ? mid : hi;
             if (give_hi[k] > give_lo[k])
-                arb_sched_send(s, r, peer[k], ARB_BUF_DST, give_lo[k], give_hi[k] - give_lo[k],
-                               -1);
+                arb_sched_send(s, r, peer[k], ARB_BUF_DST, give_lo[k], give_hi[k] - give_lo[k], -1);
             if (keep_hi[k] > keep_lo[k])
                 arb_sched_recv(s, r, peer[k], ARB_BUF_DST, keep_lo[k], keep_hi[k] - keep_lo[k],
                                ARB_COMBINE_AFTER, -1);
@@ -134,11 +135,10 @@ static arbor_status_t build_rabenseifner(const arb_alg_desc_t *alg, const arb_co
         }
         for (int k = K - 1; k >= 0; k--, r++) { /* allgather retracing the windows */
             if (keep_hi[k] > keep_lo[k])
-                arb_sched_send(s, r, peer[k], ARB_BUF_DST, keep_lo[k], keep_hi[k] - keep_lo[k],
-                               -1);
+                arb_sched_send(s, r, peer[k], ARB_BUF_DST, keep_lo[k], keep_hi[k] - keep_lo[k], -1);
             if (give_hi[k] > give_lo[k])
-                arb_sched_recv(s, r, peer[k], ARB_BUF_DST, give_lo[k], give_hi[k] - give_lo[k],
-                               0, -1);
+                arb_sched_recv(s, r, peer[k], ARB_BUF_DST, give_lo[k], give_hi[k] - give_lo[k], 0,
+                               -1);
         }
     }
     fold_out(a, &f, r, s);
@@ -202,15 +202,16 @@ static double cost_ring(const arb_alg_desc_t *alg, const arb_coll_args_t *a, con
     return (hops > link ? hops : link) + (P - 1) * arb_logp_combine(m, segb);
 }
 
-const char *const arb_allreduce_alg_names[] = {"auto", "recursive_doubling", "rabenseifner",
-                                               "ring", NULL};
+const char *const arb_allreduce_alg_names[] = {"auto", "recursive_doubling", "rabenseifner", "ring",
+                                               NULL};
 
 const arb_alg_desc_t arb_allreduce_algs[] = {
     {"auto", "cheapest predicted by the LogGP model", NULL, NULL, 0, 0},
     {"recursive_doubling", "log2 P exchanges of the whole vector (any op)", build_rd, cost_rd, 0,
      0},
-    {"rabenseifner", "recursive-halving reduce-scatter + recursive-doubling allgather "
-                     "(commutative ops)",
+    {"rabenseifner",
+     "recursive-halving reduce-scatter + recursive-doubling allgather "
+     "(commutative ops)",
      build_rabenseifner, cost_rabenseifner, 0, 0},
     {"ring", "pipelined ring reduce-scatter + allgather (commutative ops)", build_ring, cost_ring,
      0, 0},

@@ -18,8 +18,10 @@ static inline arb_fold_t arb_fold_of(int P, int rank)
     arb_fold_t f = {1, 0, -1};
     while (f.pof2 * 2 <= P) f.pof2 *= 2;
     f.rem = P - f.pof2;
-    if (rank >= 2 * f.rem) f.newrank = rank - f.rem;
-    else if (rank % 2) f.newrank = rank / 2;
+    if (rank >= 2 * f.rem)
+        f.newrank = rank - f.rem;
+    else if (rank % 2)
+        f.newrank = rank / 2;
     return f;
 }
 

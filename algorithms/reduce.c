@@ -62,14 +62,15 @@ static arbor_status_t build_tree(const arb_alg_desc_t *alg, const arb_coll_args_
     /* Where this rank's partial result lives: the root's DST; elsewhere SCRATCH. */
     arb_buf_space_t acc = me == root && v == 0 ? ARB_BUF_DST : ARB_BUF_SCRATCH;
     if (acc == ARB_BUF_SCRATCH && nkids) s->scratch_blocks = a->count;
-    if (!nkids) acc = ARB_BUF_SRC; /* a leaf sends its own data */
-    else arb_sched_copy(s, 0, acc, 0, ARB_BUF_SRC, 0, a->count, -1);
+    if (!nkids)
+        acc = ARB_BUF_SRC; /* a leaf sends its own data */
+    else
+        arb_sched_copy(s, 0, acc, 0, ARB_BUF_SRC, 0, a->count, -1);
 
     int last = -1;
     for (int i = 0; i < nkids; i++) {
         int child = (kids[i] + tree_root) % P;
-        last = arb_sched_recv(s, 1, child, acc, 0, a->count,
-                              ARB_COMBINE_AFTER, last);
+        last = arb_sched_recv(s, 1, child, acc, 0, a->count, ARB_COMBINE_AFTER, last);
     }
     if (v != 0) {
         int parent = (tree.parent[v] + tree_root) % P;
@@ -77,8 +78,7 @@ static arbor_status_t build_tree(const arb_alg_desc_t *alg, const arb_coll_args_
     } else if (me != root) {
         arb_sched_send(s, 1, root, acc, 0, a->count, last); /* ordered, root elsewhere */
     }
-    if (me == root && v != 0)
-        arb_sched_recv(s, 2, 0, ARB_BUF_DST, 0, a->count, 0, -1);
+    if (me == root && v != 0) arb_sched_recv(s, 2, 0, ARB_BUF_DST, 0, a->count, 0, -1);
     free(kids);
     arb_tree_free(&tree);
     return arb_sched_ok(s) ? ARBOR_OK : ARBOR_ERR_NO_MEMORY;

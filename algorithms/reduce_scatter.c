@@ -47,9 +47,12 @@ static arbor_status_t build_pairwise(const arb_alg_desc_t *alg, const arb_coll_a
     int last = -1;
     for (int i = 1; mine && i < P; i++) {
         int from, order;
-        if (a->commutative) from = (me - i + P) % P, order = ARB_COMBINE_AFTER;
-        else if (i <= me) from = me - i, order = ARB_COMBINE_BEFORE;
-        else from = i, order = ARB_COMBINE_AFTER;
+        if (a->commutative)
+            from = (me - i + P) % P, order = ARB_COMBINE_AFTER;
+        else if (i <= me)
+            from = me - i, order = ARB_COMBINE_BEFORE;
+        else
+            from = i, order = ARB_COMBINE_AFTER;
         int rx = arb_sched_recv(s, 1, from, ARB_BUF_DST, 0, mine, order, last);
         if (!a->commutative) last = rx;
     }
@@ -87,8 +90,10 @@ static arbor_status_t build_halving(const arb_alg_desc_t *alg, const arb_coll_ar
     arb_sched_copy(s, 0, ARB_BUF_SCRATCH, 0, ARB_BUF_SRC, 0, total, -1);
     uint32_t r = 1;
     if (me < 2 * f.rem) {
-        if (f.newrank < 0) arb_sched_send(s, 1, me + 1, ARB_BUF_SCRATCH, 0, total, -1);
-        else arb_sched_recv(s, 1, me - 1, ARB_BUF_SCRATCH, 0, total, ARB_COMBINE_AFTER, -1);
+        if (f.newrank < 0)
+            arb_sched_send(s, 1, me + 1, ARB_BUF_SCRATCH, 0, total, -1);
+        else
+            arb_sched_recv(s, 1, me - 1, ARB_BUF_SCRATCH, 0, total, ARB_COMBINE_AFTER, -1);
         r = 2;
     }
     if (f.newrank >= 0) {
@@ -102,10 +107,11 @@ static arbor_status_t build_halving(const arb_alg_desc_t *alg, const arb_coll_ar
             uint64_t glo = upper ? a0 : a1, ghi = upper ? a1 : a2;
             if (ghi > glo) arb_sched_send(s, r, peer, ARB_BUF_SCRATCH, glo, ghi - glo, -1);
             if (khi > klo)
-                arb_sched_recv(s, r, peer, ARB_BUF_SCRATCH, klo, khi - klo, ARB_COMBINE_AFTER,
-                               -1);
-            if (upper) lo = mid;
-            else hi = mid;
+                arb_sched_recv(s, r, peer, ARB_BUF_SCRATCH, klo, khi - klo, ARB_COMBINE_AFTER, -1);
+            if (upper)
+                lo = mid;
+            else
+                hi = mid;
         }
         if (me < 2 * f.rem && a->counts[me - 1])
             arb_sched_send(s, r, me - 1, ARB_BUF_SCRATCH, d[me - 1], a->counts[me - 1], -1);
@@ -118,8 +124,7 @@ static arbor_status_t build_halving(const arb_alg_desc_t *alg, const arb_coll_ar
     return OK(s);
 }
 
-static double cost_halving(const arb_alg_desc_t *alg, const arb_coll_args_t *a,
-                           const arb_logp_t *m)
+static double cost_halving(const arb_alg_desc_t *alg, const arb_coll_args_t *a, const arb_logp_t *m)
 {
     (void)alg;
     if (!a->commutative) return INFINITY;
@@ -134,8 +139,7 @@ static double cost_halving(const arb_alg_desc_t *alg, const arb_coll_args_t *a,
     return t;
 }
 
-const char *const arb_reduce_scatter_alg_names[] = {"auto", "pairwise", "recursive_halving",
-                                                    NULL};
+const char *const arb_reduce_scatter_alg_names[] = {"auto", "pairwise", "recursive_halving", NULL};
 
 const arb_alg_desc_t arb_reduce_scatter_algs[] = {
     {"auto", "cheapest predicted by the LogGP model", NULL, NULL, 0, 0},

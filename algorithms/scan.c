@@ -32,8 +32,8 @@ static arbor_status_t build_rd(const arb_coll_args_t *a, int exclusive, arb_sche
          * rank's send would wait for a receiver that waits for its own send). */
         arb_sched_copy(s, 0, ARB_BUF_DST, 0, ARB_BUF_SRC, 0, n, -1);
         for (int d = 1, k = 1; d < P; d *= 2, k++) {
-            int tx = me + d < P ? arb_sched_send(s, (uint32_t)k, me + d, ARB_BUF_DST, 0, n, -1)
-                                : -1;
+            int tx =
+                me + d < P ? arb_sched_send(s, (uint32_t)k, me + d, ARB_BUF_DST, 0, n, -1) : -1;
             if (me - d >= 0)
                 arb_sched_recv(s, (uint32_t)k, me - d, ARB_BUF_DST, 0, n, ARB_COMBINE_BEFORE, tx);
         }
@@ -53,8 +53,7 @@ static arbor_status_t build_rd(const arb_coll_args_t *a, int exclusive, arb_sche
             if (exclusive)
                 arb_sched_combine(s, r, ARB_BUF_DST, 0, ARB_BUF_SCRATCH, in, n,
                                   k == 1 ? ARB_COMBINE_NONE : ARB_COMBINE_BEFORE, -1);
-            dep = arb_sched_combine(s, r, run, 0, ARB_BUF_SCRATCH, in, n, ARB_COMBINE_BEFORE,
-                                    -1);
+            dep = arb_sched_combine(s, r, run, 0, ARB_BUF_SCRATCH, in, n, ARB_COMBINE_BEFORE, -1);
         }
         if (k == K) break;
         int d = 1 << k;
@@ -86,8 +85,8 @@ static arbor_status_t build_linear(const arb_coll_args_t *a, int exclusive, arb_
     }
     arb_sched_recv(s, 1, me - 1, ARB_BUF_DST, 0, n, 0, -1);
     if (me + 1 < P) {
-        int c = arb_sched_combine(s, 2, ARB_BUF_SCRATCH, 0, ARB_BUF_DST, 0, n, ARB_COMBINE_BEFORE,
-                                  -1);
+        int c =
+            arb_sched_combine(s, 2, ARB_BUF_SCRATCH, 0, ARB_BUF_DST, 0, n, ARB_COMBINE_BEFORE, -1);
         arb_sched_send(s, 2, me + 1, ARB_BUF_SCRATCH, 0, n, c);
     }
     return OK(s);
@@ -131,8 +130,7 @@ static double cost_rd(const arb_alg_desc_t *alg, const arb_coll_args_t *a, const
 
 /* scan: P - 1 cut-through hops of one chunk, the rest streaming behind at the link rate;
  * exscan: P - 1 store-and-forward hops. */
-static double cost_linear(const arb_alg_desc_t *alg, const arb_coll_args_t *a,
-                          const arb_logp_t *m)
+static double cost_linear(const arb_alg_desc_t *alg, const arb_coll_args_t *a, const arb_logp_t *m)
 {
     int P = a->size;
     if (P == 1 || a->bytes == 0) return 0;
@@ -151,15 +149,15 @@ const arb_alg_desc_t arb_scan_algs[] = {
     {"auto", "cheapest predicted by the LogGP model", NULL, NULL, 0, 0},
     {"recursive_doubling", "ceil(log2 P) rounds, prefix from rank - 2^k (any op)", build_scan_rd,
      cost_rd, 0, 0},
-    {"linear", "pipelined chain 0 -> 1 -> ... -> P - 1 (any op)", build_scan_linear, cost_linear,
-     0, 0},
+    {"linear", "pipelined chain 0 -> 1 -> ... -> P - 1 (any op)", build_scan_linear, cost_linear, 0,
+     0},
 };
 const int arb_scan_nalgs = sizeof(arb_scan_algs) / sizeof(arb_scan_algs[0]);
 
 const arb_alg_desc_t arb_exscan_algs[] = {
     {"auto", "cheapest predicted by the LogGP model", NULL, NULL, 0, 0},
-    {"recursive_doubling", "ceil(log2 P) rounds, prefix from rank - 2^k (any op)",
-     build_exscan_rd, cost_rd, 1, 0},
+    {"recursive_doubling", "ceil(log2 P) rounds, prefix from rank - 2^k (any op)", build_exscan_rd,
+     cost_rd, 1, 0},
     {"linear", "chain 0 -> 1 -> ... -> P - 1, store and forward (any op)", build_exscan_linear,
      cost_linear, 1, 0},
 };

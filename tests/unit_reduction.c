@@ -106,9 +106,15 @@ static void run_case(arb_coll_t coll, const arb_alg_desc_t *alg, int P, int root
     const char *name = arb_coll_name(coll);
     bool unsupported = false;
     for (int r = 0; r < P; r++) {
-        arb_coll_args_t a = {.coll = coll, .rank = r, .size = P, .root = root,
-                             .bytes = total * sizeof(elem_t), .chunk = 64, .count = n,
-                             .counts = rs_counts, .commutative = commutative};
+        arb_coll_args_t a = {.coll = coll,
+                             .rank = r,
+                             .size = P,
+                             .root = root,
+                             .bytes = total * sizeof(elem_t),
+                             .chunk = 64,
+                             .count = n,
+                             .counts = rs_counts,
+                             .commutative = commutative};
         arb_sched_init(&s[r]);
         arbor_status_t st = alg->build(alg, &a, &MODEL, &s[r]);
         double cost = alg->cost(alg, &a, &MODEL);
@@ -144,24 +150,33 @@ static void run_case(arb_coll_t coll, const arb_alg_desc_t *alg, int P, int root
         int lo = 0, hi = P;
         bool untouched = false;
         switch (coll) {
-        case ARB_COLL_REDUCE: untouched = r != root; break;
-        case ARB_COLL_SCAN: hi = r + 1; break;
-        case ARB_COLL_EXSCAN: hi = r, untouched = r == 0; break;
+        case ARB_COLL_REDUCE:
+            untouched = r != root;
+            break;
+        case ARB_COLL_SCAN:
+            hi = r + 1;
+            break;
+        case ARB_COLL_EXSCAN:
+            hi = r, untouched = r == 0;
+            break;
         case ARB_COLL_REDUCE_SCATTER:
             for (int q = 0; q < r; q++) off += rs_counts[q];
             dn = rs_counts[r];
             break;
-        default: break;
+        default:
+            break;
         }
         for (size_t i = 0; i < dn; i++) {
             elem_t want = untouched ? (in_place ? value(r, i) : SENT)
                                     : fold_ranks(commutative, lo, hi, off + i);
-            if (!check(same(dst[r][i], want), "%s/%s P %d root %d n %zu comm %d inplace %d: rank "
-                       "%d element %zu", name, alg->name, P, root, n, commutative, in_place, r, i))
+            if (!check(same(dst[r][i], want),
+                       "%s/%s P %d root %d n %zu comm %d inplace %d: rank "
+                       "%d element %zu",
+                       name, alg->name, P, root, n, commutative, in_place, r, i))
                 break;
         }
-        check(same(dst[r][dn], SENT), "%s/%s P %d: rank %d wrote past its DST", name, alg->name,
-              P, r);
+        check(same(dst[r][dn], SENT), "%s/%s P %d: rank %d wrote past its DST", name, alg->name, P,
+              r);
     }
 out:
     for (int r = 0; r < P; r++) {
@@ -205,8 +220,12 @@ static void selector(void)
 {
     for (int P = 2; P <= 64; P *= 2) {
         double pred[8];
-        arb_coll_args_t a = {.coll = ARB_COLL_ALLREDUCE, .size = P, .bytes = 8, .count = 1,
-                             .chunk = 65536, .commutative = 1};
+        arb_coll_args_t a = {.coll = ARB_COLL_ALLREDUCE,
+                             .size = P,
+                             .bytes = 8,
+                             .count = 1,
+                             .chunk = 65536,
+                             .commutative = 1};
         arb_logp_t m = {2.0, 0.4, 0.4, 0.6, 0.0002};
         int small = arb_select(&a, &m, 0, pred);
         a.bytes = 16u << 20, a.count = 2u << 20;
