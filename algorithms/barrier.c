@@ -29,11 +29,41 @@ static double cost_dissemination(const arb_alg_desc_t *alg, const arb_coll_args_
     return rounds * arb_logp_arrival(m, 0);
 }
 
-const char *const arb_barrier_alg_names[] = {"auto", "dissemination", NULL};
+static arbor_status_t build_flat(const arb_alg_desc_t *alg, const arb_coll_args_t *a,
+                                 const arb_logp_t *m, arb_sched_t *s)
+{
+    (void)alg, (void)m;
+    for (int r = 1; r < a->size; r++) {
+        if (a->rank == 0) {
+            arb_sched_recv(s, 0, r, ARB_BUF_DST, 0, 0, 0, -1);
+        } else if (r == a->rank) {
+            arb_sched_send(s, 0, 0, ARB_BUF_SRC, 0, 0, -1);
+        }
+    }
+    for (int r = 1; r < a->size; r++) {
+        if (a->rank == 0) {
+            arb_sched_send(s, 1, r, ARB_BUF_SRC, 0, 0, -1);
+        } else if (r == a->rank) {
+            arb_sched_recv(s, 1, 0, ARB_BUF_DST, 0, 0, 0, -1);
+        }
+    }
+    return arb_sched_ok(s) ? ARBOR_OK : ARBOR_ERR_NO_MEMORY;
+}
+
+static double cost_flat(const arb_alg_desc_t *alg, const arb_coll_args_t *a, const arb_logp_t *m)
+{
+    (void)alg;
+    if (a->size < 2) return 0;
+    return 2 * arb_logp_arrival(m, 0) + 2 * (a->size - 2) * arb_logp_gap(m, 0);
+}
+
+const char *const arb_barrier_alg_names[] = {"auto", "dissemination", "flat", NULL};
 
 const arb_alg_desc_t arb_barrier_algs[] = {
     {"auto", "cheapest predicted by the LogGP model", NULL, NULL, 0, 0},
     {"dissemination", "ceil(log2 P) rounds of signals to rank + 2^k", build_dissemination,
      cost_dissemination, 0, 0},
+    {"flat", "every rank signals rank 0, which then releases every rank", build_flat, cost_flat,
+     0, 0},
 };
 const int arb_barrier_nalgs = sizeof(arb_barrier_algs) / sizeof(arb_barrier_algs[0]);

@@ -184,7 +184,11 @@ static bool send_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
     uint64_t sig = arb_team_posted_off(t, t->rank);
     const uint8_t *src = chunk_ptr(inst, step->space, step->off, c);
     size_t len = chunk_len(inst, step, c, t->chunk);
-    if (t->peer_region[p]) {
+    if (t->peer_region[p] && len <= ARB_INLINE_MAX) {
+        uint8_t *line = t->peer_region[p] + arb_team_line_off(t, t->rank, ticket % t->depth);
+        if (len) memcpy(line + ARB_INLINE_HDR, src, len);
+        store_rel(line, ticket + 1);
+    } else if (t->peer_region[p]) {
         if (len) memcpy(t->peer_region[p] + slot, src, len);
         store_rel(t->peer_region[p] + sig, ticket + 1);
     } else {
@@ -227,11 +231,23 @@ static bool recv_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
     int p = step->peer;
     uint64_t ticket = st->ticket + c;
     if (t->in[p].next_done != ticket) return false;
-    if (load_acq(t->local + arb_team_posted_off(t, p)) <= ticket) return false;
-
-    const uint8_t *slot = t->local + arb_team_slot_off(t, p, ticket % (uint64_t)t->depth);
-    uint8_t *dst = chunk_ptr(inst, step->space, step->off, c);
     size_t len = chunk_len(inst, step, c, t->chunk);
+    const uint8_t *slot = NULL;
+    if (len <= ARB_INLINE_MAX) {
+        /* Inline (a mapped sender) or in a slot: the line's ticket tells, rechecked after
+         * posted[s] so a line stored before a later posted[s] is not missed. */
+        const uint8_t *line = t->local + arb_team_line_off(t, p, ticket % t->depth);
+        if (load_acq(line) == ticket + 1) {
+            slot = line + ARB_INLINE_HDR;
+        } else {
+            if (load_acq(t->local + arb_team_posted_off(t, p)) <= ticket) return false;
+            if (load_acq(line) == ticket + 1) slot = line + ARB_INLINE_HDR;
+        }
+    } else if (load_acq(t->local + arb_team_posted_off(t, p)) <= ticket) {
+        return false;
+    }
+    if (!slot) slot = t->local + arb_team_slot_off(t, p, ticket % (uint64_t)t->depth);
+    uint8_t *dst = chunk_ptr(inst, step->space, step->off, c);
     if (len && step->combine) inst->combine(dst, slot, len, step->combine, inst->combine_arg);
     else if (len) memcpy(dst, slot, len);
     t->in[p].next_done++;

@@ -13,7 +13,7 @@
 
 static size_t region_bytes(int size, int depth, size_t chunk)
 {
-    return (size_t)size * 128 + (size_t)size * (size_t)depth * chunk;
+    return (size_t)size * 128 + (size_t)size * (size_t)depth * (64 + chunk);
 }
 
 /* A team of P members (world ranks, in team order) at region, with this rank at index me. */

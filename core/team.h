@@ -3,11 +3,18 @@
  * member's segment:
  *   posted[s]    (64-byte line per sender s): messages s has put into our slots
  *   consumed[r]  (64-byte line per receiver r): our messages r has copied out (credits)
+ *   lines[s][k]  depth 64-byte lines per sender s for tiny messages from mapped peers
  *   slots[s][k]  depth slots of chunk bytes per sender s
  * A message on the channel s -> r is the ticket-th put into slot ticket mod depth, signalled by
  * posted[s] > ticket; the sender waits for a credit (ticket - consumed < depth). Tickets are
  * assigned when a collective starts, and collectives start in the same order on every member,
  * so both ends agree on the order of messages without headers or matching.
+ *
+ * A message of at most ARB_INLINE_MAX bytes from a mapped peer travels in line k instead: the
+ * payload at byte 16 and ticket + 1 in the first word, stored last with release. The receiver's
+ * one cache miss then brings signal and payload together (a slot and posted[s] are two lines,
+ * two misses in a row). Such a message does not touch posted[s]; a later one that does is
+ * stored after it, so a receiver that sees posted[s] pass the ticket also sees the line.
  */
 #ifndef ARB_CORE_TEAM_H
 #define ARB_CORE_TEAM_H
@@ -49,9 +56,15 @@ static inline uint64_t arb_team_consumed_off(const struct arbor_team *t, int r)
 {
     return (uint64_t)(t->size + r) * 64;
 }
+enum { ARB_INLINE_HDR = 16, ARB_INLINE_MAX = 64 - ARB_INLINE_HDR };
+static inline uint64_t arb_team_line_off(const struct arbor_team *t, int s, uint64_t k)
+{
+    return (uint64_t)t->size * 128 + ((uint64_t)s * (uint64_t)t->depth + k) * 64;
+}
 static inline uint64_t arb_team_slot_off(const struct arbor_team *t, int s, uint64_t k)
 {
-    return (uint64_t)t->size * 128 + ((uint64_t)s * (uint64_t)t->depth + k) * t->chunk;
+    uint64_t lines = (uint64_t)t->size * (uint64_t)t->depth * 64;
+    return (uint64_t)t->size * 128 + lines + ((uint64_t)s * (uint64_t)t->depth + k) * t->chunk;
 }
 
 /* Creates the world team (all ranks), carving its region from the segment. */

@@ -35,7 +35,7 @@ arbor_add_launched_test(NAME colls COMMAND $<TARGET_FILE:arbor-test-colls> LABEL
 # The same with every family forced off its usual choice, in sets that between them run every
 # algorithm (a forced one that cannot serve a case falls back to the model's choice).
 arbor_add_launched_test(NAME colls_alt1 COMMAND $<TARGET_FILE:arbor-test-colls> LABELS colls
-  TRANSPORTS ucx RANKS 3 4 8 TIMEOUT 600 ENV ARBOR_BCAST_ALGORITHM=binomial
+  TRANSPORTS ucx RANKS 3 4 8 TIMEOUT 600 ENV ARBOR_BARRIER_ALGORITHM=flat ARBOR_BCAST_ALGORITHM=binomial
   ARBOR_SCATTER_ALGORITHM=flat ARBOR_GATHER_ALGORITHM=flat ARBOR_ALLGATHER_ALGORITHM=bruck
   ARBOR_ALLTOALL_ALGORITHM=bruck ARBOR_REDUCE_ALGORITHM=karp ARBOR_ALLREDUCE_ALGORITHM=ring
   ARBOR_REDUCE_SCATTER_ALGORITHM=recursive_halving ARBOR_SCAN_ALGORITHM=linear
