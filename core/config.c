@@ -49,6 +49,9 @@ static const row_t rows[] = {
      T_SIZE, OFF(chunk_size), NULL, 64, 1 << 30, F_UNIFORM},
     {"CHANNEL_DEPTH", "4", "landing slots per (sender, receiver) pair of a team", T_INT,
      OFF(channel_depth), NULL, 1, 1024, F_UNIFORM},
+    {"STREAM_MIN", "64K", "chunks of at least this many bytes are copied into a mapped peer's "
+     "slot with non-temporal (streaming) stores, when every rank has a core; 0 = never", T_SIZE, OFF(stream_min), NULL, 0,
+     1 << 30, 0},
     {"TIMEOUT", "300", "seconds a wait may see no progress before it returns a timeout; 0 waits "
      "forever", T_DOUBLE, OFF(timeout_s), NULL, 0, 1e9, 0},
     {"POLL_YIELD", "auto", "yield the CPU in waiting loops: auto yields when this node has more "

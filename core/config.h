@@ -27,6 +27,7 @@ struct arb_config {
     size_t segment_size;
     size_t chunk_size;    /* bytes per landing slot (pipelining unit) */
     int channel_depth;    /* landing slots per (sender, receiver) pair of a team */
+    size_t stream_min;    /* chunks this large go to a mapped peer with streaming stores; 0 never */
     double timeout_s;     /* 0 = wait forever */
     int poll_yield;
     int progress;         /* ARB_PROGRESS_* */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/log.h"
+#include "core/peer_copy.h"
 
 static inline uint64_t load_acq(const uint8_t *p)
 {
@@ -189,7 +190,11 @@ static bool send_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
         if (len) memcpy(line + ARB_INLINE_HDR, src, len);
         store_rel(line, ticket + 1);
     } else if (t->peer_region[p]) {
-        if (len) memcpy(t->peer_region[p] + slot, src, len);
+        /* With more ranks than cores the receiver may run on this very core next, where
+         * cached lines serve it best: stream only when every rank has a core. */
+        if (len)
+            arb_peer_copy(t->peer_region[p] + slot, src, len,
+                          arb_ctx.yield ? 0 : arb_ctx.cfg.stream_min);
         store_rel(t->peer_region[p] + sig, ticket + 1);
     } else {
         arbor_status_t status =

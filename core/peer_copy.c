@@ -1,0 +1,43 @@
+/* Streaming copy into a mapped peer's slot (core/peer_copy.h). */
+#include "core/peer_copy.h"
+
+#include <string.h>
+
+#if defined(__x86_64__)
+#include <emmintrin.h>
+
+static void stream_copy(uint8_t *dst, const uint8_t *src, size_t len)
+{
+    /* Align the destination to a cache line, stream whole lines, copy the tail. */
+    size_t head = (64 - ((uintptr_t)dst & 63)) & 63;
+    if (head > len) head = len;
+    memcpy(dst, src, head);
+    dst += head, src += head, len -= head;
+    size_t lines = len & ~(size_t)63;
+    for (size_t i = 0; i < lines; i += 64) {
+        __m128i a = _mm_loadu_si128((const __m128i *)(src + i));
+        __m128i b = _mm_loadu_si128((const __m128i *)(src + i + 16));
+        __m128i c = _mm_loadu_si128((const __m128i *)(src + i + 32));
+        __m128i d = _mm_loadu_si128((const __m128i *)(src + i + 48));
+        _mm_stream_si128((__m128i *)(dst + i), a);
+        _mm_stream_si128((__m128i *)(dst + i + 16), b);
+        _mm_stream_si128((__m128i *)(dst + i + 32), c);
+        _mm_stream_si128((__m128i *)(dst + i + 48), d);
+    }
+    memcpy(dst + lines, src + lines, len - lines);
+    _mm_sfence();
+}
+#endif
+
+void arb_peer_copy(uint8_t *dst, const uint8_t *src, size_t len, size_t stream_min)
+{
+#if defined(__x86_64__)
+    if (stream_min && len >= stream_min) {
+        stream_copy(dst, src, len);
+        return;
+    }
+#else
+    (void)stream_min;
+#endif
+    memcpy(dst, src, len);
+}
