@@ -13,7 +13,12 @@
  *   first min(2^k, P - 2^k) blocks of its SCRATCH (blocks of ranks r, r + 1, ...) to r - 2^k and
  *   appends those of r + 2^k; a final rotation copies SCRATCH into DST (its price: P blocks at
  *   the model's G, which is what loses to the ring on large blocks).
- * allgatherv ring: the ring with counts[j] bytes at displs[j]; empty pieces are not sent.
+ * direct: one round: every rank sends its block to every other and receives theirs, in the
+ *   shifted order of alltoall's pairwise. One latency plus P - 2 gaps, and no rank ever waits
+ *   for another to forward: the choice for small blocks on few ranks, and wherever a hop is
+ *   expensive (more ranks than cores: a relay may be descheduled, see logp.h).
+ * allgatherv ring / direct: the same with counts[j] bytes at displs[j]; empty pieces are not
+ *   sent.
  *
  * The own block is a COPY SRC -> DST + rank; in-place calls have SRC = DST + rank (the core),
  * so it has equal ends and the executor skips it.
@@ -58,6 +63,44 @@ static double ring_cost(int P, size_t bytes, size_t chunk, const arb_logp_t *m)
     size_t c = chunk && chunk < bytes ? chunk : bytes;
     double hops = (P - 2) * arb_logp_arrival(m, c), link = (P - 2) * arb_logp_gap(m, bytes);
     return (hops > link ? hops : link) + arb_logp_arrival(m, bytes);
+}
+
+/* Everyone to everyone in one round, blocks of cnt[j] at off[j] (NULL: 1 block at j). */
+static arbor_status_t direct(const arb_coll_args_t *a, const size_t *cnt, const size_t *off,
+                             arb_sched_t *s)
+{
+    int P = a->size, me = a->rank;
+#define CNT(j) (cnt ? cnt[j] : 1)
+#define OFF(j) (off ? off[j] : (uint64_t)(j))
+    if (CNT(me)) arb_sched_copy(s, 0, ARB_BUF_DST, OFF(me), ARB_BUF_SRC, 0, CNT(me), -1);
+    for (int i = 1; i < P; i++) {
+        int to = (me + i) % P, from = (me - i + P) % P;
+        if (CNT(me)) arb_sched_send(s, 0, to, ARB_BUF_SRC, 0, CNT(me), -1);
+        if (CNT(from)) arb_sched_recv(s, 0, from, ARB_BUF_DST, OFF(from), CNT(from), 0, -1);
+    }
+#undef CNT
+#undef OFF
+    return arb_sched_ok(s) ? ARBOR_OK : ARBOR_ERR_NO_MEMORY;
+}
+
+static double direct_cost(int P, size_t bytes, const arb_logp_t *m)
+{
+    return P == 1 ? 0 : arb_logp_arrival(m, bytes) + (P - 2) * arb_logp_gap(m, bytes);
+}
+
+static arbor_status_t build_direct(const arb_alg_desc_t *alg, const arb_coll_args_t *a,
+                                   const arb_logp_t *m, arb_sched_t *s)
+{
+    (void)alg, (void)m;
+    if (a->bytes == 0) return ARBOR_OK;
+    return direct(a, NULL, NULL, s);
+}
+
+static double cost_direct(const arb_alg_desc_t *alg, const arb_coll_args_t *a,
+                          const arb_logp_t *m)
+{
+    (void)alg;
+    return a->bytes == 0 ? 0 : direct_cost(a->size, a->bytes, m);
 }
 
 static arbor_status_t build_ring(const arb_alg_desc_t *alg, const arb_coll_args_t *a,
@@ -157,16 +200,37 @@ static arbor_status_t build_ringv(const arb_alg_desc_t *alg, const arb_coll_args
     return ring(a, a->counts, a->displs, s);
 }
 
+static arbor_status_t build_directv(const arb_alg_desc_t *alg, const arb_coll_args_t *a,
+                                    const arb_logp_t *m, arb_sched_t *s)
+{
+    (void)alg, (void)m;
+    if (!a->counts || !a->displs) return ARBOR_ERR_INVALID_ARG;
+    return direct(a, a->counts, a->displs, s);
+}
+
+static size_t mean_piece(const arb_coll_args_t *a)
+{
+    size_t total = 0;
+    for (int r = 0; a->counts && r < a->size; r++) total += a->counts[r];
+    return total / (size_t)a->size;
+}
+
+static double cost_directv(const arb_alg_desc_t *alg, const arb_coll_args_t *a,
+                           const arb_logp_t *m)
+{
+    (void)alg;
+    return direct_cost(a->size, mean_piece(a), m);
+}
+
 /* The ring priced for the mean piece (every rank knows all counts, so all agree). */
 static double cost_ringv(const arb_alg_desc_t *alg, const arb_coll_args_t *a, const arb_logp_t *m)
 {
     (void)alg;
-    size_t total = 0;
-    for (int r = 0; a->counts && r < a->size; r++) total += a->counts[r];
-    return ring_cost(a->size, total / (size_t)a->size, a->chunk, m);
+    return ring_cost(a->size, mean_piece(a), a->chunk, m);
 }
 
-const char *const arb_allgather_alg_names[] = {"auto", "ring", "recursive_doubling", "bruck", NULL};
+const char *const arb_allgather_alg_names[] = {"auto",  "ring",   "recursive_doubling",
+                                               "bruck", "direct", NULL};
 
 const arb_alg_desc_t arb_allgather_algs[] = {
     {"auto", "cheapest predicted by the LogGP model", NULL, NULL, 0, 0},
@@ -175,13 +239,17 @@ const arb_alg_desc_t arb_allgather_algs[] = {
      build_rd, cost_rd, 0, 2},
     {"bruck", "ceil(log2 P) dissemination rounds in scratch, then a rotation", build_bruck,
      cost_bruck, 0, 2},
+    {"direct", "one round: every rank sends its block to every other", build_direct, cost_direct,
+     0, 0},
 };
 const int arb_allgather_nalgs = sizeof(arb_allgather_algs) / sizeof(arb_allgather_algs[0]);
 
-const char *const arb_allgatherv_alg_names[] = {"auto", "ring", NULL};
+const char *const arb_allgatherv_alg_names[] = {"auto", "ring", "direct", NULL};
 
 const arb_alg_desc_t arb_allgatherv_algs[] = {
     {"auto", "cheapest predicted by the LogGP model", NULL, NULL, 0, 0},
     {"ring", "P - 1 hops around the ring, forwarded chunk by chunk", build_ringv, cost_ringv, 0, 0},
+    {"direct", "one round: every rank sends its piece to every other", build_directv,
+     cost_directv, 0, 0},
 };
 const int arb_allgatherv_nalgs = sizeof(arb_allgatherv_algs) / sizeof(arb_allgatherv_algs[0]);

@@ -14,6 +14,11 @@
  *   P - 1 more allgather them, all in one round: each forward is gated chunk by chunk on the
  *   receive of the same segment, so segments stream around the ring (cut-through), the
  *   large-message choice when P is not a power of two.
+ * direct: any op. One round: every rank sends its whole vector to every other, and each
+ *   combines all P vectors itself in rank order (a chain of receives, each gated on the one
+ *   before, accumulating in SCRATCH; DST is written at the end because SRC may be DST). One
+ *   latency plus P - 2 gaps and P - 1 combines, and no rank waits for another to forward: the
+ *   small-vector choice on few ranks, and wherever a hop is expensive (logp.h).
  * The folded-out ranks of the first two get the result back from their partner at the end.
  */
 #include "algorithms/coll.h"
@@ -202,8 +207,42 @@ static double cost_ring(const arb_alg_desc_t *alg, const arb_coll_args_t *a, con
     return (hops > link ? hops : link) + (P - 1) * arb_logp_combine(m, segb);
 }
 
+static arbor_status_t build_direct(const arb_alg_desc_t *alg, const arb_coll_args_t *a,
+                                   const arb_logp_t *m, arb_sched_t *s)
+{
+    (void)alg, (void)m;
+    if (a->count == 0) return ARBOR_OK;
+    int P = a->size, me = a->rank, prev = -1;
+    uint64_t n = a->count;
+    if (P == 1) {
+        arb_sched_copy(s, 0, ARB_BUF_DST, 0, ARB_BUF_SRC, 0, n, -1);
+        return OK(s);
+    }
+    s->scratch_blocks = n;
+    for (int i = 1; i < P; i++) arb_sched_send(s, 0, (me + i) % P, ARB_BUF_SRC, 0, n, -1);
+    for (int j = 0; j < P; j++) {
+        int combine = j ? ARB_COMBINE_AFTER : 0;
+        if (j == me)
+            prev = arb_sched_combine(s, 0, ARB_BUF_SCRATCH, 0, ARB_BUF_SRC, 0, n, combine, prev);
+        else
+            prev = arb_sched_recv(s, 0, j, ARB_BUF_SCRATCH, 0, n, combine, prev);
+    }
+    arb_sched_copy(s, 1, ARB_BUF_DST, 0, ARB_BUF_SCRATCH, 0, n, -1);
+    return OK(s);
+}
+
+static double cost_direct(const arb_alg_desc_t *alg, const arb_coll_args_t *a,
+                          const arb_logp_t *m)
+{
+    (void)alg;
+    int P = a->size;
+    if (P == 1 || a->bytes == 0) return 0;
+    return arb_logp_arrival(m, a->bytes) + (P - 2) * arb_logp_gap(m, a->bytes) +
+           P * arb_logp_combine(m, a->bytes);
+}
+
 const char *const arb_allreduce_alg_names[] = {"auto", "recursive_doubling", "rabenseifner", "ring",
-                                               NULL};
+                                               "direct", NULL};
 
 const arb_alg_desc_t arb_allreduce_algs[] = {
     {"auto", "cheapest predicted by the LogGP model", NULL, NULL, 0, 0},
@@ -215,5 +254,7 @@ const arb_alg_desc_t arb_allreduce_algs[] = {
      build_rabenseifner, cost_rabenseifner, 0, 0},
     {"ring", "pipelined ring reduce-scatter + allgather (commutative ops)", build_ring, cost_ring,
      0, 0},
+    {"direct", "one round: every rank sends its vector to every other and combines all P in rank "
+     "order (any op)", build_direct, cost_direct, 0, 0},
 };
 const int arb_allreduce_nalgs = sizeof(arb_allreduce_algs) / sizeof(arb_allreduce_algs[0]);

@@ -2,6 +2,9 @@
  * Barrier by dissemination (Hensgen, Finkel, Manber 1988): in round k every rank signals
  * rank + 2^k and waits for rank - 2^k; after ceil(log2 P) rounds everyone has heard, directly
  * or transitively, from everyone. Messages carry no payload, only the landing signal.
+ * flat: everyone signals rank 0, which then releases everyone (2 latencies, 2 (P - 1) signals).
+ * direct: everyone signals everyone in one round (1 latency, P (P - 1) signals): for few ranks,
+ * or where a hop is expensive (a descheduled relay, logp.h).
  */
 #include "algorithms/coll.h"
 
@@ -57,7 +60,27 @@ static double cost_flat(const arb_alg_desc_t *alg, const arb_coll_args_t *a, con
     return 2 * arb_logp_arrival(m, 0) + 2 * (a->size - 2) * arb_logp_gap(m, 0);
 }
 
-const char *const arb_barrier_alg_names[] = {"auto", "dissemination", "flat", NULL};
+/* One round: every rank signals every other and waits for all of them. */
+static arbor_status_t build_direct(const arb_alg_desc_t *alg, const arb_coll_args_t *a,
+                                   const arb_logp_t *m, arb_sched_t *s)
+{
+    (void)alg, (void)m;
+    for (int i = 1; i < a->size; i++) {
+        arb_sched_send(s, 0, (a->rank + i) % a->size, ARB_BUF_SRC, 0, 0, -1);
+        arb_sched_recv(s, 0, (a->rank - i + a->size) % a->size, ARB_BUF_DST, 0, 0, 0, -1);
+    }
+    return arb_sched_ok(s) ? ARBOR_OK : ARBOR_ERR_NO_MEMORY;
+}
+
+static double cost_direct(const arb_alg_desc_t *alg, const arb_coll_args_t *a,
+                          const arb_logp_t *m)
+{
+    (void)alg;
+    if (a->size < 2) return 0;
+    return arb_logp_arrival(m, 0) + (a->size - 2) * arb_logp_gap(m, 0);
+}
+
+const char *const arb_barrier_alg_names[] = {"auto", "dissemination", "flat", "direct", NULL};
 
 const arb_alg_desc_t arb_barrier_algs[] = {
     {"auto", "cheapest predicted by the LogGP model", NULL, NULL, 0, 0},
@@ -65,5 +88,7 @@ const arb_alg_desc_t arb_barrier_algs[] = {
      cost_dissemination, 0, 0},
     {"flat", "every rank signals rank 0, which then releases every rank", build_flat, cost_flat,
      0, 0},
+    {"direct", "one round: every rank signals every other (P - 1 signals each)", build_direct,
+     cost_direct, 0, 0},
 };
 const int arb_barrier_nalgs = sizeof(arb_barrier_algs) / sizeof(arb_barrier_algs[0]);

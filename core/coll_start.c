@@ -443,7 +443,7 @@ static arbor_status_t run(arbor_team_h team, const arb_call_t *call,
     inst->op = call->op;
     inst->dtype = call->dtype;
     inst->elem = elem ? elem : 1;
-    inst->combine = combine_op;
+    inst->combine = reduction(call->coll) ? combine_op : NULL; /* NULL: nothing combines */
     inst->combine_arg = inst;
     inst->done = call->done;
     inst->done_arg = call->done_arg;

@@ -50,7 +50,8 @@ static const row_t rows[] = {
     {"CHANNEL_DEPTH", "4", "landing slots per (sender, receiver) pair of a team", T_INT,
      OFF(channel_depth), NULL, 1, 1024, F_UNIFORM},
     {"STREAM_MIN", "64K", "chunks of at least this many bytes are copied into a mapped peer's "
-     "slot with non-temporal (streaming) stores, when every rank has a core; 0 = never", T_SIZE, OFF(stream_min), NULL, 0,
+     "slot with non-temporal (streaming) stores (not reductions, and only when every rank has a "
+     "core); 0 = never", T_SIZE, OFF(stream_min), NULL, 0,
      1 << 30, 0},
     {"TIMEOUT", "300", "seconds a wait may see no progress before it returns a timeout; 0 waits "
      "forever", T_DOUBLE, OFF(timeout_s), NULL, 0, 1e9, 0},
@@ -86,6 +87,11 @@ static const row_t rows[] = {
 #undef ALG_ROW
     {"LOGP", "", "LogGP parameters in microseconds, e.g. L=2.1,os=0.4,or=0.4,g=0.6,G=0.0001 "
      "(empty: per-transport defaults)", T_STRING, OFF(logp), NULL, 0, 0, F_UNIFORM},
+    {"OVERSUB_WAKE", "5", "microseconds added to the default LogGP L when some node runs more "
+     "ranks than cores: a message to a descheduled rank waits for a context switch, so the "
+     "model then prefers algorithms without relays (flat trees, one-round exchanges) and, unless "
+     "ARBOR_TUNE is set, the barrier is pinned to flat (rank 0 leaves it first); 0 = off",
+     T_DOUBLE, OFF(oversub_wake), NULL, 0, 1e6, F_UNIFORM},
     {"LOGP_MEASURE", "n", "measure the LogGP parameters at init (ping-pong and back-to-back "
      "sends between ranks 0 and 1; rank 0's values are broadcast to all)", T_BOOL,
      OFF(logp_measure), NULL, 0, 0, F_UNIFORM},

@@ -190,11 +190,12 @@ static bool send_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
         if (len) memcpy(line + ARB_INLINE_HDR, src, len);
         store_rel(line, ticket + 1);
     } else if (t->peer_region[p]) {
-        /* With more ranks than cores the receiver may run on this very core next, where
-         * cached lines serve it best: stream only when every rank has a core. */
+        /* Streaming pays where the receiver only copies (core/peer_copy.h). A receiver
+         * that combines reads at the speed of its op, and lines in a cache serve it better
+         * than lines in memory; with more ranks than cores it may run on this very core next. */
         if (len)
             arb_peer_copy(t->peer_region[p] + slot, src, len,
-                          arb_ctx.yield ? 0 : arb_ctx.cfg.stream_min);
+                          arb_ctx.yield || inst->combine ? 0 : arb_ctx.cfg.stream_min);
         store_rel(t->peer_region[p] + sig, ticket + 1);
     } else {
         arbor_status_t status =

@@ -214,8 +214,9 @@ static void family(arb_coll_t coll)
         }
 }
 
-/* Allreduce: the model prefers recursive doubling for 8 bytes, a bandwidth algorithm for 16
- * MiB. */
+/* Allreduce: the model prefers the one-round direct exchange for 8 bytes on few ranks (and on
+ * any number when hops are dear), recursive doubling on many, a bandwidth algorithm for 16 MiB,
+ * and recursive doubling for 16 MiB with a non-commutative op. */
 static void selector(void)
 {
     for (int P = 2; P <= 64; P *= 2) {
@@ -232,10 +233,22 @@ static void selector(void)
         int large = arb_select(&a, &m, 0, pred);
         int n;
         const arb_alg_desc_t *t = arb_alg_table(ARB_COLL_ALLREDUCE, &n);
-        check(strcmp(t[small].name, "recursive_doubling") == 0, "allreduce 8 B P %d: %s", P,
+        /* Few ranks: one round of P - 1 sends beats log2 P latencies; many: the gaps add up.
+         * At P = 2 both are the same single exchange (a tie keeps the earlier entry). */
+        const char *want_small = P > 2 && P <= 8 ? "direct" : "recursive_doubling";
+        check(strcmp(t[small].name, want_small) == 0, "allreduce 8 B P %d: %s", P,
               t[small].name);
-        check(strcmp(t[large].name, "recursive_doubling") != 0, "allreduce 16 MiB P %d: %s", P,
-              t[large].name);
+        check(strcmp(t[large].name, "recursive_doubling") != 0 &&
+                  strcmp(t[large].name, "direct") != 0,
+              "allreduce 16 MiB P %d: %s", P, t[large].name);
+        /* A hop as dear as on an oversubscribed node (L + ARBOR_OVERSUB_WAKE): direct. */
+        arb_logp_t over = {5.1, 0.05, 0.05, 0.05, 0.00008};
+        a.bytes = 8, a.count = 1;
+        int busy = arb_select(&a, &over, 0, pred);
+        check(strcmp(t[busy].name, P > 2 ? "direct" : "recursive_doubling") == 0,
+              "allreduce 8 B P %d oversubscribed: %s", P,
+              t[busy].name);
+        a.bytes = 16u << 20, a.count = 2u << 20;
         a.commutative = 0;
         int nc = arb_select(&a, &m, 0, pred);
         check(strcmp(t[nc].name, "recursive_doubling") == 0,
