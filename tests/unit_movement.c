@@ -462,6 +462,16 @@ static void test_costs(void)
           cheapest(ag, 24, 8, &m));
     check(strcmp(cheapest(ag, 24, 1 << 20, &m), "ring") == 0, "allgather P=24 1 MiB picks %s",
           cheapest(ag, 24, 1 << 20, &m));
+    /* allgather direct: one round wins small blocks on few ranks, and on more when a hop costs
+     * a context switch (L + ARBOR_OVERSUB_WAKE) */
+    check(strcmp(cheapest(ag, 4, 8, &m), "direct") == 0, "allgather P=4 8 B picks %s",
+          cheapest(ag, 4, 8, &m));
+    arb_logp_t busy = m;
+    busy.L += 5;
+    check(strcmp(cheapest(ag, 12, 8, &busy), "direct") == 0,
+          "allgather P=12 8 B oversubscribed picks %s", cheapest(ag, 12, 8, &busy));
+    check(strcmp(cheapest(ag, 4, 1 << 20, &busy), "direct") != 0,
+          "allgather P=4 1 MiB oversubscribed picks %s", cheapest(ag, 4, 1 << 20, &busy));
     /* alltoall: bruck for small blocks on many ranks, pairwise for large */
     check(strcmp(cheapest(a2a, 64, 8, &m), "bruck") == 0, "alltoall P=64 8 B picks %s",
           cheapest(a2a, 64, 8, &m));
