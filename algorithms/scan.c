@@ -12,6 +12,10 @@
  * linear: a chain 0 -> 1 -> ... -> P - 1. For scan each rank forwards chunk by chunk as its
  *   predecessor's prefix arrives and combines (pipelined); exscan forwards once the whole
  *   prefix is in. P - 1 hops: cheapest for few ranks or long vectors.
+ * direct: one round: rank r sends its vector to every higher rank and combines what the lower
+ *   ones send, in rank order (receives chained, accumulating in SCRATCH; DST written at the
+ *   end because SRC may be DST). One latency plus P - 2 gaps: small vectors on few ranks, and
+ *   wherever a hop is expensive (more ranks than cores, logp.h).
  */
 #include "algorithms/coll.h"
 
@@ -120,6 +124,50 @@ static arbor_status_t build_exscan_linear(const arb_alg_desc_t *alg, const arb_c
     return build_linear(a, 1, s);
 }
 
+static arbor_status_t build_direct(const arb_coll_args_t *a, int exclusive, arb_sched_t *s)
+{
+    int P = a->size, me = a->rank, prev = -1;
+    uint64_t n = a->count;
+    if (n == 0 || (exclusive && me == 0)) {
+        for (int to = me + 1; n && to < P; to++) arb_sched_send(s, 0, to, ARB_BUF_SRC, 0, n, -1);
+        return OK(s);
+    }
+    s->scratch_blocks = n;
+    for (int to = me + 1; to < P; to++) arb_sched_send(s, 0, to, ARB_BUF_SRC, 0, n, -1);
+    for (int j = 0; j < me; j++)
+        prev = arb_sched_recv(s, 0, j, ARB_BUF_SCRATCH, 0, n, j ? ARB_COMBINE_AFTER : 0, prev);
+    if (!exclusive)
+        arb_sched_combine(s, 0, ARB_BUF_SCRATCH, 0, ARB_BUF_SRC, 0, n,
+                          me ? ARB_COMBINE_AFTER : ARB_COMBINE_NONE, prev);
+    arb_sched_copy(s, 1, ARB_BUF_DST, 0, ARB_BUF_SCRATCH, 0, n, -1);
+    return OK(s);
+}
+
+static arbor_status_t build_scan_direct(const arb_alg_desc_t *alg, const arb_coll_args_t *a,
+                                        const arb_logp_t *m, arb_sched_t *s)
+{
+    (void)alg, (void)m;
+    return build_direct(a, 0, s);
+}
+
+static arbor_status_t build_exscan_direct(const arb_alg_desc_t *alg, const arb_coll_args_t *a,
+                                          const arb_logp_t *m, arb_sched_t *s)
+{
+    (void)alg, (void)m;
+    return build_direct(a, 1, s);
+}
+
+/* Rank 0 sends P - 1 vectors; rank P - 1 combines P of them. */
+static double cost_direct(const arb_alg_desc_t *alg, const arb_coll_args_t *a,
+                          const arb_logp_t *m)
+{
+    (void)alg;
+    int P = a->size;
+    if (P == 1 || a->bytes == 0) return 0;
+    return arb_logp_arrival(m, a->bytes) + (P - 2) * arb_logp_gap(m, a->bytes) +
+           P * arb_logp_combine(m, a->bytes);
+}
+
 static double cost_rd(const arb_alg_desc_t *alg, const arb_coll_args_t *a, const arb_logp_t *m)
 {
     (void)alg;
@@ -142,8 +190,9 @@ static double cost_linear(const arb_alg_desc_t *alg, const arb_coll_args_t *a, c
            (nchunks - 1) * (arb_logp_gap(m, c) + arb_logp_combine(m, c));
 }
 
-const char *const arb_scan_alg_names[] = {"auto", "recursive_doubling", "linear", NULL};
-const char *const arb_exscan_alg_names[] = {"auto", "recursive_doubling", "linear", NULL};
+const char *const arb_scan_alg_names[] = {"auto", "recursive_doubling", "linear", "direct", NULL};
+const char *const arb_exscan_alg_names[] = {"auto", "recursive_doubling", "linear", "direct",
+                                            NULL};
 
 const arb_alg_desc_t arb_scan_algs[] = {
     {"auto", "cheapest predicted by the LogGP model", NULL, NULL, 0, 0},
@@ -151,6 +200,8 @@ const arb_alg_desc_t arb_scan_algs[] = {
      cost_rd, 0, 0},
     {"linear", "pipelined chain 0 -> 1 -> ... -> P - 1 (any op)", build_scan_linear, cost_linear, 0,
      0},
+    {"direct", "one round: every rank sends to all higher ranks, combined in rank order (any op)",
+     build_scan_direct, cost_direct, 0, 0},
 };
 const int arb_scan_nalgs = sizeof(arb_scan_algs) / sizeof(arb_scan_algs[0]);
 
@@ -160,5 +211,7 @@ const arb_alg_desc_t arb_exscan_algs[] = {
      cost_rd, 1, 0},
     {"linear", "chain 0 -> 1 -> ... -> P - 1, store and forward (any op)", build_exscan_linear,
      cost_linear, 1, 0},
+    {"direct", "one round: every rank sends to all higher ranks, combined in rank order (any op)",
+     build_exscan_direct, cost_direct, 1, 0},
 };
 const int arb_exscan_nalgs = sizeof(arb_exscan_algs) / sizeof(arb_exscan_algs[0]);
