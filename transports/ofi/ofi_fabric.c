@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define BLOB_MAGIC        0x4152424fu /* "ARBO" */
@@ -121,6 +122,29 @@ static arbor_status_t cq_open(arb_tp_t *tp)
     return ARBOR_OK;
 }
 
+/* The shm provider names its region after the endpoint's source address, by default the pid.
+ * A region left in /dev/shm by a killed process then collides with whichever later process
+ * gets that pid back (pid_max is 32768 here, so a long test run wraps), and fi_enable fails
+ * with EBUSY because the region's recorded owner, now us, is alive. A name with a clock
+ * nonce cannot be reused. */
+static void unique_shm_name(arb_tp_t *tp)
+{
+    struct fi_info *info = tp->info;
+    struct timespec ts;
+    char name[96];
+
+    if (strcmp(info->fabric_attr->prov_name, "shm") != 0 || info->addr_format != FI_ADDR_STR)
+        return;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    snprintf(name, sizeof(name), "fi_shm://arbor-%d-%llx", (int)getpid(),
+             (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec);
+    char *copy = strdup(name);
+    if (!copy) return; /* keep the provider's default name */
+    free(info->src_addr);
+    info->src_addr = copy;
+    info->src_addrlen = strlen(copy) + 1;
+}
+
 static arbor_status_t objects_open(arb_tp_t *tp)
 {
     struct fi_av_attr av_attr = {0};
@@ -145,6 +169,7 @@ static arbor_status_t objects_open(arb_tp_t *tp)
     status = cq_open(tp);
     if (status != ARBOR_OK) return status;
     what = "fi_endpoint";
+    unique_shm_name(tp);
     rc = fi_endpoint(tp->domain, tp->info, &tp->ep, NULL);
     if (rc != 0) goto err;
     what = "fi_ep_bind (AV)";
