@@ -96,8 +96,7 @@ static arbor_status_t build_direct(const arb_alg_desc_t *alg, const arb_coll_arg
     return direct(a, NULL, NULL, s);
 }
 
-static double cost_direct(const arb_alg_desc_t *alg, const arb_coll_args_t *a,
-                          const arb_logp_t *m)
+static double cost_direct(const arb_alg_desc_t *alg, const arb_coll_args_t *a, const arb_logp_t *m)
 {
     (void)alg;
     return a->bytes == 0 ? 0 : direct_cost(a->size, a->bytes, m);
@@ -215,8 +214,7 @@ static size_t mean_piece(const arb_coll_args_t *a)
     return total / (size_t)a->size;
 }
 
-static double cost_directv(const arb_alg_desc_t *alg, const arb_coll_args_t *a,
-                           const arb_logp_t *m)
+static double cost_directv(const arb_alg_desc_t *alg, const arb_coll_args_t *a, const arb_logp_t *m)
 {
     (void)alg;
     return direct_cost(a->size, mean_piece(a), m);
@@ -239,8 +237,8 @@ const arb_alg_desc_t arb_allgather_algs[] = {
      build_rd, cost_rd, 0, 2},
     {"bruck", "ceil(log2 P) dissemination rounds in scratch, then a rotation", build_bruck,
      cost_bruck, 0, 2},
-    {"direct", "one round: every rank sends its block to every other", build_direct, cost_direct,
-     0, 0},
+    {"direct", "one round: every rank sends its block to every other", build_direct, cost_direct, 0,
+     0},
 };
 const int arb_allgather_nalgs = sizeof(arb_allgather_algs) / sizeof(arb_allgather_algs[0]);
 
@@ -249,7 +247,7 @@ const char *const arb_allgatherv_alg_names[] = {"auto", "ring", "direct", NULL};
 const arb_alg_desc_t arb_allgatherv_algs[] = {
     {"auto", "cheapest predicted by the LogGP model", NULL, NULL, 0, 0},
     {"ring", "P - 1 hops around the ring, forwarded chunk by chunk", build_ringv, cost_ringv, 0, 0},
-    {"direct", "one round: every rank sends its piece to every other", build_directv,
-     cost_directv, 0, 0},
+    {"direct", "one round: every rank sends its piece to every other", build_directv, cost_directv,
+     0, 0},
 };
 const int arb_allgatherv_nalgs = sizeof(arb_allgatherv_algs) / sizeof(arb_allgatherv_algs[0]);

@@ -231,8 +231,7 @@ static arbor_status_t build_direct(const arb_alg_desc_t *alg, const arb_coll_arg
     return OK(s);
 }
 
-static double cost_direct(const arb_alg_desc_t *alg, const arb_coll_args_t *a,
-                          const arb_logp_t *m)
+static double cost_direct(const arb_alg_desc_t *alg, const arb_coll_args_t *a, const arb_logp_t *m)
 {
     (void)alg;
     int P = a->size;
@@ -241,8 +240,8 @@ static double cost_direct(const arb_alg_desc_t *alg, const arb_coll_args_t *a,
            P * arb_logp_combine(m, a->bytes);
 }
 
-const char *const arb_allreduce_alg_names[] = {"auto", "recursive_doubling", "rabenseifner", "ring",
-                                               "direct", NULL};
+const char *const arb_allreduce_alg_names[] = {
+    "auto", "recursive_doubling", "rabenseifner", "ring", "direct", NULL};
 
 const arb_alg_desc_t arb_allreduce_algs[] = {
     {"auto", "cheapest predicted by the LogGP model", NULL, NULL, 0, 0},
@@ -254,7 +253,9 @@ const arb_alg_desc_t arb_allreduce_algs[] = {
      build_rabenseifner, cost_rabenseifner, 0, 0},
     {"ring", "pipelined ring reduce-scatter + allgather (commutative ops)", build_ring, cost_ring,
      0, 0},
-    {"direct", "one round: every rank sends its vector to every other and combines all P in rank "
-     "order (any op)", build_direct, cost_direct, 0, 0},
+    {"direct",
+     "one round: every rank sends its vector to every other and combines all P in rank "
+     "order (any op)",
+     build_direct, cost_direct, 0, 0},
 };
 const int arb_allreduce_nalgs = sizeof(arb_allreduce_algs) / sizeof(arb_allreduce_algs[0]);

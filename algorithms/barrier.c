@@ -72,8 +72,7 @@ static arbor_status_t build_direct(const arb_alg_desc_t *alg, const arb_coll_arg
     return arb_sched_ok(s) ? ARBOR_OK : ARBOR_ERR_NO_MEMORY;
 }
 
-static double cost_direct(const arb_alg_desc_t *alg, const arb_coll_args_t *a,
-                          const arb_logp_t *m)
+static double cost_direct(const arb_alg_desc_t *alg, const arb_coll_args_t *a, const arb_logp_t *m)
 {
     (void)alg;
     if (a->size < 2) return 0;
@@ -86,8 +85,8 @@ const arb_alg_desc_t arb_barrier_algs[] = {
     {"auto", "cheapest predicted by the LogGP model", NULL, NULL, 0, 0},
     {"dissemination", "ceil(log2 P) rounds of signals to rank + 2^k", build_dissemination,
      cost_dissemination, 0, 0},
-    {"flat", "every rank signals rank 0, which then releases every rank", build_flat, cost_flat,
-     0, 0},
+    {"flat", "every rank signals rank 0, which then releases every rank", build_flat, cost_flat, 0,
+     0},
     {"direct", "one round: every rank signals every other (P - 1 signals each)", build_direct,
      cost_direct, 0, 0},
 };

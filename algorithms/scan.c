@@ -158,8 +158,7 @@ static arbor_status_t build_exscan_direct(const arb_alg_desc_t *alg, const arb_c
 }
 
 /* Rank 0 sends P - 1 vectors; rank P - 1 combines P of them. */
-static double cost_direct(const arb_alg_desc_t *alg, const arb_coll_args_t *a,
-                          const arb_logp_t *m)
+static double cost_direct(const arb_alg_desc_t *alg, const arb_coll_args_t *a, const arb_logp_t *m)
 {
     (void)alg;
     int P = a->size;
@@ -191,8 +190,7 @@ static double cost_linear(const arb_alg_desc_t *alg, const arb_coll_args_t *a, c
 }
 
 const char *const arb_scan_alg_names[] = {"auto", "recursive_doubling", "linear", "direct", NULL};
-const char *const arb_exscan_alg_names[] = {"auto", "recursive_doubling", "linear", "direct",
-                                            NULL};
+const char *const arb_exscan_alg_names[] = {"auto", "recursive_doubling", "linear", "direct", NULL};
 
 const arb_alg_desc_t arb_scan_algs[] = {
     {"auto", "cheapest predicted by the LogGP model", NULL, NULL, 0, 0},

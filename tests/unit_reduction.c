@@ -236,8 +236,7 @@ static void selector(void)
         /* Few ranks: one round of P - 1 sends beats log2 P latencies; many: the gaps add up.
          * At P = 2 both are the same single exchange (a tie keeps the earlier entry). */
         const char *want_small = P > 2 && P <= 8 ? "direct" : "recursive_doubling";
-        check(strcmp(t[small].name, want_small) == 0, "allreduce 8 B P %d: %s", P,
-              t[small].name);
+        check(strcmp(t[small].name, want_small) == 0, "allreduce 8 B P %d: %s", P, t[small].name);
         check(strcmp(t[large].name, "recursive_doubling") != 0 &&
                   strcmp(t[large].name, "direct") != 0,
               "allreduce 16 MiB P %d: %s", P, t[large].name);
@@ -246,8 +245,7 @@ static void selector(void)
         a.bytes = 8, a.count = 1;
         int busy = arb_select(&a, &over, 0, pred);
         check(strcmp(t[busy].name, P > 2 ? "direct" : "recursive_doubling") == 0,
-              "allreduce 8 B P %d oversubscribed: %s", P,
-              t[busy].name);
+              "allreduce 8 B P %d oversubscribed: %s", P, t[busy].name);
         a.bytes = 16u << 20, a.count = 2u << 20;
         a.commutative = 0;
         int nc = arb_select(&a, &m, 0, pred);
