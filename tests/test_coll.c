@@ -1,7 +1,7 @@
 /*
- * Launched test of barrier and broadcast: every root, sizes 0, 1, 7, 4096, 1 MiB + 3, blocking
- * and non-blocking (many in flight at once), every byte checked against a pattern each rank
- * computes itself; the barrier is checked through files each rank creates before entering it;
+ * Launched test of barrier and broadcast: every root, sizes 0, 1, 7, 48, 49 (the inline limit),
+ * 4096, 1 MiB + 3, blocking and non-blocking (many in flight at once), every byte checked
+ * against a pattern each rank computes itself; the barrier is checked through files each rank creates before entering it;
  * bad arguments must return their specific codes and leave later collectives working.
  * Run under a PMIx launcher at any rank count (or alone as a singleton).
  */
@@ -57,7 +57,7 @@ static void fill(uint8_t *buf, size_t n, int root, int salt, int me)
 
 static void test_bcast_blocking(void)
 {
-    static const size_t sizes[] = {0, 1, 7, 4096, (1u << 20) + 3};
+    static const size_t sizes[] = {0, 1, 7, 48, 49, 4096, (1u << 20) + 3};
     for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
         size_t n = sizes[s];
         /* +1 and an odd start: unaligned buffers */
