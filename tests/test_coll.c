@@ -1,8 +1,9 @@
 /*
  * Launched test of barrier and broadcast: every root, sizes 0, 1, 7, 48, 49 (the inline limit),
  * 4096, 1 MiB + 3, blocking and non-blocking (many in flight at once), every byte checked
- * against a pattern each rank computes itself; the barrier is checked through files each rank creates before entering it;
- * bad arguments must return their specific codes and leave later collectives working.
+ * against a pattern each rank computes itself; the barrier is checked through files each rank
+ * creates before entering it; bad arguments must return their specific codes and leave later
+ * collectives working.
  * Run under a PMIx launcher at any rank count (or alone as a singleton).
  */
 #include <errno.h>
