@@ -48,8 +48,9 @@ arbor_add_launched_test(NAME colls_alt2 COMMAND $<TARGET_FILE:arbor-test-colls> 
   ARBOR_SCAN_ALGORITHM=recursive_doubling ARBOR_EXSCAN_ALGORITHM=recursive_doubling)
 arbor_add_launched_test(NAME colls_alt3 COMMAND $<TARGET_FILE:arbor-test-colls> LABELS colls
   TRANSPORTS ucx RANKS 5 8 TIMEOUT 600 ENV ARBOR_BCAST_ALGORITHM=binary
-  ARBOR_ALLGATHER_ALGORITHM=recursive_doubling ARBOR_REDUCE_ALGORITHM=knomial
-  ARBOR_ALLREDUCE_ALGORITHM=recursive_doubling)
+  ARBOR_ALLGATHER_ALGORITHM=recursive_doubling ARBOR_ALLGATHERV_ALGORITHM=direct
+  ARBOR_REDUCE_ALGORITHM=knomial ARBOR_ALLREDUCE_ALGORITHM=direct ARBOR_SCAN_ALGORITHM=direct
+  ARBOR_EXSCAN_ALGORITHM=direct)
 
 # Figure 1 of the UPC collectives paper (EX2 needs the progress thread).
 add_executable(arbor-test-figure1 ${CMAKE_CURRENT_SOURCE_DIR}/test_figure1.c)
