@@ -83,11 +83,6 @@ static arbor_status_t direct(const arb_coll_args_t *a, const size_t *cnt, const 
     return arb_sched_ok(s) ? ARBOR_OK : ARBOR_ERR_NO_MEMORY;
 }
 
-static double direct_cost(int P, size_t bytes, const arb_logp_t *m)
-{
-    return P == 1 ? 0 : arb_logp_arrival(m, bytes) + (P - 2) * arb_logp_gap(m, bytes);
-}
-
 static arbor_status_t build_direct(const arb_alg_desc_t *alg, const arb_coll_args_t *a,
                                    const arb_logp_t *m, arb_sched_t *s)
 {
@@ -99,7 +94,7 @@ static arbor_status_t build_direct(const arb_alg_desc_t *alg, const arb_coll_arg
 static double cost_direct(const arb_alg_desc_t *alg, const arb_coll_args_t *a, const arb_logp_t *m)
 {
     (void)alg;
-    return a->bytes == 0 ? 0 : direct_cost(a->size, a->bytes, m);
+    return a->bytes == 0 ? 0 : arb_logp_direct(m, a->size, a->bytes, 0);
 }
 
 static arbor_status_t build_ring(const arb_alg_desc_t *alg, const arb_coll_args_t *a,
@@ -217,7 +212,7 @@ static size_t mean_piece(const arb_coll_args_t *a)
 static double cost_directv(const arb_alg_desc_t *alg, const arb_coll_args_t *a, const arb_logp_t *m)
 {
     (void)alg;
-    return direct_cost(a->size, mean_piece(a), m);
+    return arb_logp_direct(m, a->size, mean_piece(a), 0);
 }
 
 /* The ring priced for the mean piece (every rank knows all counts, so all agree). */

@@ -234,10 +234,7 @@ static arbor_status_t build_direct(const arb_alg_desc_t *alg, const arb_coll_arg
 static double cost_direct(const arb_alg_desc_t *alg, const arb_coll_args_t *a, const arb_logp_t *m)
 {
     (void)alg;
-    int P = a->size;
-    if (P == 1 || a->bytes == 0) return 0;
-    return arb_logp_arrival(m, a->bytes) + (P - 2) * arb_logp_gap(m, a->bytes) +
-           P * arb_logp_combine(m, a->bytes);
+    return a->bytes == 0 ? 0 : arb_logp_direct(m, a->size, a->bytes, a->size);
 }
 
 const char *const arb_allreduce_alg_names[] = {

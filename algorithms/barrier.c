@@ -75,8 +75,7 @@ static arbor_status_t build_direct(const arb_alg_desc_t *alg, const arb_coll_arg
 static double cost_direct(const arb_alg_desc_t *alg, const arb_coll_args_t *a, const arb_logp_t *m)
 {
     (void)alg;
-    if (a->size < 2) return 0;
-    return arb_logp_arrival(m, 0) + (a->size - 2) * arb_logp_gap(m, 0);
+    return arb_logp_direct(m, a->size, 0, 0);
 }
 
 const char *const arb_barrier_alg_names[] = {"auto", "dissemination", "flat", "direct", NULL};

@@ -35,6 +35,15 @@ static inline double arb_logp_combine(const arb_logp_t *m, size_t bytes)
     return (double)bytes * m->G;
 }
 
+/* One round in which every rank sends its bytes to each of the P - 1 others (one latency plus
+ * P - 2 gaps) and then combines `combines` vectors of that size: the "direct" algorithms. */
+static inline double arb_logp_direct(const arb_logp_t *m, int P, size_t bytes, int combines)
+{
+    if (P < 2) return 0;
+    return arb_logp_arrival(m, bytes) + (P - 2) * arb_logp_gap(m, bytes) +
+           combines * arb_logp_combine(m, bytes);
+}
+
 arbor_status_t arb_logp_parse(const char *text, arb_logp_t *out, char *err, size_t errlen);
 
 /* Defaults per transport name ("ucx", "ofi:tcp;ofi_rxm", ...), from PLATFORM.md's figures. */
