@@ -148,6 +148,16 @@ static arbor_status_t check_rooted(const img_team_t *T, size_t image, size_t nby
     return T->me == *root_p && nbytes && !rootbuf ? ARBOR_ERR_BUFFER : ARBOR_OK;
 }
 
+/* The checks of an unrooted call (allgatheri, alltoalli), in the order both report them: the
+ * total size (limit), then this rank's two lists. */
+static arbor_status_t check_pair(const img_team_t *T, size_t nbytes, size_t limit,
+                                 void *const dstlist[], void *const srclist[])
+{
+    if (nbytes > limit) return ARBOR_ERR_COUNT;
+    arbor_status_t status = check_list(T, dstlist, nbytes);
+    return status != ARBOR_OK ? status : check_list(T, srclist, nbytes);
+}
+
 static img_op_t *op_new(const img_team_t *T, int kind, size_t nbytes, void *const dstlist[])
 {
     img_op_t *op = calloc(1, sizeof(*op) + T->m * sizeof(uint8_t *));
@@ -320,11 +330,7 @@ static arbor_status_t allgatheri(arbor_team_h team, void *const dstlist[], void 
     size_t *v = NULL;
     arbor_status_t status = prologue(team, params, req_p, blocking, &T);
     if (status != ARBOR_OK) goto out;
-    status = ARBOR_ERR_COUNT;
-    if (nbytes > MAX_BYTES / T.N) goto out;
-    if ((status = check_list(&T, dstlist, nbytes)) != ARBOR_OK ||
-        (status = check_list(&T, srclist, nbytes)) != ARBOR_OK)
-        goto out;
+    if ((status = check_pair(&T, nbytes, MAX_BYTES / T.N, dstlist, srclist)) != ARBOR_OK) goto out;
 
     status = ARBOR_ERR_NO_MEMORY;
     img_op_t *op = op_new(&T, I_ALLGATHER, nbytes, dstlist);
@@ -368,10 +374,7 @@ static arbor_status_t alltoalli(arbor_team_h team, void *const dstlist[], void *
     size_t *v = NULL;
     arbor_status_t status = prologue(team, params, req_p, blocking, &T);
     if (status != ARBOR_OK) goto out;
-    status = ARBOR_ERR_COUNT;
-    if (nbytes > MAX_BYTES / T.N / T.maxm) goto out;
-    if ((status = check_list(&T, dstlist, nbytes)) != ARBOR_OK ||
-        (status = check_list(&T, srclist, nbytes)) != ARBOR_OK)
+    if ((status = check_pair(&T, nbytes, MAX_BYTES / T.N / T.maxm, dstlist, srclist)) != ARBOR_OK)
         goto out;
 
     status = ARBOR_ERR_NO_MEMORY;
