@@ -17,20 +17,7 @@
 #include <unistd.h>
 
 #include "arbor.h"
-
-static int rank, size, failures, checks;
-
-#define CHECK(_cond, ...)                                                                          \
-    do {                                                                                           \
-        checks++;                                                                                  \
-        if (!(_cond)) {                                                                            \
-            if (failures++ < 20) {                                                                 \
-                fprintf(stderr, "rank %d: FAIL %s:%d: ", rank, __FILE__, __LINE__);                \
-                fprintf(stderr, __VA_ARGS__);                                                      \
-                fprintf(stderr, "\n");                                                             \
-            }                                                                                      \
-        }                                                                                          \
-    } while (0)
+#include "launched_check.h"
 
 typedef enum { K_INT, K_UINT, K_REAL, K_CPLX, K_PAIR } kind_t;
 

@@ -18,20 +18,9 @@
 
 #define BIG (((size_t)1 << 20) + 3) /* the largest nbytes */
 
-static int rank, size, failures, checks;
-static size_t *img; /* images per world rank */
+#include "launched_check.h"
 
-#define CHECK(_cond, ...)                                                                          \
-    do {                                                                                           \
-        checks++;                                                                                  \
-        if (!(_cond)) {                                                                            \
-            if (failures++ < 20) {                                                                 \
-                fprintf(stderr, "rank %d: FAIL %s:%d: ", rank, __FILE__, __LINE__);                \
-                fprintf(stderr, __VA_ARGS__);                                                      \
-                fprintf(stderr, "\n");                                                             \
-            }                                                                                      \
-        }                                                                                          \
-    } while (0)
+static size_t *img; /* images per world rank */
 
 #define CHECK_IS(_call, _want)                                                                     \
     do {                                                                                           \

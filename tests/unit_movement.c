@@ -29,24 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int checks, failures;
-
-static bool check(bool ok, const char *fmt, ...)
-{
-    va_list ap;
-
-    checks++;
-    if (ok) return true;
-    failures++;
-    if (failures <= 50) {
-        fprintf(stderr, "FAIL: ");
-        va_start(ap, fmt);
-        vfprintf(stderr, fmt, ap);
-        va_end(ap);
-        fputc('\n', stderr);
-    }
-    return false;
-}
+#include "unit_check.h"
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 

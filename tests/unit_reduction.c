@@ -28,22 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int checks, failures;
-
-static bool check(bool ok, const char *fmt, ...)
-{
-    va_list ap;
-    checks++;
-    if (ok) return true;
-    if (++failures <= 40) {
-        fprintf(stderr, "FAIL: ");
-        va_start(ap, fmt);
-        vfprintf(stderr, fmt, ap);
-        va_end(ap);
-        fputc('\n', stderr);
-    }
-    return false;
-}
+#include "unit_check.h"
 
 typedef struct {
     uint64_t a, b;

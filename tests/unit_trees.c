@@ -20,22 +20,7 @@
 #include <string.h>
 #include <time.h>
 
-static int checks, failures;
-
-static bool check(bool ok, const char *fmt, ...)
-{
-    va_list ap;
-
-    checks++;
-    if (ok) return true;
-    failures++;
-    fprintf(stderr, "FAIL: ");
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    return false;
-}
+#include "unit_check.h"
 
 static bool close_to(double a, double b)
 {
