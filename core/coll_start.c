@@ -108,8 +108,7 @@ static arbor_status_t validate(const struct arbor_team *t, const arb_call_t *c, 
     if (in_recv && !(k == ARB_COLL_SCATTER || k == ARB_COLL_SCATTERV)) return ARBOR_ERR_BUFFER;
     if (in_recv && !root) return ARBOR_ERR_BUFFER;
     if (in_send && (k == ARB_COLL_SCATTER || k == ARB_COLL_SCATTERV)) return ARBOR_ERR_BUFFER;
-    if (in_send && (k == ARB_COLL_GATHER || k == ARB_COLL_GATHERV || k == ARB_COLL_REDUCE) &&
-        !root)
+    if (in_send && (k == ARB_COLL_GATHER || k == ARB_COLL_GATHERV || k == ARB_COLL_REDUCE) && !root)
         return ARBOR_ERR_BUFFER;
     if (in_send && k == ARB_COLL_ALLTOALLV) return ARBOR_ERR_BUFFER;
 
@@ -160,7 +159,8 @@ static arbor_status_t validate(const struct arbor_team *t, const arb_call_t *c, 
         if (!sum_ok(c->counts, P, elem, &total)) return ARBOR_ERR_COUNT;
         if (total && !c->sendbuf) return ARBOR_ERR_BUFFER;
         return !c->recvbuf && c->counts[me] ? ARBOR_ERR_BUFFER : ARBOR_OK;
-    default: return ARBOR_OK;
+    default:
+        return ARBOR_OK;
     }
 }
 
@@ -183,8 +183,11 @@ static arbor_status_t lay_out(const struct arbor_team *t, const arb_call_t *c, s
     L->src = (uint8_t *)(uintptr_t)c->sendbuf;
     L->dst = c->recvbuf;
     switch (c->coll) {
-    case ARB_COLL_BARRIER: break;
-    case ARB_COLL_BCAST: L->src = c->recvbuf, L->block = L->bytes = c->count; break;
+    case ARB_COLL_BARRIER:
+        break;
+    case ARB_COLL_BCAST:
+        L->src = c->recvbuf, L->block = L->bytes = c->count;
+        break;
     case ARB_COLL_SCATTER:
     case ARB_COLL_GATHER:
     case ARB_COLL_ALLGATHER:
@@ -232,8 +235,8 @@ static arbor_status_t lay_out(const struct arbor_team *t, const arb_call_t *c, s
             if (!L->vec[v]) return ARBOR_ERR_NO_MEMORY;
             for (int r = 0; in[v] && r < P; r++) L->vec[v][r] = in[v][r] * elem;
         }
-        bool has_arrays = c->coll == ARB_COLL_ALLGATHERV || c->coll == ARB_COLL_ALLTOALLV ||
-                          me == c->root;
+        bool has_arrays =
+            c->coll == ARB_COLL_ALLGATHERV || c->coll == ARB_COLL_ALLTOALLV || me == c->root;
         if (!has_arrays) L->vec[0][me] = c->own * elem;
         if (in_recv) L->dst = L->src + L->vec[1][me]; /* scatterv root in place */
         if (in_send) L->src = L->dst + L->vec[1][me]; /* gatherv root / allgatherv in place */
@@ -265,7 +268,10 @@ static void print_choice(const arb_coll_args_t *a, int alg, int why, const doubl
                                 predicted[i]);
     fprintf(stderr, "arbor: %s bytes=%zu ranks=%d root=%d -> %s%s; predicted:%s\n",
             arb_coll_name(a->coll), a->bytes, a->size, a->root, tab[alg].name,
-            why == 1 ? " (forced)" : why == 2 ? " (ARBOR_TUNE)" : "", line);
+            why == 1   ? " (forced)"
+            : why == 2 ? " (ARBOR_TUNE)"
+                       : "",
+            line);
 }
 
 /* Builds the schedule of the chosen algorithm, falling back to the next cheapest when a
@@ -318,9 +324,10 @@ static arbor_status_t build(const arb_coll_args_t *a, int forced, int pinned, ui
         arb_sched_init(&full);
         const arb_alg_desc_t *btab = arb_alg_table(ARB_COLL_BARRIER, &n);
         status = btab[1].build(&btab[1], &b, &arb_ctx.model, &bar);
-        if (status == ARBOR_OK && (((flags & ARBOR_IN_ALLSYNC) && arb_sched_append_all(&full, &bar)) ||
-                                   arb_sched_append_all(&full, s) ||
-                                   ((flags & ARBOR_OUT_ALLSYNC) && arb_sched_append_all(&full, &bar))))
+        if (status == ARBOR_OK &&
+            (((flags & ARBOR_IN_ALLSYNC) && arb_sched_append_all(&full, &bar)) ||
+             arb_sched_append_all(&full, s) ||
+             ((flags & ARBOR_OUT_ALLSYNC) && arb_sched_append_all(&full, &bar))))
             status = ARBOR_ERR_NO_MEMORY;
         arb_sched_free(&bar);
         arb_sched_free(s);
@@ -344,8 +351,11 @@ static arbor_status_t schedule_for(struct arbor_team *t, const arb_call_t *c, co
     int forced = arb_ctx.cfg.coll_alg[k];
     int pinned = forced ? 0 : arb_tune_match(&arb_ctx.tune, k, L->bytes, t->size);
     unsigned cls = size_class(L->bytes);
-    arb_coll_args_t a = {.coll = k, .rank = t->rank, .size = t->size,
-                         .root = rooted(k) ? c->root : 0, .chunk = t->chunk,
+    arb_coll_args_t a = {.coll = k,
+                         .rank = t->rank,
+                         .size = t->size,
+                         .root = rooted(k) ? c->root : 0,
+                         .chunk = t->chunk,
                          .commutative = red ? arb_op_commutative(c->op) : 1};
     /* Schedules in block units serve a whole size class; reductions split vectors at element
      * boundaries, so their schedules are per count. */
@@ -355,7 +365,9 @@ static arbor_status_t schedule_for(struct arbor_team *t, const arb_call_t *c, co
     a.displs = L->vec[1];
     a.rcounts = L->vec[2];
     a.rdispls = L->vec[3];
-    arb_sched_key_t key = {.coll = k, .alg = pinned, .root = a.root,
+    arb_sched_key_t key = {.coll = k,
+                           .alg = pinned,
+                           .root = a.root,
                            .bytes = red ? (c->count | (1ull << 63)) : cls,
                            .variant = (uint32_t)(flags & (ARBOR_IN_ALLSYNC | ARBOR_OUT_ALLSYNC)) |
                                       (uint32_t)a.commutative << 8 | (uint32_t)elem << 9};

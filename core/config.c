@@ -41,34 +41,46 @@ static const row_t rows[] = {
     {"LOG_LEVEL", "warn", "log verbosity", T_ENUM, OFF(log_level), log_names, 0, 0, 0},
     {"TRANSPORT", "auto", "transport: auto takes the first that opens (ucx, then ofi)", T_ENUM,
      OFF(transport), transport_names, 0, 0, F_UNIFORM},
-    {"OFI_PROVIDER", "", "libfabric provider (shm, tcp;ofi_rxm, sockets, ...); empty = best RDM "
-     "provider with RMA and atomics", T_STRING, OFF(ofi_provider), NULL, 0, 0, F_UNIFORM},
+    {"OFI_PROVIDER", "",
+     "libfabric provider (shm, tcp;ofi_rxm, sockets, ...); empty = best RDM "
+     "provider with RMA and atomics",
+     T_STRING, OFF(ofi_provider), NULL, 0, 0, F_UNIFORM},
     {"SEGMENT_SIZE", "64M", "bytes of the registered segment of each rank", T_SIZE,
      OFF(segment_size), NULL, 1 << 20, 1e12, F_UNIFORM},
     {"CHUNK_SIZE", "64K", "bytes of one landing slot: the pipelining unit of large payloads",
      T_SIZE, OFF(chunk_size), NULL, 64, 1 << 30, F_UNIFORM},
     {"CHANNEL_DEPTH", "4", "landing slots per (sender, receiver) pair of a team", T_INT,
      OFF(channel_depth), NULL, 1, 1024, F_UNIFORM},
-    {"STREAM_MIN", "64K", "chunks of at least this many bytes are copied into a mapped peer's "
+    {"STREAM_MIN", "64K",
+     "chunks of at least this many bytes are copied into a mapped peer's "
      "slot with non-temporal (streaming) stores (not reductions, and only when every rank has a "
-     "core); 0 = never", T_SIZE, OFF(stream_min), NULL, 0,
-     1 << 30, 0},
-    {"TIMEOUT", "300", "seconds a wait may see no progress before it returns a timeout; 0 waits "
-     "forever", T_DOUBLE, OFF(timeout_s), NULL, 0, 1e9, 0},
-    {"POLL_YIELD", "auto", "yield the CPU in waiting loops: auto yields when this node has more "
-     "ranks than cores", T_ENUM, OFF(poll_yield), yield_names, 0, 0, 0},
-    {"PROGRESS", "poll", "who advances collectives: poll (inside arbor calls) or thread (also a "
-     "background thread that sleeps while no collective is in flight)", T_ENUM, OFF(progress),
-     progress_names, 0, 0, 0},
-    {"DIRECT", "y", "move data with loads and stores into mapped peer segments where the "
-     "transport can map them", T_BOOL, OFF(direct), NULL, 0, 0, F_UNIFORM},
+     "core); 0 = never",
+     T_SIZE, OFF(stream_min), NULL, 0, 1 << 30, 0},
+    {"TIMEOUT", "300",
+     "seconds a wait may see no progress before it returns a timeout; 0 waits "
+     "forever",
+     T_DOUBLE, OFF(timeout_s), NULL, 0, 1e9, 0},
+    {"POLL_YIELD", "auto",
+     "yield the CPU in waiting loops: auto yields when this node has more "
+     "ranks than cores",
+     T_ENUM, OFF(poll_yield), yield_names, 0, 0, 0},
+    {"PROGRESS", "poll",
+     "who advances collectives: poll (inside arbor calls) or thread (also a "
+     "background thread that sleeps while no collective is in flight)",
+     T_ENUM, OFF(progress), progress_names, 0, 0, 0},
+    {"DIRECT", "y",
+     "move data with loads and stores into mapped peer segments where the "
+     "transport can map them",
+     T_BOOL, OFF(direct), NULL, 0, 0, F_UNIFORM},
     {"STATS", "n", "print per-algorithm counts and times at finalize", T_BOOL, OFF(stats), NULL, 0,
      0, 0},
     {"WARN_UNKNOWN", "y", "warn about unknown ARBOR_* variables", T_BOOL, OFF(warn_unknown), NULL,
      0, 0, 0},
 #define ALG_ROW(_NAME, _name, _coll)                                                               \
-    {#_NAME "_ALGORITHM", "auto", "force the " #_name " algorithm", T_ENUM,                        \
-     OFF(coll_alg[_coll]), arb_##_name##_alg_names, 0, 0, F_UNIFORM}
+    {                                                                                              \
+#_NAME "_ALGORITHM", "auto", "force the " #_name " algorithm", T_ENUM,                     \
+            OFF(coll_alg[_coll]), arb_##_name##_alg_names, 0, 0, F_UNIFORM                         \
+    }
     ALG_ROW(BARRIER, barrier, ARB_COLL_BARRIER),
     ALG_ROW(BCAST, bcast, ARB_COLL_BCAST),
     ALG_ROW(SCATTER, scatter, ARB_COLL_SCATTER),
@@ -85,27 +97,39 @@ static const row_t rows[] = {
     ALG_ROW(SCAN, scan, ARB_COLL_SCAN),
     ALG_ROW(EXSCAN, exscan, ARB_COLL_EXSCAN),
 #undef ALG_ROW
-    {"LOGP", "", "LogGP parameters in microseconds, e.g. L=2.1,os=0.4,or=0.4,g=0.6,G=0.0001 "
-     "(empty: per-transport defaults)", T_STRING, OFF(logp), NULL, 0, 0, F_UNIFORM},
-    {"OVERSUB_WAKE", "5", "microseconds added to the default LogGP L when some node runs more "
+    {"LOGP", "",
+     "LogGP parameters in microseconds, e.g. L=2.1,os=0.4,or=0.4,g=0.6,G=0.0001 "
+     "(empty: per-transport defaults)",
+     T_STRING, OFF(logp), NULL, 0, 0, F_UNIFORM},
+    {"OVERSUB_WAKE", "5",
+     "microseconds added to the default LogGP L when some node runs more "
      "ranks than cores: a message to a descheduled rank waits for a context switch, so the "
      "model then prefers algorithms without relays (flat trees, one-round exchanges) and, unless "
      "ARBOR_TUNE is set, the barrier is pinned to flat (rank 0 leaves it first); 0 = off",
      T_DOUBLE, OFF(oversub_wake), NULL, 0, 1e6, F_UNIFORM},
-    {"LOGP_MEASURE", "n", "measure the LogGP parameters at init (ping-pong and back-to-back "
-     "sends between ranks 0 and 1; rank 0's values are broadcast to all)", T_BOOL,
-     OFF(logp_measure), NULL, 0, 0, F_UNIFORM},
-    {"TUNE", "", "rules pinning algorithms: coll:lo-hi[:ranks=lo-hi]:@alg joined by '#', e.g. "
-     "bcast:0-32k:@binomial#bcast:32k-inf:@flat", T_STRING, OFF(tune), NULL, 0, 0, F_UNIFORM},
-    {"TREE_CACHE_ENTRIES", "64", "trees / schedules cached per team, keyed by (collective, root, size class); LRU", T_INT,
+    {"LOGP_MEASURE", "n",
+     "measure the LogGP parameters at init (ping-pong and back-to-back "
+     "sends between ranks 0 and 1; rank 0's values are broadcast to all)",
+     T_BOOL, OFF(logp_measure), NULL, 0, 0, F_UNIFORM},
+    {"TUNE", "",
+     "rules pinning algorithms: coll:lo-hi[:ranks=lo-hi]:@alg joined by '#', e.g. "
+     "bcast:0-32k:@binomial#bcast:32k-inf:@flat",
+     T_STRING, OFF(tune), NULL, 0, 0, F_UNIFORM},
+    {"TREE_CACHE_ENTRIES", "64",
+     "trees / schedules cached per team, keyed by (collective, root, size class); LRU", T_INT,
      OFF(tree_cache_entries), NULL, 1, 1 << 20, 0},
-    {"PRINT_ALGORITHM", "n", "print each distinct algorithm choice with every candidate's "
-     "predicted time", T_BOOL, OFF(print_algorithm), NULL, 0, 0, 0},
+    {"PRINT_ALGORITHM", "n",
+     "print each distinct algorithm choice with every candidate's "
+     "predicted time",
+     T_BOOL, OFF(print_algorithm), NULL, 0, 0, 0},
 };
 
 #define NROWS (sizeof(rows) / sizeof(rows[0]))
 
-size_t arb_config_rows(void) { return NROWS; }
+size_t arb_config_rows(void)
+{
+    return NROWS;
+}
 
 static void syntax_of(const row_t *r, char *buf, size_t len)
 {
@@ -116,11 +140,21 @@ static void syntax_of(const row_t *r, char *buf, size_t len)
         for (const char *const *p = r->names; *p && n < len; p++)
             n += (size_t)snprintf(buf + n, len - n, "%s%s", p == r->names ? "" : "|", *p);
         break;
-    case T_SIZE: snprintf(buf, len, "bytes, with optional K, M or G suffix"); break;
-    case T_INT: snprintf(buf, len, "integer %.0f..%.0f", r->min, r->max); break;
-    case T_DOUBLE: snprintf(buf, len, "number %g..%g", r->min, r->max); break;
-    case T_BOOL: snprintf(buf, len, "y|n (also 1|0, yes|no, on|off, true|false)"); break;
-    case T_STRING: snprintf(buf, len, "text"); break;
+    case T_SIZE:
+        snprintf(buf, len, "bytes, with optional K, M or G suffix");
+        break;
+    case T_INT:
+        snprintf(buf, len, "integer %.0f..%.0f", r->min, r->max);
+        break;
+    case T_DOUBLE:
+        snprintf(buf, len, "number %g..%g", r->min, r->max);
+        break;
+    case T_BOOL:
+        snprintf(buf, len, "y|n (also 1|0, yes|no, on|off, true|false)");
+        break;
+    case T_STRING:
+        snprintf(buf, len, "text");
+        break;
     }
 }
 
@@ -152,10 +186,17 @@ static bool parse_size(const char *s, double *out)
     double v = strtod(s, &end);
     if (end == s || errno || v < 0) return false;
     switch (toupper((unsigned char)*end)) {
-    case 'K': v *= 1024, end++; break;
-    case 'M': v *= 1024.0 * 1024, end++; break;
-    case 'G': v *= 1024.0 * 1024 * 1024, end++; break;
-    default: break;
+    case 'K':
+        v *= 1024, end++;
+        break;
+    case 'M':
+        v *= 1024.0 * 1024, end++;
+        break;
+    case 'G':
+        v *= 1024.0 * 1024 * 1024, end++;
+        break;
+    default:
+        break;
     }
     if (toupper((unsigned char)*end) == 'B') end++;
     *out = floor(v);
@@ -218,12 +259,24 @@ void arb_config_format(const arb_config_t *cfg, size_t i, char *buf, size_t len)
     const row_t *r = &rows[i];
     const char *field = (const char *)cfg + r->offset;
     switch (r->type) {
-    case T_ENUM: snprintf(buf, len, "%s", r->names[*(const int *)field]); break;
-    case T_SIZE: snprintf(buf, len, "%zu", *(const size_t *)field); break;
-    case T_INT: snprintf(buf, len, "%d", *(const int *)field); break;
-    case T_DOUBLE: snprintf(buf, len, "%g", *(const double *)field); break;
-    case T_BOOL: snprintf(buf, len, "%s", *(const bool *)field ? "y" : "n"); break;
-    case T_STRING: snprintf(buf, len, "%s", field); break;
+    case T_ENUM:
+        snprintf(buf, len, "%s", r->names[*(const int *)field]);
+        break;
+    case T_SIZE:
+        snprintf(buf, len, "%zu", *(const size_t *)field);
+        break;
+    case T_INT:
+        snprintf(buf, len, "%d", *(const int *)field);
+        break;
+    case T_DOUBLE:
+        snprintf(buf, len, "%g", *(const double *)field);
+        break;
+    case T_BOOL:
+        snprintf(buf, len, "%s", *(const bool *)field ? "y" : "n");
+        break;
+    case T_STRING:
+        snprintf(buf, len, "%s", field);
+        break;
     }
 }
 
@@ -235,8 +288,8 @@ static size_t edit_distance(const char *a, const char *b)
     for (size_t i = 1; i <= la; i++) {
         cur[0] = i;
         for (size_t j = 1; j <= lb; j++) {
-            size_t sub = prev[j - 1] + (toupper((unsigned char)a[i - 1]) !=
-                                        toupper((unsigned char)b[j - 1]));
+            size_t sub = prev[j - 1] +
+                         (toupper((unsigned char)a[i - 1]) != toupper((unsigned char)b[j - 1]));
             size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
             cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
         }

@@ -25,19 +25,19 @@ struct arb_config {
     int transport;
     char ofi_provider[ARB_CFG_STR_MAX]; /* "" = best available */
     size_t segment_size;
-    size_t chunk_size;    /* bytes per landing slot (pipelining unit) */
-    int channel_depth;    /* landing slots per (sender, receiver) pair of a team */
-    size_t stream_min;    /* chunks this large go to a mapped peer with streaming stores; 0 never */
-    double timeout_s;     /* 0 = wait forever */
+    size_t chunk_size; /* bytes per landing slot (pipelining unit) */
+    int channel_depth; /* landing slots per (sender, receiver) pair of a team */
+    size_t stream_min; /* chunks this large go to a mapped peer with streaming stores; 0 never */
+    double timeout_s;  /* 0 = wait forever */
     int poll_yield;
-    int progress;         /* ARB_PROGRESS_* */
-    bool direct;          /* use mapped peer segments where the transport offers them */
+    int progress; /* ARB_PROGRESS_* */
+    bool direct;  /* use mapped peer segments where the transport offers them */
     bool stats;
     bool warn_unknown;
     int coll_alg[ARB_COLL_KINDS]; /* forced algorithm per collective (table index; 0 = auto) */
     char logp[ARB_CFG_STR_MAX];
     bool logp_measure;
-    double oversub_wake;  /* us added to the default L when a node is oversubscribed */
+    double oversub_wake; /* us added to the default L when a node is oversubscribed */
     char tune[ARB_CFG_STR_MAX];
     int tree_cache_entries;
     bool print_algorithm;

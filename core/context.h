@@ -51,7 +51,10 @@ typedef struct {
 
 extern arb_ctx_t arb_ctx;
 
-static inline bool arb_initialized(void) { return arb_ctx.init_count > 0; }
+static inline bool arb_initialized(void)
+{
+    return arb_ctx.init_count > 0;
+}
 
 double arb_now_us(void);
 

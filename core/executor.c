@@ -80,8 +80,8 @@ fail:
     return NULL;
 }
 
-arbor_status_t arb_exec_start(struct arbor_team *team, arb_cached_sched_t *cs, void *src,
-                              void *dst, size_t block, int coll, int alg, arb_inst_t **inst_p)
+arbor_status_t arb_exec_start(struct arbor_team *team, arb_cached_sched_t *cs, void *src, void *dst,
+                              size_t block, int coll, int alg, arb_inst_t **inst_p)
 {
     const arb_sched_t *s = &cs->sched;
     arb_inst_t *inst = take_instance((size_t)s->nsteps, s->scratch_blocks * block);
@@ -97,7 +97,8 @@ arbor_status_t arb_exec_start(struct arbor_team *team, arb_cached_sched_t *cs, v
     for (int i = 0; i < s->nsteps; i++) {
         const arb_step_t *step = &s->steps[i];
         arb_step_state_t *st = &inst->st[i];
-        st->nchunks = step->kind == ARB_STEP_COPY ? 1 : nchunks_of(step->bytes * block, team->chunk);
+        st->nchunks =
+            step->kind == ARB_STEP_COPY ? 1 : nchunks_of(step->bytes * block, team->chunk);
         if (step->kind == ARB_STEP_SEND) {
             st->ticket = team->out[step->peer].next_ticket;
             team->out[step->peer].next_ticket += st->nchunks;
@@ -109,8 +110,10 @@ arbor_status_t arb_exec_start(struct arbor_team *team, arb_cached_sched_t *cs, v
     team->seq++;
     inst->active = true;
     inst->prev = arb_ctx.active_tail;
-    if (arb_ctx.active_tail) arb_ctx.active_tail->next = inst;
-    else arb_ctx.active_head = inst;
+    if (arb_ctx.active_tail)
+        arb_ctx.active_tail->next = inst;
+    else
+        arb_ctx.active_head = inst;
     arb_ctx.active_tail = inst;
     *inst_p = inst;
     return ARBOR_OK;
@@ -119,10 +122,14 @@ arbor_status_t arb_exec_start(struct arbor_team *team, arb_cached_sched_t *cs, v
 static void deactivate(arb_inst_t *inst)
 {
     if (!inst->active) return;
-    if (inst->prev) inst->prev->next = inst->next;
-    else arb_ctx.active_head = inst->next;
-    if (inst->next) inst->next->prev = inst->prev;
-    else arb_ctx.active_tail = inst->prev;
+    if (inst->prev)
+        inst->prev->next = inst->next;
+    else
+        arb_ctx.active_head = inst->next;
+    if (inst->next)
+        inst->next->prev = inst->prev;
+    else
+        arb_ctx.active_tail = inst->prev;
     inst->prev = inst->next = NULL;
     inst->active = false;
 }
@@ -221,13 +228,13 @@ static void return_credit(struct arbor_team *t, int p, uint64_t consumed)
         return;
     }
     arbor_status_t status;
-    while ((status = arb_ctx.tp_ops->amo(arb_ctx.tp, ARB_TP_AMO_ADD, t->rkey[p], t->region + off,
-                                         1, 0, NULL, NULL)) == ARB_ERR_AGAIN) {
+    while ((status = arb_ctx.tp_ops->amo(arb_ctx.tp, ARB_TP_AMO_ADD, t->rkey[p], t->region + off, 1,
+                                         0, NULL, NULL)) == ARB_ERR_AGAIN) {
         /* The peer's queue is full: it must run to drain it, so give it the core. */
         if (!arb_ctx.tp_ops->progress(arb_ctx.tp) && arb_ctx.yield) sched_yield();
     }
-    if (status != ARBOR_OK) arb_error("credit to rank %d failed: %s", t->world[p],
-                                      arbor_strerror(status));
+    if (status != ARBOR_OK)
+        arb_error("credit to rank %d failed: %s", t->world[p], arbor_strerror(status));
 }
 
 /* Lands chunk c of a RECV; false when it has not arrived (or it is not its turn). */
@@ -254,8 +261,10 @@ static bool recv_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
     }
     if (!slot) slot = t->local + arb_team_slot_off(t, p, ticket % (uint64_t)t->depth);
     uint8_t *dst = chunk_ptr(inst, step->space, step->off, c);
-    if (len && step->combine) inst->combine(dst, slot, len, step->combine, inst->combine_arg);
-    else if (len) memcpy(dst, slot, len);
+    if (len && step->combine)
+        inst->combine(dst, slot, len, step->combine, inst->combine_arg);
+    else if (len)
+        memcpy(dst, slot, len);
     t->in[p].next_done++;
     st->done++;
     if (!t->closing) return_credit(t, p, ticket + 1);
@@ -275,8 +284,8 @@ static bool advance_step(arb_inst_t *inst, int i, bool *moved)
 
     switch (step->kind) {
     case ARB_STEP_SEND:
-        while (st->issued < st->nchunks && st->issued < gate && send_chunk(inst, step, st,
-                                                                           st->issued))
+        while (st->issued < st->nchunks && st->issued < gate &&
+               send_chunk(inst, step, st, st->issued))
             *moved = true;
         if (st->comp.status != ARBOR_OK && inst->status == ARBOR_OK) inst->status = st->comp.status;
         if (st->issued == st->nchunks && st->comp.pending == 0) st->done = st->nchunks;
@@ -286,14 +295,15 @@ static bool advance_step(arb_inst_t *inst, int i, bool *moved)
             *moved = true;
         return st->done == st->nchunks;
     case ARB_STEP_COPY:
-        if (st->done == 0 && (step->dep < 0 || inst->st[step->dep].done ==
-                                                   inst->st[step->dep].nchunks)) {
+        if (st->done == 0 &&
+            (step->dep < 0 || inst->st[step->dep].done == inst->st[step->dep].nchunks)) {
             uint8_t *dst = chunk_ptr(inst, step->space, step->off, 0);
             const uint8_t *src = chunk_ptr(inst, step->src_space, step->src_off, 0);
             size_t len = step->bytes * inst->block;
-            if (len && step->combine) inst->combine(dst, src, len, step->combine,
-                                                    inst->combine_arg);
-            else if (len && dst != src) memmove(dst, src, len);
+            if (len && step->combine)
+                inst->combine(dst, src, len, step->combine, inst->combine_arg);
+            else if (len && dst != src)
+                memmove(dst, src, len);
             st->done = 1;
             *moved = true;
         }

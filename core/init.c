@@ -27,11 +27,15 @@ typedef struct {
 static uint64_t uniform_hash(const arb_config_t *c)
 {
     const char *fields[] = {c->ofi_provider, c->logp, c->tune};
-    uint64_t h = 1469598103934665603ull, vals[] = {(uint64_t)c->transport, c->segment_size,
-                                                   c->chunk_size, (uint64_t)c->channel_depth,
-                                                   (uint64_t)c->direct, (uint64_t)c->logp_measure,
+    uint64_t h = 1469598103934665603ull, vals[] = {(uint64_t)c->transport,
+                                                   c->segment_size,
+                                                   c->chunk_size,
+                                                   (uint64_t)c->channel_depth,
+                                                   (uint64_t)c->direct,
+                                                   (uint64_t)c->logp_measure,
                                                    (uint64_t)(c->oversub_wake * 1000)};
-    for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) h = (h ^ vals[i]) * 1099511628211ull;
+    for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++)
+        h = (h ^ vals[i]) * 1099511628211ull;
     for (int i = 0; i < ARB_COLL_KINDS; i++) h = (h ^ (uint64_t)c->coll_alg[i]) * 1099511628211ull;
     for (size_t i = 0; i < 3; i++)
         for (const char *p = fields[i]; *p; p++) h = (h ^ (uint8_t)*p) * 1099511628211ull;
@@ -40,8 +44,10 @@ static uint64_t uniform_hash(const arb_config_t *c)
 
 static arbor_status_t open_transport(void)
 {
-    arb_tp_params_t p = {.rank = arb_ctx.rank, .size = arb_ctx.size,
-                         .segment_size = arb_ctx.cfg.segment_size, .config = &arb_ctx.cfg};
+    arb_tp_params_t p = {.rank = arb_ctx.rank,
+                         .size = arb_ctx.size,
+                         .segment_size = arb_ctx.cfg.segment_size,
+                         .config = &arb_ctx.cfg};
     static const char *const wanted[] = {NULL, "ucx", "ofi"};
     const char *want = wanted[arb_ctx.cfg.transport];
     arbor_status_t status = ARBOR_ERR_UNSUPPORTED;
@@ -106,11 +112,13 @@ static arbor_status_t wire_up(void)
         memcpy(&h, all[r], sizeof(h));
         if (strncmp(h.transport, hdr.transport, sizeof(h.transport))) {
             arb_error("rank %d opened transport %.31s but this rank opened %s: set "
-                      "ARBOR_TRANSPORT the same on every rank", r, h.transport, hdr.transport);
+                      "ARBOR_TRANSPORT the same on every rank",
+                      r, h.transport, hdr.transport);
             status = ARBOR_ERR_TRANSPORT;
         } else if (h.uniform_hash != hdr.uniform_hash) {
             arb_error("rank %d has different ARBOR_* values for settings that must match on "
-                      "every rank (transport, segment, chunk, depth, algorithms, LogP)", r);
+                      "every rank (transport, segment, chunk, depth, algorithms, LogP)",
+                      r);
             status = ARBOR_ERR_CONFIG;
         }
         if (h.oversubscribed) arb_ctx.any_oversubscribed = true;

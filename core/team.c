@@ -61,7 +61,8 @@ static size_t fit_chunk(int P, uint64_t from)
     chunk &= ~(size_t)63;
     if (region_bytes(P, depth, chunk) > avail) {
         arb_error("segment of %zu bytes too small for %d ranks x %d slots: raise "
-                  "ARBOR_SEGMENT_SIZE or lower ARBOR_CHANNEL_DEPTH", arb_ctx.seg_size, P, depth);
+                  "ARBOR_SEGMENT_SIZE or lower ARBOR_CHANNEL_DEPTH",
+                  arb_ctx.seg_size, P, depth);
         return 0;
     }
     if (chunk != arb_ctx.cfg.chunk_size)
@@ -161,7 +162,8 @@ static int by_key(const void *a, const void *b, void *arg)
     return x < y ? -1 : x > y;
 }
 
-static arbor_status_t arbor_team_split_unlocked(arbor_team_h parent, int color, int key, arbor_team_h *team_p)
+static arbor_status_t arbor_team_split_unlocked(arbor_team_h parent, int color, int key,
+                                                arbor_team_h *team_p)
 {
     if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
     struct arbor_team *p = arb_team_lookup(parent);
@@ -169,15 +171,13 @@ static arbor_status_t arbor_team_split_unlocked(arbor_team_h parent, int color, 
     if (!team_p) return ARBOR_ERR_INVALID_ARG;
 
     int P = p->size, n = 0, me = -1;
-    split_info_t mine = {.color = color < 0 ? -1 : color, .key = key,
-                         .seg_used = arb_ctx.seg_used};
+    split_info_t mine = {.color = color < 0 ? -1 : color, .key = key, .seg_used = arb_ctx.seg_used};
     split_info_t *all = malloc(sizeof(*all) * (size_t)P);
     int *members = malloc(sizeof(int) * (size_t)P), *world = malloc(sizeof(int) * (size_t)P);
     arbor_status_t status = all && members && world ? ARBOR_OK : ARBOR_ERR_NO_MEMORY;
     /* Every member learns every (color, key) and where everyone's free segment space starts;
      * the exchange is itself a collective of the parent, so the split synchronises. */
-    if (status == ARBOR_OK)
-        status = arbor_allgather(parent, &mine, all, sizeof(mine), ARBOR_BYTE);
+    if (status == ARBOR_OK) status = arbor_allgather(parent, &mine, all, sizeof(mine), ARBOR_BYTE);
     if (status == ARBOR_OK && color >= 0) {
         uint64_t region = 0;
         for (int r = 0; r < P; r++) {

@@ -34,16 +34,16 @@ typedef struct {
 struct arbor_team {
     arbor_team_h handle;
     int rank, size;
-    int *world;            /* team rank -> world rank */
-    uint64_t region;       /* offset of the channel region in every member's segment */
+    int *world;      /* team rank -> world rank */
+    uint64_t region; /* offset of the channel region in every member's segment */
     size_t chunk;
     int depth;
     uint8_t *local;        /* our region */
     uint8_t **peer_region; /* peer's region mapped here, or NULL (then RMA through rkey) */
     arb_tp_rkey_t **rkey;  /* peer's segment key */
     arb_chan_t *out, *in;
-    uint64_t seq;          /* collectives started */
-    bool closing;          /* finalize's last barrier: return no credits (no one needs them) */
+    uint64_t seq; /* collectives started */
+    bool closing; /* finalize's last barrier: return no credits (no one needs them) */
     arb_sched_cache_t cache;
 };
 

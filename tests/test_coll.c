@@ -21,7 +21,7 @@ static int rank, size, failures;
 #define CHECK(_cond, ...)                                                                          \
     do {                                                                                           \
         if (!(_cond)) {                                                                            \
-            fprintf(stderr, "rank %d: FAIL %s:%d: ", rank, __FILE__, __LINE__);                   \
+            fprintf(stderr, "rank %d: FAIL %s:%d: ", rank, __FILE__, __LINE__);                    \
             fprintf(stderr, __VA_ARGS__);                                                          \
             fprintf(stderr, "\n");                                                                 \
             failures++;                                                                            \
@@ -83,14 +83,17 @@ static void test_bcast_nonblocking(void)
         int root = i % size;
         bufs[i] = malloc(n);
         fill(bufs[i], n, root, i, rank);
-        if (i % 5 == 4) CHECK_OK(arbor_barrier_nb(ARBOR_TEAM_WORLD, NULL, &req[i]));
-        else CHECK_OK(arbor_bcast_nb(ARBOR_TEAM_WORLD, bufs[i], n, root, NULL, &req[i]));
+        if (i % 5 == 4)
+            CHECK_OK(arbor_barrier_nb(ARBOR_TEAM_WORLD, NULL, &req[i]));
+        else
+            CHECK_OK(arbor_bcast_nb(ARBOR_TEAM_WORLD, bufs[i], n, root, NULL, &req[i]));
     }
     /* complete in reverse order, mixing test and wait */
     for (int i = INFLIGHT - 1; i >= 0; i--) {
         arbor_status_t st;
         if (i % 2) {
-            while ((st = arbor_test(&req[i])) == ARBOR_INPROGRESS) {}
+            while ((st = arbor_test(&req[i])) == ARBOR_INPROGRESS) {
+            }
             CHECK(st == ARBOR_OK, "test returned %s", arbor_strerror(st));
         } else {
             CHECK_OK(arbor_wait(&req[i]));
@@ -176,7 +179,8 @@ int main(void)
     test_bad_input();
     CHECK_OK(arbor_finalize());
     CHECK(arbor_finalize() == ARBOR_ERR_NOT_INITIALIZED, "double finalize accepted");
-    if (rank == 0 || failures) printf("rank %d of %d: %s (%d failures)\n", rank, size,
-                                      failures ? "FAILED" : "passed", failures);
+    if (rank == 0 || failures)
+        printf("rank %d of %d: %s (%d failures)\n", rank, size, failures ? "FAILED" : "passed",
+               failures);
     return failures ? 1 : 0;
 }

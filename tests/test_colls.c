@@ -253,7 +253,8 @@ static bool defined(const type_t *t, arbor_op_t op)
     case ARBOR_BXOR:
         return t->kind == K_INT || t->kind == K_UINT;
     case ARBOR_LAND:
-    case ARBOR_LOR: return t->kind != K_PAIR;
+    case ARBOR_LOR:
+        return t->kind != K_PAIR;
     case ARBOR_MIN:
     case ARBOR_MAX:
         return t->kind == K_INT || t->kind == K_UINT || t->kind == K_REAL;
