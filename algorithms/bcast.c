@@ -17,9 +17,8 @@ arbor_status_t arb_bcast_tree_build(const arb_coll_args_t *a, const arb_logp_t *
     int P = a->size;
 
     if (a->bytes == 0 || P == 1) return ARBOR_OK; /* nothing moves */
-    status = arb_tree_build((arb_tree_kind_t)kind, P, radix, m, a->bytes < a->chunk ? a->bytes
-                                                                                     : a->chunk,
-                            &tree);
+    status = arb_tree_build((arb_tree_kind_t)kind, P, radix, m,
+                            a->bytes < a->chunk ? a->bytes : a->chunk, &tree);
     if (status != ARBOR_OK) return status;
 
     int v = (a->rank - a->root + P) % P, dep = -1;

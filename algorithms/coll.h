@@ -50,12 +50,12 @@ typedef struct {
     arb_coll_t coll;
     int rank, size; /* in the team */
     int root;
-    size_t bytes;   /* the block size this schedule is chosen for (selection and chunking) */
-    size_t chunk;   /* landing slot size: payloads above it are pipelined */
-    size_t count;   /* reductions: elements */
-    const size_t *counts, *displs;       /* v-variants (bytes), reduce_scatter (elements) */
-    const size_t *rcounts, *rdispls;     /* alltoallv: the receive side (bytes) */
-    int commutative; /* reductions: 0 = combine strictly in rank order */
+    size_t bytes; /* the block size this schedule is chosen for (selection and chunking) */
+    size_t chunk; /* landing slot size: payloads above it are pipelined */
+    size_t count; /* reductions: elements */
+    const size_t *counts, *displs;   /* v-variants (bytes), reduce_scatter (elements) */
+    const size_t *rcounts, *rdispls; /* alltoallv: the receive side (bytes) */
+    int commutative;                 /* reductions: 0 = combine strictly in rank order */
 } arb_coll_args_t;
 
 typedef struct arb_alg_desc arb_alg_desc_t;

@@ -43,9 +43,9 @@ typedef struct {
     int32_t peer;      /* team rank (SEND / RECV) */
     int32_t dep;       /* step index gating this step chunk by chunk, -1 for none */
     uint32_t round;
-    uint64_t off;      /* offset in space, in blocks */
-    uint64_t src_off;  /* COPY: offset in src_space, in blocks */
-    uint64_t bytes;    /* length in blocks */
+    uint64_t off;     /* offset in space, in blocks */
+    uint64_t src_off; /* COPY: offset in src_space, in blocks */
+    uint64_t bytes;   /* length in blocks */
 } arb_step_t;
 
 typedef struct {
@@ -67,8 +67,7 @@ int arb_sched_copy(arb_sched_t *s, uint32_t round, arb_buf_space_t dst, uint64_t
                    arb_buf_space_t src, uint64_t src_off, uint64_t bytes, int dep);
 /* A local COPY that combines src into dst (ARB_COMBINE_AFTER / _BEFORE). */
 int arb_sched_combine(arb_sched_t *s, uint32_t round, arb_buf_space_t dst, uint64_t off,
-                      arb_buf_space_t src, uint64_t src_off, uint64_t bytes, int combine,
-                      int dep);
+                      arb_buf_space_t src, uint64_t src_off, uint64_t bytes, int combine, int dep);
 /* Appends src's steps after dst's rounds (composition: a barrier before or after a collective
  * for the ALLSYNC flags). -1 when out of memory. */
 int arb_sched_append_all(arb_sched_t *dst, const arb_sched_t *src);

@@ -16,10 +16,10 @@ typedef struct {
     arb_coll_t coll;
     const void *sendbuf;
     void *recvbuf;
-    size_t count;                 /* elements (bcast: bytes) */
-    size_t own;                   /* scatterv: recvcount; gatherv / allgatherv: sendcount */
-    const size_t *counts, *displs; /* scatterv / alltoallv send side; gatherv / allgatherv
-                                    * receive side; reduce_scatter recvcounts (elements) */
+    size_t count;                    /* elements (bcast: bytes) */
+    size_t own;                      /* scatterv: recvcount; gatherv / allgatherv: sendcount */
+    const size_t *counts, *displs;   /* scatterv / alltoallv send side; gatherv / allgatherv
+                                      * receive side; reduce_scatter recvcounts (elements) */
     const size_t *rcounts, *rdispls; /* alltoallv receive side */
     arbor_dtype_t dtype;
     arbor_op_t op;
@@ -33,8 +33,7 @@ typedef struct {
 /* Validates and starts the call. Blocking when req_p is NULL and no ASYNC_FENCE / AGGREGATE
  * flag is given (blocking calls take no params). */
 arbor_status_t arb_coll_run(arbor_team_h team, const arb_call_t *call,
-                            const arbor_op_params_t *params, arbor_request_h *req_p,
-                            int blocking);
+                            const arbor_op_params_t *params, arbor_request_h *req_p, int blocking);
 
 /* The flag combination check of every collective (ARBOR_OK or ARBOR_ERR_FLAGS). */
 arbor_status_t arb_coll_check_flags(uint64_t flags);

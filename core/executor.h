@@ -12,7 +12,7 @@
 #include "core/team.h"
 
 typedef struct {
-    uint64_t ticket;    /* channel ticket of the step's first chunk */
+    uint64_t ticket; /* channel ticket of the step's first chunk */
     uint32_t nchunks;
     uint32_t issued;    /* SEND: chunks posted */
     uint32_t done;      /* RECV / COPY: chunks landed */
@@ -21,8 +21,7 @@ typedef struct {
 
 /* Combines in into inout (bytes long) for steps flagged combine: order ARB_COMBINE_AFTER gives
  * inout = inout op in, ARB_COMBINE_BEFORE gives inout = in op inout. */
-typedef void (*arb_combine_fn_t)(void *inout, const void *in, size_t bytes, int order,
-                                 void *arg);
+typedef void (*arb_combine_fn_t)(void *inout, const void *in, size_t bytes, int order, void *arg);
 
 /* A completion hook: called exactly once per instance that has one, from finish() with the
  * instance's status (ARBOR_OK: the data is in place, deliver it), or from arb_exec_free with
@@ -38,16 +37,16 @@ struct arb_inst {
     size_t block;    /* bytes of one schedule block */
     arb_combine_fn_t combine;
     void *combine_arg;
-    arbor_op_t op;        /* reductions: what combine applies */
+    arbor_op_t op; /* reductions: what combine applies */
     arbor_dtype_t dtype;
     size_t elem;
-    void *owned;          /* input copy of an in-place call, freed with the instance */
-    arb_done_fn_t done;   /* completion hook (NULL: none), cleared once called */
+    void *owned;        /* input copy of an in-place call, freed with the instance */
+    arb_done_fn_t done; /* completion hook (NULL: none), cleared once called */
     void *done_arg;
-    arb_inst_t *agg_next; /* instances of an AGGREGATE run completing under this one */
+    arb_inst_t *agg_next;   /* instances of an AGGREGATE run completing under this one */
     arb_inst_t *fence_next; /* ASYNC_FENCE instances of the process */
     uint32_t round;
-    int first;       /* first step of the current round */
+    int first; /* first step of the current round */
     arbor_status_t status;
     bool complete, active, has_handle;
     int coll, alg;
@@ -58,8 +57,8 @@ struct arb_inst {
 
 /* Binds a schedule to buffers and assigns channel tickets; the instance joins the active list.
  * Never waits for another rank. Takes over the reference held on cs. */
-arbor_status_t arb_exec_start(struct arbor_team *team, arb_cached_sched_t *cs, void *src,
-                              void *dst, size_t block, int coll, int alg, arb_inst_t **inst_p);
+arbor_status_t arb_exec_start(struct arbor_team *team, arb_cached_sched_t *cs, void *src, void *dst,
+                              size_t block, int coll, int alg, arb_inst_t **inst_p);
 /* Moves the instance as far as it can go now; returns true if anything moved. */
 bool arb_exec_advance(arb_inst_t *inst);
 void arb_exec_free(arb_inst_t *inst);

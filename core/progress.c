@@ -63,7 +63,8 @@ arbor_status_t arb_exec_wait(arb_inst_t *inst)
         if (since == 0) since = now;
         if (arb_ctx.cfg.timeout_s > 0 && now - since > arb_ctx.cfg.timeout_s * 1e6) {
             arb_error("%s made no progress for %g s (ARBOR_TIMEOUT); a peer may be gone or not "
-                      "calling the collective", arb_coll_name(inst->coll), arb_ctx.cfg.timeout_s);
+                      "calling the collective",
+                      arb_coll_name(inst->coll), arb_ctx.cfg.timeout_s);
             return ARBOR_ERR_TIMEOUT;
         }
     }
@@ -103,8 +104,10 @@ static void *progress_main(void *arg)
         pthread_mutex_lock(&lock);
         bool live = arb_ctx.active_head != NULL, moved = live && arb_progress_all() > 0;
         pthread_mutex_unlock(&lock);
-        if (!live) usleep(200);
-        else if (!moved) sched_yield();
+        if (!live)
+            usleep(200);
+        else if (!moved)
+            sched_yield();
     }
     return NULL;
 }

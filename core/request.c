@@ -38,7 +38,8 @@ arbor_status_t arb_req_new(arb_inst_t *inst, arbor_request_h *req_p)
     uint32_t i = free_hint;
     while (i < nslots && slots[i].inst) i++;
     if (i == nslots) {
-        for (i = 0; i < nslots && slots[i].inst; i++) {}
+        for (i = 0; i < nslots && slots[i].inst; i++) {
+        }
     }
     if (i == nslots) {
         uint32_t n = nslots ? 2 * nslots : 64;
@@ -147,7 +148,8 @@ static arbor_status_t collect(size_t n, arbor_request_h *reqs, size_t *done_p, s
     return first;
 }
 
-static arbor_status_t arbor_test_some_unlocked(size_t n, arbor_request_h *reqs, size_t *done_p, size_t *indices)
+static arbor_status_t arbor_test_some_unlocked(size_t n, arbor_request_h *reqs, size_t *done_p,
+                                               size_t *indices)
 {
     size_t live;
     arbor_status_t status = check_all(n, reqs, &live);
@@ -159,7 +161,8 @@ static arbor_status_t arbor_test_some_unlocked(size_t n, arbor_request_h *reqs, 
     return status == ARBOR_OK && *done_p == 0 ? ARBOR_INPROGRESS : status;
 }
 
-static arbor_status_t arbor_wait_some_unlocked(size_t n, arbor_request_h *reqs, size_t *done_p, size_t *indices)
+static arbor_status_t arbor_wait_some_unlocked(size_t n, arbor_request_h *reqs, size_t *done_p,
+                                               size_t *indices)
 {
     size_t live;
     arbor_status_t status = check_all(n, reqs, &live);
@@ -218,8 +221,10 @@ bool arb_req_team_busy(const struct arbor_team *t)
 void arb_req_adopt(arb_inst_t *inst)
 {
     arbor_request_h dummy;
-    if (arb_req_new(inst, &dummy) != ARBOR_OK) arb_exec_chain_free(inst);
-    else inst->has_handle = false;
+    if (arb_req_new(inst, &dummy) != ARBOR_OK)
+        arb_exec_chain_free(inst);
+    else
+        inst->has_handle = false;
 }
 
 int arb_req_live(void)

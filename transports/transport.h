@@ -24,7 +24,7 @@
 #include "arbor.h"
 
 /* Internal status: the backend has no resources now; progress and retry. Never reaches users. */
-#define ARB_ERR_AGAIN ((arbor_status_t) - 1000)
+#define ARB_ERR_AGAIN ((arbor_status_t)-1000)
 
 typedef struct arb_tp arb_tp_t;
 typedef struct arb_tp_rkey arb_tp_rkey_t; /* unpacked remote key: knows its peer and base */
@@ -75,7 +75,7 @@ typedef struct arb_tp_ops {
     /* Wires every peer from their blobs (index = rank; blobs[rank] is our own). */
     arbor_status_t (*connect)(arb_tp_t *tp, const void *const *blobs, const size_t *lens);
 
-    void *(*seg_base)(arb_tp_t *tp);                   /* local segment */
+    void *(*seg_base)(arb_tp_t *tp);                    /* local segment */
     arb_tp_rkey_t *(*seg_rkey)(arb_tp_t *tp, int peer); /* peer's segment key (after connect) */
     /* Local pointer to the peer's segment when the backend can map it (same host), else NULL.
      * Loads / stores through it are coherent with the peer's. */
@@ -120,8 +120,8 @@ typedef struct arb_tp_ops {
     arbor_status_t (*wait_fd)(arb_tp_t *tp, int *fd_p);
     arbor_status_t (*arm)(arb_tp_t *tp);
 
-    uint32_t (*caps)(arb_tp_t *tp);          /* ARB_TP_CAP_* bits */
-    const char *(*describe)(arb_tp_t *tp);   /* "ucx", "ofi:shm", ... for logs and benchmarks */
+    uint32_t (*caps)(arb_tp_t *tp);        /* ARB_TP_CAP_* bits */
+    const char *(*describe)(arb_tp_t *tp); /* "ucx", "ofi:shm", ... for logs and benchmarks */
 } arb_tp_ops_t;
 
 /* The backends compiled in, in preference order, NULL-terminated (transports/registry.c). */
