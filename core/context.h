@@ -39,7 +39,8 @@ typedef struct {
     const char *model_source; /* "ARBOR_LOGP", "measured" or "transport defaults" */
     arb_tune_t tune;
     bool yield;
-    bool any_oversubscribed; /* some rank's node has more ranks than cores (same on all) */
+    bool node_oversubscribed; /* this rank's node has more ranks than cores */
+    bool any_oversubscribed;  /* some rank's node has more ranks than cores (same on all) */
     arb_inst_t *active_head, *active_tail; /* collectives in flight, initiation order */
     uint64_t epoch;                        /* bumped whenever anything moves */
     bool in_progress;                      /* re-entrance guard of the progress engine */

@@ -89,7 +89,7 @@ static arbor_status_t wire_up(void)
     uint8_t *mine = calloc(1, len);
     if (!mine) return ARBOR_ERR_NO_MEMORY;
     wire_header_t hdr = {.uniform_hash = uniform_hash(&arb_ctx.cfg),
-                         .oversubscribed = oversubscribed()};
+                         .oversubscribed = arb_ctx.node_oversubscribed};
     snprintf(hdr.transport, sizeof(hdr.transport), "%s", arb_ctx.tp_ops->name);
     memcpy(mine, &hdr, sizeof(hdr));
     memcpy(mine + sizeof(hdr), blob, blob_len);
@@ -172,8 +172,9 @@ arbor_status_t arbor_init(void)
     if (warn[0] && arb_ctx.cfg.warn_unknown && arb_ctx.rank == 0)
         arb_warn("unknown ARBOR_* variables ignored: %s (ARBOR_WARN_UNKNOWN=n silences this)",
                  warn);
+    arb_ctx.node_oversubscribed = oversubscribed();
     arb_ctx.yield = arb_ctx.cfg.poll_yield == ARB_YIELD_ALWAYS ||
-                    (arb_ctx.cfg.poll_yield == ARB_YIELD_AUTO && oversubscribed());
+                    (arb_ctx.cfg.poll_yield == ARB_YIELD_AUTO && arb_ctx.node_oversubscribed);
 
     if ((status = open_transport()) != ARBOR_OK) goto err;
     arb_ctx.seg = arb_ctx.tp_ops->seg_base(arb_ctx.tp);
