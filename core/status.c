@@ -26,6 +26,8 @@ const char *arbor_strerror(arbor_status_t status)
     case ARBOR_ERR_BOOTSTRAP: return "ARBOR_ERR_BOOTSTRAP: PMIx bootstrap failed";
     case ARBOR_ERR_ALGORITHM: return "ARBOR_ERR_ALGORITHM: algorithm unknown or cannot run";
     case ARBOR_ERR_BUSY: return "ARBOR_ERR_BUSY: still in use";
+    case ARBOR_ERR_ADDRESS: return "ARBOR_ERR_ADDRESS: remote range outside every live symmetric allocation";
+    case ARBOR_ERR_ALIGNMENT: return "ARBOR_ERR_ALIGNMENT: misaligned atomic or accumulate address";
     }
     return "unknown arbor status";
 }

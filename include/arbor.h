@@ -8,7 +8,8 @@
  * - collective: a call every member of a team makes, in the same order on every member.
  * - single-valued: an argument that must have the same value on every member of the team.
  * - handle: the request of a non-blocking (`_nb`) call, completed by arbor_test / arbor_wait.
- * - segment: memory each rank registers at init (ARBOR_SEGMENT_SIZE); collectives land there.
+ * - segment: memory each rank registers at init (ARBOR_SEGMENT_SIZE); collectives land there
+ *   and the symmetric heap of the one-sided calls (arbor_mem_alloc) is carved from it.
  *
  * Every function returns an arbor_status_t: ARBOR_OK (0), ARBOR_INPROGRESS (1, test calls only)
  * or a negative ARBOR_ERR_* code that arbor_strerror names. Bad arguments are detected before
@@ -59,6 +60,8 @@ typedef enum {
     ARBOR_ERR_BOOTSTRAP = -18,    /**< the PMIx bootstrap failed */
     ARBOR_ERR_ALGORITHM = -19,    /**< the requested algorithm does not exist or cannot run */
     ARBOR_ERR_BUSY = -20,         /**< the object is still in use (e.g. finalize with live handles) */
+    ARBOR_ERR_ADDRESS = -21,      /**< a remote range is not inside one live symmetric allocation */
+    ARBOR_ERR_ALIGNMENT = -22,    /**< a misaligned atomic or accumulate address */
 } arbor_status_t;
 
 /** Opaque handles. */
@@ -431,6 +434,276 @@ ARBOR_API arbor_status_t arbor_alltoalli_nb(arbor_team_h team, void *const dstli
                                             void *const srclist[], size_t nbytes,
                                             const arbor_op_params_t *params,
                                             arbor_request_h *req_p);
+
+/* ---------------------------------------------------------------------------------------- */
+/* One-sided communication (ARMCI, GASNet-EX RMA / VIS / atomics / AM, OpenSHMEM 1.5)         */
+
+/*
+ * Addressing. One-sided calls name a target by its rank in ARBOR_TEAM_WORLD (use
+ * arbor_team_world_rank to translate a team rank) and a remote address in the target's address
+ * space, taken from the address table of a symmetric allocation (arbor_mem_addr). The whole
+ * remote range of a call must lie inside one live allocation of that rank, else
+ * ARBOR_ERR_ADDRESS and nothing moves. Local buffers (sources of puts, destinations of gets)
+ * may be any memory of this process.
+ *
+ * Completion. A blocking put / accumulate returns when its source may be reused (local
+ * completion); it is complete at the target (remotely complete: visible to any later access by
+ * anyone) only after arbor_fence(target) or arbor_quiet(). A blocking get returns with the
+ * data. Non-blocking calls (_nb) come in two forms, chosen by the request argument:
+ *   - explicit: req_p != NULL gets a handle, completed by arbor_test / arbor_wait and the
+ *     other completion calls of the collectives (a handle completes like the blocking call:
+ *     source reusable for put / acc, data present for get, result written for atomics);
+ *   - implicit: req_p == NULL; the operation completes at the next arbor_fence of its target
+ *     or arbor_quiet (the GASNet-EX NBI / ARMCI implicit-handle shape).
+ * Sources and destinations of a non-blocking call must not be touched until it completes.
+ *
+ * Ordering. Operations from one origin to one target may complete in any order, except that
+ * arbor_order(target) orders every earlier operation to that target before every later one
+ * (OpenSHMEM fence), and arbor_fence / arbor_quiet complete them remotely (ARMCI_Fence /
+ * ARMCI_AllFence, shmem_quiet). ARBOR_RMA_ORDERED=1 orders every operation to a target in
+ * issue order. Accumulates to one location are atomic with respect to each other; atomics on
+ * one word are atomic with respect to other atomics on that word (not to plain puts).
+ *
+ * Progress. A target need not call arbor for operations aimed at it to complete: where the
+ * transport needs target-side progress (docs/ONESIDED.md says which), arbor's progress thread
+ * serves it.
+ *
+ * Threads: the same rules as the rest of the API.
+ */
+
+/** A collective symmetric allocation. */
+typedef struct arbor_mem *arbor_mem_h;
+
+/**
+ * @brief Collective allocation of @p nbytes bytes of the symmetric heap on every member of
+ * @p team (ARMCI_Malloc, shmem_malloc). @p nbytes may differ between ranks (0 allowed). The
+ * memory is zero-filled, aligned to 64 bytes, and lies at the same offset of every member's
+ * segment. *local_p receives this rank's address (NULL when nbytes is 0); arbor_mem_addr gives
+ * every member's.
+ * Collective over @p team and synchronising.
+ * @return ARBOR_OK; ARBOR_ERR_NO_MEMORY on every member when any member has no room (nothing
+ *         is allocated anywhere); ARBOR_ERR_TEAM, ARBOR_ERR_INVALID_ARG.
+ */
+ARBOR_API arbor_status_t arbor_mem_alloc(arbor_team_h team, size_t nbytes, arbor_mem_h *mem_p,
+                                         void **local_p);
+/**
+ * @brief Collective free of an allocation over the team it was allocated on. Every operation
+ * on it must have been completed (quiet) first. The space is returned to the heap. *mem_p is set
+ * to NULL. ARBOR_ERR_HANDLE for an unknown or freed allocation.
+ */
+ARBOR_API arbor_status_t arbor_mem_free(arbor_mem_h *mem_p);
+/**
+ * @brief Address table: the address of @p mem on member @p rank of its team (team rank), and
+ * how many bytes that member allocated. Either output may be NULL. Local.
+ * ARBOR_ERR_HANDLE, ARBOR_ERR_RANK.
+ */
+ARBOR_API arbor_status_t arbor_mem_addr(arbor_mem_h mem, int rank, void **addr_p,
+                                        size_t *nbytes_p);
+/**
+ * @brief The heap's use on this rank: bytes in live allocations and bytes still free (the
+ * largest free block in @p largest_p). Any output may be NULL. Local.
+ */
+ARBOR_API arbor_status_t arbor_mem_usage(size_t *used_p, size_t *free_p, size_t *largest_p);
+
+/** @brief Rank in ARBOR_TEAM_WORLD of member @p rank of @p team. Local.
+ * ARBOR_ERR_TEAM, ARBOR_ERR_RANK, ARBOR_ERR_INVALID_ARG. */
+ARBOR_API arbor_status_t arbor_team_world_rank(arbor_team_h team, int rank, int *world_rank_p);
+
+/* Contiguous transfers. */
+ARBOR_API arbor_status_t arbor_put(int rank, void *dst, const void *src, size_t nbytes);
+ARBOR_API arbor_status_t arbor_get(int rank, void *dst, const void *src, size_t nbytes);
+ARBOR_API arbor_status_t arbor_put_nb(int rank, void *dst, const void *src, size_t nbytes,
+                                      arbor_request_h *req_p);
+ARBOR_API arbor_status_t arbor_get_nb(int rank, void *dst, const void *src, size_t nbytes,
+                                      arbor_request_h *req_p);
+
+/*
+ * Strided transfers (ARMCI PutS / GetS / AccS). count[0] is the bytes of one contiguous piece,
+ * count[1..stride_levels] how many times each level repeats; src_stride[i] and dst_stride[i]
+ * (i < stride_levels) are the byte distances between pieces of level i + 1 on each side.
+ * 0 <= stride_levels <= ARBOR_MAX_STRIDE_LEVELS. Strides may be negative or overlap on the
+ * source side; destinations must not overlap. For a get, @p src is remote and @p dst local; for
+ * a put or accumulate, the reverse. Bad counts or strides: ARBOR_ERR_COUNT.
+ * arbor sends one operation per piece or packs (local pack, one transfer, remote unpack), as the
+ * LogGP model predicts cheaper; ARBOR_PRINT_ALGORITHM shows the choice.
+ */
+#define ARBOR_MAX_STRIDE_LEVELS 8
+ARBOR_API arbor_status_t arbor_put_strided(int rank, void *dst, const ptrdiff_t dst_stride[],
+                                           const void *src, const ptrdiff_t src_stride[],
+                                           const size_t count[], int stride_levels);
+ARBOR_API arbor_status_t arbor_get_strided(int rank, void *dst, const ptrdiff_t dst_stride[],
+                                           const void *src, const ptrdiff_t src_stride[],
+                                           const size_t count[], int stride_levels);
+ARBOR_API arbor_status_t arbor_put_strided_nb(int rank, void *dst, const ptrdiff_t dst_stride[],
+                                              const void *src, const ptrdiff_t src_stride[],
+                                              const size_t count[], int stride_levels,
+                                              arbor_request_h *req_p);
+ARBOR_API arbor_status_t arbor_get_strided_nb(int rank, void *dst, const ptrdiff_t dst_stride[],
+                                              const void *src, const ptrdiff_t src_stride[],
+                                              const size_t count[], int stride_levels,
+                                              arbor_request_h *req_p);
+
+/** Generalized I/O vector (ARMCI armci_giov_t): @p count segments of @p nbytes each, segment i
+ * from src[i] to dst[i]. A call takes an array of them (different segment sizes per entry). */
+typedef struct {
+    void *const *src;
+    void *const *dst;
+    size_t count;
+    size_t nbytes;
+} arbor_iov_t;
+ARBOR_API arbor_status_t arbor_put_vector(int rank, const arbor_iov_t *iov, size_t niov);
+ARBOR_API arbor_status_t arbor_get_vector(int rank, const arbor_iov_t *iov, size_t niov);
+ARBOR_API arbor_status_t arbor_put_vector_nb(int rank, const arbor_iov_t *iov, size_t niov,
+                                             arbor_request_h *req_p);
+ARBOR_API arbor_status_t arbor_get_vector_nb(int rank, const arbor_iov_t *iov, size_t niov,
+                                             arbor_request_h *req_p);
+
+/*
+ * Accumulate: remote x = x op (scale * y) elementwise, y local (ARMCI_Acc). @p op: ARBOR_SUM
+ * on ARBOR_INT32, INT64, FLOAT, DOUBLE, CPLX, DBLCPLX (and INT / LONG / LONGLONG and their
+ * unsigned forms); ARBOR_MIN, ARBOR_MAX, ARBOR_BAND, ARBOR_BOR, ARBOR_BXOR, ARBOR_REPLACE on the
+ * integer types. @p scale points to one element of @p dtype (NULL: 1) and is used by ARBOR_SUM
+ * only. Atomic per element with respect to other accumulates on the same location (native
+ * remote atomics where the transport has them, else a lock on the target). The remote address
+ * must be aligned to the element size (ARBOR_ERR_ALIGNMENT). The strided form counts bytes in
+ * count[0] (a multiple of the element size); the vector form's nbytes likewise.
+ */
+/** x = y (accumulate only; collectives reject it with ARBOR_ERR_OP). */
+#define ARBOR_REPLACE ((arbor_op_t)100)
+ARBOR_API arbor_status_t arbor_acc(int rank, void *dst, const void *src, size_t count,
+                                   arbor_dtype_t dtype, arbor_op_t op, const void *scale);
+ARBOR_API arbor_status_t arbor_acc_nb(int rank, void *dst, const void *src, size_t count,
+                                      arbor_dtype_t dtype, arbor_op_t op, const void *scale,
+                                      arbor_request_h *req_p);
+ARBOR_API arbor_status_t arbor_acc_strided(int rank, void *dst, const ptrdiff_t dst_stride[],
+                                           const void *src, const ptrdiff_t src_stride[],
+                                           const size_t count[], int stride_levels,
+                                           arbor_dtype_t dtype, arbor_op_t op,
+                                           const void *scale);
+ARBOR_API arbor_status_t arbor_acc_strided_nb(int rank, void *dst, const ptrdiff_t dst_stride[],
+                                              const void *src, const ptrdiff_t src_stride[],
+                                              const size_t count[], int stride_levels,
+                                              arbor_dtype_t dtype, arbor_op_t op,
+                                              const void *scale, arbor_request_h *req_p);
+ARBOR_API arbor_status_t arbor_acc_vector(int rank, const arbor_iov_t *iov, size_t niov,
+                                          arbor_dtype_t dtype, arbor_op_t op, const void *scale);
+ARBOR_API arbor_status_t arbor_acc_vector_nb(int rank, const arbor_iov_t *iov, size_t niov,
+                                             arbor_dtype_t dtype, arbor_op_t op,
+                                             const void *scale, arbor_request_h *req_p);
+
+/*
+ * Remote atomics on one 32- or 64-bit word (dtype ARBOR_INT32, UINT32, INT64, UINT64, and
+ * INT / UINT / LONG / ULONG / LONGLONG / ULONGLONG of those sizes), naturally aligned
+ * (ARBOR_ERR_ALIGNMENT). @p operand and @p compare point to one element of @p dtype (compare
+ * only for CSWAP); @p result receives the old value for the fetching ops (may be NULL for the
+ * others). Atomic with respect to every other arbor atomic on the word.
+ */
+typedef enum {
+    ARBOR_AMO_FETCH = 0, /**< result = x */
+    ARBOR_AMO_SET,       /**< x = operand */
+    ARBOR_AMO_ADD,       /**< x += operand */
+    ARBOR_AMO_AND,       /**< x &= operand */
+    ARBOR_AMO_OR,        /**< x |= operand */
+    ARBOR_AMO_XOR,       /**< x ^= operand */
+    ARBOR_AMO_SWAP,      /**< result = x; x = operand */
+    ARBOR_AMO_CSWAP,     /**< result = x; if (x == compare) x = operand */
+    ARBOR_AMO_FADD,      /**< result = x; x += operand */
+    ARBOR_AMO_FAND,      /**< result = x; x &= operand */
+    ARBOR_AMO_FOR,       /**< result = x; x |= operand */
+    ARBOR_AMO_FXOR,      /**< result = x; x ^= operand */
+    ARBOR_AMO_COUNT
+} arbor_amo_t;
+ARBOR_API arbor_status_t arbor_atomic(int rank, void *dst, arbor_amo_t op, arbor_dtype_t dtype,
+                                      const void *operand, const void *compare, void *result);
+ARBOR_API arbor_status_t arbor_atomic_nb(int rank, void *dst, arbor_amo_t op,
+                                         arbor_dtype_t dtype, const void *operand,
+                                         const void *compare, void *result,
+                                         arbor_request_h *req_p);
+
+/* Ordering and completion. */
+/** @brief Every earlier operation to @p rank is ordered before every later one (shmem_fence).
+ * Non-blocking, local. ARBOR_ERR_RANK. */
+ARBOR_API arbor_status_t arbor_order(int rank);
+/** @brief Completes every operation this rank issued to @p rank, explicit and implicit, at the
+ * target (ARMCI_Fence). Blocking, local. */
+ARBOR_API arbor_status_t arbor_fence(int rank);
+/** @brief arbor_fence to every rank (ARMCI_AllFence, shmem_quiet). */
+ARBOR_API arbor_status_t arbor_quiet(void);
+
+/*
+ * Point-to-point synchronization.
+ * arbor_notify(rank): completes every operation this rank issued to @p rank (put, get,
+ * accumulate, atomic; explicit handles not yet waited on included) at the target, then adds 1
+ * to the target's notification counter for this rank. When the target's arbor_notify_wait
+ * returns, all of them are visible there (the CAF paper's notify / wait guarantee).
+ * arbor_notify_wait(rank, n): waits until @p n notifications from @p rank have arrived that no
+ * earlier wait consumed, and consumes them. Notifications never get lost and are counted per
+ * pair, so sync images of CAF map onto notify to each partner then wait for one from each.
+ * ARBOR_ERR_TIMEOUT after ARBOR_TIMEOUT seconds without one.
+ */
+ARBOR_API arbor_status_t arbor_notify(int rank);
+ARBOR_API arbor_status_t arbor_notify_wait(int rank, uint64_t n);
+/** @brief Notifications from @p rank that have arrived and not been consumed. Local, polls. */
+ARBOR_API arbor_status_t arbor_notify_count(int rank, uint64_t *count_p);
+
+/** Signal update of a put-with-signal (OpenSHMEM 1.5 shmem_put_signal). */
+typedef enum { ARBOR_SIGNAL_SET = 0, ARBOR_SIGNAL_ADD } arbor_signal_op_t;
+/**
+ * @brief Put @p nbytes, then update the 64-bit word @p sig (remote, in the same rank's heap,
+ * 8-byte aligned) with @p value; the target never sees the signal before the data. Blocking
+ * until the source is reusable. With req_p: the _nb forms' rules.
+ */
+ARBOR_API arbor_status_t arbor_put_signal(int rank, void *dst, const void *src, size_t nbytes,
+                                          uint64_t *sig, uint64_t value,
+                                          arbor_signal_op_t sig_op);
+ARBOR_API arbor_status_t arbor_put_signal_nb(int rank, void *dst, const void *src, size_t nbytes,
+                                             uint64_t *sig, uint64_t value,
+                                             arbor_signal_op_t sig_op, arbor_request_h *req_p);
+
+/** Comparisons of arbor_wait_until (OpenSHMEM's SHMEM_CMP_*). */
+typedef enum {
+    ARBOR_CMP_EQ = 0, ARBOR_CMP_NE, ARBOR_CMP_GT, ARBOR_CMP_GE, ARBOR_CMP_LT, ARBOR_CMP_LE
+} arbor_cmp_t;
+/**
+ * @brief Wait until the local 64-bit word @p addr (in this rank's symmetric heap) compares to
+ * @p value as @p cmp says, making progress; *observed_p (may be NULL) gets the value seen.
+ * Updates by puts, put-with-signal and atomics of other ranks are seen. ARBOR_ERR_ADDRESS
+ * (not in the heap), ARBOR_ERR_ALIGNMENT, ARBOR_ERR_TIMEOUT.
+ */
+ARBOR_API arbor_status_t arbor_wait_until(uint64_t *addr, arbor_cmp_t cmp, uint64_t value,
+                                          uint64_t *observed_p);
+/** @brief arbor_wait_until without waiting: ARBOR_OK when it holds, else ARBOR_INPROGRESS. */
+ARBOR_API arbor_status_t arbor_test_until(uint64_t *addr, arbor_cmp_t cmp, uint64_t value,
+                                          uint64_t *observed_p);
+
+/*
+ * Active messages (the GASNet-EX shape). Handlers are registered by index, the same on every
+ * rank, before any message uses them. A request runs its handler on the target, from the
+ * target's progress (its own arbor calls, or the progress thread while it computes); a request
+ * handler may send one reply to the requesting rank with arbor_am_reply, whose handler runs at
+ * the requester. Handlers must not block (no waits, no blocking arbor calls); they may call
+ * arbor_am_reply and non-blocking implicit one-sided calls. The payload is copied: the buffer
+ * passed to a handler is valid only during the call. Payloads up to arbor_am_max_payload()
+ * bytes. Requests from one origin to one target run in issue order.
+ */
+typedef struct arbor_am_token *arbor_am_token_h;
+typedef void arbor_am_handler_t(arbor_am_token_h token, int src_rank, void *payload,
+                                size_t nbytes, void *arg);
+#define ARBOR_AM_MAX_HANDLERS 64
+/** @brief Register @p fn at @p index (0 <= index < ARBOR_AM_MAX_HANDLERS). Local.
+ * ARBOR_ERR_INVALID_ARG (bad index, NULL fn), ARBOR_ERR_BUSY (index already taken). */
+ARBOR_API arbor_status_t arbor_am_register(int index, arbor_am_handler_t *fn, void *arg);
+/** @brief Largest payload of one active message, in bytes (at least 1024). */
+ARBOR_API size_t arbor_am_max_payload(void);
+/** @brief Send a request to @p rank: returns once the payload is copied (the target's handler
+ * may run later). Waits, making progress, while the target's queue is full. ARBOR_ERR_COUNT
+ * (payload too large), ARBOR_ERR_INVALID_ARG (unregistered index), ARBOR_ERR_RANK. */
+ARBOR_API arbor_status_t arbor_am_request(int rank, int index, const void *payload,
+                                          size_t nbytes);
+/** @brief Reply from inside a request handler (at most once per request). ARBOR_ERR_HANDLE
+ * outside a request handler or for a second reply. */
+ARBOR_API arbor_status_t arbor_am_reply(arbor_am_token_h token, int index, const void *payload,
+                                        size_t nbytes);
 
 /* ---------------------------------------------------------------------------------------- */
 /* Completion                                                                                  */
