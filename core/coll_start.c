@@ -266,8 +266,9 @@ static void print_choice(const arb_coll_args_t *a, int alg, int why, const doubl
     for (int i = 1; i < n && len < sizeof(line); i++)
         len += (size_t)snprintf(line + len, sizeof(line) - len, " %s=%.3gus", tab[i].name,
                                 predicted[i]);
-    fprintf(stderr, "arbor: %s bytes=%zu ranks=%d root=%d -> %s%s; predicted:%s\n",
-            arb_coll_name(a->coll), a->bytes, a->size, a->root, tab[alg].name,
+    fprintf(stderr, "arbor: %s bytes=%zu ranks=%d nodes=%d root=%d -> %s%s; predicted:%s\n",
+            arb_coll_name(a->coll), a->bytes, a->size, a->topo ? a->topo->nnodes : 1, a->root,
+            tab[alg].name,
             why == 1   ? " (forced)"
             : why == 2 ? " (ARBOR_TUNE)"
                        : "",
@@ -356,7 +357,8 @@ static arbor_status_t schedule_for(struct arbor_team *t, const arb_call_t *c, co
                          .size = t->size,
                          .root = rooted(k) ? c->root : 0,
                          .chunk = t->chunk,
-                         .commutative = red ? arb_op_commutative(c->op) : 1};
+                         .commutative = red ? arb_op_commutative(c->op) : 1,
+                         .topo = t->topo.nnodes > 1 ? &t->topo : NULL};
     /* Schedules in block units serve a whole size class; reductions split vectors at element
      * boundaries, so their schedules are per count. */
     a.bytes = vec ? L->bytes : red ? L->bytes : cls ? (size_t)1 << (cls - 1) : 0;

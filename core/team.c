@@ -16,6 +16,29 @@ static size_t region_bytes(int size, int depth, size_t chunk)
     return (size_t)size * 128 + (size_t)size * (size_t)depth * (64 + chunk);
 }
 
+/* The members' nodes, renumbered in order of first appearance in the team. */
+static arbor_status_t team_topology(struct arbor_team *t, const int *world)
+{
+    int P = t->size, nn = arb_ctx.nnodes > 0 ? arb_ctx.nnodes : 1;
+    int *map = malloc((size_t)nn * sizeof(int));
+    t->node = calloc((size_t)P, sizeof(int));
+    if (!map || !t->node) {
+        free(map);
+        return ARBOR_ERR_NO_MEMORY;
+    }
+    for (int n = 0; n < nn; n++) map[n] = -1;
+    t->topo.nnodes = 0;
+    for (int r = 0; r < P; r++) {
+        int wn = arb_ctx.node_of ? arb_ctx.node_of[world[r]] : 0;
+        if (map[wn] < 0) map[wn] = t->topo.nnodes++;
+        t->node[r] = map[wn];
+    }
+    free(map);
+    t->topo.node = t->node;
+    t->topo.inter = arb_ctx.model_inter;
+    return ARBOR_OK;
+}
+
 /* A team of P members (world ranks, in team order) at region, with this rank at index me. */
 static arbor_status_t team_new(const int *world, int P, int me, uint64_t region, size_t chunk,
                                struct arbor_team **team_p)
@@ -40,6 +63,10 @@ static arbor_status_t team_new(const int *world, int P, int me, uint64_t region,
     /* No memset: the transport zero-fills the segment at open, regions are never reused, and a
      * member that got here first may already have written into ours. */
     t->local = arb_ctx.seg + t->region;
+    if (team_topology(t, world) != ARBOR_OK) {
+        arb_team_destroy(t);
+        return ARBOR_ERR_NO_MEMORY;
+    }
     for (int r = 0; r < P; r++) {
         t->world[r] = world[r];
         t->rkey[r] = arb_ctx.tp_ops->seg_rkey(arb_ctx.tp, world[r]);
@@ -98,6 +125,7 @@ void arb_team_destroy(struct arbor_team *t)
     if (!t) return;
     if (t->cache.buckets) arb_sched_cache_destroy(&t->cache);
     free(t->world);
+    free(t->node);
     free(t->peer_region);
     free(t->rkey);
     free(t->out);
