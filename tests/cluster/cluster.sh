@@ -48,6 +48,14 @@ if [ "$(id -u)" -ne 0 ] || ! command -v ip >/dev/null; then
     exit 77
 fi
 
+# One bed at a time on a machine: beds share the address range. A second run waits (up to
+# 10 minutes) for the first instead of clashing with it.
+if [ -z "${SIMCLUSTER_LOCKED:-}" ] && command -v flock >/dev/null; then
+    export SIMCLUSTER_LOCKED=1
+    exec flock -w 600 /tmp/arbor-simcluster.lock "$0" run --hosts "$hosts" --ranks-per-host "$rph" \
+        --delay-us "$delay" -- "$@"
+fi
+
 id=$$
 br=arbc$id
 dir=$(mktemp -d /tmp/arbor-cluster.XXXXXX)
