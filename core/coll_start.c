@@ -82,6 +82,51 @@ static bool sum_ok(const size_t *a, int n, size_t scale, size_t *sum_p)
     return true;
 }
 
+/* Every piece [displs[r], displs[r] + counts[r]) in elements, converted to bytes, stays below
+ * MAX_BYTES: a displacement whose byte offset wraps would land data at the wrapped offset. */
+static bool displs_ok(const size_t *counts, const size_t *displs, int n, size_t elem)
+{
+    for (int i = 0; i < n; i++) {
+        if (displs[i] > MAX_BYTES / elem || counts[i] > MAX_BYTES / elem) return false;
+        if (displs[i] * elem + counts[i] * elem > MAX_BYTES) return false;
+    }
+    return true;
+}
+
+/* base + off, or NULL for a NULL or ARBOR_IN_PLACE base (no arithmetic on those). */
+static const void *at(const void *base, size_t off)
+{
+    if (!base || base == ARBOR_IN_PLACE) return NULL;
+    return (const uint8_t *)base + off;
+}
+
+/* Bytes from the start of a v-buffer to the end of its furthest piece (after displs_ok). */
+static size_t displs_end(const size_t *counts, const size_t *displs, int n, size_t elem)
+{
+    size_t end = 0;
+    for (int i = 0; i < n; i++)
+        if (counts[i] && (displs[i] + counts[i]) * elem > end) end = (displs[i] + counts[i]) * elem;
+    return end;
+}
+
+/* Whether [a, a + alen) and [b, b + blen) share a byte. */
+static bool overlap(const void *a, size_t alen, const void *b, size_t blen)
+{
+    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    return alen && blen && x < y + blen && y < x + alen;
+}
+
+/* A send block that overlaps the receive buffer anywhere but exactly where in place would put
+ * it is read while it is overwritten (silently wrong data): ARBOR_ERR_BUFFER. in_place_at is
+ * that spot, or NULL where the collective has no such alias. */
+static bool bad_alias(const void *send, size_t slen, const void *recv, size_t rlen,
+                      const void *in_place_at)
+{
+    if (send == ARBOR_IN_PLACE || recv == ARBOR_IN_PLACE || !send || !recv) return false;
+    if (in_place_at && send == in_place_at) return false;
+    return overlap(send, slen, recv, rlen);
+}
+
 /* Validates everything that can be checked locally (DESIGN.md: bad input returns its code and
  * changes nothing). */
 static arbor_status_t validate(const struct arbor_team *t, const arb_call_t *c, size_t elem)
@@ -95,6 +140,8 @@ static arbor_status_t validate(const struct arbor_team *t, const arb_call_t *c, 
     if (k == ARB_COLL_BARRIER) return ARBOR_OK;
     if (k == ARB_COLL_BCAST) {
         if (c->count > MAX_BYTES) return ARBOR_ERR_COUNT;
+        /* One buffer, read at the root and written elsewhere: in place has no meaning. */
+        if (c->recvbuf == ARBOR_IN_PLACE) return ARBOR_ERR_BUFFER;
         return !c->recvbuf && c->count ? ARBOR_ERR_BUFFER : ARBOR_OK;
     }
     if (!elem) return ARBOR_ERR_DATATYPE;
@@ -111,6 +158,35 @@ static arbor_status_t validate(const struct arbor_team *t, const arb_call_t *c, 
     if (in_send && (k == ARB_COLL_GATHER || k == ARB_COLL_GATHERV || k == ARB_COLL_REDUCE) && !root)
         return ARBOR_ERR_BUFFER;
     if (in_send && k == ARB_COLL_ALLTOALLV) return ARBOR_ERR_BUFFER;
+
+    size_t block = c->count * elem, all = block * (size_t)P;
+    const void *rb = c->recvbuf, *sb = c->sendbuf;
+    switch (k) {
+    case ARB_COLL_ALLGATHER:
+        if (bad_alias(sb, block, rb, all, at(rb, (size_t)me * block))) return ARBOR_ERR_BUFFER;
+        break;
+    case ARB_COLL_GATHER:
+        if (root && bad_alias(sb, block, rb, all, at(rb, (size_t)me * block)))
+            return ARBOR_ERR_BUFFER;
+        break;
+    case ARB_COLL_SCATTER:
+        if (root && bad_alias(rb, block, sb, all, at(sb, (size_t)me * block)))
+            return ARBOR_ERR_BUFFER;
+        break;
+    case ARB_COLL_ALLTOALL:
+        if (bad_alias(sb, all, rb, all, NULL)) return ARBOR_ERR_BUFFER;
+        break;
+    case ARB_COLL_ALLREDUCE:
+    case ARB_COLL_SCAN:
+    case ARB_COLL_EXSCAN:
+        if (bad_alias(sb, block, rb, block, rb)) return ARBOR_ERR_BUFFER;
+        break;
+    case ARB_COLL_REDUCE:
+        if (root && bad_alias(sb, block, rb, block, rb)) return ARBOR_ERR_BUFFER;
+        break;
+    default:
+        break;
+    }
 
     switch (k) {
     case ARB_COLL_SCATTER:
@@ -132,6 +208,7 @@ static arbor_status_t validate(const struct arbor_team *t, const arb_call_t *c, 
         if (root) {
             if (!c->counts || !c->displs) return ARBOR_ERR_COUNT;
             if (!sum_ok(c->counts, P, elem, &total)) return ARBOR_ERR_COUNT;
+            if (!displs_ok(c->counts, c->displs, P, elem)) return ARBOR_ERR_COUNT;
             if (c->counts[me] != c->own && !in_recv) return ARBOR_ERR_COUNT;
             if (total && !c->sendbuf) return ARBOR_ERR_BUFFER;
         }
@@ -141,7 +218,11 @@ static arbor_status_t validate(const struct arbor_team *t, const arb_call_t *c, 
         if (root || k == ARB_COLL_ALLGATHERV) {
             if (!c->counts || !c->displs) return ARBOR_ERR_COUNT;
             if (!sum_ok(c->counts, P, elem, &total)) return ARBOR_ERR_COUNT;
+            if (!displs_ok(c->counts, c->displs, P, elem)) return ARBOR_ERR_COUNT;
             if (c->counts[me] != c->own && !in_send) return ARBOR_ERR_COUNT;
+            if (bad_alias(sb, c->own * elem, rb, displs_end(c->counts, c->displs, P, elem),
+                          at(rb, c->displs[me] * elem)))
+                return ARBOR_ERR_BUFFER;
             if (total && !c->recvbuf) return ARBOR_ERR_BUFFER;
         }
         return !c->sendbuf && c->own ? ARBOR_ERR_BUFFER : ARBOR_OK;
@@ -149,6 +230,9 @@ static arbor_status_t validate(const struct arbor_team *t, const arb_call_t *c, 
         size_t rtotal;
         if (!c->counts || !c->displs || !c->rcounts || !c->rdispls) return ARBOR_ERR_COUNT;
         if (!sum_ok(c->counts, P, elem, &total) || !sum_ok(c->rcounts, P, elem, &rtotal))
+            return ARBOR_ERR_COUNT;
+        if (!displs_ok(c->counts, c->displs, P, elem) ||
+            !displs_ok(c->rcounts, c->rdispls, P, elem))
             return ARBOR_ERR_COUNT;
         if (c->counts[me] != c->rcounts[me]) return ARBOR_ERR_COUNT;
         if ((total && !c->sendbuf) || (rtotal && !c->recvbuf)) return ARBOR_ERR_BUFFER;

@@ -371,6 +371,13 @@ arbor_status_t arb_exec_chain_wait(arb_inst_t *inst)
     return arb_exec_chain_status(inst);
 }
 
+bool arb_exec_op_in_use(arbor_op_t op)
+{
+    for (const arb_inst_t *i = arb_ctx.active_head; i; i = i->next)
+        if (!i->complete && i->op == op) return true;
+    return false;
+}
+
 void arb_exec_chain_free(arb_inst_t *inst)
 {
     while (inst) {

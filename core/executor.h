@@ -71,6 +71,9 @@ arbor_status_t arb_exec_chain_status(const arb_inst_t *inst);
 arbor_status_t arb_exec_chain_wait(arb_inst_t *inst);
 void arb_exec_chain_free(arb_inst_t *inst);
 
+/* Whether a started, not yet complete instance reduces with op (arbor_op_free's check). */
+bool arb_exec_op_in_use(arbor_op_t op);
+
 /* The progress engine: transport progress + every active instance once. */
 int arb_progress_all(void);
 /* arb_progress_all, yielding the CPU when nothing moved on an oversubscribed node. */

@@ -128,7 +128,8 @@ static arbor_status_t register_team(struct arbor_team *t)
         ntslots = n;
     }
     tslots[i].t = t;
-    tslots[i].gen++;
+    /* Generation 0 is skipped: slot 0 at generation 0 would encode as 1, ARBOR_TEAM_WORLD. */
+    if (++tslots[i].gen == 0) tslots[i].gen = 1;
     t->handle = (arbor_team_h)(uintptr_t)(((uint64_t)tslots[i].gen << 32) | (uint64_t)(i + 1));
     return ARBOR_OK;
 }
@@ -200,7 +201,7 @@ static arbor_status_t arbor_team_split_unlocked(arbor_team_h parent, int color, 
             *team_p = t->handle;
         }
     } else if (status == ARBOR_OK) {
-        *team_p = NULL;
+        *team_p = ARBOR_TEAM_NULL;
     }
     free(all);
     free(members);
@@ -219,7 +220,7 @@ static arbor_status_t arbor_team_free_unlocked(arbor_team_h *team_p)
     if (status != ARBOR_OK) return status;
     arb_team_destroy(s->t);
     s->t = NULL;
-    *team_p = NULL;
+    *team_p = ARBOR_TEAM_NULL;
     return ARBOR_OK;
 }
 
