@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/coll.h"
+#include "core/coll_check.h"
 #include "core/dtype.h"
 #include "core/executor.h"
 #include "core/introspect.h"
@@ -486,6 +487,7 @@ static void combine_op(void *inout, const void *in, size_t bytes, int order, voi
 
 /* Instances started with AGGREGATE wait here for the next call that takes a handle. */
 static arb_inst_t *aggregate_head;
+static bool checking; /* inside ARBOR_CHECK's own exchange */
 
 static arbor_status_t run(arbor_team_h team, const arb_call_t *call,
                           const arbor_op_params_t *params, arbor_request_h *req_p, int blocking,
@@ -512,11 +514,21 @@ static arbor_status_t run(arbor_team_h team, const arb_call_t *call,
     if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
     struct arbor_team *t = arb_team_lookup(team);
     if (!t) return ARBOR_ERR_TEAM;
-    uint64_t flags;
+    uint64_t flags = 0;
     arbor_status_t status = arb_coll_flags_of(params, blocking, req_p, &flags);
-    if (status != ARBOR_OK) return status;
     size_t elem = call->coll <= ARB_COLL_BCAST ? 1 : arb_dtype_size(call->dtype);
-    if ((status = validate(t, call, elem)) != ARBOR_OK) return status;
+    if (status == ARBOR_OK) status = validate(t, call, elem);
+    if (arb_ctx.cfg.check && !checking) {
+        /* The exchange is a blocking collective of its own: it must neither check itself nor
+         * complete the AGGREGATE run this call may be part of. */
+        arb_inst_t *run_so_far = aggregate_head;
+        aggregate_head = NULL;
+        checking = true;
+        status = arb_coll_check(t, call, elem, flags, status);
+        checking = false;
+        aggregate_head = run_so_far;
+    }
+    if (status != ARBOR_OK) return status;
 
     layout_t L;
     arb_cached_sched_t *cs;

@@ -76,6 +76,12 @@ static const row_t rows[] = {
      "move data with loads and stores into mapped peer segments where the "
      "transport can map them",
      T_BOOL, OFF(direct), NULL, 0, 0, F_UNIFORM},
+    {"CHECK", "n",
+     "check every collective: the members exchange a signature (kind, root, byte count, type, "
+     "op, sync flags, whether the arguments were valid) before data moves, and a difference "
+     "returns ARBOR_ERR_MISMATCH on every member; each call, _nb ones too, then waits for "
+     "that exchange",
+     T_BOOL, OFF(check), NULL, 0, 0, F_UNIFORM},
     {"STATS", "n", "print per-algorithm counts and times at finalize", T_BOOL, OFF(stats), NULL, 0,
      0, 0},
     {"WARN_UNKNOWN", "y", "warn about unknown ARBOR_* variables", T_BOOL, OFF(warn_unknown), NULL,

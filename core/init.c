@@ -33,6 +33,7 @@ static uint64_t uniform_hash(const arb_config_t *c)
                                                    (uint64_t)c->channel_depth,
                                                    (uint64_t)c->direct,
                                                    (uint64_t)c->logp_measure,
+                                                   (uint64_t)c->check,
                                                    (uint64_t)(c->oversub_wake * 1000)};
     for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++)
         h = (h ^ vals[i]) * 1099511628211ull;

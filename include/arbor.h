@@ -62,6 +62,7 @@ typedef enum {
     ARBOR_ERR_BUSY = -20,         /**< the object is still in use (e.g. finalize with live handles) */
     ARBOR_ERR_ADDRESS = -21,      /**< a remote range is not inside one live symmetric allocation */
     ARBOR_ERR_ALIGNMENT = -22,    /**< a misaligned atomic or accumulate address */
+    ARBOR_ERR_MISMATCH = -23,     /**< ARBOR_CHECK: the members called different collectives */
 } arbor_status_t;
 
 /** Opaque handles. */

@@ -14,3 +14,14 @@ add_executable(arbor-test-badinput ${CMAKE_CURRENT_SOURCE_DIR}/test_badinput.c)
 target_link_libraries(arbor-test-badinput PRIVATE arbor)
 arbor_add_launched_test(NAME badinput COMMAND $<TARGET_FILE:arbor-test-badinput>
                         LABELS reliability RANKS 1 2 3 TRANSPORTS ${ARB_REL_TRANSPORTS} TIMEOUT 60)
+
+# ARBOR_CHECK=1: every mismatch kind of issue 13 reported on every rank, buffers untouched.
+add_executable(arbor-test-mismatch ${CMAKE_CURRENT_SOURCE_DIR}/test_mismatch.c)
+target_link_libraries(arbor-test-mismatch PRIVATE arbor)
+arbor_add_launched_test(NAME mismatch COMMAND $<TARGET_FILE:arbor-test-mismatch>
+                        LABELS reliability RANKS 2 3 TRANSPORTS ${ARB_REL_TRANSPORTS} TIMEOUT 60
+                        ENV ARBOR_CHECK=1)
+# The bad calls again with the check on: each joins the signature exchange and still returns
+# its own code.
+arbor_add_launched_test(NAME badinput_check COMMAND $<TARGET_FILE:arbor-test-badinput>
+                        LABELS reliability RANKS 3 TRANSPORTS ucx TIMEOUT 60 ENV ARBOR_CHECK=1)
