@@ -514,6 +514,12 @@ static arbor_status_t run(arbor_team_h team, const arb_call_t *call,
     if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
     struct arbor_team *t = arb_team_lookup(team);
     if (!t) return ARBOR_ERR_TEAM;
+    if (t->failed != ARBOR_OK) {
+        arb_error("%s on team %p refused: the team failed (%s) at an earlier collective; free "
+                  "it and continue on another team",
+                  arb_coll_name(call->coll), (void *)t->handle, arbor_strerror(t->failed));
+        return ARBOR_ERR_TEAM;
+    }
     uint64_t flags = 0;
     arbor_status_t status = arb_coll_flags_of(params, blocking, req_p, &flags);
     size_t elem = call->coll <= ARB_COLL_BCAST ? 1 : arb_dtype_size(call->dtype);
@@ -568,7 +574,8 @@ static arbor_status_t run(arbor_team_h team, const arb_call_t *call,
     if (flags & ARBOR_ASYNC_FENCE) return arb_req_fence_add(inst);
     if (!blocking) return arb_req_new(inst, req_p);
     status = arb_exec_chain_wait(inst);
-    if (status == ARBOR_ERR_TIMEOUT) {
+    if (status == ARBOR_ERR_TIMEOUT && !arb_exec_chain_complete(inst)) {
+        /* Part of the aggregated run is on another team and still running. */
         arb_req_adopt(inst);
         return status;
     }

@@ -62,9 +62,9 @@ arbor_status_t arb_exec_wait(arb_inst_t *inst)
         double now = arb_now_us();
         if (since == 0) since = now;
         if (arb_ctx.cfg.timeout_s > 0 && now - since > arb_ctx.cfg.timeout_s * 1e6) {
-            arb_error("%s made no progress for %g s (ARBOR_TIMEOUT); a peer may be gone or not "
-                      "calling the collective",
-                      arb_coll_name(inst->coll), arb_ctx.cfg.timeout_s);
+            /* Returning with the instance still running would let late data land in a buffer
+             * the caller frees next (issue 13): cancel it and fail its team. */
+            arb_team_fail(inst->team, inst, ARBOR_ERR_TIMEOUT);
             return ARBOR_ERR_TIMEOUT;
         }
     }

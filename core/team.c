@@ -216,7 +216,8 @@ static arbor_status_t arbor_team_free_unlocked(arbor_team_h *team_p)
     tslot_t *s = *team_p == ARBOR_TEAM_WORLD ? NULL : team_slot(*team_p);
     if (!s) return ARBOR_ERR_TEAM;
     if (arb_req_team_busy(s->t)) return ARBOR_ERR_BUSY;
-    arbor_status_t status = arbor_barrier(*team_p);
+    /* A failed team frees locally: its members may be gone or out of step. */
+    arbor_status_t status = s->t->failed != ARBOR_OK ? ARBOR_OK : arbor_barrier(*team_p);
     if (status != ARBOR_OK) return status;
     arb_team_destroy(s->t);
     s->t = NULL;

@@ -25,3 +25,11 @@ arbor_add_launched_test(NAME mismatch COMMAND $<TARGET_FILE:arbor-test-mismatch>
 # its own code.
 arbor_add_launched_test(NAME badinput_check COMMAND $<TARGET_FILE:arbor-test-badinput>
                         LABELS reliability RANKS 3 TRANSPORTS ucx TIMEOUT 60 ENV ARBOR_CHECK=1)
+
+# A timed-out bcast is cancelled: its buffer can be freed at once, late data from the root
+# lands nowhere, the world is failed and another team keeps working (about 4 s per run).
+add_executable(arbor-test-cancel ${CMAKE_CURRENT_SOURCE_DIR}/test_cancel.c)
+target_link_libraries(arbor-test-cancel PRIVATE arbor)
+arbor_add_launched_test(NAME cancel COMMAND $<TARGET_FILE:arbor-test-cancel>
+                        LABELS reliability RANKS 2 3 TRANSPORTS ${ARB_REL_TRANSPORTS} TIMEOUT 60
+                        ENV ARBOR_TIMEOUT=1)
