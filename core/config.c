@@ -369,7 +369,8 @@ static arbor_status_t check_machine_and_strings(const arb_config_t *c, char *err
     if (c->logp[0]) {
         arb_logp_t m = {0};
         if (arb_logp_parse(c->logp, &m, why, sizeof(why)) != ARBOR_OK) {
-            snprintf(errmsg, errlen, "invalid value '%s' for ARBOR_LOGP: %s", c->logp, why);
+            snprintf(errmsg, errlen, "invalid value '%.80s%s' for ARBOR_LOGP: %s", c->logp,
+                     strlen(c->logp) > 80 ? "..." : "", why);
             return ARBOR_ERR_CONFIG;
         }
     }
@@ -401,8 +402,9 @@ arbor_status_t arb_config_parse(arb_config_t *cfg, char *errmsg, size_t errlen, 
         }
         if (val && !set_value(&rows[i], &tmp, val)) {
             syntax_of(&rows[i], syntax, sizeof(syntax));
-            snprintf(errmsg, errlen, "invalid value '%s' for %s: accepted values are %s", val, var,
-                     syntax);
+            /* The value is cut short so that a long one cannot push the name out. */
+            snprintf(errmsg, errlen, "invalid value '%.80s%s' for %s: accepted values are %s", val,
+                     strlen(val) > 80 ? "..." : "", var, syntax);
             return ARBOR_ERR_CONFIG;
         }
     }

@@ -33,3 +33,6 @@ target_link_libraries(arbor-test-cancel PRIVATE arbor)
 arbor_add_launched_test(NAME cancel COMMAND $<TARGET_FILE:arbor-test-cancel>
                         LABELS reliability RANKS 2 3 TRANSPORTS ${ARB_REL_TRANSPORTS} TIMEOUT 60
                         ENV ARBOR_TIMEOUT=1)
+
+# libFuzzer targets (a few seconds each in CI; tests/fuzz/fuzz.cmake says how to run them long).
+include(${CMAKE_CURRENT_SOURCE_DIR}/fuzz/fuzz.cmake OPTIONAL)
