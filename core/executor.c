@@ -150,22 +150,29 @@ static bool sends_pending(const arb_inst_t *inst)
     return false;
 }
 
+/* Instances freed while the transport still held completions of theirs (see arb_exec_free);
+ * released once the transport is closed. */
+static arb_inst_t *kept;
+
 void arb_exec_free(arb_inst_t *inst)
 {
     run_done(inst, ARBOR_ERR_BUSY); /* never finished: release only */
     deactivate(inst);
-    if (sends_pending(inst)) {
-        /* The transport still holds &inst->st[i].comp: recycling it would let a late
-         * completion write into another instance. A cancelled put that never completes
-         * costs this one leak. */
-        arb_warn("%s instance freed with sends still in flight: kept, not recycled",
-                 inst->coll < ARB_COLL_KINDS ? arb_coll_name(inst->coll) : "internal");
-        inst->buf[ARB_BUF_SRC] = inst->buf[ARB_BUF_DST] = NULL;
-        return;
-    }
+    bool pending = sends_pending(inst); /* reads the schedule: before its release */
     arb_sched_release(inst->cs);
+    inst->cs = NULL;
     free(inst->owned);
     inst->owned = NULL;
+    if (pending) {
+        /* The transport still holds &inst->st[i].comp: recycling the instance would let a
+         * late completion write into another one. Kept until the transport is closed. */
+        arb_warn("%s instance freed with sends still in flight: kept until finalize",
+                 inst->coll < ARB_COLL_KINDS ? arb_coll_name(inst->coll) : "internal");
+        inst->buf[ARB_BUF_SRC] = inst->buf[ARB_BUF_DST] = NULL;
+        inst->next = kept;
+        kept = inst;
+        return;
+    }
     if (nspare < MAX_SPARE) {
         inst->next = spare;
         spare = inst;
@@ -175,6 +182,17 @@ void arb_exec_free(arb_inst_t *inst)
     free(inst->buf[ARB_BUF_SCRATCH]);
     free(inst->st);
     free(inst);
+}
+
+void arb_exec_release_kept(void)
+{
+    while (kept) {
+        arb_inst_t *next = kept->next;
+        free(kept->buf[ARB_BUF_SCRATCH]);
+        free(kept->st);
+        free(kept);
+        kept = next;
+    }
 }
 
 void arb_exec_cleanup(void)

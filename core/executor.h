@@ -64,6 +64,8 @@ arbor_status_t arb_exec_start(struct arbor_team *team, arb_cached_sched_t *cs, v
 bool arb_exec_advance(arb_inst_t *inst);
 void arb_exec_free(arb_inst_t *inst);
 void arb_exec_cleanup(void); /* finalize: frees the kept instances */
+/* Finalize, after the transport is closed: frees instances whose sends never completed. */
+void arb_exec_release_kept(void);
 
 /* An instance with the aggregated run chained to it: complete when all are; its status is the
  * first failure; freeing frees them all. */

@@ -27,14 +27,11 @@ typedef struct {
 static uint64_t uniform_hash(const arb_config_t *c)
 {
     const char *fields[] = {c->ofi_provider, c->logp, c->tune};
-    uint64_t h = 1469598103934665603ull, vals[] = {(uint64_t)c->transport,
-                                                   c->segment_size,
-                                                   c->chunk_size,
-                                                   (uint64_t)c->channel_depth,
-                                                   (uint64_t)c->direct,
-                                                   (uint64_t)c->logp_measure,
-                                                   (uint64_t)c->check,
-                                                   (uint64_t)(c->oversub_wake * 1000)};
+    uint64_t h = 1469598103934665603ull,
+             vals[] = {(uint64_t)c->transport, c->segment_size,
+                       c->chunk_size,          (uint64_t)c->channel_depth,
+                       (uint64_t)c->direct,    (uint64_t)c->logp_measure,
+                       (uint64_t)c->check,     (uint64_t)(c->oversub_wake * 1000)};
     for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++)
         h = (h ^ vals[i]) * 1099511628211ull;
     for (int i = 0; i < ARB_COLL_KINDS; i++) h = (h ^ (uint64_t)c->coll_alg[i]) * 1099511628211ull;
@@ -141,6 +138,7 @@ static void teardown(void)
     arb_team_destroy_all();
     arb_team_destroy(arb_ctx.world);
     if (arb_ctx.tp) arb_ctx.tp_ops->close(arb_ctx.tp);
+    arb_exec_release_kept();
     if (arb_ctx.boot) arb_ctx.boot->ops->finalize(arb_ctx.boot);
     free(arb_ctx.images);
     memset(&arb_ctx, 0, sizeof(arb_ctx));

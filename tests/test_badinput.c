@@ -347,7 +347,11 @@ static void op_free_in_flight(void)
     if (rank != 0) usleep(100000);
     CHECK(arbor_allreduce_nb(W, in, out, M, ARBOR_INT64, op, NULL, &r) == ARBOR_OK, "start");
     arbor_status_t st = arbor_op_free(op);
-    if (rank == 0) CHECK(st == ARBOR_ERR_BUSY, "op freed under its allreduce: %d", (int)st);
+    /* ARBOR_CHECK's exchange synchronises the start, so the allreduce may be done already. */
+    if (rank == 0 && !getenv("ARBOR_CHECK"))
+        CHECK(st == ARBOR_ERR_BUSY, "op freed under its allreduce: %d", (int)st);
+    else
+        CHECK(st == ARBOR_ERR_BUSY || st == ARBOR_OK, "op_free: %d", (int)st);
     CHECK(arbor_wait(&r) == ARBOR_OK, "wait");
     int64_t s = (int64_t)size * (size + 1) / 2;
     int wrong = 0;
