@@ -43,7 +43,7 @@ typedef enum {
     ARBOR_ERR_INVALID_ARG = -1,   /**< an argument is invalid (NULL output pointer, ...) */
     ARBOR_ERR_NOT_INITIALIZED = -2, /**< arbor_init has not succeeded (or finalize ran) */
     ARBOR_ERR_CONFIG = -3,        /**< an ARBOR_* variable has a bad value */
-    ARBOR_ERR_TEAM = -4,          /**< unknown or freed team */
+    ARBOR_ERR_TEAM = -4,          /**< unknown, freed or failed (after a timeout) team */
     ARBOR_ERR_RANK = -5,          /**< rank out of range */
     ARBOR_ERR_ROOT = -6,          /**< root out of range */
     ARBOR_ERR_COUNT = -7,         /**< count or byte size invalid */
@@ -54,7 +54,8 @@ typedef enum {
     ARBOR_ERR_HANDLE = -12,       /**< unknown, completed or freed handle */
     ARBOR_ERR_NO_MEMORY = -13,    /**< allocation failed or segment exhausted */
     ARBOR_ERR_TRANSPORT = -14,    /**< the transport reported an error */
-    ARBOR_ERR_TIMEOUT = -15,      /**< no progress for ARBOR_TIMEOUT seconds */
+    ARBOR_ERR_TIMEOUT = -15,      /**< no progress for ARBOR_TIMEOUT seconds: the collective is
+                                   *   cancelled and its team failed (ARBOR_ERR_TEAM after) */
     ARBOR_ERR_PEER_LOST = -16,    /**< a peer process went away */
     ARBOR_ERR_UNSUPPORTED = -17,  /**< not supported by this build, transport or algorithm */
     ARBOR_ERR_BOOTSTRAP = -18,    /**< the PMIx bootstrap failed */
@@ -218,8 +219,10 @@ ARBOR_API arbor_status_t arbor_team_split(arbor_team_h parent, int color, int ke
 /**
  * @brief Free a team. Collective over @p team and synchronising. Every collective of the team
  * must have been completed (test / wait / fence) first, else ARBOR_ERR_BUSY and nothing
- * changes. Freeing ARBOR_TEAM_WORLD gives ARBOR_ERR_TEAM; *team_p is set to ARBOR_TEAM_NULL and
- * later use of the handle (or of a copy of it) gives ARBOR_ERR_TEAM. The team's landing space is not reused.
+ * changes. Freeing ARBOR_TEAM_WORLD gives ARBOR_ERR_TEAM; *team_p is set to ARBOR_TEAM_NULL
+ * and later use of the handle (or of a copy of it) gives ARBOR_ERR_TEAM. A failed team (one of
+ * its collectives timed out) is freed locally, without synchronising. The team's landing space
+ * is not reused.
  */
 ARBOR_API arbor_status_t arbor_team_free(arbor_team_h *team_p);
 
