@@ -165,6 +165,8 @@ arbor_status_t arbor_init(void)
         arb_error("bootstrap failed: %s", arbor_strerror(status));
         return status;
     }
+    /* A rank that never joins must not hold the others in a fence forever. */
+    arb_ctx.boot->fence_timeout_s = arb_ctx.cfg.timeout_s;
     arb_ctx.rank = arb_ctx.boot->ops->rank(arb_ctx.boot);
     arb_ctx.size = arb_ctx.boot->ops->size(arb_ctx.boot);
     arb_log_set_identity(arb_ctx.rank, arb_ctx.size);
@@ -259,13 +261,18 @@ arbor_status_t arbor_finalize(void)
      * credits (everyone has flushed, and nothing is left in flight). Transports whose RMA
      * needs the target's progress (UCX over TCP) complete the flush because every peer is
      * still polling in the second barrier; only then may a rank block in the PMIx fence. */
-    arbor_status_t status = arbor_barrier(ARBOR_TEAM_WORLD);
+    arbor_status_t status = arb_ctx.world->failed != ARBOR_OK ? arb_ctx.world->failed
+                                                              : arbor_barrier(ARBOR_TEAM_WORLD);
     if (status == ARBOR_OK) status = arb_ctx.tp_ops->flush(arb_ctx.tp);
     arb_ctx.world->closing = true;
     if (status == ARBOR_OK) status = arbor_barrier(ARBOR_TEAM_WORLD);
     if (status != ARBOR_OK) arb_warn("closing barrier failed: %s", arbor_strerror(status));
     if (arb_ctx.cfg.stats) print_stats();
-    if (arb_ctx.boot->ops->fence(arb_ctx.boot) != ARBOR_OK) status = ARBOR_ERR_BOOTSTRAP;
+    /* After a failure the peers are out of step or gone: a fence could wait forever. */
+    if (arb_ctx.world->failed != ARBOR_OK || arb_ctx.boot->ops->losses(arb_ctx.boot))
+        arb_warn("finalize after a failure: not waiting for the other ranks");
+    else if (arb_ctx.boot->ops->fence(arb_ctx.boot) != ARBOR_OK)
+        status = ARBOR_ERR_BOOTSTRAP;
     teardown();
     return status;
 }

@@ -36,3 +36,20 @@ arbor_add_launched_test(NAME cancel COMMAND $<TARGET_FILE:arbor-test-cancel>
 
 # libFuzzer targets (a few seconds each in CI; tests/fuzz/fuzz.cmake says how to run them long).
 include(${CMAKE_CURRENT_SOURCE_DIR}/fuzz/fuzz.cmake OPTIONAL)
+
+# A rank killed with SIGKILL: the others get ARBOR_ERR_PEER_LOST at once (the probe of ranks on
+# this node; Open MPI 4.1 sends no PMIx termination events) and finalize without waiting for
+# it. Open MPI must keep the job alive after the kill.
+add_executable(arbor-test-peerlost ${CMAKE_CURRENT_SOURCE_DIR}/test_peerlost.c)
+target_link_libraries(arbor-test-peerlost PRIVATE arbor)
+arbor_add_launched_test(NAME peerlost COMMAND $<TARGET_FILE:arbor-test-peerlost>
+                        LABELS reliability RANKS 3 TRANSPORTS ${ARB_REL_TRANSPORTS} TIMEOUT 60
+                        ENV ARBOR_TIMEOUT=30 OMPI_MCA_orte_enable_recovery=1
+                        OMPI_MCA_orte_abort_on_non_zero_status=0)
+# With recovery on, mpirun exits 0 whatever the ranks do: the verdict is in the output.
+foreach(tp IN LISTS ARB_REL_TRANSPORTS)
+  string(REPLACE ":" "-" tpslug "${tp}")
+  set_tests_properties(peerlost.${tpslug}.3 PROPERTIES
+    PASS_REGULAR_EXPRESSION "peerlost rank 0: [0-9]+ checks, 0 failures"
+    FAIL_REGULAR_EXPRESSION "FAIL|ERROR: AddressSanitizer|ERROR: LeakSanitizer|runtime error")
+endforeach()

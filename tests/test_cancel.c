@@ -63,7 +63,9 @@ int main(void)
         uint8_t *buf = malloc(BYTES);
         memset(buf, 0xab, BYTES);
         arbor_status_t st = arbor_bcast(ARBOR_TEAM_WORLD, buf, BYTES, 1);
-        CHECK(st == ARBOR_OK || st == ARBOR_ERR_TIMEOUT, "late root: %s", arbor_strerror(st));
+        /* The others may have finalized and left by now: then the peer is lost. */
+        CHECK(st == ARBOR_OK || st == ARBOR_ERR_TIMEOUT || st == ARBOR_ERR_PEER_LOST,
+              "late root: %s", arbor_strerror(st));
         free(buf);
     } else {
         uint8_t *buf = malloc(BYTES);

@@ -351,6 +351,9 @@ static void ofi_close(arb_tp_t *tp)
 {
     if (tp == NULL) return;
     if (tp->user_rkeys != 0) arb_warn("close: %ld remote keys were not released", tp->user_rkeys);
+    /* Finalize flushed already; what is still in flight here went to a peer that is gone or
+     * out of step (finalize after a failure): wait for it briefly, not a whole timeout. */
+    if (tp->timeout_s <= 0 || tp->timeout_s > 2) tp->timeout_s = 2;
     if (tp->ep != NULL && tp->peers != NULL && arb_ofi_flush(tp) != ARBOR_OK)
         arb_warn("close: flush failed; closing anyway");
     if (tp->mrs != NULL) arb_warn("close: memory registrations were not released");
