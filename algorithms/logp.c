@@ -29,6 +29,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* One second: far above any network's latency, overhead or per-byte gap. */
+#define ARB_LOGP_MAX_US 1e6
+
 static const arb_logp_t logp_ucx = {.L = 0.1, .os = 0.05, .orecv = 0.05, .g = 0.05, .G = 0.00008};
 static const arb_logp_t logp_ofi_shm = {.L = 0.5, .os = 0.3, .orecv = 0.3, .g = 0.3, .G = 0.0001};
 static const arb_logp_t logp_ofi_net = {.L = 15, .os = 2, .orecv = 2, .g = 2, .G = 0.001};
@@ -125,6 +128,13 @@ static arbor_status_t parse_item(const char *item, size_t len, arb_logp_t *m, un
     }
     if (val < 0) {
         set_err(err, errlen, "logp: value %s of %s is negative", num, logp_keys[k]);
+        return ARBOR_ERR_CONFIG;
+    }
+    /* Costs multiply these by message counts and byte counts (up to 2^50): a bound keeps every
+     * predicted time finite, so no NaN or inf reaches the selector's comparisons. */
+    if (val > ARB_LOGP_MAX_US) {
+        set_err(err, errlen, "logp: value %s of %s exceeds %g us", num, logp_keys[k],
+                ARB_LOGP_MAX_US);
         return ARBOR_ERR_CONFIG;
     }
     *key_slot(m, k) = val;

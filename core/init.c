@@ -28,13 +28,11 @@ typedef struct {
 static uint64_t uniform_hash(const arb_config_t *c)
 {
     const char *fields[] = {c->ofi_provider, c->logp, c->tune};
-    uint64_t h = 1469598103934665603ull, vals[] = {(uint64_t)c->transport,
-                                                   c->segment_size,
-                                                   c->chunk_size,
-                                                   (uint64_t)c->channel_depth,
-                                                   (uint64_t)c->direct,
-                                                   (uint64_t)c->logp_measure,
-                                                   (uint64_t)(c->oversub_wake * 1000)};
+    uint64_t h = 1469598103934665603ull,
+             vals[] = {(uint64_t)c->transport, c->segment_size,
+                       c->chunk_size,          (uint64_t)c->channel_depth,
+                       (uint64_t)c->direct,    (uint64_t)c->logp_measure,
+                       (uint64_t)c->check,     (uint64_t)(c->oversub_wake * 1000)};
     for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++)
         h = (h ^ vals[i]) * 1099511628211ull;
     for (int i = 0; i < ARB_COLL_KINDS; i++) h = (h ^ (uint64_t)c->coll_alg[i]) * 1099511628211ull;
@@ -196,6 +194,7 @@ static void teardown(void)
     arb_team_destroy_all();
     arb_team_destroy(arb_ctx.world);
     if (arb_ctx.tp) arb_ctx.tp_ops->close(arb_ctx.tp);
+    arb_exec_release_kept();
     if (arb_ctx.boot) arb_ctx.boot->ops->finalize(arb_ctx.boot);
     free(arb_ctx.images);
     free(arb_ctx.node_of);
@@ -223,6 +222,8 @@ arbor_status_t arbor_init(void)
         arb_error("bootstrap failed: %s", arbor_strerror(status));
         return status;
     }
+    /* A rank that never joins must not hold the others in a fence forever. */
+    arb_ctx.boot->fence_timeout_s = arb_ctx.cfg.timeout_s;
     arb_ctx.rank = arb_ctx.boot->ops->rank(arb_ctx.boot);
     arb_ctx.size = arb_ctx.boot->ops->size(arb_ctx.boot);
     arb_log_set_identity(arb_ctx.rank, arb_ctx.size);
@@ -321,13 +322,18 @@ arbor_status_t arbor_finalize(void)
      * credits (everyone has flushed, and nothing is left in flight). Transports whose RMA
      * needs the target's progress (UCX over TCP) complete the flush because every peer is
      * still polling in the second barrier; only then may a rank block in the PMIx fence. */
-    arbor_status_t status = arbor_barrier(ARBOR_TEAM_WORLD);
+    arbor_status_t status = arb_ctx.world->failed != ARBOR_OK ? arb_ctx.world->failed
+                                                              : arbor_barrier(ARBOR_TEAM_WORLD);
     if (status == ARBOR_OK) status = arb_ctx.tp_ops->flush(arb_ctx.tp);
     arb_ctx.world->closing = true;
     if (status == ARBOR_OK) status = arbor_barrier(ARBOR_TEAM_WORLD);
     if (status != ARBOR_OK) arb_warn("closing barrier failed: %s", arbor_strerror(status));
     if (arb_ctx.cfg.stats) print_stats();
-    if (arb_ctx.boot->ops->fence(arb_ctx.boot) != ARBOR_OK) status = ARBOR_ERR_BOOTSTRAP;
+    /* After a failure the peers are out of step or gone: a fence could wait forever. */
+    if (arb_ctx.world->failed != ARBOR_OK || arb_ctx.boot->ops->losses(arb_ctx.boot))
+        arb_warn("finalize after a failure: not waiting for the other ranks");
+    else if (arb_ctx.boot->ops->fence(arb_ctx.boot) != ARBOR_OK)
+        status = ARBOR_ERR_BOOTSTRAP;
     teardown();
     return status;
 }

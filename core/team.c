@@ -156,7 +156,8 @@ static arbor_status_t register_team(struct arbor_team *t)
         ntslots = n;
     }
     tslots[i].t = t;
-    tslots[i].gen++;
+    /* Generation 0 is skipped: slot 0 at generation 0 would encode as 1, ARBOR_TEAM_WORLD. */
+    if (++tslots[i].gen == 0) tslots[i].gen = 1;
     t->handle = (arbor_team_h)(uintptr_t)(((uint64_t)tslots[i].gen << 32) | (uint64_t)(i + 1));
     return ARBOR_OK;
 }
@@ -228,7 +229,7 @@ static arbor_status_t arbor_team_split_unlocked(arbor_team_h parent, int color, 
             *team_p = t->handle;
         }
     } else if (status == ARBOR_OK) {
-        *team_p = NULL;
+        *team_p = ARBOR_TEAM_NULL;
     }
     free(all);
     free(members);
@@ -243,11 +244,12 @@ static arbor_status_t arbor_team_free_unlocked(arbor_team_h *team_p)
     tslot_t *s = *team_p == ARBOR_TEAM_WORLD ? NULL : team_slot(*team_p);
     if (!s) return ARBOR_ERR_TEAM;
     if (arb_req_team_busy(s->t)) return ARBOR_ERR_BUSY;
-    arbor_status_t status = arbor_barrier(*team_p);
+    /* A failed team frees locally: its members may be gone or out of step. */
+    arbor_status_t status = s->t->failed != ARBOR_OK ? ARBOR_OK : arbor_barrier(*team_p);
     if (status != ARBOR_OK) return status;
     arb_team_destroy(s->t);
     s->t = NULL;
-    *team_p = NULL;
+    *team_p = ARBOR_TEAM_NULL;
     return ARBOR_OK;
 }
 
