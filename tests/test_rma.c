@@ -5,6 +5,7 @@
  * code, and nothing written). Every byte is checked against a pattern the checker computes
  * itself. Run under a PMIx launcher at any rank count (or alone as a singleton).
  */
+#include <complex.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -596,6 +597,172 @@ static void test_order(void)
     CHECK_OK(arbor_mem_free(&m));
 }
 
+/* ---- accumulate ----------------------------------------------------------------------------- */
+
+enum { ACC_N = 37, ACC_K = 24 };
+
+/* Each rank adds ACC_K times to one array on the target, in every form, some scaled by 2; the
+ * values are small integers, exact in every type, so the result must be exact. Half the ranks
+ * use the whole array, the others element 0 only (same location, different counts). */
+#define ACC_SUM_TEST(_T, _DT, _MK, _EQ)                                                            \
+    do {                                                                                           \
+        _T *x = (_T *)base, y[ACC_N], two = (_T)2;                                                 \
+        for (int it = 0; it < ACC_K; it++) {                                                       \
+            for (int i = 0; i < ACC_N; i++) y[i] = _MK(rank, i);                                   \
+            size_t n = rank % 2 ? 1 : ACC_N;                                                       \
+            const _T *sc = it % 3 == 0 ? &two : NULL;                                              \
+            arbor_request_h rq;                                                                    \
+            if (it % 4 == 0)                                                                       \
+                CHECK_OK(arbor_acc(target, rx, y, n, _DT, ARBOR_SUM, sc));                         \
+            else if (it % 4 == 1) {                                                                \
+                CHECK_OK(arbor_acc_nb(target, rx, y, n, _DT, ARBOR_SUM, sc, &rq));                 \
+                CHECK_OK(arbor_wait(&rq));                                                         \
+            } else {                                                                               \
+                CHECK_OK(arbor_acc_nb(target, rx, y, n, _DT, ARBOR_SUM, sc, NULL));                \
+                if (it % 4 == 3) CHECK_OK(arbor_fence(target));                                    \
+            }                                                                                      \
+        }                                                                                          \
+        sync_all();                                                                                \
+        if (rank == target) {                                                                      \
+            int factor = 0, bad = 0;                                                               \
+            for (int it = 0; it < ACC_K; it++) factor += it % 3 == 0 ? 2 : 1;                      \
+            for (int i = 0; i < ACC_N; i++) {                                                      \
+                _T want = 0;                                                                       \
+                for (int r = 0; r < size; r++)                                                     \
+                    if (r % 2 == 0 || i == 0) want += (_T)factor * _MK(r, i);                      \
+                if (!(_EQ(x[i], want))) bad++;                                                     \
+            }                                                                                      \
+            CHECK(bad == 0, "accumulate SUM " #_T ": %d of %d elements wrong", bad, ACC_N);        \
+        }                                                                                          \
+        CHECK_OK(arbor_barrier(ARBOR_TEAM_WORLD));                                                 \
+    } while (0)
+
+#define MK_INT(_r, _i)  (((_r) + 1) * ((_i) + 1) - 3 * (_r))
+#define MK_CPLX(_r, _i) (((_r) + 1) * ((_i) + 1) + ((_i) - (_r)) * I)
+#define EQ(_a, _b)      ((_a) == (_b))
+
+static void test_acc(void)
+{
+    size_t bytes = ACC_N * 16 + 64;
+    arbor_mem_h m;
+    uint8_t *local;
+    int target = size > 1 ? 1 : 0;
+    for (int ty = 0; ty < 6; ty++) {
+        CHECK_OK(arbor_mem_alloc(ARBOR_TEAM_WORLD, bytes, &m, (void **)&local));
+        uint8_t *base = local;
+        void *rx = addr_of(m, target);
+        switch (ty) {
+        case 0:
+            ACC_SUM_TEST(int32_t, ARBOR_INT32, MK_INT, EQ);
+            break;
+        case 1:
+            ACC_SUM_TEST(int64_t, ARBOR_INT64, MK_INT, EQ);
+            break;
+        case 2:
+            ACC_SUM_TEST(float, ARBOR_FLOAT, MK_INT, EQ);
+            break;
+        case 3:
+            ACC_SUM_TEST(double, ARBOR_DOUBLE, MK_INT, EQ);
+            break;
+        case 4:
+            ACC_SUM_TEST(float _Complex, ARBOR_CPLX, MK_CPLX, EQ);
+            break;
+        case 5:
+            ACC_SUM_TEST(double _Complex, ARBOR_DBLCPLX, MK_CPLX, EQ);
+            break;
+        }
+        CHECK_OK(arbor_mem_free(&m));
+    }
+    /* MIN / MAX / BAND / BOR / BXOR on 32- and 64-bit integers from every rank at once */
+    CHECK_OK(arbor_mem_alloc(ARBOR_TEAM_WORLD, bytes, &m, (void **)&local));
+    int32_t *x32 = (int32_t *)local;
+    uint64_t *x64 = (uint64_t *)(local + 64);
+    int64_t *m64 = (int64_t *)(local + 128);
+    if (rank == target) {
+        x32[0] = INT32_MAX; /* min */
+        x32[1] = INT32_MIN; /* max */
+        x32[2] = -1;        /* band */
+        x64[0] = ~0ull;     /* band */
+        m64[0] = INT64_MAX;
+        m64[1] = INT64_MIN;
+    }
+    sync_all();
+    uint8_t *rb = addr_of(m, target);
+    int32_t v32 = (int32_t)((rank * 7919) % 1000) - 500;
+    int64_t v64 = ((int64_t)rank * 104729 % 100000 - 50000) * 1000000007LL;
+    uint64_t bitv = 1ull << (rank % 64);
+    uint32_t bit32 = 1u << (rank % 32);
+    int32_t clr32 = ~(int32_t)(1u << (rank % 32));
+    uint64_t clr64 = ~bitv;
+    CHECK_OK(arbor_acc(target, rb, &v32, 1, ARBOR_INT32, ARBOR_MIN, NULL));
+    CHECK_OK(arbor_acc(target, rb + 4, &v32, 1, ARBOR_INT32, ARBOR_MAX, NULL));
+    CHECK_OK(arbor_acc(target, rb + 8, &clr32, 1, ARBOR_INT32, ARBOR_BAND, NULL));
+    CHECK_OK(arbor_acc(target, rb + 12, &bit32, 1, ARBOR_UINT32, ARBOR_BOR, NULL));
+    CHECK_OK(arbor_acc(target, rb + 16, &bit32, 1, ARBOR_UINT32, ARBOR_BXOR, NULL));
+    CHECK_OK(arbor_acc(target, rb + 64, &clr64, 1, ARBOR_UINT64, ARBOR_BAND, NULL));
+    CHECK_OK(arbor_acc(target, rb + 72, &bitv, 1, ARBOR_UINT64, ARBOR_BOR, NULL));
+    CHECK_OK(arbor_acc(target, rb + 80, &bitv, 1, ARBOR_UINT64, ARBOR_BXOR, NULL));
+    CHECK_OK(arbor_acc(target, rb + 128, &v64, 1, ARBOR_INT64, ARBOR_MIN, NULL));
+    CHECK_OK(arbor_acc(target, rb + 136, &v64, 1, ARBOR_INT64, ARBOR_MAX, NULL));
+    sync_all();
+    if (rank == target) {
+        int32_t mn = INT32_MAX, mx = INT32_MIN, band = -1;
+        uint32_t bor = 0, bx = 0;
+        uint64_t band64 = ~0ull, bor64 = 0, bx64 = 0;
+        int64_t mn64 = INT64_MAX, mx64 = INT64_MIN;
+        for (int r = 0; r < size; r++) {
+            int32_t v = (int32_t)((r * 7919) % 1000) - 500;
+            int64_t w = ((int64_t)r * 104729 % 100000 - 50000) * 1000000007LL;
+            mn = v < mn ? v : mn;
+            mx = v > mx ? v : mx;
+            mn64 = w < mn64 ? w : mn64;
+            mx64 = w > mx64 ? w : mx64;
+            band &= ~(int32_t)(1u << (r % 32));
+            bor |= 1u << (r % 32);
+            bx ^= 1u << (r % 32);
+            band64 &= ~(1ull << (r % 64));
+            bor64 |= 1ull << (r % 64);
+            bx64 ^= 1ull << (r % 64);
+        }
+        uint32_t *u32 = (uint32_t *)local;
+        CHECK(x32[0] == mn && x32[1] == mx, "int32 min/max %d %d, expected %d %d", x32[0], x32[1],
+              mn, mx);
+        CHECK(x32[2] == band && u32[3] == bor && u32[4] == bx, "int32 band/bor/bxor %x %x %x",
+              x32[2], u32[3], u32[4]);
+        CHECK(x64[0] == band64 && x64[1] == bor64 && x64[2] == bx64, "uint64 band/bor/bxor");
+        CHECK(m64[0] == mn64 && m64[1] == mx64, "int64 min/max %lld %lld", (long long)m64[0],
+              (long long)m64[1]);
+    }
+    CHECK_OK(arbor_barrier(ARBOR_TEAM_WORLD));
+    /* REPLACE (one writer per word), and bad input */
+    int right = (rank + 1) % size;
+    uint8_t *rr = addr_of(m, right);
+    int64_t rep[3] = {-5, 6, -7};
+    int32_t rep32[3] = {9, -10, 11};
+    CHECK_OK(arbor_acc(right, rr + 192, rep, 3, ARBOR_INT64, ARBOR_REPLACE, NULL));
+    CHECK_OK(arbor_acc(right, rr + 220, rep32, 3, ARBOR_INT32, ARBOR_REPLACE, NULL));
+    sync_all();
+    int64_t *l64 = (int64_t *)(local + 192);
+    int32_t *l32 = (int32_t *)(local + 220);
+    CHECK(l64[0] == -5 && l64[1] == 6 && l64[2] == -7, "REPLACE int64");
+    CHECK(l32[0] == 9 && l32[1] == -10 && l32[2] == 11, "REPLACE int32");
+    double d = 1;
+    CHECK_IS(arbor_acc(right, rr + 4, &d, 1, ARBOR_DOUBLE, ARBOR_SUM, NULL), ARBOR_ERR_ALIGNMENT);
+    CHECK_IS(arbor_acc(right, rr + 2, &v32, 1, ARBOR_INT32, ARBOR_SUM, NULL), ARBOR_ERR_ALIGNMENT);
+    CHECK_IS(arbor_acc(right, rr, &d, 1, ARBOR_DOUBLE, ARBOR_BAND, NULL), ARBOR_ERR_OP);
+    CHECK_IS(arbor_acc(right, rr, &d, 1, ARBOR_DOUBLE, ARBOR_PROD, NULL), ARBOR_ERR_OP);
+    CHECK_IS(arbor_acc(right, rr, &d, 1, ARBOR_SHORT, ARBOR_SUM, NULL), ARBOR_ERR_OP);
+    CHECK_IS(arbor_acc(right, rr, &d, 1, (arbor_dtype_t)999, ARBOR_SUM, NULL), ARBOR_ERR_DATATYPE);
+    CHECK_IS(arbor_acc(right, rr, NULL, 1, ARBOR_DOUBLE, ARBOR_SUM, NULL), ARBOR_ERR_BUFFER);
+    CHECK_IS(arbor_acc(right, rr + bytes - 8, rep, 2, ARBOR_INT64, ARBOR_SUM, NULL),
+             ARBOR_ERR_ADDRESS);
+    CHECK_IS(arbor_acc(size, rr, rep, 1, ARBOR_INT64, ARBOR_SUM, NULL), ARBOR_ERR_RANK);
+    CHECK_IS(arbor_acc(right, rr, rep, SIZE_MAX / 2, ARBOR_INT64, ARBOR_SUM, NULL),
+             ARBOR_ERR_COUNT);
+    CHECK_OK(arbor_barrier(ARBOR_TEAM_WORLD));
+    CHECK_OK(arbor_mem_free(&m));
+}
+
 /* ---- bad input ----------------------------------------------------------------------------- */
 
 static void test_bad_input(void)
@@ -654,6 +821,7 @@ int main(void)
     test_notify();
     test_put_signal();
     test_order();
+    test_acc();
     test_alloc_cycles();
     int total = 0;
     CHECK_OK(arbor_allreduce(ARBOR_TEAM_WORLD, &failures, &total, 1, ARBOR_INT, ARBOR_SUM));

@@ -60,18 +60,6 @@ arbor_status_t arbor_get_vector_nb(int rank, const arbor_iov_t *iov, size_t niov
     (void)rank, (void)iov, (void)niov, (void)req_p;
     STUB;
 }
-arbor_status_t arbor_acc(int rank, void *dst, const void *src, size_t count, arbor_dtype_t dtype,
-                         arbor_op_t op, const void *scale)
-{
-    (void)rank, (void)dst, (void)src, (void)count, (void)dtype, (void)op, (void)scale;
-    STUB;
-}
-arbor_status_t arbor_acc_nb(int rank, void *dst, const void *src, size_t count, arbor_dtype_t dtype,
-                            arbor_op_t op, const void *scale, arbor_request_h *req_p)
-{
-    (void)rank, (void)dst, (void)src, (void)count, (void)dtype, (void)op, (void)scale, (void)req_p;
-    STUB;
-}
 arbor_status_t arbor_acc_strided(int rank, void *dst, const ptrdiff_t dst_stride[], const void *src,
                                  const ptrdiff_t src_stride[], const size_t count[],
                                  int stride_levels, arbor_dtype_t dtype, arbor_op_t op,
