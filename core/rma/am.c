@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "core/context.h"
+#include "core/executor.h"
 #include "core/log.h"
 #include "core/rma/rma.h"
 
@@ -378,11 +379,8 @@ arbor_status_t arbor_am_request(int rank, int index, const void *payload, size_t
     if (rank < 0 || rank >= arb_ctx.size) return ARBOR_ERR_RANK;
     arb_lock();
     arbor_status_t st = check_message(index, payload, nbytes);
-    if (st == ARBOR_OK && am.current) {
-        /* A request may wait for room; handlers must not wait. */
-        arb_error("arbor_am_request inside a handler: handlers may only reply");
-        st = ARBOR_ERR_BUSY;
-    }
+    if (st == ARBOR_OK && am.current)
+        st = ARBOR_ERR_BUSY; /* a request may wait for room; handlers must not wait */
     if (st == ARBOR_OK) st = send_request(rank, index, payload, nbytes);
     arb_unlock();
     return st;

@@ -6,6 +6,8 @@
 #ifndef ARB_CORE_RMA_AM_H
 #define ARB_CORE_RMA_AM_H
 
+#include <stdbool.h>
+
 #include "arbor.h"
 
 /* After arb_rma_init_world: takes the mailbox (no communication) and registers the hook. */
