@@ -247,19 +247,24 @@ static int run_rma(const opts_t *o, int op, size_t bytes, double *t, const char 
         return 1;
     }
     int total = o->warmup + o->iters;
-    arbor_status_t st = ARBOR_OK;
-    for (int it = 0; it < total && st == ARBOR_OK; it++) {
+    arbor_status_t st = ARBOR_OK, bst = ARBOR_OK;
+    /* A failed operation stops the driver's calls but not the barriers, so that the targets
+     * learn of it below instead of waiting for ARBOR_TIMEOUT. */
+    for (int it = 0; it < total && bst == ARBOR_OK; it++) {
         bench_rma_fill(&pt, it, it == total - 1);
-        if ((st = arbor_barrier(ARBOR_TEAM_WORLD)) != ARBOR_OK) break;
+        if ((bst = arbor_barrier(ARBOR_TEAM_WORLD)) != ARBOR_OK) break;
         double t0 = now_us();
-        st = bench_rma_run(&pt, it);
+        if (st == ARBOR_OK) st = bench_rma_run(&pt, it);
         double dt = rank == 0 ? now_us() - t0 : 0;
         if (it >= o->warmup) t[it - o->warmup] = dt;
     }
-    if (st != ARBOR_OK) {
-        /* The targets wait in a barrier the driver never reaches: ARBOR_TIMEOUT ends them. */
-        fprintf(stderr, "arbor-bench: rank %d: %s of %zu bytes: %s\n", rank, bench_rma_names[op],
-                pt.bytes, arbor_strerror(st));
+    int failed = st != ARBOR_OK || bst != ARBOR_OK, any = failed;
+    if (bst == ARBOR_OK) arbor_allreduce(ARBOR_TEAM_WORLD, &failed, &any, 1, ARBOR_INT, ARBOR_MAX);
+    if (any) {
+        if (failed)
+            fprintf(stderr, "arbor-bench: rank %d: %s of %zu bytes: %s\n", rank,
+                    bench_rma_names[op], pt.bytes, arbor_strerror(st != ARBOR_OK ? st : bst));
+        bench_rma_teardown(&pt);
         return 1;
     }
     int ok = bench_rma_check(&pt, total), allok = 0, rc = 0;
