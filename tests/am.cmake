@@ -11,3 +11,8 @@ if(ARBOR_WITH_UCX)
 endif()
 arbor_add_launched_test(NAME am_busy COMMAND $<TARGET_FILE:arbor-test-am> LABELS am RANKS 2 4
                         TIMEOUT 120 ENV ARBOR_PROGRESS=thread)
+# The strided pack path over active messages (internal calls: the one-sided layer chooses it).
+add_executable(arbor-test-am-strided ${CMAKE_CURRENT_SOURCE_DIR}/test_am_strided.c)
+target_link_libraries(arbor-test-am-strided PRIVATE arbor_internal)
+arbor_add_launched_test(NAME am_strided COMMAND $<TARGET_FILE:arbor-test-am-strided>
+                        LABELS am RANKS 1 2 3 TIMEOUT 120)

@@ -66,11 +66,12 @@ static struct {
     uint64_t sent;        /* requests this rank sent */
     uint64_t replies_run; /* replies that came back and ran */
     uint64_t *peer_head;  /* [P] last request-ring head read from each target */
+    uint64_t *peer_sent;  /* [P] 1 + the last ticket taken at each target (0: none) */
     uint32_t *to_release; /* [P] credits owed to each origin (handled without a reply) */
     bool release_due;     /* some to_release entry is nonzero */
     arb_tp_comp_t release_comp;
-    struct arbor_am_token *current; /* the handler running now, or NULL */
-    am_handler_t handlers[ARBOR_AM_MAX_HANDLERS];
+    struct arbor_am_token *current;             /* the handler running now, or NULL */
+    am_handler_t handlers[ARB_AM_ALL_HANDLERS]; /* the users', then core's own */
 } am;
 
 static uint8_t *local_word(uint64_t rel)
@@ -210,6 +211,7 @@ static arbor_status_t send_request(int rank, int index, const void *payload, siz
     if (w.status != ARBOR_OK) return w.status;
     am_meta_t meta = {(uint32_t)arb_ctx.rank, (uint32_t)index, (uint32_t)nbytes, AM_REQUEST};
     am.sent++;
+    am.peer_sent[rank] = ticket + 1;
     /* The ticket is taken: the slot must be written even if that fails half-way, or the
      * target's ring stalls; an error here is a transport failure the caller hears about. */
     return write_slot(rank, AM_REQ_RING + (ticket % AM_REQ_SLOTS) * AM_SLOT_BYTES, &meta, payload);
@@ -230,7 +232,7 @@ static arbor_status_t send_reply(int rank, int index, const void *payload, size_
 static void run_handler(const am_meta_t *meta, void *payload)
 {
     struct arbor_am_token tok = {(int)meta->src, meta->kind == AM_REQUEST, false};
-    const am_handler_t *h = meta->index < ARBOR_AM_MAX_HANDLERS ? &am.handlers[meta->index] : NULL;
+    const am_handler_t *h = meta->index < ARB_AM_ALL_HANDLERS ? &am.handlers[meta->index] : NULL;
     if (!h || !h->fn || meta->nbytes > AM_MAX_PAYLOAD || (int)meta->src >= arb_ctx.size) {
         arb_error("active message from rank %u for handler %u (%u bytes) dropped: no such "
                   "handler here (register the same handlers on every rank)",
@@ -305,7 +307,8 @@ arbor_status_t arb_am_init(void)
     memset(&am, 0, sizeof(am));
     am.peer_head = calloc((size_t)arb_ctx.size, sizeof(*am.peer_head));
     am.to_release = calloc((size_t)arb_ctx.size, sizeof(*am.to_release));
-    if (!am.peer_head || !am.to_release) {
+    am.peer_sent = calloc((size_t)arb_ctx.size, sizeof(*am.peer_sent));
+    if (!am.peer_head || !am.to_release || !am.peer_sent) {
         arb_am_fini();
         return ARBOR_ERR_NO_MEMORY;
     }
@@ -321,6 +324,7 @@ arbor_status_t arb_am_init(void)
         return st;
     }
     am.ready = true;
+    arb_am_strided_init();
     return ARBOR_OK;
 }
 
@@ -332,6 +336,7 @@ void arb_am_fini(void)
     }
     free(am.peer_head);
     free(am.to_release);
+    free(am.peer_sent);
     memset(&am, 0, sizeof(am));
 }
 
@@ -341,6 +346,63 @@ bool arb_am_active(void)
     for (int i = 0; i < ARBOR_AM_MAX_HANDLERS; i++)
         if (am.handlers[i].fn) return true;
     return false;
+}
+
+/* ---- core's own messages --------------------------------------------------------------- */
+
+arbor_status_t arb_am_wait(bool (*done)(void *), void *arg, const char *what)
+{
+    return wait_for(done, arg, what);
+}
+
+void arb_am_set_internal(int index, arbor_am_handler_t *fn, void *arg)
+{
+    am.handlers[index] = (am_handler_t){fn, arg};
+}
+
+arbor_status_t arb_am_send_request(int rank, int index, const void *payload, size_t nbytes)
+{
+    return am.current ? ARBOR_ERR_BUSY : send_request(rank, index, payload, nbytes);
+}
+
+arbor_status_t arb_am_send_reply(arbor_am_token_h token, int index, const void *payload,
+                                 size_t nbytes)
+{
+    if (!token || token != am.current || !token->is_request || token->replied)
+        return ARBOR_ERR_HANDLE;
+    arbor_status_t st = send_reply(token->src, index, payload, nbytes);
+    token->replied = st == ARBOR_OK;
+    return st;
+}
+
+typedef struct {
+    int rank;
+    arbor_status_t status;
+} run_wait_t;
+
+/* Every request sent to w->rank has run there: its head reached our last ticket + 1. */
+static bool all_ran(void *arg)
+{
+    run_wait_t *w = arg;
+    if (am.peer_head[w->rank] >= am.peer_sent[w->rank]) return true;
+    uint64_t head;
+    w->status = read_word(w->rank, CTL_REQ_HEAD, &head);
+    if (w->status != ARBOR_OK) return true;
+    if (head > am.peer_head[w->rank]) am.peer_head[w->rank] = head;
+    return am.peer_head[w->rank] >= am.peer_sent[w->rank];
+}
+
+arbor_status_t arb_am_complete_to(int rank)
+{
+    if (!am.ready) return ARBOR_OK;
+    int lo = rank < 0 ? 0 : rank, hi = rank < 0 ? arb_ctx.size : rank + 1;
+    for (int r = lo; r < hi; r++) {
+        run_wait_t w = {r, ARBOR_OK};
+        arbor_status_t st = wait_for(all_ran, &w, "waiting for requests to run");
+        if (st == ARBOR_OK) st = w.status;
+        if (st != ARBOR_OK) return st;
+    }
+    return ARBOR_OK;
 }
 
 /* ---- public entry points ---------------------------------------------------------------- */
@@ -394,12 +456,9 @@ arbor_status_t arbor_am_reply(arbor_am_token_h token, int index, const void *pay
     if (!token || token != am.current || !token->is_request || token->replied)
         st = ARBOR_ERR_HANDLE;
     if (st == ARBOR_OK) st = check_message(index, payload, nbytes);
-    if (st == ARBOR_OK) {
-        st = send_reply(token->src, index, payload, nbytes);
-        /* A sent reply carries the origin's credit back; a failed one leaves it to the
-         * release after the handler. */
-        token->replied = st == ARBOR_OK;
-    }
+    /* A sent reply carries the origin's credit back; after a failed one the handler's end
+     * releases it. */
+    if (st == ARBOR_OK) st = arb_am_send_reply(token, index, payload, nbytes);
     arb_unlock();
     return st;
 }

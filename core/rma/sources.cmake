@@ -4,4 +4,5 @@ target_sources(arbor_obj PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/mem.c
   ${CMAKE_CURRENT_LIST_DIR}/rma.c
   ${CMAKE_CURRENT_LIST_DIR}/stubs.c
-  ${CMAKE_CURRENT_LIST_DIR}/am.c)
+  ${CMAKE_CURRENT_LIST_DIR}/am.c
+  ${CMAKE_CURRENT_LIST_DIR}/am_strided.c)
