@@ -24,6 +24,7 @@
 #include "core/executor.h"
 #include "core/log.h"
 #include "core/rma/rma.h"
+#include "core/rma/rma_impl.h"
 
 #define AM_SLOT_BYTES  4096u
 #define AM_META_OFF    64u /* the sequence word has the slot's first cache line to itself */
@@ -131,12 +132,23 @@ static arbor_status_t wait_comp(arb_tp_comp_t *comp, const char *what)
 
 /* ---- remote words --------------------------------------------------------------------- */
 
+/* The one-sided layer's atomics rule (docs/ONESIDED.md): CPU atomics on mapped memory when
+ * every rank maps every other (then every rank uses them), else the transport's. */
+static bool cpu_path(const arb_rma_target_t *t)
+{
+    return arb_rma.cpu_atomics && t->ptr;
+}
+
 static arbor_status_t fetch_add(int rank, uint64_t rel, uint64_t *old)
 {
     arb_rma_target_t t;
     arb_tp_comp_t comp = {0, ARBOR_OK};
     arbor_status_t st;
     arb_rma_target_at(rank, am.base + rel, &t);
+    if (cpu_path(&t)) {
+        *old = __atomic_fetch_add((uint64_t *)t.ptr, 1, __ATOMIC_ACQ_REL);
+        return ARBOR_OK;
+    }
     AM_POST(st, arb_ctx.tp_ops->amo(arb_ctx.tp, ARB_TP_AMO_FADD, t.rkey, t.off, 1, 0, old, &comp));
     return st != ARBOR_OK ? st : wait_comp(&comp, "ticket fetch-add");
 }
@@ -159,15 +171,21 @@ static arbor_status_t read_word(int rank, uint64_t rel, uint64_t *val)
 static arbor_status_t write_slot(int rank, uint64_t slot_rel, const am_meta_t *meta,
                                  const void *payload)
 {
-    /* One contiguous source: the transport moves meta and payload with one put. */
     unsigned char buf[AM_SLOT_BYTES - AM_META_OFF];
     arb_rma_target_t data, sig;
     arb_tp_comp_t comp = {0, ARBOR_OK};
     arbor_status_t st;
-    memcpy(buf, meta, sizeof(*meta));
-    if (meta->nbytes) memcpy(buf + sizeof(*meta), payload, meta->nbytes);
     arb_rma_target_at(rank, am.base + slot_rel + AM_META_OFF, &data);
     arb_rma_target_at(rank, am.base + slot_rel, &sig);
+    /* Mapped: stores, then the word with release order (one writer per use of a slot). */
+    unsigned char *to = cpu_path(&sig) ? data.ptr : buf;
+    memcpy(to, meta, sizeof(*meta));
+    if (meta->nbytes) memcpy(to + sizeof(*meta), payload, meta->nbytes);
+    if (to == data.ptr) {
+        __atomic_fetch_add((uint64_t *)sig.ptr, 1, __ATOMIC_RELEASE);
+        return ARBOR_OK;
+    }
+    /* One contiguous source: the transport moves meta and payload with one put. */
     AM_POST(st, arb_ctx.tp_ops->put_signal(arb_ctx.tp, buf, sizeof(*meta) + meta->nbytes, data.rkey,
                                            data.off, sig.rkey, sig.off, 1, &comp));
     return st != ARBOR_OK ? st : wait_comp(&comp, "slot write");
@@ -277,6 +295,11 @@ static void release_credits(void)
         if (!am.to_release[r]) continue;
         arb_rma_target_t t;
         arb_rma_target_at(r, am.base + CTL_RELEASED, &t);
+        if (cpu_path(&t)) {
+            __atomic_fetch_add((uint64_t *)t.ptr, am.to_release[r], __ATOMIC_RELEASE);
+            am.to_release[r] = 0;
+            continue;
+        }
         arbor_status_t st = arb_ctx.tp_ops->amo(arb_ctx.tp, ARB_TP_AMO_ADD, t.rkey, t.off,
                                                 am.to_release[r], 0, NULL, &am.release_comp);
         if (st == ARBOR_OK)
