@@ -452,6 +452,14 @@ static bool imp_done(void *arg)
     return true;
 }
 
+static bool implicit_done(void *arg)
+{
+    int rank = ((to_arg_t *)arg)->rank;
+    for (arb_rma_req_t *r = arb_rma.implicit; r; r = r->next)
+        if ((rank < 0 || r->rank == rank) && !arb_rma_req_test(r)) return false;
+    return true;
+}
+
 arbor_status_t arb_rma_complete_to(int rank)
 {
     to_arg_t a = {rank};
@@ -463,16 +471,10 @@ arbor_status_t arb_rma_complete_to(int rank)
             if ((status = arb_rma_req_wait_one(r)) == ARBOR_ERR_TIMEOUT) return status;
         }
     }
-    for (arb_rma_req_t **pp = &arb_rma.implicit; *pp;) {
-        arb_rma_req_t *r = *pp;
-        if (rank >= 0 && r->rank != rank) {
-            pp = &r->next;
-            continue;
-        }
-        if ((status = arb_rma_req_wait_one(r)) == ARBOR_ERR_TIMEOUT) return status;
-        *pp = r->next;
-        req_free(r);
-    }
+    /* Implicit requests: the progress engine reaps completed ones while we wait, so wait on a
+     * condition that rescans the list rather than holding a pointer into it. */
+    if ((status = wait_for(implicit_done, &a, "arbor_fence")) != ARBOR_OK) return status;
+    reap_implicit();
     status = ARBOR_OK;
     for (int r = 0; r < arb_ctx.size; r++) {
         if (rank >= 0 && r != rank) continue;

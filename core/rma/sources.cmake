@@ -3,6 +3,10 @@ target_sources(arbor_obj PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/heap.c
   ${CMAKE_CURRENT_LIST_DIR}/mem.c
   ${CMAKE_CURRENT_LIST_DIR}/rma.c
-  ${CMAKE_CURRENT_LIST_DIR}/stubs.c
+  ${CMAKE_CURRENT_LIST_DIR}/atomic.c
+  ${CMAKE_CURRENT_LIST_DIR}/notify.c
+  ${CMAKE_CURRENT_LIST_DIR}/stubs.c)
+# Active messages and the strided pack path over them (docs/AM.md).
+target_sources(arbor_obj PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/am.c
   ${CMAKE_CURRENT_LIST_DIR}/am_strided.c)
