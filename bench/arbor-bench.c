@@ -255,7 +255,7 @@ static int run_rma(const opts_t *o, int op, size_t bytes, double *t, const char 
         if ((bst = arbor_barrier(ARBOR_TEAM_WORLD)) != ARBOR_OK) break;
         double t0 = now_us();
         if (st == ARBOR_OK) st = bench_rma_run(&pt, it);
-        double dt = rank == 0 ? now_us() - t0 : 0;
+        double dt = rank == 0 ? (now_us() - t0) / pt.reps : 0;
         if (it >= o->warmup) t[it - o->warmup] = dt;
     }
     int failed = st != ARBOR_OK || bst != ARBOR_OK, any = failed;

@@ -497,7 +497,7 @@ static int run_rma(const opts_t *o, int op, size_t bytes, double *t, const char 
         if ((st = MPI_Barrier(MPI_COMM_WORLD)) != MPI_SUCCESS) break;
         double t0 = now_us();
         st = mpi_rma_run(&pt, it);
-        double dt = rank == 0 ? now_us() - t0 : 0;
+        double dt = rank == 0 ? (now_us() - t0) / pt.reps : 0;
         if (it >= o->warmup) t[it - o->warmup] = dt;
     }
     if (st != MPI_SUCCESS) {

@@ -17,6 +17,7 @@ extern const int mpi_rma_nops;
 typedef struct {
     int op, rank, size;
     size_t bytes, rows, piece, win_bytes;
+    int reps; /* operations per timed iteration, as bench/rma_ops.h */
     MPI_Win win;
     unsigned char *base;  /* this rank's window */
     unsigned char *local; /* source of puts, destination of gets */

@@ -19,6 +19,8 @@ typedef struct {
     size_t bytes;       /* reported size: bytes moved per operation */
     size_t rows, piece; /* strided / vector shapes: rows pieces of piece bytes, stride 2 piece */
     size_t win_bytes;
+    int reps; /* operations per timed iteration (16 up to 4 KiB: one would be
+                 below the clock's resolution); rows report the time of one */
     arbor_mem_h mem;
     unsigned char *win;        /* this rank's part of the symmetric allocation */
     unsigned char *local;      /* source of puts, destination of gets */
