@@ -704,7 +704,9 @@ ARBOR_API arbor_status_t arbor_am_register(int index, arbor_am_handler_t *fn, vo
 ARBOR_API size_t arbor_am_max_payload(void);
 /** @brief Send a request to @p rank: returns once the payload is copied (the target's handler
  * may run later). Waits, making progress, while the target's queue is full. ARBOR_ERR_COUNT
- * (payload too large), ARBOR_ERR_INVALID_ARG (unregistered index), ARBOR_ERR_RANK. */
+ * (payload too large), ARBOR_ERR_INVALID_ARG (unregistered index), ARBOR_ERR_RANK,
+ * ARBOR_ERR_BUFFER (NULL payload with nbytes > 0), ARBOR_ERR_BUSY (called from a handler),
+ * ARBOR_ERR_TIMEOUT (the target served nothing for ARBOR_TIMEOUT seconds). */
 ARBOR_API arbor_status_t arbor_am_request(int rank, int index, const void *payload,
                                           size_t nbytes);
 /** @brief Reply from inside a request handler (at most once per request). ARBOR_ERR_HANDLE
