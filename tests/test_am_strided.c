@@ -4,9 +4,10 @@
  * section of a 10 x 300 array of doubles in the symmetric heap, a 3-level shape with strides
  * that are not multiples of 8, a negative stride, and 64 rows of 1 KiB (several messages), each
  * from / to the next rank, checked byte for byte with the bytes around the section untouched;
- * a remote range past the allocation (ARBOR_ERR_ADDRESS, nothing written); and the LogGP
- * choice (never for a mapped peer or a single piece).
+ * a remote range past the allocation (ARBOR_ERR_ADDRESS, nothing written); and the public
+ * strided calls, which take the pack path exactly when the one-sided layer's model picks it.
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,6 +124,56 @@ static void run_shape(const shape_t *s, unsigned char *win, void **addr, unsigne
     CHECK_OK(arbor_barrier(ARBOR_TEAM_WORLD));
 }
 
+/* Through arbor_get_strided / arbor_put_strided (and _nb): 256 rows of 8 bytes, 24 apart,
+ * which the one-sided layer packs where its model says so (not for a mapped peer); the data is
+ * right either way, and the pack path ran exactly when the model chose it. */
+static void test_public_path(unsigned char *win, void **addr, unsigned char *local)
+{
+    int to = (rank + 1) % size, from = (rank + size - 1) % size;
+    size_t count[2] = {8, 256};
+    ptrdiff_t wide[1] = {24}, tight[1] = {8};
+    unsigned char *rbase = (unsigned char *)addr[to] + 40;
+    arb_lock();
+    bool pack = arb_rma_strided_choose(8, 256, arb_rma_peer_seg(to) != NULL) == ARB_STRIDED_PACK;
+    arb_unlock();
+    if (arb_rma_peer_seg(to)) CHECK(!pack, "the model packs for a mapped peer");
+    uint64_t before = arb_am_strided_packed_calls();
+
+    for (size_t i = 0; i < WIN; i++) win[i] = val(rank, i);
+    memset(local, 0xEE, WIN);
+    CHECK_OK(arbor_barrier(ARBOR_TEAM_WORLD));
+    CHECK_OK(arbor_get_strided(to, local, tight, rbase, wide, count, 1));
+    arbor_request_h h = NULL;
+    CHECK_OK(arbor_get_strided_nb(to, local + 4096, tight, rbase, wide, count, 1, &h));
+    CHECK_OK(arbor_wait(&h));
+    int bad = 0;
+    for (size_t r = 0; r < 256; r++)
+        for (size_t j = 0; j < 8; j++) {
+            unsigned char want = val(to, 40 + r * 24 + j);
+            bad += (local[r * 8 + j] != want) + (local[4096 + r * 8 + j] != want);
+        }
+    CHECK(bad == 0, "public strided get (%s): %d wrong bytes", pack ? "pack" : "pieces", bad);
+    CHECK_OK(arbor_barrier(ARBOR_TEAM_WORLD));
+
+    for (size_t i = 0; i < WIN; i++) local[i] = val(rank + 100, i);
+    memset(win, 0xEE, WIN);
+    CHECK_OK(arbor_barrier(ARBOR_TEAM_WORLD));
+    CHECK_OK(arbor_put_strided(to, rbase, wide, local, tight, count, 1));
+    CHECK_OK(arbor_fence(to));
+    CHECK_OK(arbor_barrier(ARBOR_TEAM_WORLD));
+    bad = 0;
+    for (size_t i = 0; i < WIN; i++) {
+        size_t rel = i - 40, r = rel / 24, j = rel % 24;
+        bool in = i >= 40 && r < 256 && j < 8;
+        bad += win[i] != (in ? val(from + 100, r * 8 + j) : 0xEE);
+    }
+    CHECK(bad == 0, "public strided put (%s): %d wrong bytes", pack ? "pack" : "pieces", bad);
+    uint64_t ran = arb_am_strided_packed_calls() - before;
+    CHECK(ran == (pack ? 3u : 0u), "the pack path ran %llu times, the model chose %s",
+          (unsigned long long)ran, pack ? "pack" : "pieces");
+    CHECK_OK(arbor_barrier(ARBOR_TEAM_WORLD));
+}
+
 int main(void)
 {
     arbor_status_t st = arbor_init();
@@ -162,14 +213,7 @@ int main(void)
     for (size_t i = 0; i < WIN; i++) bad += win[i] != 0x5A;
     CHECK(bad == 0, "refused put wrote %d bytes", bad);
 
-    /* the model's choice */
-    CHECK(!arb_am_strided_pack_cheaper(to, 8, 1, false), "packing one piece");
-    if (arb_rma_peer_seg(to))
-        CHECK(!arb_am_strided_pack_cheaper(to, 8, 4096, true), "packing for a mapped peer");
-    else
-        CHECK(arb_am_strided_pack_cheaper(to, 8, 4096, true) &&
-                  !arb_am_strided_pack_cheaper(to, 1 << 20, 2, true),
-              "the model should pack 4096 pieces of 8 bytes and not 2 of 1 MiB");
+    test_public_path(win, addr, local);
 
     CHECK_OK(arbor_mem_free(&mem));
     CHECK_OK(arbor_finalize());

@@ -354,6 +354,7 @@ arbor_status_t arb_am_init(void)
 void arb_am_fini(void)
 {
     if (am.ready) {
+        arb_am_strided_fini();
         arb_rma_poll_unregister(am_poll, NULL);
         arb_mem_give_local(am.base, AM_BYTES);
     }

@@ -35,7 +35,7 @@ arbor_status_t arb_am_wait(bool (*done)(void *), void *arg, const char *what);
 arbor_status_t arb_am_complete_to(int rank);
 
 /*
- * The strided pack path (ARMCI's trade-off; the one-sided layer picks it per call): local
+ * The strided pack path (ARMCI's trade-off; arb_rma_strided_choose picks it per call): local
  * pack, one message per 3.8 KB, remote unpack by a handler; for gets, remote pack into replies
  * and local unpack. Arguments as arbor_put_strided / arbor_get_strided (rank checked by the
  * caller); the remote range is checked here (ARBOR_ERR_ADDRESS). The put returns once the data
@@ -43,16 +43,17 @@ arbor_status_t arb_am_complete_to(int rank);
  * which arbor_fence / arbor_quiet must call once a packed put went to that rank. The get
  * returns with the data. Both need the target's progress (its calls or its progress thread).
  */
+/* Registers the handlers and the pack path with the one-sided layer (arb_am_init), and
+ * withdraws it (arb_am_fini). */
 void arb_am_strided_init(void);
+void arb_am_strided_fini(void);
 arbor_status_t arb_am_put_strided_packed(int rank, void *dst, const ptrdiff_t dst_stride[],
                                          const void *src, const ptrdiff_t src_stride[],
                                          const size_t count[], int levels);
 arbor_status_t arb_am_get_strided_packed(int rank, void *dst, const ptrdiff_t dst_stride[],
                                          const void *src, const ptrdiff_t src_stride[],
                                          const size_t count[], int levels);
-/* The LogGP model's choice: true when packing is predicted cheaper than one transfer per piece
- * of @p piece bytes, @p npieces times, to @p rank (never for a mapped peer: there every piece
- * is a plain copy). */
-bool arb_am_strided_pack_cheaper(int rank, size_t piece, size_t npieces, bool get);
+/* Strided transfers that went by the pack path (arb_rma_strided_choose picked it), for tests. */
+uint64_t arb_am_strided_packed_calls(void);
 
 #endif /* ARB_CORE_RMA_AM_H */

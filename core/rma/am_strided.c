@@ -12,8 +12,13 @@
 #include "core/executor.h"
 #include "core/rma/am.h"
 #include "core/rma/rma.h"
+#include "core/rma/rma_impl.h"
 
 enum { H_PUT = ARBOR_AM_MAX_HANDLERS, H_GET, H_GET_DATA };
+
+static uint64_t packed_calls; /* strided calls that went this way */
+static arbor_status_t pack_path(const arb_rma_strided_desc_t *d, arbor_request_h *req_p,
+                                bool blocking);
 
 /* The remote side of a transfer: where, which shape, which bytes of the stream. */
 typedef struct {
@@ -163,6 +168,13 @@ void arb_am_strided_init(void)
     arb_am_set_internal(H_PUT, on_put, NULL);
     arb_am_set_internal(H_GET, on_get, NULL);
     arb_am_set_internal(H_GET_DATA, on_get_data, NULL);
+    packed_calls = 0;
+    arb_rma_strided_pack_register(pack_path);
+}
+
+void arb_am_strided_fini(void)
+{
+    arb_rma_strided_pack_register(NULL);
 }
 
 /* ---- the calls -------------------------------------------------------------------------- */
@@ -214,24 +226,36 @@ arbor_status_t arb_am_get_strided_packed(int rank, void *dst, const ptrdiff_t ds
     return arb_am_wait(get_done, &op, "packed strided get");
 }
 
-/* ---- the choice ------------------------------------------------------------------------- */
+/* ---- the one-sided layer's pack hook ------------------------------------------------------- */
 
-/* Packing and unpacking copy at memory speed: about 10 GB/s, in microseconds per byte. */
-#define COPY_US_PER_BYTE 1e-4
-
-bool arb_am_strided_pack_cheaper(int rank, size_t piece, size_t npieces, bool get)
+/* arb_rma_strided_choose picked packing for a validated pattern (core/rma/strided.c). A packed
+ * put completes remotely before it returns: arbor_fence knows nothing of the messages, so
+ * waiting here for the target to have run them keeps every completion call right. Non-blocking
+ * forms therefore complete at issue. Accumulates go by pieces (their atomicity is the one-sided
+ * layer's). */
+static arbor_status_t pack_path(const arb_rma_strided_desc_t *d, arbor_request_h *req_p,
+                                bool blocking)
 {
-    if (npieces < 2 || arb_rma_peer_seg(rank)) return false;
-    const arb_logp_t *m = &arb_ctx.model;
-    double gap = m->g > m->os ? m->g : m->os, total = (double)piece * (double)npieces;
-    double chunks = (double)((size_t)total / chunk_bytes() + 1);
-    /* One operation per piece, pipelined: a gap each, the bytes, one latency (a get waits for
-     * its data: two). */
-    double pieces = (double)npieces * gap + total * m->G + (get ? 2 : 1) * m->L;
-    /* Packed: both copies, and per message a ticket (round trip) and a put with signal; the
-     * target's handler runs it one latency later, a get's reply takes the same way back. */
-    double per_msg = 2 * m->L + m->os + m->orecv + gap;
-    double packed = 2 * total * COPY_US_PER_BYTE + total * m->G + chunks * per_msg * (get ? 2 : 1) +
-                    (get ? 2 : 1) * m->L;
-    return packed < pieces;
+    (void)blocking;
+    if (d->kind == 2 || d->levels > ARBOR_MAX_STRIDE_LEVELS) return ARBOR_ERR_UNSUPPORTED;
+    size_t count[ARBOR_MAX_STRIDE_LEVELS + 1] = {d->piece};
+    for (int i = 0; i < d->levels; i++) count[i + 1] = d->count[i];
+    void *remote = (void *)(uintptr_t)(arb_rma_seg_base(d->rank) + (uint64_t)d->base_off);
+    arbor_status_t st;
+    if (d->kind == 0) {
+        st = arb_am_put_strided_packed(d->rank, remote, d->rstride, d->local, d->lstride, count,
+                                       d->levels);
+        if (st == ARBOR_OK) st = arb_am_complete_to(d->rank);
+    } else {
+        st = arb_am_get_strided_packed(d->rank, d->local, d->lstride, remote, d->rstride, count,
+                                       d->levels);
+    }
+    if (st == ARBOR_OK) packed_calls++;
+    if (st == ARBOR_OK && req_p) st = arb_rma_req_done_handle(d->rank, req_p);
+    return st;
+}
+
+uint64_t arb_am_strided_packed_calls(void)
+{
+    return packed_calls;
 }
