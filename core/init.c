@@ -12,6 +12,7 @@
 #include "core/log.h"
 #include "core/measure.h"
 #include "core/request.h"
+#include "core/rma/am.h"
 #include "core/rma/rma.h"
 #include "core/team.h"
 
@@ -198,6 +199,7 @@ static void teardown(void)
     arb_exec_cleanup();
     arb_team_destroy_all();
     arb_team_destroy(arb_ctx.world);
+    arb_am_fini();
     arb_rma_fini();
     free(arb_ctx.seg_bases);
     if (arb_ctx.tp) arb_ctx.tp_ops->close(arb_ctx.tp);
@@ -280,6 +282,7 @@ arbor_status_t arbor_init(void)
     if ((status = arb_team_create_world(&arb_ctx.world)) != ARBOR_OK) goto err;
     arb_ctx.init_count = 1; /* the measurement runs collectives */
     if ((status = arb_rma_init_world()) != ARBOR_OK) goto err;
+    if ((status = arb_am_init()) != ARBOR_OK) goto err;
     if (arb_ctx.cfg.logp_measure && (status = arb_logp_measure()) != ARBOR_OK) goto err;
     if (arb_ctx.cfg.progress == ARB_PROGRESS_THREAD &&
         (status = arb_progress_thread_start()) != ARBOR_OK)
