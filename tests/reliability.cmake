@@ -60,3 +60,10 @@ add_executable(arbor-test-reinit ${CMAKE_CURRENT_SOURCE_DIR}/test_reinit.c)
 target_link_libraries(arbor-test-reinit PRIVATE arbor)
 arbor_add_launched_test(NAME reinit COMMAND $<TARGET_FILE:arbor-test-reinit>
                         LABELS reliability RANKS 1 3 TRANSPORTS ${ARB_REL_TRANSPORTS} TIMEOUT 60)
+
+# Stress: 3000 random non-blocking collectives, 32 in flight, on the world and a split team,
+# every result checked, RSS printed (about 1 s). By hand: ARB_STRESS_OPS=100000.
+add_executable(arbor-test-stress ${CMAKE_CURRENT_SOURCE_DIR}/test_stress.c)
+target_link_libraries(arbor-test-stress PRIVATE arbor)
+arbor_add_launched_test(NAME stress COMMAND $<TARGET_FILE:arbor-test-stress>
+                        LABELS stress RANKS 3 TRANSPORTS ${ARB_REL_TRANSPORTS} TIMEOUT 120)
