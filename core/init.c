@@ -231,8 +231,6 @@ arbor_status_t arbor_init(void)
         arb_error("bootstrap failed: %s", arbor_strerror(status));
         return status;
     }
-    /* A rank that never joins must not hold the others in a fence forever. */
-    arb_ctx.boot->fence_timeout_s = arb_ctx.cfg.timeout_s;
     arb_ctx.rank = arb_ctx.boot->ops->rank(arb_ctx.boot);
     arb_ctx.size = arb_ctx.boot->ops->size(arb_ctx.boot);
     arb_log_set_identity(arb_ctx.rank, arb_ctx.size);
