@@ -123,6 +123,11 @@ static bool oversubscribed(void)
 /* "nodes 3: 0-1 | 2-3 | 4-5" and the inter-node model, when the job spans nodes. */
 static void print_topology(void)
 {
+    int mapped = 0;
+    for (int r = 0; arb_ctx.world && r < arb_ctx.size; r++)
+        mapped += arb_ctx.world->peer_region[r] != NULL;
+    fprintf(stderr, "arbor: %d of %d ranks' segments mapped here (loads and stores)\n", mapped,
+            arb_ctx.size);
     if (arb_ctx.nnodes < 2) {
         fprintf(stderr, "arbor: topology: 1 node, %d ranks\n", arb_ctx.size);
         return;
