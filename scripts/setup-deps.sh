@@ -16,6 +16,9 @@ packages=(
     slurm-wlm munge                    # one-node Slurm cluster (tests/slurm, srun --mpi=pmix)
     graphviz gnuplot-nox               # dot (tree drawings), gnuplot (bench/compare --plot)
     procps                             # ps/pgrep used by the launchers and scripts
+    libarmci-mpi-dev                   # ARMCI over MPI-3 RMA: the reference of clients/armci
+    libglobalarrays-dev                # Global Arrays (static, over an external ARMCI): tests/armci
+    liblapack-dev libblas-dev gfortran # what Global Arrays' static library links with
 )
 if [ "${1:-}" = --list ]; then
     printf '%s\n' "${packages[@]}"
