@@ -18,7 +18,7 @@ packages=(
     procps                             # ps/pgrep used by the launchers and scripts
     libarmci-mpi-dev                   # ARMCI over MPI-3 RMA: the reference of clients/armci
     libglobalarrays-dev                # Global Arrays (static, over an external ARMCI): tests/armci
-    liblapack-dev libblas-dev gfortran # what Global Arrays' static library links with
+    libscalapack-openmpi-dev liblapack-dev libblas-dev gfortran # what libga.a links with
 )
 if [ "${1:-}" = --list ]; then
     printf '%s\n' "${packages[@]}"
