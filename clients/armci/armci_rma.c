@@ -63,7 +63,7 @@ int ARMCI_NbAcc(int datatype, void *scale, void *src, void *dst, int bytes, int 
 }
 
 /* Strided: one converter, then the arbor call of the requested kind. */
-enum { OP_PUT, OP_GET, OP_ACC };
+enum { OP_PUT = ARMCIA_PUT, OP_GET = ARMCIA_GET, OP_ACC = ARMCIA_ACC };
 
 static int strided(int kind, int datatype, void *scale, void *src_ptr, int src_stride_ar[],
                    void *dst_ptr, int dst_stride_ar[], int count[], int stride_levels, int proc,
@@ -75,9 +75,10 @@ static int strided(int kind, int datatype, void *scale, void *src_ptr, int src_s
     int rc = armcia_strides(stride_levels, src_stride_ar, dst_stride_ar, count, ss, ds, cnt);
     if (rc) return armcia_status(names[kind], rc);
     arbor_dtype_t dtype = ARBOR_BYTE;
-    size_t size;
+    size_t size = 1;
     if (kind == OP_ACC && armcia_acc_type(datatype, &dtype, &size))
         return armcia_status(names[kind], ARBOR_ERR_DATATYPE);
+    if (kind == OP_ACC && cnt[0] % size) return armcia_status(names[kind], ARBOR_ERR_COUNT);
     arbor_request_h *req = nb ? armcia_hdl_slot(hdl, proc) : NULL;
     arbor_status_t st;
     switch (kind) {
@@ -96,6 +97,9 @@ static int strided(int kind, int datatype, void *scale, void *src_ptr, int src_s
                                     ARBOR_SUM, scale);
         break;
     }
+    if (st == ARBOR_ERR_UNSUPPORTED) /* completes before returning, also for an Nb call */
+        st = armcia_strided_pieces(kind, proc, dst_ptr, ds, src_ptr, ss, cnt, stride_levels, dtype,
+                                   size, scale);
     return nb ? armcia_hdl_started(hdl, st) : armcia_status(names[kind], st);
 }
 

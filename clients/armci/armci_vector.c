@@ -3,7 +3,7 @@
 
 #include <stdlib.h>
 
-enum { OP_PUT, OP_GET, OP_ACC };
+enum { OP_PUT = ARMCIA_PUT, OP_GET = ARMCIA_GET, OP_ACC = ARMCIA_ACC };
 
 static int vector(int kind, int datatype, void *scale, armci_giov_t *iov, int iov_len, int proc,
                   armci_hdl_t *hdl, int nb)
@@ -11,13 +11,13 @@ static int vector(int kind, int datatype, void *scale, armci_giov_t *iov, int io
     static const char *const names[] = {"ARMCI_PutV", "ARMCI_GetV", "ARMCI_AccV"};
     if (iov_len < 0 || (iov_len > 0 && !iov)) return armcia_status(names[kind], ARBOR_ERR_COUNT);
     arbor_dtype_t dtype = ARBOR_BYTE;
-    size_t size;
+    size_t size = 1;
     if (kind == OP_ACC && armcia_acc_type(datatype, &dtype, &size))
         return armcia_status(names[kind], ARBOR_ERR_DATATYPE);
     arbor_iov_t one, *v = iov_len <= 1 ? &one : malloc((size_t)iov_len * sizeof *v);
     if (!v) return armcia_status(names[kind], ARBOR_ERR_NO_MEMORY);
     for (int i = 0; i < iov_len; i++) {
-        if (iov[i].bytes < 0 || iov[i].ptr_array_len < 0) {
+        if (iov[i].bytes < 0 || iov[i].ptr_array_len < 0 || (size_t)iov[i].bytes % size) {
             if (v != &one) free(v);
             return armcia_status(names[kind], ARBOR_ERR_COUNT);
         }
@@ -42,8 +42,11 @@ static int vector(int kind, int datatype, void *scale, armci_giov_t *iov, int io
                 : arbor_acc_vector(proc, v, n, dtype, ARBOR_SUM, scale);
         break;
     }
+    int pieces = st == ARBOR_ERR_UNSUPPORTED;
+    if (pieces) /* completes before returning, also for an Nb call */
+        st = armcia_vector_pieces(kind, proc, v, n, dtype, size, scale);
     if (v != &one) {
-        if (nb && st == ARBOR_OK)
+        if (nb && st == ARBOR_OK && !pieces)
             armcia_hdl_keep(hdl, proc, v);
         else
             free(v);
