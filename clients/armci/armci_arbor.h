@@ -27,6 +27,13 @@ arbor_team_h armcia_group_team(const ARMCI_Group *group);
 int armcia_group_abs(const ARMCI_Group *group, int rank);
 void armcia_group_fini(void);
 
+/* The MPI communicators of groups (armci_mpi.c): real ones when the program has initialised
+ * MPI, zeros otherwise. */
+MPI_Comm armcia_comm_null(void);
+MPI_Comm armcia_comm_world(void);
+MPI_Comm armcia_comm_split(MPI_Comm parent, int member, int key);
+void armcia_comm_free(MPI_Comm *comm);
+
 /* ARMCI_ACC_* to an arbor datatype and its size; nonzero for an unknown datatype. */
 int armcia_acc_type(int datatype, arbor_dtype_t *dtype_p, size_t *size_p);
 

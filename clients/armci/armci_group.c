@@ -1,6 +1,7 @@
-/* ARMCI groups over arbor teams. ARMCI_Group is ARMCI-MPI's struct (its MPI_Comm fields stay
- * zero: libarmci_arbor does not use MPI); a group is recognised by its grp_to_abs table, which
- * this file allocates and maps to the arbor team. */
+/* ARMCI groups over arbor teams. ARMCI_Group is ARMCI-MPI's struct; a group is recognised by
+ * its grp_to_abs table, which this file allocates and maps to the arbor team. Its comm field
+ * gets the matching MPI communicator when the program uses MPI (armci_mpi.c), because GA reads
+ * it. */
 #include "armci_arbor.h"
 
 #include <stdlib.h>
@@ -26,6 +27,8 @@ static void world(ARMCI_Group *g)
         for (int i = 0; i < armcia_nproc; i++) world_table[i] = i;
     }
     memset(g, 0, sizeof *g);
+    g->comm = armcia_comm_world();
+    g->noncoll_pgroup_comm = armcia_comm_null();
     g->grp_to_abs = world_table;
     g->abs_to_grp = world_table;
     g->rank = armcia_me;
@@ -82,7 +85,10 @@ void ARMCI_Group_create_child(int grp_size, int *pid_list, ARMCI_Group *group_ou
     arbor_status_t st =
         arbor_team_split(armcia_group_team(parent), index >= 0 ? 0 : -1, index, &team);
     if (st != ARBOR_OK) armcia_die("ARMCI_Group_create", st);
+    MPI_Comm comm = armcia_comm_split(parent->comm, index >= 0, index);
     memset(group_out, 0, sizeof *group_out);
+    group_out->comm = comm;
+    group_out->noncoll_pgroup_comm = armcia_comm_null();
     group_out->rank = -1;
     if (index < 0) return; /* not a member: an empty group, as in ARMCI-MPI */
     known_t *k = calloc(1, sizeof *k);
@@ -113,7 +119,7 @@ void ARMCI_Group_create(int grp_size, int *pid_list, ARMCI_Group *group_out)
 void ARMCI_Group_free(ARMCI_Group *group)
 {
     if (!group || !group->grp_to_abs || group->grp_to_abs == world_table)
-        return; /* a non-member's empty group, or the world: nothing was created */
+        return; /* a non-member's empty group (no communicator), or the world */
     known_t **pp = &groups;
     while (*pp && (*pp)->grp_to_abs != group->grp_to_abs) pp = &(*pp)->next;
     if (!*pp) armcia_die("ARMCI_Group_free (unknown group)", ARBOR_ERR_TEAM);
@@ -126,7 +132,9 @@ void ARMCI_Group_free(ARMCI_Group *group)
     free(k->grp_to_abs);
     free(k->abs_to_grp);
     free(k);
+    armcia_comm_free(&group->comm);
     memset(group, 0, sizeof *group);
+    group->comm = armcia_comm_null();
     group->rank = -1;
 }
 
