@@ -59,14 +59,15 @@ if(NOT TARGET armci_arbor OR NOT ARMCI_ARBOR_RUNNABLE)
 endif()
 set(_armci_transports ucx "ofi:shm")
 add_executable(armci-test-arbor ${_armci_dir}/test_armci.c)
-target_compile_definitions(armci-test-arbor PRIVATE ARMCI_TEST_ERRORS)
+target_compile_definitions(armci-test-arbor PRIVATE ARMCI_TEST_ARBOR)
 target_include_directories(armci-test-arbor PRIVATE ${ARMCI_INCLUDE_DIR} ${MPI_C_INCLUDE_DIRS})
 target_link_libraries(armci-test-arbor PRIVATE armci_arbor arbor m)
 arbor_add_launched_test(NAME armci COMMAND $<TARGET_FILE:armci-test-arbor> RANKS 1 2 3 4
                         TRANSPORTS ${_armci_transports} LABELS armci TIMEOUT 120)
 if(_ga_ok)
   add_executable(armci-test-ga-arbor ${_armci_dir}/test_ga.c)
-  target_include_directories(armci-test-ga-arbor PRIVATE ${GA_INCLUDE_DIR})
+  target_compile_definitions(armci-test-ga-arbor PRIVATE ARMCI_TEST_ARBOR)
+  target_include_directories(armci-test-ga-arbor PRIVATE ${GA_INCLUDE_DIR} ${ARMCI_INCLUDE_DIR})
   target_link_libraries(armci-test-ga-arbor PRIVATE ${GA_LIB} armci_arbor arbor ${_ga_tail}
                                                       MPI::MPI_C)
   arbor_add_launched_test(NAME armci_ga COMMAND $<TARGET_FILE:armci-test-ga-arbor>
