@@ -16,11 +16,10 @@ typedef struct alloc {
 static alloc_t *allocs;
 static int64_t next_id;
 
-static int malloc_team(void **ptr_arr, armci_size_t bytes, const ARMCI_Group *group)
+static int malloc_team(void **ptr_arr, armci_size_t bytes, arbor_team_h team)
 {
     int rc = armcia_check_init("ARMCI_Malloc");
     if (rc) return rc;
-    arbor_team_h team = armcia_group_team(group);
     /* Agree on the id and on whether every member's arguments are good, before allocating. */
     int64_t agree[2] = {next_id, (bytes < 0 || ptr_arr == NULL) ? 1 : 0};
     arbor_status_t st = arbor_allreduce(team, ARBOR_IN_PLACE, agree, 2, ARBOR_INT64, ARBOR_MAX);
@@ -47,11 +46,10 @@ static int malloc_team(void **ptr_arr, armci_size_t bytes, const ARMCI_Group *gr
     return 0;
 }
 
-static int free_team(void *ptr, const ARMCI_Group *group)
+static int free_team(void *ptr, arbor_team_h team)
 {
     int rc = armcia_check_init("ARMCI_Free");
     if (rc) return rc;
-    arbor_team_h team = armcia_group_team(group);
     alloc_t **pp = &allocs;
     int64_t agree[2] = {-1, 0}; /* the allocation's id; "a member passed an unknown pointer" */
     if (ptr) {
@@ -77,24 +75,26 @@ static int free_team(void *ptr, const ARMCI_Group *group)
     return 0;
 }
 
+/* ARMCI_Malloc / Free span the world, not the default group, as in ARMCI-MPI (Debian's GA is
+ * built for it and calls the _group forms where it means a group). */
 int ARMCI_Malloc(void **base_ptrs, armci_size_t size)
 {
-    return malloc_team(base_ptrs, size, NULL);
+    return malloc_team(base_ptrs, size, ARBOR_TEAM_WORLD);
 }
 
 int ARMCI_Free(void *ptr)
 {
-    return free_team(ptr, NULL);
+    return free_team(ptr, ARBOR_TEAM_WORLD);
 }
 
 int ARMCI_Malloc_group(void **ptr_arr, armci_size_t bytes, ARMCI_Group *group)
 {
-    return group ? malloc_team(ptr_arr, bytes, group) : ARBOR_ERR_INVALID_ARG;
+    return group ? malloc_team(ptr_arr, bytes, armcia_group_team(group)) : ARBOR_ERR_INVALID_ARG;
 }
 
 int ARMCI_Free_group(void *ptr, ARMCI_Group *group)
 {
-    return group ? free_team(ptr, group) : ARBOR_ERR_INVALID_ARG;
+    return group ? free_team(ptr, armcia_group_team(group)) : ARBOR_ERR_INVALID_ARG;
 }
 
 /* The memdev forms name a memory device (SICM); arbor has one kind of memory, the heap. */
