@@ -5,7 +5,7 @@
  * works on its right neighbour at once; the figures are averages over ranks.
  * Output, one line per measurement: "<name> <bytes> <microseconds per operation>", where a put
  * or accumulate is timed up to its completion at the target (ARMCI_Fence). Checks the data of
- * the last transfer of each kind and exits 1 when it is wrong.
+ * the strided gets and every call's return code, and exits 1 when one is wrong.
  *   armci-bench [max_bytes (default 1 MiB)]
  */
 #include <armci.h>
@@ -45,30 +45,30 @@ static double strided(int kind, void **remote, double *local, size_t bytes, int 
 {
     int peer = (me + 1) % nproc;
     int cols = 1;
-    while ((size_t)(cols + 1) * (cols + 1) * sizeof(double) <= bytes)
-        cols++;
+    while ((size_t)(cols + 1) * (cols + 1) * sizeof(double) <= bytes) cols++;
     int ld = 2 * cols * (int)sizeof(double);
     int stride[1] = {ld}, count[2] = {cols * (int)sizeof(double), cols};
     double one = 1.0;
     int iters = iterations(bytes);
     ARMCI_Barrier();
     double t0 = now_us();
+    int rc = 0;
     for (int i = 0; i < iters; i++) {
         if (kind == GET)
-            ARMCI_GetS(remote[peer], stride, local, stride, count, 1, peer);
+            rc |= ARMCI_GetS(remote[peer], stride, local, stride, count, 1, peer);
         else if (kind == PUT)
-            ARMCI_PutS(local, stride, remote[peer], stride, count, 1, peer);
+            rc |= ARMCI_PutS(local, stride, remote[peer], stride, count, 1, peer);
         else
-            ARMCI_AccS(ARMCI_ACC_DBL, &one, local, stride, remote[peer], stride, count, 1, peer);
-        if (kind != GET)
-            ARMCI_Fence(peer);
+            rc |= ARMCI_AccS(ARMCI_ACC_DBL, &one, local, stride, remote[peer], stride, count, 1,
+                             peer);
+        if (kind != GET) ARMCI_Fence(peer);
     }
+    *ok &= rc == 0; /* a failing call is fast, not a result */
     double us = (now_us() - t0) / iters;
     ARMCI_Barrier();
     if (kind == GET) { /* the neighbour's matrix holds its rank + 1 before any accumulate */
         for (int r = 0; r < cols; r++)
-            for (int c = 0; c < cols; c++)
-                *ok &= local[(size_t)r * 2 * cols + c] == peer + 1;
+            for (int c = 0; c < cols; c++) *ok &= local[(size_t)r * 2 * cols + c] == peer + 1;
     }
     return average(us);
 }
@@ -79,19 +79,20 @@ static double latency(int kind, void **remote, int *ok)
     double v = me, got = -1;
     ARMCI_Barrier();
     double t0 = now_us();
+    int rc = 0;
     for (int i = 0; i < iters; i++) {
         if (kind == GET) {
-            ARMCI_Get(remote[peer], &got, sizeof got, peer);
+            rc |= ARMCI_Get(remote[peer], &got, sizeof got, peer);
         } else {
             /* the last double: outside every strided patch */
-            ARMCI_Put(&v, (double *)remote[peer] + span / sizeof(double) - 1, sizeof v, peer);
+            rc |= ARMCI_Put(&v, (double *)remote[peer] + span / sizeof(double) - 1, sizeof v, peer);
             ARMCI_Fence(peer);
         }
     }
+    *ok &= rc == 0;
     double us = (now_us() - t0) / iters;
     ARMCI_Barrier();
-    if (kind == GET)
-        *ok &= got == peer + 1;
+    if (kind == GET) *ok &= got == peer + 1;
     return average(us);
 }
 
@@ -101,7 +102,7 @@ static double fetch_add(void **counter, int *ok)
     ARMCI_Barrier();
     double t0 = now_us();
     for (int i = 0; i < iters; i++) {
-        ARMCI_Rmw(ARMCI_FETCH_AND_ADD, &old, counter[peer], 1, peer);
+        *ok &= ARMCI_Rmw(ARMCI_FETCH_AND_ADD, &old, counter[peer], 1, peer) == 0;
         *ok &= old > last; /* only this rank adds to its neighbour's counter */
         last = old;
     }
@@ -115,26 +116,22 @@ int main(int argc, char **argv)
 #ifdef ARMCI_BENCH_WITH_MPI
     MPI_Init(&argc, &argv);
 #endif
-    if (ARMCI_Init_args(&argc, &argv))
-        return 1;
+    if (ARMCI_Init_args(&argc, &argv)) return 1;
     me = armci_msg_me();
     nproc = armci_msg_nproc();
     size_t max = argc > 1 ? strtoul(argv[1], NULL, 0) : (size_t)1 << 20;
     /* The matrices: 4 x max bytes (a square patch of max bytes in a twice-as-wide matrix). */
     void **remote = malloc(nproc * sizeof *remote), **counter = malloc(nproc * sizeof *counter);
     span = 4 * max + 4096;
-    if (ARMCI_Malloc(remote, (armci_size_t)span) || ARMCI_Malloc(counter, 64))
-        return 1;
+    if (ARMCI_Malloc(remote, (armci_size_t)span) || ARMCI_Malloc(counter, 64)) return 1;
     double *local = malloc(span);
     ARMCI_Access_begin(remote[me]);
-    for (size_t i = 0; i < span / sizeof(double); i++)
-        ((double *)remote[me])[i] = me + 1;
+    for (size_t i = 0; i < span / sizeof(double); i++) ((double *)remote[me])[i] = me + 1;
     ARMCI_Access_end(remote[me]);
     ARMCI_Access_begin(counter[me]);
     memset(counter[me], 0, 64);
     ARMCI_Access_end(counter[me]);
-    for (size_t i = 0; i < span / sizeof(double); i++)
-        local[i] = 0;
+    for (size_t i = 0; i < span / sizeof(double); i++) local[i] = 0;
     ARMCI_Barrier();
 
     int ok = 1;
@@ -148,13 +145,11 @@ int main(int argc, char **argv)
     for (int kind = GET; kind <= ACC; kind++)
         for (size_t bytes = 1024; bytes <= max; bytes *= 4) {
             double us = strided(kind, remote, local, bytes, &ok);
-            if (me == 0)
-                printf("%s %zu %.3f\n", kind_name[kind], bytes, us);
+            if (me == 0) printf("%s %zu %.3f\n", kind_name[kind], bytes, us);
         }
     int bad = !ok;
     armci_msg_igop(&bad, 1, "+");
-    if (me == 0 && bad)
-        printf("check FAILED on %d ranks\n", bad);
+    if (me == 0 && bad) printf("check FAILED on %d ranks\n", bad);
     ARMCI_Free(counter[me]);
     ARMCI_Free(remote[me]);
     free(local);
