@@ -598,7 +598,12 @@ ARBOR_API arbor_status_t arbor_acc_vector_nb(int rank, const arbor_iov_t *iov, s
  * INT / UINT / LONG / ULONG / LONGLONG / ULONGLONG of those sizes), naturally aligned
  * (ARBOR_ERR_ALIGNMENT). @p operand and @p compare point to one element of @p dtype (compare
  * only for CSWAP); @p result receives the old value for the fetching ops (may be NULL for the
- * others). Atomic with respect to every other arbor atomic on the word.
+ * others). Atomic with respect to every other arbor atomic on the word. Errors: ARBOR_ERR_RANK,
+ * ARBOR_ERR_OP (op out of range), ARBOR_ERR_DATATYPE (any other type), ARBOR_ERR_BUFFER (NULL
+ * operand, compare or result where the op needs it), ARBOR_ERR_ADDRESS, ARBOR_ERR_ALIGNMENT.
+ * The non-blocking form is truly non-blocking for the 64-bit FETCH, SET, ADD, SWAP, CSWAP and
+ * FADD where the transport carries them; the others (compare-and-swap loops) complete inside
+ * the call and return a completed handle.
  */
 typedef enum {
     ARBOR_AMO_FETCH = 0, /**< result = x */

@@ -5,6 +5,8 @@
  * code, and nothing written). Every byte is checked against a pattern the checker computes
  * itself. Run under a PMIx launcher at any rank count (or alone as a singleton).
  */
+#include <complex.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -268,6 +270,499 @@ static void test_contig(int mode)
     CHECK_OK(arbor_mem_free(&m));
 }
 
+/* ---- atomics ----------------------------------------------------------------------------------
+ */
+
+static uint64_t model(arbor_amo_t op, uint64_t x, uint64_t v, uint64_t c, uint64_t mask)
+{
+    switch (op) {
+    case ARBOR_AMO_FETCH:
+        return x;
+    case ARBOR_AMO_SET:
+    case ARBOR_AMO_SWAP:
+        return v;
+    case ARBOR_AMO_ADD:
+    case ARBOR_AMO_FADD:
+        return (x + v) & mask;
+    case ARBOR_AMO_AND:
+    case ARBOR_AMO_FAND:
+        return x & v;
+    case ARBOR_AMO_OR:
+    case ARBOR_AMO_FOR:
+        return x | v;
+    case ARBOR_AMO_XOR:
+    case ARBOR_AMO_FXOR:
+        return x ^ v;
+    case ARBOR_AMO_CSWAP:
+        return x == c ? v : x;
+    default:
+        return x;
+    }
+}
+
+static bool fetches(arbor_amo_t op)
+{
+    return op == ARBOR_AMO_FETCH || op == ARBOR_AMO_SWAP || op == ARBOR_AMO_CSWAP ||
+           op == ARBOR_AMO_FADD || op == ARBOR_AMO_FAND || op == ARBOR_AMO_FOR ||
+           op == ARBOR_AMO_FXOR;
+}
+
+/* Every op on 32 and 64 bits, in the three forms, on the right neighbour's words (one writer
+ * each); the neighbouring 32-bit half must stay untouched. */
+static void test_atomic_ops(void)
+{
+    arbor_mem_h m;
+    uint64_t *local;
+    CHECK_OK(arbor_mem_alloc(ARBOR_TEAM_WORLD, 64 * sizeof(uint64_t), &m, (void **)&local));
+    int right = (rank + 1) % size;
+    uint64_t *ra = addr_of(m, right);
+    for (int form = 0; form < 3; form++)
+        for (int bits = 32; bits <= 64; bits += 32)
+            for (int op = 0; op < ARBOR_AMO_COUNT; op++) {
+                for (int c = 0; c < 2; c++) { /* CSWAP: c 0 matches, c 1 does not */
+                    if (c && op != ARBOR_AMO_CSWAP) continue;
+                    uint64_t mask = bits == 64 ? ~0ull : 0xffffffffull;
+                    uint64_t x0 = (0x9e3779b97f4a7c15ull * (uint64_t)(op + 3 * form + 1)) & mask;
+                    uint64_t v = (0xc2b2ae3d27d4eb4full ^ (uint64_t)op * 77) & mask;
+                    uint64_t cmpv = c ? x0 ^ 1 : x0;
+                    /* word 2k: the 64-bit case; words 2k+1 hold two 32-bit halves */
+                    int k = (op * 2 + c) % 32;
+                    uint64_t init[2] = {x0, 0x1111111100000000ull | x0};
+                    CHECK_OK(arbor_put(right, &ra[k * 2], init, sizeof(init)));
+                    CHECK_OK(arbor_fence(right));
+                    void *dst = bits == 64 ? (void *)&ra[k * 2] : (void *)&ra[k * 2 + 1];
+                    arbor_dtype_t dt = bits == 64 ? ARBOR_UINT64 : ARBOR_UINT32;
+                    uint64_t res = 0x5555555555555555ull;
+                    uint32_t v32 = (uint32_t)v, c32 = (uint32_t)cmpv, r32 = 0x55555555u;
+                    const void *opnd = bits == 64 ? (const void *)&v : (const void *)&v32;
+                    const void *cmpp = bits == 64 ? (const void *)&cmpv : (const void *)&c32;
+                    void *resp = bits == 64 ? (void *)&res : (void *)&r32;
+                    arbor_request_h req;
+                    if (form == 0)
+                        CHECK_OK(arbor_atomic(right, dst, (arbor_amo_t)op, dt, opnd, cmpp, resp));
+                    if (form == 1) {
+                        CHECK_OK(arbor_atomic_nb(right, dst, (arbor_amo_t)op, dt, opnd, cmpp, resp,
+                                                 &req));
+                        CHECK_OK(arbor_wait(&req));
+                    }
+                    if (form == 2) {
+                        CHECK_OK(arbor_atomic_nb(right, dst, (arbor_amo_t)op, dt, opnd, cmpp, resp,
+                                                 NULL));
+                        CHECK_OK(arbor_fence(right));
+                    }
+                    if (bits == 32) res = r32;
+                    uint64_t want = model((arbor_amo_t)op, x0, v, cmpv, mask);
+                    uint64_t got[2];
+                    CHECK_OK(arbor_get(right, got, &ra[k * 2], sizeof(got)));
+                    uint64_t g = bits == 64 ? got[0] : (got[1] & 0xffffffffull);
+                    CHECK(g == want, "atomic op %d %d-bit form %d: %llx, expected %llx", op, bits,
+                          form, (unsigned long long)g, (unsigned long long)want);
+                    if (bits == 32)
+                        CHECK(got[1] >> 32 == 0x11111111u, "32-bit op %d touched the other half",
+                              op);
+                    if (fetches((arbor_amo_t)op))
+                        CHECK(res == x0, "atomic op %d %d-bit form %d fetched %llx, expected %llx",
+                              op, bits, form, (unsigned long long)res, (unsigned long long)x0);
+                }
+            }
+    CHECK_OK(arbor_barrier(ARBOR_TEAM_WORLD));
+    /* bad input */
+    uint64_t one = 1, r;
+    CHECK_IS(arbor_atomic(right, (uint8_t *)ra + 4, ARBOR_AMO_ADD, ARBOR_UINT64, &one, NULL, NULL),
+             ARBOR_ERR_ALIGNMENT);
+    CHECK_IS(arbor_atomic(right, (uint8_t *)ra + 2, ARBOR_AMO_ADD, ARBOR_UINT32, &one, NULL, NULL),
+             ARBOR_ERR_ALIGNMENT);
+    CHECK_IS(arbor_atomic(right, ra, ARBOR_AMO_ADD, ARBOR_DOUBLE, &one, NULL, NULL),
+             ARBOR_ERR_DATATYPE);
+    CHECK_IS(arbor_atomic(right, ra, ARBOR_AMO_COUNT, ARBOR_UINT64, &one, NULL, NULL),
+             ARBOR_ERR_OP);
+    CHECK_IS(arbor_atomic(right, ra, ARBOR_AMO_FADD, ARBOR_UINT64, &one, NULL, NULL),
+             ARBOR_ERR_BUFFER);
+    CHECK_IS(arbor_atomic(right, ra, ARBOR_AMO_CSWAP, ARBOR_UINT64, &one, NULL, &r),
+             ARBOR_ERR_BUFFER);
+    CHECK_IS(arbor_atomic(right, ra + 64, ARBOR_AMO_ADD, ARBOR_UINT64, &one, NULL, NULL),
+             ARBOR_ERR_ADDRESS);
+    CHECK_IS(arbor_atomic(size, ra, ARBOR_AMO_ADD, ARBOR_UINT64, &one, NULL, NULL), ARBOR_ERR_RANK);
+    CHECK_OK(arbor_barrier(ARBOR_TEAM_WORLD));
+    CHECK_OK(arbor_mem_free(&m));
+}
+
+/* Contention: fetch-add tickets from one counter (64-bit, and two 32-bit halves of one word),
+ * bitwise ops from every rank on one word. */
+static void test_atomic_contention(void)
+{
+    enum { K = 200 };
+    arbor_mem_h m;
+    uint64_t *local;
+    CHECK_OK(arbor_mem_alloc(ARBOR_TEAM_WORLD, 8 * sizeof(uint64_t), &m, (void **)&local));
+    int target = size - 1;
+    uint64_t *ra = addr_of(m, target);
+    int64_t *tickets = malloc(sizeof(int64_t) * K), *all = malloc(sizeof(int64_t) * K * size);
+    uint32_t *t32 = malloc(sizeof(uint32_t) * K * 2),
+             *all32 = malloc(sizeof(uint32_t) * K * 2 * size);
+    int64_t one = 1;
+    uint32_t one32 = 1;
+    uint64_t bit = 1ull << (rank % 64);
+    arbor_request_h reqs[4];
+    for (int i = 0; i < K; i++) {
+        if (i % 2)
+            CHECK_OK(
+                arbor_atomic(target, &ra[0], ARBOR_AMO_FADD, ARBOR_INT64, &one, NULL, &tickets[i]));
+        else {
+            CHECK_OK(arbor_atomic_nb(target, &ra[0], ARBOR_AMO_FADD, ARBOR_INT64, &one, NULL,
+                                     &tickets[i], &reqs[0]));
+            CHECK_OK(arbor_wait(&reqs[0]));
+        }
+        CHECK_OK(arbor_atomic(target, (uint32_t *)&ra[1], ARBOR_AMO_FADD, ARBOR_UINT32, &one32,
+                              NULL, &t32[2 * i]));
+        CHECK_OK(arbor_atomic(target, (uint32_t *)&ra[1] + 1, ARBOR_AMO_FADD, ARBOR_UINT32, &one32,
+                              NULL, &t32[2 * i + 1]));
+        CHECK_OK(
+            arbor_atomic_nb(target, &ra[2], ARBOR_AMO_ADD, ARBOR_UINT64, &one, NULL, NULL, NULL));
+    }
+    CHECK_OK(arbor_atomic(target, &ra[3], ARBOR_AMO_OR, ARBOR_UINT64, &bit, NULL, NULL));
+    CHECK_OK(arbor_atomic(target, &ra[4], ARBOR_AMO_XOR, ARBOR_UINT64, &bit, NULL, NULL));
+    CHECK_OK(arbor_quiet());
+    CHECK_OK(arbor_allgather(ARBOR_TEAM_WORLD, tickets, all, K, ARBOR_INT64));
+    CHECK_OK(arbor_allgather(ARBOR_TEAM_WORLD, t32, all32, 2 * K, ARBOR_UINT32));
+    size_t N = (size_t)K * (size_t)size;
+    char *seen = calloc(N, 1), *seen_lo = calloc(N, 1), *seen_hi = calloc(N, 1);
+    size_t bad = 0;
+    for (size_t i = 0; i < N; i++) {
+        if (all[i] < 0 || (size_t)all[i] >= N || seen[all[i]]++) bad++;
+        uint32_t lo = all32[2 * i], hi = all32[2 * i + 1];
+        if (lo >= N || seen_lo[lo]++) bad++;
+        if (hi >= N || seen_hi[hi]++) bad++;
+    }
+    CHECK(bad == 0, "%zu tickets duplicated or out of range (of %zu)", bad, N);
+    if (rank == target) {
+        uint64_t bits = 0;
+        for (int r = 0; r < size; r++) bits |= 1ull << (r % 64);
+        uint64_t xr = 0;
+        for (int r = 0; r < size; r++) xr ^= 1ull << (r % 64);
+        CHECK(local[0] == N, "64-bit counter %llu, expected %zu", (unsigned long long)local[0], N);
+        CHECK(local[1] == ((uint64_t)N << 32 | N), "32-bit counters %llx",
+              (unsigned long long)local[1]);
+        CHECK(local[2] == N, "implicit adds: %llu, expected %zu", (unsigned long long)local[2], N);
+        CHECK(local[3] == bits, "or: %llx, expected %llx", (unsigned long long)local[3],
+              (unsigned long long)bits);
+        CHECK(local[4] == xr, "xor: %llx", (unsigned long long)local[4]);
+    }
+    free(seen);
+    free(seen_lo);
+    free(seen_hi);
+    free(tickets);
+    free(all);
+    free(t32);
+    free(all32);
+    CHECK_OK(arbor_barrier(ARBOR_TEAM_WORLD));
+    CHECK_OK(arbor_mem_free(&m));
+}
+
+/* ---- notify / put_signal / wait_until / order --------------------------------------------- */
+
+enum { SYNC_BYTES = 65536 + 8, SYNC_ITERS = 30 };
+
+static void test_notify(void)
+{
+    arbor_mem_h m;
+    uint8_t *local;
+    CHECK_OK(arbor_mem_alloc(ARBOR_TEAM_WORLD, 2 * SYNC_BYTES, &m, (void **)&local));
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    uint8_t *ra = addr_of(m, right), *src = malloc(SYNC_BYTES), *back = malloc(SYNC_BYTES);
+    uint64_t cnt;
+    CHECK_IS(arbor_notify(size), ARBOR_ERR_RANK);
+    CHECK_IS(arbor_notify_wait(-1, 1), ARBOR_ERR_RANK);
+    CHECK_IS(arbor_notify_count(0, NULL), ARBOR_ERR_INVALID_ARG);
+    CHECK_OK(arbor_notify_wait(left, 0));
+    for (int it = 0; it < SYNC_ITERS; it++) {
+        /* producer: data in three forms, none waited for, then notify */
+        fill(src, SYNC_BYTES, rank, it);
+        arbor_request_h req;
+        size_t third = SYNC_BYTES / 3;
+        CHECK_OK(arbor_put(right, ra, src, third));
+        CHECK_OK(arbor_put_nb(right, ra + third, src + third, third, &req));
+        CHECK_OK(
+            arbor_put_nb(right, ra + 2 * third, src + 2 * third, SYNC_BYTES - 2 * third, NULL));
+        CHECK_OK(arbor_notify(right));
+        /* consumer */
+        CHECK_OK(arbor_notify_wait(left, 1));
+        if (check_pattern(local, SYNC_BYTES, left, it, "data after notify")) break;
+        CHECK_OK(arbor_wait(&req));
+        CHECK_OK(arbor_notify(left)); /* ack: the producer may overwrite */
+        CHECK_OK(arbor_notify_wait(right, 1));
+    }
+    /* a get issued before notify is complete when the target sees it: read the right's
+     * second half, then tell it to overwrite it */
+    CHECK_OK(arbor_get_nb(right, back, ra + SYNC_BYTES, 64, NULL));
+    CHECK_OK(arbor_notify(right));
+    CHECK_OK(arbor_notify_wait(left, 1));
+    memset(local + SYNC_BYTES, 0x77, 64);
+    CHECK_OK(arbor_quiet());
+    size_t bad = 0;
+    for (int i = 0; i < 64; i++) bad += back[i] != 0;
+    CHECK(bad == 0, "a get before notify saw %zu bytes written after the notification", bad);
+    CHECK_OK(arbor_barrier(ARBOR_TEAM_WORLD));
+    /* several notifications consumed at once, and the count */
+    for (int i = 0; i < 3; i++) CHECK_OK(arbor_notify(right));
+    CHECK_OK(arbor_barrier(ARBOR_TEAM_WORLD));
+    CHECK_OK(arbor_notify_count(left, &cnt));
+    CHECK(cnt == 3, "notify count %llu, expected 3", (unsigned long long)cnt);
+    CHECK_OK(arbor_notify_wait(left, 3));
+    CHECK_OK(arbor_notify_count(left, &cnt));
+    CHECK(cnt == 0, "notify count after wait %llu", (unsigned long long)cnt);
+    CHECK_OK(arbor_barrier(ARBOR_TEAM_WORLD));
+    free(src);
+    free(back);
+    CHECK_OK(arbor_mem_free(&m));
+}
+
+static void test_put_signal(void)
+{
+    arbor_mem_h m;
+    uint8_t *local;
+    size_t bytes = SYNC_BYTES + 64;
+    CHECK_OK(arbor_mem_alloc(ARBOR_TEAM_WORLD, bytes, &m, (void **)&local));
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    uint8_t *ra = addr_of(m, right), *src = malloc(SYNC_BYTES);
+    uint64_t *rsig = (uint64_t *)(ra + SYNC_BYTES), *sig = (uint64_t *)(local + SYNC_BYTES);
+    for (int it = 0; it < SYNC_ITERS; it++) {
+        size_t n = it % 3 == 0 ? SYNC_BYTES : it % 3 == 1 ? 8 : 0;
+        fill(src, n, rank, 50 + it);
+        arbor_signal_op_t op = it % 2 ? ARBOR_SIGNAL_SET : ARBOR_SIGNAL_ADD;
+        /* ADD adds 1 each time; SET writes it + 1, which is the same count */
+        uint64_t value = op == ARBOR_SIGNAL_ADD ? 1 : (uint64_t)it + 1;
+        if (it % 4 < 2)
+            CHECK_OK(arbor_put_signal(right, ra, src, n, rsig, value, op));
+        else {
+            arbor_request_h req;
+            CHECK_OK(arbor_put_signal_nb(right, ra, src, n, rsig, value, op, &req));
+            CHECK_OK(arbor_wait(&req));
+        }
+        uint64_t seen = 0;
+        CHECK_OK(arbor_wait_until(sig, ARBOR_CMP_GE, (uint64_t)it + 1, &seen));
+        CHECK(seen == (uint64_t)it + 1, "signal %llu, expected %d", (unsigned long long)seen,
+              it + 1);
+        if (check_pattern(local, n, left, 50 + it, "data before its signal")) break;
+        CHECK_OK(arbor_notify(left));
+        CHECK_OK(arbor_notify_wait(right, 1));
+    }
+    CHECK_IS(arbor_test_until(sig, ARBOR_CMP_EQ, 0, NULL), ARBOR_INPROGRESS);
+    uint64_t obs;
+    CHECK_IS(arbor_test_until(sig, ARBOR_CMP_EQ, SYNC_ITERS, &obs), ARBOR_OK);
+    CHECK(obs == SYNC_ITERS, "test_until observed %llu", (unsigned long long)obs);
+    CHECK_IS(arbor_test_until(sig, ARBOR_CMP_LT, SYNC_ITERS, NULL), ARBOR_INPROGRESS);
+    CHECK_IS(arbor_test_until(sig, ARBOR_CMP_LE, SYNC_ITERS, NULL), ARBOR_OK);
+    CHECK_IS(arbor_test_until(sig, ARBOR_CMP_NE, 0, NULL), ARBOR_OK);
+    CHECK_IS(arbor_test_until(sig, ARBOR_CMP_GT, SYNC_ITERS - 1, NULL), ARBOR_OK);
+    static uint64_t not_heap;
+    CHECK_IS(arbor_wait_until(&not_heap, ARBOR_CMP_EQ, 0, NULL), ARBOR_ERR_ADDRESS);
+    CHECK_IS(arbor_wait_until((uint64_t *)(local + 4), ARBOR_CMP_EQ, 0, NULL), ARBOR_ERR_ALIGNMENT);
+    CHECK_IS(arbor_test_until(sig, (arbor_cmp_t)17, 0, NULL), ARBOR_ERR_INVALID_ARG);
+    CHECK_IS(arbor_put_signal(right, ra, src, 8, (uint64_t *)(ra + 4), 1, ARBOR_SIGNAL_ADD),
+             ARBOR_ERR_ALIGNMENT);
+    CHECK_IS(arbor_put_signal(right, ra, src, 8, rsig, 1, (arbor_signal_op_t)5),
+             ARBOR_ERR_INVALID_ARG);
+    CHECK_IS(arbor_put_signal(right, ra + 1, src, bytes, rsig, 1, ARBOR_SIGNAL_ADD),
+             ARBOR_ERR_ADDRESS);
+    CHECK_OK(arbor_barrier(ARBOR_TEAM_WORLD));
+    free(src);
+    CHECK_OK(arbor_mem_free(&m));
+}
+
+/* arbor_order between a put of data and a put of a flag; the target waits on the flag. */
+static void test_order(void)
+{
+    arbor_mem_h m;
+    uint8_t *local;
+    CHECK_OK(arbor_mem_alloc(ARBOR_TEAM_WORLD, SYNC_BYTES + 64, &m, (void **)&local));
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    uint8_t *ra = addr_of(m, right), *src = malloc(SYNC_BYTES);
+    uint64_t *flag = (uint64_t *)(local + SYNC_BYTES);
+    for (int it = 0; it < SYNC_ITERS; it++) {
+        fill(src, SYNC_BYTES, rank, 80 + it);
+        uint64_t f = (uint64_t)it + 1;
+        CHECK_OK(arbor_put_nb(right, ra, src, SYNC_BYTES, NULL));
+        CHECK_OK(arbor_order(right));
+        CHECK_OK(arbor_atomic_nb(right, ra + SYNC_BYTES, ARBOR_AMO_SET, ARBOR_UINT64, &f, NULL,
+                                 NULL, NULL));
+        CHECK_OK(arbor_wait_until(flag, ARBOR_CMP_EQ, f, NULL));
+        if (check_pattern(local, SYNC_BYTES, left, 80 + it, "data before the ordered flag")) break;
+        CHECK_OK(arbor_quiet()); /* our source is reusable */
+        CHECK_OK(arbor_notify(left));
+        CHECK_OK(arbor_notify_wait(right, 1));
+    }
+    CHECK_OK(arbor_barrier(ARBOR_TEAM_WORLD));
+    free(src);
+    CHECK_OK(arbor_mem_free(&m));
+}
+
+/* ---- accumulate ----------------------------------------------------------------------------- */
+
+enum { ACC_N = 37, ACC_K = 24 };
+
+/* Each rank adds ACC_K times to one array on the target, in every form, some scaled by 2; the
+ * values are small integers, exact in every type, so the result must be exact. Half the ranks
+ * use the whole array, the others element 0 only (same location, different counts). */
+#define ACC_SUM_TEST(_T, _DT, _MK, _EQ)                                                            \
+    do {                                                                                           \
+        _T *x = (_T *)base, y[ACC_N], two = (_T)2;                                                 \
+        for (int it = 0; it < ACC_K; it++) {                                                       \
+            for (int i = 0; i < ACC_N; i++) y[i] = _MK(rank, i);                                   \
+            size_t n = rank % 2 ? 1 : ACC_N;                                                       \
+            const _T *sc = it % 3 == 0 ? &two : NULL;                                              \
+            arbor_request_h rq;                                                                    \
+            if (it % 4 == 0)                                                                       \
+                CHECK_OK(arbor_acc(target, rx, y, n, _DT, ARBOR_SUM, sc));                         \
+            else if (it % 4 == 1) {                                                                \
+                CHECK_OK(arbor_acc_nb(target, rx, y, n, _DT, ARBOR_SUM, sc, &rq));                 \
+                CHECK_OK(arbor_wait(&rq));                                                         \
+            } else {                                                                               \
+                CHECK_OK(arbor_acc_nb(target, rx, y, n, _DT, ARBOR_SUM, sc, NULL));                \
+                if (it % 4 == 3) CHECK_OK(arbor_fence(target));                                    \
+            }                                                                                      \
+        }                                                                                          \
+        sync_all();                                                                                \
+        if (rank == target) {                                                                      \
+            int factor = 0, bad = 0;                                                               \
+            for (int it = 0; it < ACC_K; it++) factor += it % 3 == 0 ? 2 : 1;                      \
+            for (int i = 0; i < ACC_N; i++) {                                                      \
+                _T want = 0;                                                                       \
+                for (int r = 0; r < size; r++)                                                     \
+                    if (r % 2 == 0 || i == 0) want += (_T)factor * _MK(r, i);                      \
+                if (!(_EQ(x[i], want))) bad++;                                                     \
+            }                                                                                      \
+            CHECK(bad == 0, "accumulate SUM " #_T ": %d of %d elements wrong", bad, ACC_N);        \
+        }                                                                                          \
+        CHECK_OK(arbor_barrier(ARBOR_TEAM_WORLD));                                                 \
+    } while (0)
+
+#define MK_INT(_r, _i)  (((_r) + 1) * ((_i) + 1) - 3 * (_r))
+#define MK_CPLX(_r, _i) (((_r) + 1) * ((_i) + 1) + ((_i) - (_r)) * I)
+#define EQ(_a, _b)      ((_a) == (_b))
+
+static void test_acc(void)
+{
+    size_t bytes = ACC_N * 16 + 64;
+    arbor_mem_h m;
+    uint8_t *local;
+    int target = size > 1 ? 1 : 0;
+    for (int ty = 0; ty < 6; ty++) {
+        CHECK_OK(arbor_mem_alloc(ARBOR_TEAM_WORLD, bytes, &m, (void **)&local));
+        uint8_t *base = local;
+        void *rx = addr_of(m, target);
+        switch (ty) {
+        case 0:
+            ACC_SUM_TEST(int32_t, ARBOR_INT32, MK_INT, EQ);
+            break;
+        case 1:
+            ACC_SUM_TEST(int64_t, ARBOR_INT64, MK_INT, EQ);
+            break;
+        case 2:
+            ACC_SUM_TEST(float, ARBOR_FLOAT, MK_INT, EQ);
+            break;
+        case 3:
+            ACC_SUM_TEST(double, ARBOR_DOUBLE, MK_INT, EQ);
+            break;
+        case 4:
+            ACC_SUM_TEST(float _Complex, ARBOR_CPLX, MK_CPLX, EQ);
+            break;
+        case 5:
+            ACC_SUM_TEST(double _Complex, ARBOR_DBLCPLX, MK_CPLX, EQ);
+            break;
+        }
+        CHECK_OK(arbor_mem_free(&m));
+    }
+    /* MIN / MAX / BAND / BOR / BXOR on 32- and 64-bit integers from every rank at once */
+    CHECK_OK(arbor_mem_alloc(ARBOR_TEAM_WORLD, bytes, &m, (void **)&local));
+    int32_t *x32 = (int32_t *)local;
+    uint64_t *x64 = (uint64_t *)(local + 64);
+    int64_t *m64 = (int64_t *)(local + 128);
+    if (rank == target) {
+        x32[0] = INT32_MAX; /* min */
+        x32[1] = INT32_MIN; /* max */
+        x32[2] = -1;        /* band */
+        x64[0] = ~0ull;     /* band */
+        m64[0] = INT64_MAX;
+        m64[1] = INT64_MIN;
+    }
+    sync_all();
+    uint8_t *rb = addr_of(m, target);
+    int32_t v32 = (int32_t)((rank * 7919) % 1000) - 500;
+    int64_t v64 = ((int64_t)rank * 104729 % 100000 - 50000) * 1000000007LL;
+    uint64_t bitv = 1ull << (rank % 64);
+    uint32_t bit32 = 1u << (rank % 32);
+    int32_t clr32 = ~(int32_t)(1u << (rank % 32));
+    uint64_t clr64 = ~bitv;
+    CHECK_OK(arbor_acc(target, rb, &v32, 1, ARBOR_INT32, ARBOR_MIN, NULL));
+    CHECK_OK(arbor_acc(target, rb + 4, &v32, 1, ARBOR_INT32, ARBOR_MAX, NULL));
+    CHECK_OK(arbor_acc(target, rb + 8, &clr32, 1, ARBOR_INT32, ARBOR_BAND, NULL));
+    CHECK_OK(arbor_acc(target, rb + 12, &bit32, 1, ARBOR_UINT32, ARBOR_BOR, NULL));
+    CHECK_OK(arbor_acc(target, rb + 16, &bit32, 1, ARBOR_UINT32, ARBOR_BXOR, NULL));
+    CHECK_OK(arbor_acc(target, rb + 64, &clr64, 1, ARBOR_UINT64, ARBOR_BAND, NULL));
+    CHECK_OK(arbor_acc(target, rb + 72, &bitv, 1, ARBOR_UINT64, ARBOR_BOR, NULL));
+    CHECK_OK(arbor_acc(target, rb + 80, &bitv, 1, ARBOR_UINT64, ARBOR_BXOR, NULL));
+    CHECK_OK(arbor_acc(target, rb + 128, &v64, 1, ARBOR_INT64, ARBOR_MIN, NULL));
+    CHECK_OK(arbor_acc(target, rb + 136, &v64, 1, ARBOR_INT64, ARBOR_MAX, NULL));
+    sync_all();
+    if (rank == target) {
+        int32_t mn = INT32_MAX, mx = INT32_MIN, band = -1;
+        uint32_t bor = 0, bx = 0;
+        uint64_t band64 = ~0ull, bor64 = 0, bx64 = 0;
+        int64_t mn64 = INT64_MAX, mx64 = INT64_MIN;
+        for (int r = 0; r < size; r++) {
+            int32_t v = (int32_t)((r * 7919) % 1000) - 500;
+            int64_t w = ((int64_t)r * 104729 % 100000 - 50000) * 1000000007LL;
+            mn = v < mn ? v : mn;
+            mx = v > mx ? v : mx;
+            mn64 = w < mn64 ? w : mn64;
+            mx64 = w > mx64 ? w : mx64;
+            band &= ~(int32_t)(1u << (r % 32));
+            bor |= 1u << (r % 32);
+            bx ^= 1u << (r % 32);
+            band64 &= ~(1ull << (r % 64));
+            bor64 |= 1ull << (r % 64);
+            bx64 ^= 1ull << (r % 64);
+        }
+        uint32_t *u32 = (uint32_t *)local;
+        CHECK(x32[0] == mn && x32[1] == mx, "int32 min/max %d %d, expected %d %d", x32[0], x32[1],
+              mn, mx);
+        CHECK(x32[2] == band && u32[3] == bor && u32[4] == bx, "int32 band/bor/bxor %x %x %x",
+              x32[2], u32[3], u32[4]);
+        CHECK(x64[0] == band64 && x64[1] == bor64 && x64[2] == bx64, "uint64 band/bor/bxor");
+        CHECK(m64[0] == mn64 && m64[1] == mx64, "int64 min/max %lld %lld", (long long)m64[0],
+              (long long)m64[1]);
+    }
+    CHECK_OK(arbor_barrier(ARBOR_TEAM_WORLD));
+    /* REPLACE (one writer per word), and bad input */
+    int right = (rank + 1) % size;
+    uint8_t *rr = addr_of(m, right);
+    int64_t rep[3] = {-5, 6, -7};
+    int32_t rep32[3] = {9, -10, 11};
+    CHECK_OK(arbor_acc(right, rr + 192, rep, 3, ARBOR_INT64, ARBOR_REPLACE, NULL));
+    CHECK_OK(arbor_acc(right, rr + 220, rep32, 3, ARBOR_INT32, ARBOR_REPLACE, NULL));
+    sync_all();
+    int64_t *l64 = (int64_t *)(local + 192);
+    int32_t *l32 = (int32_t *)(local + 220);
+    CHECK(l64[0] == -5 && l64[1] == 6 && l64[2] == -7, "REPLACE int64");
+    CHECK(l32[0] == 9 && l32[1] == -10 && l32[2] == 11, "REPLACE int32");
+    double d = 1;
+    CHECK_IS(arbor_acc(right, rr + 4, &d, 1, ARBOR_DOUBLE, ARBOR_SUM, NULL), ARBOR_ERR_ALIGNMENT);
+    CHECK_IS(arbor_acc(right, rr + 2, &v32, 1, ARBOR_INT32, ARBOR_SUM, NULL), ARBOR_ERR_ALIGNMENT);
+    CHECK_IS(arbor_acc(right, rr, &d, 1, ARBOR_DOUBLE, ARBOR_BAND, NULL), ARBOR_ERR_OP);
+    CHECK_IS(arbor_acc(right, rr, &d, 1, ARBOR_DOUBLE, ARBOR_PROD, NULL), ARBOR_ERR_OP);
+    CHECK_IS(arbor_acc(right, rr, &d, 1, ARBOR_SHORT, ARBOR_SUM, NULL), ARBOR_ERR_OP);
+    CHECK_IS(arbor_acc(right, rr, &d, 1, (arbor_dtype_t)999, ARBOR_SUM, NULL), ARBOR_ERR_DATATYPE);
+    CHECK_IS(arbor_acc(right, rr, NULL, 1, ARBOR_DOUBLE, ARBOR_SUM, NULL), ARBOR_ERR_BUFFER);
+    CHECK_IS(arbor_acc(right, rr + bytes - 8, rep, 2, ARBOR_INT64, ARBOR_SUM, NULL),
+             ARBOR_ERR_ADDRESS);
+    CHECK_IS(arbor_acc(size, rr, rep, 1, ARBOR_INT64, ARBOR_SUM, NULL), ARBOR_ERR_RANK);
+    CHECK_IS(arbor_acc(right, rr, rep, SIZE_MAX / 2, ARBOR_INT64, ARBOR_SUM, NULL),
+             ARBOR_ERR_COUNT);
+    CHECK_OK(arbor_barrier(ARBOR_TEAM_WORLD));
+    CHECK_OK(arbor_mem_free(&m));
+}
+
 /* ---- bad input ----------------------------------------------------------------------------- */
 
 static void test_bad_input(void)
@@ -321,6 +816,12 @@ int main(void)
     test_oom();
     for (int mode = 0; mode < 3; mode++) test_contig(mode);
     test_bad_input();
+    test_atomic_ops();
+    test_atomic_contention();
+    test_notify();
+    test_put_signal();
+    test_order();
+    test_acc();
     test_alloc_cycles();
     int total = 0;
     CHECK_OK(arbor_allreduce(ARBOR_TEAM_WORLD, &failures, &total, 1, ARBOR_INT, ARBOR_SUM));

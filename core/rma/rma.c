@@ -42,12 +42,14 @@ arbor_status_t arb_rma_init_world(void)
     int P = arb_ctx.size;
     /* The notification counters: the same block of every heap (init takes the same blocks in
      * the same order everywhere). */
-    arbor_status_t status = arb_mem_take_local((uint64_t)P * sizeof(uint64_t), &arb_rma.notify_off);
+    arbor_status_t status =
+        arb_mem_take_local((uint64_t)(P + 1) * sizeof(uint64_t), &arb_rma.notify_off);
     if (status != ARBOR_OK) {
         arb_error("no room in the segment for %d notification counters", P);
         return status;
     }
     arb_rma.notify = (uint64_t *)(arb_ctx.seg + arb_rma.notify_off);
+    arb_rma.lock_off = arb_rma.notify_off + (uint64_t)P * sizeof(uint64_t); /* after them */
     /* The atomics rule (docs/ONESIDED.md): CPU atomics only where every rank maps every
      * other's segment and the transport's own atomics between mapped peers are CPU atomics
      * too (UCX); else every atomic, even to self, goes through the transport. */
@@ -452,6 +454,14 @@ static bool imp_done(void *arg)
     return true;
 }
 
+static bool implicit_done(void *arg)
+{
+    int rank = ((to_arg_t *)arg)->rank;
+    for (arb_rma_req_t *r = arb_rma.implicit; r; r = r->next)
+        if ((rank < 0 || r->rank == rank) && !arb_rma_req_test(r)) return false;
+    return true;
+}
+
 arbor_status_t arb_rma_complete_to(int rank)
 {
     to_arg_t a = {rank};
@@ -463,16 +473,10 @@ arbor_status_t arb_rma_complete_to(int rank)
             if ((status = arb_rma_req_wait_one(r)) == ARBOR_ERR_TIMEOUT) return status;
         }
     }
-    for (arb_rma_req_t **pp = &arb_rma.implicit; *pp;) {
-        arb_rma_req_t *r = *pp;
-        if (rank >= 0 && r->rank != rank) {
-            pp = &r->next;
-            continue;
-        }
-        if ((status = arb_rma_req_wait_one(r)) == ARBOR_ERR_TIMEOUT) return status;
-        *pp = r->next;
-        req_free(r);
-    }
+    /* Implicit requests: the progress engine reaps completed ones while we wait, so wait on a
+     * condition that rescans the list rather than holding a pointer into it. */
+    if ((status = wait_for(implicit_done, &a, "arbor_fence")) != ARBOR_OK) return status;
+    reap_implicit();
     status = ARBOR_OK;
     for (int r = 0; r < arb_ctx.size; r++) {
         if (rank >= 0 && r != rank) continue;

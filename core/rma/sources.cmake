@@ -3,4 +3,7 @@ target_sources(arbor_obj PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/heap.c
   ${CMAKE_CURRENT_LIST_DIR}/mem.c
   ${CMAKE_CURRENT_LIST_DIR}/rma.c
+  ${CMAKE_CURRENT_LIST_DIR}/atomic.c
+  ${CMAKE_CURRENT_LIST_DIR}/notify.c
+  ${CMAKE_CURRENT_LIST_DIR}/acc.c
   ${CMAKE_CURRENT_LIST_DIR}/stubs.c)

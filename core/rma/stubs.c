@@ -60,18 +60,6 @@ arbor_status_t arbor_get_vector_nb(int rank, const arbor_iov_t *iov, size_t niov
     (void)rank, (void)iov, (void)niov, (void)req_p;
     STUB;
 }
-arbor_status_t arbor_acc(int rank, void *dst, const void *src, size_t count, arbor_dtype_t dtype,
-                         arbor_op_t op, const void *scale)
-{
-    (void)rank, (void)dst, (void)src, (void)count, (void)dtype, (void)op, (void)scale;
-    STUB;
-}
-arbor_status_t arbor_acc_nb(int rank, void *dst, const void *src, size_t count, arbor_dtype_t dtype,
-                            arbor_op_t op, const void *scale, arbor_request_h *req_p)
-{
-    (void)rank, (void)dst, (void)src, (void)count, (void)dtype, (void)op, (void)scale, (void)req_p;
-    STUB;
-}
 arbor_status_t arbor_acc_strided(int rank, void *dst, const ptrdiff_t dst_stride[], const void *src,
                                  const ptrdiff_t src_stride[], const size_t count[],
                                  int stride_levels, arbor_dtype_t dtype, arbor_op_t op,
@@ -101,60 +89,5 @@ arbor_status_t arbor_acc_vector_nb(int rank, const arbor_iov_t *iov, size_t niov
                                    arbor_request_h *req_p)
 {
     (void)rank, (void)iov, (void)niov, (void)dtype, (void)op, (void)scale, (void)req_p;
-    STUB;
-}
-arbor_status_t arbor_atomic(int rank, void *dst, arbor_amo_t op, arbor_dtype_t dtype,
-                            const void *operand, const void *compare, void *result)
-{
-    (void)rank, (void)dst, (void)op, (void)dtype, (void)operand, (void)compare, (void)result;
-    STUB;
-}
-arbor_status_t arbor_atomic_nb(int rank, void *dst, arbor_amo_t op, arbor_dtype_t dtype,
-                               const void *operand, const void *compare, void *result,
-                               arbor_request_h *req_p)
-{
-    (void)rank, (void)dst, (void)op, (void)dtype, (void)operand, (void)compare, (void)result,
-        (void)req_p;
-    STUB;
-}
-arbor_status_t arbor_notify(int rank)
-{
-    (void)rank;
-    STUB;
-}
-arbor_status_t arbor_notify_wait(int rank, uint64_t n)
-{
-    (void)rank, (void)n;
-    STUB;
-}
-arbor_status_t arbor_notify_count(int rank, uint64_t *count_p)
-{
-    (void)rank, (void)count_p;
-    STUB;
-}
-arbor_status_t arbor_put_signal(int rank, void *dst, const void *src, size_t nbytes, uint64_t *sig,
-                                uint64_t value, arbor_signal_op_t sig_op)
-{
-    (void)rank, (void)dst, (void)src, (void)nbytes, (void)sig, (void)value, (void)sig_op;
-    STUB;
-}
-arbor_status_t arbor_put_signal_nb(int rank, void *dst, const void *src, size_t nbytes,
-                                   uint64_t *sig, uint64_t value, arbor_signal_op_t sig_op,
-                                   arbor_request_h *req_p)
-{
-    (void)rank, (void)dst, (void)src, (void)nbytes, (void)sig, (void)value, (void)sig_op,
-        (void)req_p;
-    STUB;
-}
-arbor_status_t arbor_wait_until(uint64_t *addr, arbor_cmp_t cmp, uint64_t value,
-                                uint64_t *observed_p)
-{
-    (void)addr, (void)cmp, (void)value, (void)observed_p;
-    STUB;
-}
-arbor_status_t arbor_test_until(uint64_t *addr, arbor_cmp_t cmp, uint64_t value,
-                                uint64_t *observed_p)
-{
-    (void)addr, (void)cmp, (void)value, (void)observed_p;
     STUB;
 }
