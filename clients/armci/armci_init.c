@@ -7,7 +7,8 @@
 
 int armcia_me = -1;
 int armcia_nproc = 0;
-static int init_count; /* ARMCI_Init may be called more than once; Finalize as often */
+static int init_count;     /* ARMCI_Init may be called more than once; Finalize as often */
+static arbor_mem_h anchor; /* see ARMCI_Init */
 
 void armcia_die(const char *where, int status)
 {
@@ -92,7 +93,8 @@ int ARMCI_Finalize(void)
     armcia_mem_fini();
     armcia_group_fini();
     armcia_hdl_fini();
-    arbor_status_t st = arbor_finalize();
+    arbor_status_t st = arbor_mem_free(&anchor), fst = arbor_finalize();
+    if (st == ARBOR_OK) st = fst;
     return rc ? rc : armcia_status("ARMCI_Finalize", st);
 }
 
