@@ -66,7 +66,9 @@ static const row_t rows[] = {
      T_ENUM, OFF(poll_yield), yield_names, 0, 0, 0},
     {"PROGRESS", "poll",
      "who advances collectives: poll (inside arbor calls) or thread (also a "
-     "background thread that sleeps while no collective is in flight)",
+     "background thread that sleeps while no collective is in flight); the thread also starts "
+     "by itself, polling every 100 us, once symmetric allocations exist on a transport whose "
+     "one-sided targets must progress (docs/ONESIDED.md)",
      T_ENUM, OFF(progress), progress_names, 0, 0, 0},
     {"DIRECT", "y",
      "move data with loads and stores into mapped peer segments where the "

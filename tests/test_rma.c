@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "arbor.h"
 #include "launched_check.h"
@@ -763,6 +764,329 @@ static void test_acc(void)
     CHECK_OK(arbor_mem_free(&m));
 }
 
+/* ---- strided and vector ---------------------------------------------------------------------- */
+
+enum { ROWS = 10, COLS = 300 };
+
+static double cell(int owner, int r, int c, int salt)
+{
+    return owner * 1e6 + r * 1000 + c + salt * 0.25;
+}
+
+static void test_strided(void)
+{
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    size_t bytes = ROWS * COLS * sizeof(double) + 4096;
+    arbor_mem_h m;
+    uint8_t *local;
+    CHECK_OK(arbor_mem_alloc(ARBOR_TEAM_WORLD, bytes, &m, (void **)&local));
+    double(*A)[COLS] = (double(*)[COLS])local;
+    uint8_t *rb = addr_of(m, right);
+    double(*RA)[COLS] = (double(*)[COLS])rb;
+    for (int form = 0; form < 3; form++) {
+        for (int r = 0; r < ROWS; r++)
+            for (int c = 0; c < COLS; c++) A[r][c] = -1;
+        CHECK_OK(arbor_barrier(ARBOR_TEAM_WORLD));
+        /* put a 2 x 100 section into rows 3..4, columns 50..149 of the right neighbour */
+        double L[2][100], B[2][100];
+        for (int r = 0; r < 2; r++)
+            for (int c = 0; c < 100; c++) L[r][c] = cell(rank, r + 3, c + 50, form);
+        ptrdiff_t dst_stride[1] = {COLS * sizeof(double)}, src_stride[1] = {100 * sizeof(double)};
+        size_t count[2] = {100 * sizeof(double), 2};
+        arbor_request_h req;
+        if (form == 0)
+            CHECK_OK(arbor_put_strided(right, &RA[3][50], dst_stride, L, src_stride, count, 1));
+        if (form == 1) {
+            CHECK_OK(
+                arbor_put_strided_nb(right, &RA[3][50], dst_stride, L, src_stride, count, 1, &req));
+            CHECK_OK(arbor_wait(&req));
+        }
+        if (form == 2) {
+            CHECK_OK(
+                arbor_put_strided_nb(right, &RA[3][50], dst_stride, L, src_stride, count, 1, NULL));
+            CHECK_OK(arbor_fence(right));
+        }
+        sync_all();
+        int bad = 0;
+        for (int r = 0; r < ROWS; r++)
+            for (int c = 0; c < COLS; c++) {
+                bool in = r >= 3 && r < 5 && c >= 50 && c < 150;
+                bad += A[r][c] != (in ? cell(left, r, c, form) : -1);
+            }
+        CHECK(bad == 0, "put_strided 2x100 of 10x300 (form %d): %d cells wrong", form, bad);
+        /* get it back (the right neighbour's section holds our values) */
+        memset(B, 0, sizeof(B));
+        if (form == 0)
+            CHECK_OK(arbor_get_strided(right, B, src_stride, &RA[3][50], dst_stride, count, 1));
+        if (form == 1) {
+            CHECK_OK(
+                arbor_get_strided_nb(right, B, src_stride, &RA[3][50], dst_stride, count, 1, &req));
+            CHECK_OK(arbor_wait(&req));
+        }
+        if (form == 2) {
+            CHECK_OK(
+                arbor_get_strided_nb(right, B, src_stride, &RA[3][50], dst_stride, count, 1, NULL));
+            CHECK_OK(arbor_quiet());
+        }
+        CHECK(memcmp(B, L, sizeof(B)) == 0, "get_strided 2x100 section (form %d)", form);
+        CHECK_OK(arbor_barrier(ARBOR_TEAM_WORLD));
+    }
+    /* strides that are no multiple of 8, two levels, a negative stride */
+    memset(local, 0, bytes);
+    CHECK_OK(arbor_barrier(ARBOR_TEAM_WORLD));
+    uint8_t src[4096], back[4096];
+    fill(src, sizeof(src), rank, 7);
+    size_t c3[3] = {3, 4, 5};
+    ptrdiff_t rs3[2] = {7, -41}, ls3[2] = {3, 12};
+    uint8_t *rbase = rb + 1000; /* level 2 goes down to rb + 1000 - 4 * 41 */
+    CHECK_OK(arbor_put_strided(right, rbase, rs3, src, ls3, c3, 2));
+    size_t c2[2] = {5, 17};
+    ptrdiff_t rs2[1] = {13}, ls2[1] = {5};
+    CHECK_OK(arbor_put_strided(right, rb + 2001, rs2, src + 100, ls2, c2, 1));
+    sync_all();
+    int bad = 0;
+    for (size_t k = 0; k < c3[2]; k++)
+        for (size_t j = 0; j < c3[1]; j++)
+            for (size_t i = 0; i < c3[0]; i++)
+                bad += local[1000 + i + j * 7 - k * 41] != pattern(i + j * 3 + k * 12, left, 7);
+    for (size_t j = 0; j < c2[1]; j++)
+        for (size_t i = 0; i < c2[0]; i++)
+            bad += local[2001 + i + j * 13] != pattern(100 + i + j * 5, left, 7);
+    size_t touched = 0;
+    for (size_t i = 0; i < bytes; i++) touched += local[i] != 0;
+    CHECK(bad == 0 && touched <= 60 + 85, "odd strides: %d bytes wrong, %zu bytes touched", bad,
+          touched);
+    memset(back, 0, sizeof(back));
+    CHECK_OK(arbor_get_strided(right, back, ls2, rb + 2001, rs2, c2, 1));
+    bad = 0;
+    for (size_t j = 0; j < c2[1]; j++)
+        for (size_t i = 0; i < c2[0]; i++) bad += back[i + j * 5] != src[100 + i + j * 5];
+    CHECK(bad == 0, "get_strided with odd strides: %d bytes wrong", bad);
+    /* zero counts move nothing; bad input */
+    size_t c0[2] = {0, 5};
+    CHECK_OK(arbor_put_strided(right, rb, rs2, src, ls2, c0, 1));
+    size_t cb[3] = {8, 2, 2};
+    ptrdiff_t zs[2] = {0, 64}, ok2[2] = {8, 64};
+    CHECK_IS(arbor_put_strided(right, rb, rs2, src, ls2, c2, 9), ARBOR_ERR_COUNT);
+    CHECK_IS(arbor_put_strided(right, rb, rs2, src, ls2, c2, -1), ARBOR_ERR_COUNT);
+    CHECK_IS(arbor_put_strided(right, rb, zs, src, ok2, cb, 2), ARBOR_ERR_COUNT);
+    size_t huge[3] = {SIZE_MAX / 2, 4, 1};
+    CHECK_IS(arbor_put_strided(right, rb, ok2, src, ok2, huge, 2), ARBOR_ERR_COUNT);
+    ptrdiff_t far[1] = {PTRDIFF_MAX}; /* 3 strides wrap the address space */
+    size_t c22[2] = {8, 4};
+    CHECK_IS(arbor_get_strided(right, back, ok2, rb, far, c22, 1), ARBOR_ERR_COUNT);
+    ptrdiff_t big[1] = {(ptrdiff_t)bytes};
+    CHECK_IS(arbor_put_strided(right, rb, big, src, ok2, c22, 1), ARBOR_ERR_ADDRESS);
+    CHECK_IS(arbor_put_strided(right, rb, rs2, NULL, ls2, c2, 1), ARBOR_ERR_BUFFER);
+    CHECK_IS(arbor_put_strided(right, rb, NULL, src, ls2, c2, 1), ARBOR_ERR_INVALID_ARG);
+    CHECK_IS(arbor_put_strided(size, rb, rs2, src, ls2, c2, 1), ARBOR_ERR_RANK);
+    CHECK_OK(arbor_barrier(ARBOR_TEAM_WORLD));
+
+    /* accumulate a 2 x 100 section from every rank onto rank 0's array: exact */
+    memset(local, 0, bytes);
+    CHECK_OK(arbor_barrier(ARBOR_TEAM_WORLD));
+    double L[2][100];
+    for (int r = 0; r < 2; r++)
+        for (int c = 0; c < 100; c++) L[r][c] = r * 100 + c + rank;
+    uint8_t *r0 = addr_of(m, 0);
+    ptrdiff_t ds[1] = {COLS * sizeof(double)}, ss[1] = {100 * sizeof(double)};
+    size_t cnt[2] = {100 * sizeof(double), 2};
+    double two = 2;
+    CHECK_OK(arbor_acc_strided(0, r0 + (3 * COLS + 50) * sizeof(double), ds, L, ss, cnt, 1,
+                               ARBOR_DOUBLE, ARBOR_SUM, &two));
+    arbor_request_h req;
+    CHECK_OK(arbor_acc_strided_nb(0, r0 + (3 * COLS + 50) * sizeof(double), ds, L, ss, cnt, 1,
+                                  ARBOR_DOUBLE, ARBOR_SUM, NULL, &req));
+    CHECK_OK(arbor_wait(&req));
+    sync_all();
+    if (rank == 0) {
+        bad = 0;
+        for (int r = 0; r < 2; r++)
+            for (int c = 0; c < 100; c++) {
+                double want = 0;
+                for (int q = 0; q < size; q++) want += 3 * (r * 100 + c + q);
+                bad += A[r + 3][c + 50] != want;
+            }
+        CHECK(bad == 0, "acc_strided: %d cells wrong", bad);
+    }
+    size_t codd[2] = {12, 2};
+    CHECK_IS(arbor_acc_strided(0, r0, ds, L, ss, codd, 1, ARBOR_DOUBLE, ARBOR_SUM, NULL),
+             ARBOR_ERR_COUNT);
+    ptrdiff_t dodd[1] = {12};
+    size_t c8[2] = {8, 2};
+    CHECK_IS(arbor_acc_strided(0, r0, dodd, L, ss, c8, 1, ARBOR_DOUBLE, ARBOR_SUM, NULL),
+             ARBOR_ERR_ALIGNMENT);
+    CHECK_OK(arbor_barrier(ARBOR_TEAM_WORLD));
+    CHECK_OK(arbor_mem_free(&m));
+}
+
+/* Triangular I/O vectors: entry j has j + 1 segments of 8 * (j + 1) + 3 bytes. */
+static void test_vector(void)
+{
+    enum { T = 12 };
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    size_t bytes = 0;
+    for (int j = 0; j < T; j++) bytes += (size_t)(j + 1) * (8 * (size_t)(j + 1) + 3 + 5);
+    arbor_mem_h m;
+    uint8_t *local;
+    CHECK_OK(arbor_mem_alloc(ARBOR_TEAM_WORLD, bytes, &m, (void **)&local));
+    uint8_t *rb = addr_of(m, right), *src = malloc(bytes), *back = calloc(1, bytes);
+    fill(src, bytes, rank, 33);
+    arbor_iov_t iov[T];
+    void *srcs[T][T], *dsts[T][T], *gsrc[T][T], *gdst[T][T];
+    size_t off = 0;
+    for (int j = 0; j < T; j++) {
+        size_t n = 8 * (size_t)(j + 1) + 3;
+        for (int i = 0; i <= j; i++) {
+            /* scatter the segments backwards on the remote side */
+            size_t roff = bytes - off - n;
+            srcs[j][i] = src + off;
+            dsts[j][i] = rb + roff;
+            gsrc[j][i] = rb + roff;
+            gdst[j][i] = back + off;
+            off += n + 5;
+        }
+        iov[j] = (arbor_iov_t){(void *const *)srcs[j], (void *const *)dsts[j], (size_t)j + 1, n};
+    }
+    arbor_request_h req;
+    CHECK_OK(arbor_put_vector_nb(right, iov, T, &req));
+    CHECK_OK(arbor_wait(&req));
+    sync_all();
+    int bad = 0;
+    off = 0;
+    for (int j = 0; j < T; j++) {
+        size_t n = 8 * (size_t)(j + 1) + 3;
+        for (int i = 0; i <= j; i++) {
+            size_t roff = bytes - off - n;
+            for (size_t b = 0; b < n; b++) bad += local[roff + b] != pattern(off + b, left, 33);
+            off += n + 5;
+        }
+    }
+    CHECK(bad == 0, "put_vector (triangular): %d bytes wrong", bad);
+    arbor_iov_t giov[T];
+    for (int j = 0; j < T; j++)
+        giov[j] = (arbor_iov_t){(void *const *)gsrc[j], (void *const *)gdst[j], (size_t)j + 1,
+                                iov[j].nbytes};
+    CHECK_OK(arbor_get_vector(right, giov, T));
+    bad = 0;
+    off = 0;
+    for (int j = 0; j < T; j++) {
+        size_t n = iov[j].nbytes;
+        for (int i = 0; i <= j; i++) {
+            bad += memcmp(back + off, src + off, n) != 0;
+            off += n + 5;
+        }
+    }
+    CHECK(bad == 0, "get_vector (triangular): %d segments wrong", bad);
+    CHECK_OK(arbor_get_vector_nb(right, giov, T, NULL));
+    CHECK_OK(arbor_put_vector(right, iov, 0));
+    CHECK_OK(arbor_quiet());
+    /* a bad segment anywhere: nothing moves */
+    CHECK_OK(arbor_barrier(ARBOR_TEAM_WORLD));
+    memset(local, 0, bytes);
+    CHECK_OK(arbor_barrier(ARBOR_TEAM_WORLD));
+    void *saved = dsts[T - 1][T - 1];
+    dsts[T - 1][T - 1] = rb + bytes - 2;
+    CHECK_IS(arbor_put_vector(right, iov, T), ARBOR_ERR_ADDRESS);
+    dsts[T - 1][T - 1] = saved;
+    srcs[3][1] = NULL;
+    CHECK_IS(arbor_put_vector(right, iov, T), ARBOR_ERR_BUFFER);
+    CHECK_IS(arbor_put_vector(right, NULL, 2), ARBOR_ERR_INVALID_ARG);
+    sync_all();
+    size_t touched = 0;
+    for (size_t i = 0; i < bytes; i++) touched += local[i] != 0;
+    CHECK(touched == 0, "failed vector calls wrote %zu bytes", touched);
+    CHECK_OK(arbor_barrier(ARBOR_TEAM_WORLD));
+    /* acc_vector: int64 elements from every rank to rank 0 */
+    int64_t vals[8], *lv = (int64_t *)local;
+    for (int i = 0; i < 8; i++) vals[i] = rank * 10 + i;
+    uint8_t *r0 = addr_of(m, 0);
+    void *as[2] = {vals, vals + 4}, *ad[2] = {r0 + 64, r0 + 8};
+    arbor_iov_t aiov = {(void *const *)as, (void *const *)ad, 2, 4 * sizeof(int64_t)};
+    CHECK_OK(arbor_acc_vector(0, &aiov, 1, ARBOR_INT64, ARBOR_SUM, NULL));
+    CHECK_OK(arbor_acc_vector_nb(0, &aiov, 1, ARBOR_INT64, ARBOR_SUM, NULL, NULL));
+    sync_all();
+    if (rank == 0) {
+        bad = 0;
+        for (int i = 0; i < 8; i++) {
+            int64_t want = 0;
+            for (int q = 0; q < size; q++) want += 2 * (q * 10 + i);
+            bad += (i < 4 ? lv[8 + i] : lv[1 + i - 4]) != want;
+        }
+        CHECK(bad == 0, "acc_vector: %d elements wrong", bad);
+    }
+    aiov.nbytes = 12;
+    CHECK_IS(arbor_acc_vector(0, &aiov, 1, ARBOR_INT64, ARBOR_SUM, NULL), ARBOR_ERR_COUNT);
+    CHECK_OK(arbor_barrier(ARBOR_TEAM_WORLD));
+    free(src);
+    free(back);
+    CHECK_OK(arbor_mem_free(&m));
+}
+
+/* ---- passive target progress -------------------------------------------------------------- */
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Rank 0 computes for a second without calling arbor; every other rank gets from it and takes
+ * fetch-add tickets there meanwhile. Every operation must complete before rank 0 is back (the
+ * clock is the node's: the launched tests run on one host). */
+static void test_passive(void)
+{
+    enum { OPS = 40 };
+    arbor_mem_h m;
+    uint64_t *local;
+    CHECK_OK(arbor_mem_alloc(ARBOR_TEAM_WORLD, 4096, &m, (void **)&local));
+    for (int i = 0; i < 256; i++) local[i + 8] = 1000 + (uint64_t)i;
+    uint64_t *r0 = addr_of(m, 0);
+    CHECK_OK(arbor_barrier(ARBOR_TEAM_WORLD));
+    double t_end = 0, t_done = 0, budget = size > 4 ? 2.0 : 1.0;
+    if (rank == 0) {
+        double t0 = now_s();
+        volatile double x = 1;
+        while (now_s() - t0 < budget)
+            for (int i = 0; i < 1000; i++) x = x * 1.0000001 + 1e-9;
+        t_end = now_s();
+    } else {
+        int bad = 0;
+        uint64_t got[16], one = 1, t;
+        for (int i = 0; i < OPS; i++) {
+            CHECK_OK(arbor_get(0, got, r0 + 8 + (i % 16) * 8, sizeof(got)));
+            for (int k = 0; k < 16; k++) bad += got[k] != 1000 + (uint64_t)((i % 16) * 8 + k);
+            CHECK_OK(arbor_atomic(0, r0, ARBOR_AMO_FADD, ARBOR_UINT64, &one, NULL, &t));
+            bad += t >= (uint64_t)(OPS * size);
+        }
+        CHECK_OK(arbor_put(0, r0 + 300 + rank, &one, sizeof(one)));
+        CHECK_OK(arbor_fence(0));
+        t_done = now_s();
+        CHECK(bad == 0, "passive target: %d wrong values", bad);
+    }
+    double *ends = malloc(sizeof(double) * (size_t)size);
+    CHECK_OK(arbor_allgather(ARBOR_TEAM_WORLD, &t_done, ends, 1, ARBOR_DOUBLE));
+    double target_end = 0;
+    CHECK_OK(arbor_allreduce(ARBOR_TEAM_WORLD, &t_end, &target_end, 1, ARBOR_DOUBLE, ARBOR_MAX));
+    if (rank == 0) {
+        int late = 0;
+        for (int r = 1; r < size; r++) late += ends[r] > target_end;
+        const char *tp = "?";
+        arbor_transport_name(&tp);
+        CHECK(late == 0,
+              "%d ranks finished their one-sided operations only after the target "
+              "computed for %.1f s without calling arbor (transport %s)",
+              late, budget, tp);
+        CHECK(local[0] == (uint64_t)(OPS * (size - 1)), "passive counter %llu",
+              (unsigned long long)local[0]);
+        for (int r = 1; r < size; r++) CHECK(local[300 + r] == 1, "passive put from %d", r);
+    }
+    free(ends);
+    CHECK_OK(arbor_barrier(ARBOR_TEAM_WORLD));
+    CHECK_OK(arbor_mem_free(&m));
+}
+
 /* ---- bad input ----------------------------------------------------------------------------- */
 
 static void test_bad_input(void)
@@ -822,6 +1146,9 @@ int main(void)
     test_put_signal();
     test_order();
     test_acc();
+    test_strided();
+    test_vector();
+    test_passive();
     test_alloc_cycles();
     int total = 0;
     CHECK_OK(arbor_allreduce(ARBOR_TEAM_WORLD, &failures, &total, 1, ARBOR_INT, ARBOR_SUM));
