@@ -31,6 +31,14 @@ static double average(double us)
     return us / nproc;
 }
 
+/* Each measurement stops after its iterations or BUDGET_US, whichever comes first (at least 3
+ * iterations), so a slow path cannot stretch the run. */
+#define BUDGET_US 300000.0
+static int more(int i, int iters, double t0)
+{
+    return i < iters && (i < 3 || now_us() - t0 < BUDGET_US);
+}
+
 static int iterations(size_t bytes)
 {
     size_t it = ((size_t)32 << 20) / (bytes ? bytes : 1); /* about 32 MiB per measurement */
@@ -53,7 +61,8 @@ static double strided(int kind, void **remote, double *local, size_t bytes, int 
     ARMCI_Barrier();
     double t0 = now_us();
     int rc = 0;
-    for (int i = 0; i < iters; i++) {
+    int i;
+    for (i = 0; more(i, iters, t0); i++) {
         if (kind == GET)
             rc |= ARMCI_GetS(remote[peer], stride, local, stride, count, 1, peer);
         else if (kind == PUT)
@@ -64,7 +73,7 @@ static double strided(int kind, void **remote, double *local, size_t bytes, int 
         if (kind != GET) ARMCI_Fence(peer);
     }
     *ok &= rc == 0; /* a failing call is fast, not a result */
-    double us = (now_us() - t0) / iters;
+    double us = (now_us() - t0) / i;
     ARMCI_Barrier();
     if (kind == GET) { /* the neighbour's matrix holds its rank + 1 before any accumulate */
         for (int r = 0; r < cols; r++)
@@ -80,7 +89,8 @@ static double latency(int kind, void **remote, int *ok)
     ARMCI_Barrier();
     double t0 = now_us();
     int rc = 0;
-    for (int i = 0; i < iters; i++) {
+    int i;
+    for (i = 0; more(i, iters, t0); i++) {
         if (kind == GET) {
             rc |= ARMCI_Get(remote[peer], &got, sizeof got, peer);
         } else {
@@ -90,7 +100,7 @@ static double latency(int kind, void **remote, int *ok)
         }
     }
     *ok &= rc == 0;
-    double us = (now_us() - t0) / iters;
+    double us = (now_us() - t0) / i;
     ARMCI_Barrier();
     if (kind == GET) *ok &= got == peer + 1;
     return average(us);
@@ -101,12 +111,13 @@ static double fetch_add(void **counter, int *ok)
     int peer = (me + 1) % nproc, iters = 5000, old = 0, last = -1;
     ARMCI_Barrier();
     double t0 = now_us();
-    for (int i = 0; i < iters; i++) {
+    int i;
+    for (i = 0; more(i, iters, t0); i++) {
         *ok &= ARMCI_Rmw(ARMCI_FETCH_AND_ADD, &old, counter[peer], 1, peer) == 0;
         *ok &= old > last; /* only this rank adds to its neighbour's counter */
         last = old;
     }
-    double us = (now_us() - t0) / iters;
+    double us = (now_us() - t0) / i;
     ARMCI_Barrier();
     return average(us);
 }
