@@ -51,15 +51,8 @@ void armcia_hdl_keep(armci_hdl_t *hdl, int proc, void *ptr);
 int armcia_hdl_wait_proc(int proc); /* proc < 0: every handle */
 void armcia_hdl_fini(void);
 
-/* The three transfer kinds, and the piecewise fallback (armci_pieces.c) for a libarbor that
- * answers ARBOR_ERR_UNSUPPORTED to a strided or vector call. */
+/* The three transfer kinds. */
 enum { ARMCIA_PUT, ARMCIA_GET, ARMCIA_ACC };
-arbor_status_t armcia_strided_pieces(int kind, int proc, void *dst, const ptrdiff_t *dst_stride,
-                                     const void *src, const ptrdiff_t *src_stride,
-                                     const size_t *count, int levels, arbor_dtype_t dtype,
-                                     size_t elem, const void *scale);
-arbor_status_t armcia_vector_pieces(int kind, int proc, const arbor_iov_t *iov, size_t niov,
-                                    arbor_dtype_t dtype, size_t elem, const void *scale);
 
 void armcia_mem_fini(void);
 void armcia_mutex_fini(void);

@@ -97,9 +97,6 @@ static int strided(int kind, int datatype, void *scale, void *src_ptr, int src_s
                                     ARBOR_SUM, scale);
         break;
     }
-    if (st == ARBOR_ERR_UNSUPPORTED) /* completes before returning, also for an Nb call */
-        st = armcia_strided_pieces(kind, proc, dst_ptr, ds, src_ptr, ss, cnt, stride_levels, dtype,
-                                   size, scale);
     return nb ? armcia_hdl_started(hdl, st) : armcia_status(names[kind], st);
 }
 

@@ -42,11 +42,8 @@ static int vector(int kind, int datatype, void *scale, armci_giov_t *iov, int io
                 : arbor_acc_vector(proc, v, n, dtype, ARBOR_SUM, scale);
         break;
     }
-    int pieces = st == ARBOR_ERR_UNSUPPORTED;
-    if (pieces) /* completes before returning, also for an Nb call */
-        st = armcia_vector_pieces(kind, proc, v, n, dtype, size, scale);
     if (v != &one) {
-        if (nb && st == ARBOR_OK && !pieces)
+        if (nb && st == ARBOR_OK)
             armcia_hdl_keep(hdl, proc, v);
         else
             free(v);
