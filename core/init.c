@@ -261,6 +261,10 @@ arbor_status_t arbor_finalize(void)
     if (--arb_ctx.init_count > 0) return ARBOR_OK;
     arb_ctx.init_count = 1; /* the closing barrier runs as an initialised library */
     arb_progress_thread_stop();
+    /* implicit one-sided operations complete before anyone's segment goes away */
+    arbor_status_t rma_status = arb_rma_quiet();
+    if (rma_status != ARBOR_OK)
+        arb_warn("completing one-sided operations at finalize: %s", arbor_strerror(rma_status));
     if (arb_req_live())
         arb_warn("finalize with %d non-blocking operations never completed by test / wait",
                  arb_req_live());

@@ -519,6 +519,11 @@ arbor_status_t arbor_fence(int rank)
     return status;
 }
 
+arbor_status_t arb_rma_quiet(void)
+{
+    return arb_rma.imp ? arb_rma_complete_to(-1) : ARBOR_OK;
+}
+
 arbor_status_t arbor_quiet(void)
 {
     if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
