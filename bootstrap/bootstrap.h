@@ -26,6 +26,10 @@ typedef struct arb_boot_ops {
     /* Copy of peer's blob under key (malloc'd, caller frees). */
     arbor_status_t (*get)(arb_boot_t *b, int peer, const char *key, void **data_p, size_t *len_p);
     void (*finalize)(arb_boot_t *b);
+    /* Ranks the launcher reported gone (process-termination events), counted: callers poll
+     * losses() cheaply and ask lost(rank) only when it changed. Any thread may raise them. */
+    unsigned (*losses)(arb_boot_t *b);
+    int (*lost)(arb_boot_t *b, int rank);
 } arb_boot_ops_t;
 
 struct arb_boot {

@@ -70,6 +70,18 @@ static void s_finalize(arb_boot_t *b)
     free(s);
 }
 
+static unsigned s_losses(arb_boot_t *b)
+{
+    (void)b;
+    return 0;
+}
+
+static int s_lost(arb_boot_t *b, int rank)
+{
+    (void)b, (void)rank;
+    return 0;
+}
+
 static const arb_boot_ops_t single_ops = {
     .name = "singleton",
     .rank = s_rank,
@@ -80,6 +92,8 @@ static const arb_boot_ops_t single_ops = {
     .fence = s_nop,
     .get = s_get,
     .finalize = s_finalize,
+    .losses = s_losses,
+    .lost = s_lost,
 };
 
 arbor_status_t arb_singleton_open(arb_boot_t **boot_p)

@@ -10,6 +10,7 @@
 
 #include "core/executor.h"
 #include "core/log.h"
+#include "core/rma/am.h"
 #include "core/rma/rma.h"
 
 double arb_now_us(void)
@@ -46,6 +47,16 @@ int arb_progress_turn(void)
     return moved;
 }
 
+/* Whether the launcher reported a member of t gone (only looked up after a report). */
+static bool team_lost_peer(const struct arbor_team *t)
+{
+    arb_boot_t *b = arb_ctx.boot;
+    if (!b || !b->ops->losses(b)) return false;
+    for (int r = 0; r < t->size; r++)
+        if (b->ops->lost(b, t->world[r])) return true;
+    return false;
+}
+
 arbor_status_t arb_exec_wait(arb_inst_t *inst)
 {
     uint64_t seen = arb_ctx.epoch;
@@ -61,12 +72,16 @@ arbor_status_t arb_exec_wait(arb_inst_t *inst)
         }
         if (arb_ctx.yield) sched_yield();
         if (++idle % 256) continue;
+        if (team_lost_peer(inst->team)) {
+            arb_team_fail(inst->team, inst, ARBOR_ERR_PEER_LOST);
+            return ARBOR_ERR_PEER_LOST;
+        }
         double now = arb_now_us();
         if (since == 0) since = now;
         if (arb_ctx.cfg.timeout_s > 0 && now - since > arb_ctx.cfg.timeout_s * 1e6) {
-            arb_error("%s made no progress for %g s (ARBOR_TIMEOUT); a peer may be gone or not "
-                      "calling the collective",
-                      arb_coll_name(inst->coll), arb_ctx.cfg.timeout_s);
+            /* Returning with the instance still running would let late data land in a buffer
+             * the caller frees next (issue 13): cancel it and fail its team. */
+            arb_team_fail(inst->team, inst, ARBOR_ERR_TIMEOUT);
             return ARBOR_ERR_TIMEOUT;
         }
     }
@@ -101,8 +116,9 @@ void arb_unlock(void)
 
 /* With no collective in flight the thread sleeps, except that while symmetric allocations
  * exist on a transport whose targets must progress for one-sided operations aimed at them
- * (docs/ONESIDED.md), it polls the transport and the one-sided hook every ARB_PASSIVE_US: a
- * target computing without calling arbor still serves gets, puts and atomics. */
+ * (docs/ONESIDED.md), or active-message handlers are registered (docs/AM.md), it polls the
+ * transport and the one-sided hook every ARB_PASSIVE_US: a target computing without calling
+ * arbor still serves gets, puts, atomics and active messages. */
 #define ARB_PASSIVE_US 100
 
 static void *progress_main(void *arg)
@@ -111,7 +127,8 @@ static void *progress_main(void *arg)
     while (!stop) {
         pthread_mutex_lock(&lock);
         bool live = arb_ctx.active_head != NULL, moved = live && arb_progress_all() > 0;
-        bool passive = !live && arb_rma_target_progress_needed() && arb_mem_any_live();
+        bool passive = !live && ((arb_rma_target_progress_needed() && arb_mem_any_live()) ||
+                                 arb_am_active());
         if (passive && !arb_ctx.in_progress) {
             arb_ctx.in_progress = true;
             while (arb_ctx.tp_ops->progress(arb_ctx.tp) > 0) {
