@@ -56,10 +56,7 @@ if(ARMCI_MPI_LIB)
   endif()
 endif()
 
-# The arbor twins need the one-sided half of arbor.h implemented (ARMCI_ARBOR_RUNNABLE, set by
-# clients/armci).
-if(NOT TARGET armci_arbor OR NOT ARMCI_ARBOR_RUNNABLE)
-  message(STATUS "tests/armci: libarbor has no one-sided implementation yet, arbor twins not built")
+if(NOT TARGET armci_arbor)
   return()
 endif()
 set(_armci_transports ucx "ofi:shm")
@@ -71,7 +68,6 @@ arbor_add_launched_test(NAME armci COMMAND $<TARGET_FILE:armci-test-arbor> RANKS
                         TRANSPORTS ${_armci_transports} LABELS armci TIMEOUT 120)
 if(_ga_ok)
   add_executable(armci-test-ga-arbor ${_armci_dir}/test_ga.c)
-  target_compile_definitions(armci-test-ga-arbor PRIVATE ARMCI_TEST_ARBOR)
   target_include_directories(armci-test-ga-arbor PRIVATE ${GA_INCLUDE_DIR} ${ARMCI_INCLUDE_DIR})
   target_link_libraries(armci-test-ga-arbor PRIVATE ${GA_LIB} armci_arbor arbor ${_ga_tail}
                                                       MPI::MPI_C)

@@ -11,9 +11,6 @@
 #include <stdlib.h>
 
 #include "../launched_check.h"
-#ifdef ARMCI_TEST_ARBOR
-#include "probe.h" /* skipped (77) while libarbor lacks accumulate or atomics */
-#endif
 
 #define NR 40
 #define NC 30
@@ -33,13 +30,6 @@ int main(int argc, char **argv)
     }
     rank = GA_Nodeid();
     size = GA_Nnodes();
-#ifdef ARMCI_TEST_ARBOR
-    if (one_sided_incomplete()) {
-        GA_Terminate();
-        MPI_Finalize();
-        return 77;
-    }
-#endif
 
     int dims[2] = {NR, NC}, ld[1] = {NC};
     int g_a = NGA_Create(C_DBL, 2, dims, "a", NULL);
