@@ -17,6 +17,9 @@ packages=(
     graphviz gnuplot-nox               # dot (tree drawings), gnuplot (bench/compare --plot)
     procps                             # ps/pgrep used by the launchers and scripts
     iproute2                           # ip netns, bridges, tc: the simulated cluster (tests/cluster)
+    libarmci-mpi-dev                   # ARMCI over MPI-3 RMA: the reference of clients/armci
+    libglobalarrays-dev                # Global Arrays (static, over an external ARMCI): tests/armci
+    libscalapack-openmpi-dev liblapack-dev libblas-dev gfortran # what libga.a links with
 )
 if [ "${1:-}" = --list ]; then
     printf '%s\n' "${packages[@]}"

@@ -1,0 +1,18 @@
+# bench/armci: armci-bench built over libarmci_arbor (armci-bench-arbor) and over Debian's
+# ARMCI-MPI (armci-bench-mpi); bench/armci/compare runs both. Included from bench/CMakeLists.txt.
+find_package(MPI COMPONENTS C QUIET)
+find_library(ARMCI_MPI_LIB NAMES armci-openmpi armci)
+if(NOT MPI_C_FOUND OR NOT ARMCI_INCLUDE_DIR)
+  return()
+endif()
+if(ARMCI_MPI_LIB)
+  add_executable(armci-bench-mpi ${CMAKE_CURRENT_LIST_DIR}/armci_bench.c)
+  target_compile_definitions(armci-bench-mpi PRIVATE ARMCI_BENCH_WITH_MPI)
+  target_include_directories(armci-bench-mpi PRIVATE ${ARMCI_INCLUDE_DIR})
+  target_link_libraries(armci-bench-mpi PRIVATE ${ARMCI_MPI_LIB} MPI::MPI_C)
+endif()
+if(TARGET armci_arbor)
+  add_executable(armci-bench-arbor ${CMAKE_CURRENT_LIST_DIR}/armci_bench.c)
+  target_include_directories(armci-bench-arbor PRIVATE ${ARMCI_INCLUDE_DIR} ${MPI_C_INCLUDE_DIRS})
+  target_link_libraries(armci-bench-arbor PRIVATE armci_arbor arbor)
+endif()

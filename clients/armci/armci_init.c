@@ -1,0 +1,120 @@
+/* ARMCI_Init / Finalize and the error paths. */
+#include "armci_arbor.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int armcia_me = -1;
+int armcia_nproc = 0;
+static int init_count;     /* ARMCI_Init may be called more than once; Finalize as often */
+static arbor_mem_h anchor; /* see ARMCI_Init */
+
+void armcia_die(const char *where, int status)
+{
+    fprintf(stderr, "[armci-arbor %d] %s failed: %s\n", armcia_me, where,
+            arbor_strerror((arbor_status_t)status));
+    fflush(stderr);
+    abort();
+}
+
+int armcia_status(const char *where, arbor_status_t status)
+{
+    if (status == ARBOR_OK) return 0;
+    const char *verbose = getenv("ARMCI_ARBOR_VERBOSE");
+    if (verbose && strcmp(verbose, "0") != 0)
+        fprintf(stderr, "[armci-arbor %d] %s: %s\n", armcia_me, where, arbor_strerror(status));
+    return (int)status;
+}
+
+int armcia_unsupported(const char *name)
+{
+    fprintf(stderr, "[armci-arbor %d] %s is not implemented by libarmci_arbor\n", armcia_me, name);
+    fflush(stderr);
+    return ARBOR_ERR_UNSUPPORTED;
+}
+
+int armcia_check_init(const char *where)
+{
+    if (init_count > 0) return 0;
+    fprintf(stderr, "[armci-arbor] %s called before ARMCI_Init\n", where);
+    return ARBOR_ERR_NOT_INITIALIZED;
+}
+
+int ARMCI_Init(void)
+{
+    if (init_count > 0) {
+        init_count++;
+        return 0;
+    }
+    arbor_status_t st = arbor_init();
+    if (st == ARBOR_OK) st = arbor_team_rank(ARBOR_TEAM_WORLD, &armcia_me);
+    if (st == ARBOR_OK) st = arbor_team_size(ARBOR_TEAM_WORLD, &armcia_nproc);
+    if (st != ARBOR_OK) {
+        fprintf(stderr, "[armci-arbor] arbor_init: %s\n", arbor_strerror(st));
+        return (int)st;
+    }
+    init_count = 1;
+    return 0;
+}
+
+int ARMCI_Init_args(int *argc, char ***argv)
+{
+    (void)argc; /* arbor reads its configuration from ARBOR_* variables, not the command line */
+    (void)argv;
+    return ARMCI_Init();
+}
+
+int ARMCI_Init_thread(int armci_requested)
+{
+    (void)armci_requested; /* arbor is called from one thread per process (arbor.h) */
+    return ARMCI_Init();
+}
+
+int ARMCI_Init_thread_comm(int armci_requested, MPI_Comm comm)
+{
+    (void)armci_requested;
+    (void)comm;
+    /* arbor's world is the launcher's job; a sub-communicator has no arbor counterpart. */
+    return armcia_unsupported("ARMCI_Init_thread_comm");
+}
+
+int ARMCI_Initialized(void)
+{
+    return init_count > 0;
+}
+
+int ARMCI_Finalize(void)
+{
+    if (init_count == 0) return ARBOR_ERR_NOT_INITIALIZED;
+    if (--init_count > 0) return 0;
+    int rc = armcia_hdl_wait_proc(-1);
+    armcia_mutex_fini();
+    armcia_mem_fini();
+    armcia_group_fini();
+    armcia_hdl_fini();
+    arbor_status_t st = arbor_mem_free(&anchor), fst = arbor_finalize();
+    if (st == ARBOR_OK) st = fst;
+    return rc ? rc : armcia_status("ARMCI_Finalize", st);
+}
+
+void ARMCI_Cleanup(void)
+{
+    /* Called on the way to an abort (GA_Error): complete what this rank issued, so that the
+     * data already sent is not lost; nothing collective can run here. */
+    if (init_count > 0) (void)arbor_quiet();
+}
+
+void ARMCI_Error(const char *msg, int code)
+{
+    fprintf(stderr, "[armci-arbor %d] ARMCI_Error: %s (%d)\n", armcia_me, msg ? msg : "", code);
+    fflush(stderr);
+    abort();
+}
+
+void armci_msg_abort(int code)
+{
+    fprintf(stderr, "[armci-arbor %d] armci_msg_abort(%d)\n", armcia_me, code);
+    fflush(stderr);
+    abort();
+}

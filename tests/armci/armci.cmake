@@ -1,0 +1,77 @@
+# tests/armci: the ARMCI test program and a small Global Arrays program, each built twice:
+# against libarmci_arbor (clients/armci) and against Debian's ARMCI-MPI (libarmci-mpi-dev).
+# Both run under mpirun at P = 1..4 (label armci): the ARMCI-MPI twins prove the tests, the
+# arbor ones run on ucx and ofi:shm. Included from tests/CMakeLists.txt.
+set(_armci_dir ${CMAKE_CURRENT_LIST_DIR})
+find_package(MPI COMPONENTS C QUIET)
+find_library(ARMCI_MPI_LIB NAMES armci-openmpi armci)
+find_library(GA_LIB NAMES ga-openmpi ga)
+find_library(GA_SCALAPACK_LIB NAMES scalapack-openmpi scalapack)
+find_library(GA_LAPACK_LIB lapack)
+find_library(GA_BLAS_LIB blas)
+find_library(GA_GFORTRAN_LIB NAMES gfortran libgfortran.so.5)
+find_path(GA_INCLUDE_DIR ga.h)
+if(NOT MPI_C_FOUND OR NOT ARMCI_INCLUDE_DIR)
+  message(STATUS "tests/armci: MPI or armci.h missing, not built")
+  return()
+endif()
+set(_ga_ok OFF)
+if(GA_LIB AND GA_INCLUDE_DIR AND GA_SCALAPACK_LIB AND GA_LAPACK_LIB AND GA_BLAS_LIB
+   AND GA_GFORTRAN_LIB)
+  set(_ga_ok ON)
+  # libga.a's own dependencies (ga-config --libs), after the ARMCI that serves it.
+  set(_ga_tail ${GA_SCALAPACK_LIB} ${GA_LAPACK_LIB} ${GA_BLAS_LIB} ${GA_GFORTRAN_LIB} m)
+else()
+  message(STATUS "tests/armci: Global Arrays (libglobalarrays-dev, libscalapack-openmpi-dev) "
+                 "missing, the GA programs are not built")
+endif()
+
+# MPI and GA keep their allocations to exit: LeakSanitizer (ARBOR_SANITIZE builds) is off for
+# the programs that initialise MPI, on for the arbor ARMCI test.
+set(_no_leaks ASAN_OPTIONS=detect_leaks=0)
+
+# The ARMCI-MPI twins, one ctest entry per P (they do not use arbor's transports).
+function(armci_add_mpi_test name exe)
+  foreach(p 1 2 3 4)
+    add_test(NAME ${name}.${p} COMMAND ${ARBOR_TEST_LAUNCHER} ${ARBOR_TEST_LAUNCHER_FLAGS}
+             ${ARBOR_TEST_NPROC_FLAG} ${p} $<TARGET_FILE:${exe}>)
+    set_tests_properties(${name}.${p} PROPERTIES ENVIRONMENT "${ARBOR_TEST_ENV};${_no_leaks}"
+                         TIMEOUT 120
+                         PROCESSORS 1 LABELS "launched;armci;armci-mpi")
+  endforeach()
+endfunction()
+
+if(ARMCI_MPI_LIB)
+  add_executable(armci-test-mpi ${_armci_dir}/test_armci.c)
+  target_compile_definitions(armci-test-mpi PRIVATE ARMCI_TEST_WITH_MPI)
+  target_include_directories(armci-test-mpi PRIVATE ${ARMCI_INCLUDE_DIR})
+  target_link_libraries(armci-test-mpi PRIVATE ${ARMCI_MPI_LIB} MPI::MPI_C m)
+  armci_add_mpi_test(armci_mpi armci-test-mpi)
+  if(_ga_ok)
+    add_executable(armci-test-ga-mpi ${_armci_dir}/test_ga.c)
+    target_include_directories(armci-test-ga-mpi PRIVATE ${GA_INCLUDE_DIR})
+    target_link_libraries(armci-test-ga-mpi PRIVATE ${GA_LIB} ${ARMCI_MPI_LIB} ${_ga_tail}
+                                                    MPI::MPI_C)
+    armci_add_mpi_test(armci_ga_mpi armci-test-ga-mpi)
+  endif()
+endif()
+
+if(NOT TARGET armci_arbor)
+  return()
+endif()
+set(_armci_transports ucx "ofi:shm")
+add_executable(armci-test-arbor ${_armci_dir}/test_armci.c)
+target_compile_definitions(armci-test-arbor PRIVATE ARMCI_TEST_ARBOR)
+target_include_directories(armci-test-arbor PRIVATE ${ARMCI_INCLUDE_DIR} ${MPI_C_INCLUDE_DIRS})
+target_link_libraries(armci-test-arbor PRIVATE armci_arbor arbor m)
+arbor_add_launched_test(NAME armci COMMAND $<TARGET_FILE:armci-test-arbor> RANKS 1 2 3 4
+                        TRANSPORTS ${_armci_transports} LABELS armci TIMEOUT 120)
+if(_ga_ok)
+  add_executable(armci-test-ga-arbor ${_armci_dir}/test_ga.c)
+  target_include_directories(armci-test-ga-arbor PRIVATE ${GA_INCLUDE_DIR} ${ARMCI_INCLUDE_DIR})
+  target_link_libraries(armci-test-ga-arbor PRIVATE ${GA_LIB} armci_arbor arbor ${_ga_tail}
+                                                      MPI::MPI_C)
+  arbor_add_launched_test(NAME armci_ga COMMAND $<TARGET_FILE:armci-test-ga-arbor>
+                          RANKS 1 2 3 4 TRANSPORTS ${_armci_transports} LABELS armci TIMEOUT 120
+                          ENV ${_no_leaks})
+endif()

@@ -1,0 +1,127 @@
+/*
+ * A small Global Arrays program (Debian's libga, unmodified) linked once against
+ * libarmci_arbor and once against ARMCI-MPI: create a distributed 2-D array, put / get /
+ * accumulate patches, dot product, transpose, read-and-increment, select, GA_Sync. GA itself
+ * uses MPI for its own bookkeeping, so MPI is initialised first in both builds.
+ */
+#include <ga.h>
+#include <macdecls.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../launched_check.h"
+
+#define NR 40
+#define NC 30
+
+static double value(int i, int j)
+{
+    return i * 100.0 + j;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    GA_Initialize();
+    if (!MA_init(C_DBL, 1 << 16, 1 << 16)) {
+        fprintf(stderr, "MA_init failed\n");
+        return 1;
+    }
+    rank = GA_Nodeid();
+    size = GA_Nnodes();
+
+    int dims[2] = {NR, NC}, ld[1] = {NC};
+    int g_a = NGA_Create(C_DBL, 2, dims, "a", NULL);
+    CHECK(g_a != 0, "NGA_Create");
+    GA_Zero(g_a);
+    /* Rank r writes the rows i with i % size == r, one NGA_Put per row. */
+    double row[NC];
+    for (int i = rank; i < NR; i += size) {
+        for (int j = 0; j < NC; j++) row[j] = value(i, j);
+        int lo[2] = {i, 0}, hi[2] = {i, NC - 1};
+        NGA_Put(g_a, lo, hi, row, ld);
+    }
+    GA_Sync();
+    static double all[NR][NC];
+    int lo[2] = {0, 0}, hi[2] = {NR - 1, NC - 1};
+    NGA_Get(g_a, lo, hi, all, ld);
+    double sum = 0;
+    for (int i = 0; i < NR; i++)
+        for (int j = 0; j < NC; j++) {
+            CHECK(all[i][j] == value(i, j), "get (%d,%d) = %g", i, j, all[i][j]);
+            sum += value(i, j);
+        }
+
+    /* Every rank accumulates (rank + 1) * ones onto rows 5..14, columns 3..12. */
+    static double ones[10][10];
+    for (int i = 0; i < 10; i++)
+        for (int j = 0; j < 10; j++) ones[i][j] = 1.0;
+    int alo[2] = {5, 3}, ahi[2] = {14, 12}, ald[1] = {10};
+    double alpha = rank + 1;
+    GA_Sync();
+    NGA_Acc(g_a, alo, ahi, ones, ald, &alpha);
+    GA_Sync();
+    NGA_Get(g_a, lo, hi, all, ld);
+    double added = size * (size + 1) / 2.0;
+    for (int i = 0; i < NR; i++)
+        for (int j = 0; j < NC; j++) {
+            int in = i >= 5 && i <= 14 && j >= 3 && j <= 12;
+            double want = value(i, j) + (in ? added : 0);
+            CHECK(all[i][j] == want, "acc (%d,%d) = %g, want %g", i, j, all[i][j], want);
+        }
+    sum += 100 * added;
+
+    /* Dot product with a duplicate filled with 2. */
+    int g_b = GA_Duplicate(g_a, "b");
+    double two = 2.0;
+    GA_Fill(g_b, &two);
+    double dot = GA_Ddot(g_a, g_b);
+    CHECK(dot == 2 * sum, "GA_Ddot = %.17g, want %.17g", dot, 2 * sum);
+
+    /* Transpose. */
+    int tdims[2] = {NC, NR}, tld[1] = {NR};
+    int g_t = NGA_Create(C_DBL, 2, tdims, "t", NULL);
+    GA_Transpose(g_a, g_t);
+    static double t[NC][NR];
+    int thi[2] = {NC - 1, NR - 1};
+    NGA_Get(g_t, lo, thi, t, tld);
+    for (int i = 0; i < NR; i++)
+        for (int j = 0; j < NC; j++)
+            CHECK(t[j][i] == all[i][j], "transpose (%d,%d) = %g", j, i, t[j][i]);
+
+    /* Shared counter: NGA_Read_inc (ARMCI_Rmw underneath). */
+    int one[1] = {1};
+    int g_c = NGA_Create(C_LONG, 1, one, "counter", NULL);
+    GA_Zero(g_c);
+    GA_Sync();
+    int sub[1] = {0};
+    double fetched = 0;
+    for (int k = 0; k < 25; k++) fetched += (double)NGA_Read_inc(g_c, sub, 2);
+    GA_Dgop(&fetched, 1, "+");
+    double n = 25.0 * size;
+    CHECK(fetched == n * (n - 1), "NGA_Read_inc fetched sum %g, want %g", fetched, n * (n - 1));
+    GA_Sync();
+    long final = 0;
+    NGA_Get(g_c, sub, sub, &final, one);
+    CHECK(final == 2 * 25L * size, "counter = %ld", final);
+
+    /* Select the largest element: at (NR-1, NC-1) unless the accumulate moved it. */
+    double best = 0;
+    int idx[2] = {-1, -1};
+    NGA_Select_elem(g_a, "max", &best, idx);
+    CHECK(best == value(NR - 1, NC - 1) && idx[0] == NR - 1 && idx[1] == NC - 1,
+          "Select_elem max = %g at (%d,%d)", best, idx[0], idx[1]);
+
+    GA_Destroy(g_c);
+    GA_Destroy(g_t);
+    GA_Destroy(g_b);
+    GA_Destroy(g_a);
+    double totals[2] = {failures, checks};
+    GA_Dgop(totals, 2, "+");
+    if (rank == 0)
+        printf("test_ga: %d ranks, %.0f checks, %.0f failures\n", size, totals[1], totals[0]);
+    GA_Terminate();
+    MPI_Finalize();
+    return totals[0] ? 1 : 0;
+}
