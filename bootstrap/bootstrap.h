@@ -26,6 +26,9 @@ typedef struct arb_boot_ops {
     /* Copy of peer's blob under key (malloc'd, caller frees). */
     arbor_status_t (*get)(arb_boot_t *b, int peer, const char *key, void **data_p, size_t *len_p);
     void (*finalize)(arb_boot_t *b);
+    /* Ask the launcher to end every rank of the job with exit status code; returns only if the
+     * launcher could not be asked (the caller then exits alone). */
+    void (*abort)(arb_boot_t *b, int code, const char *msg);
 } arb_boot_ops_t;
 
 struct arb_boot {

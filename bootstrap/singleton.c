@@ -70,6 +70,14 @@ static void s_finalize(arb_boot_t *b)
     free(s);
 }
 
+/* A one-rank job is this process: the caller's exit ends it. */
+static void s_abort(arb_boot_t *b, int code, const char *msg)
+{
+    (void)b;
+    (void)code;
+    (void)msg;
+}
+
 static const arb_boot_ops_t single_ops = {
     .name = "singleton",
     .rank = s_rank,
@@ -80,6 +88,7 @@ static const arb_boot_ops_t single_ops = {
     .fence = s_nop,
     .get = s_get,
     .finalize = s_finalize,
+    .abort = s_abort,
 };
 
 arbor_status_t arb_singleton_open(arb_boot_t **boot_p)
