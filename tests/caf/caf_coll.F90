@@ -24,7 +24,7 @@ program caf_coll
   call co_sum(iv)
   call check(all(iv == [np * (np + 1) / 2, -np * (np + 1) / 2, np * (np + 1)]), 'co_sum int')
   rv = [real(me, 8), 0.5d0]
-  call co_sum(rv, stat=istat)
+  call co_sum(rv, stat=istat, errmsg=msg)
   call check(istat == 0, 'co_sum stat')
   call check(all(rv == [real(np * (np + 1) / 2, 8), 0.5d0 * np]), 'co_sum real(8)')
   cz = cmplx(me, -1, 8)
