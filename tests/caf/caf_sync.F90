@@ -24,7 +24,11 @@ program caf_sync
     call atomic_add(counter[1], 1)
   end do
   call atomic_fetch_add(counter[1], 10, old)
-  call check(old >= rounds .or. old >= 0, 'fetch_add old value')
+#ifndef CAF_NO_FETCH_ADD_OLD
+  ! This image's own adds came first; the other images add at most (np - 1) * (rounds + 10).
+  ! (OpenCoarrays 2.10 returns an unrelated value in OLD here; its total below is right.)
+  call check(old >= rounds .and. old <= np * (rounds + 10) - 10, 'fetch_add old value')
+#endif
 #ifndef CAF_NO_ATOMIC_BITWISE
   ! OpenCoarrays 2.10 (Debian) stops in atomic and / or / xor ("for MPI < 3 not implemented")
   call atomic_or(bits[1], int(ishft(1, mod(me - 1, 30)), atomic_int_kind))
