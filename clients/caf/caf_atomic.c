@@ -5,6 +5,7 @@
  */
 #include <time.h>
 
+#include "caf_api.h"
 #include "caf_state.h"
 
 enum { CAF_SYNC_WORD = 8 };

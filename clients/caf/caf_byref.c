@@ -3,6 +3,7 @@
  * coarrays) and the other parts of the ABI libcaf_arbor does not provide: each reports a clear
  * error (stat set, else error termination) instead of silently doing nothing.
  */
+#include "caf_api.h"
 #include "caf_state.h"
 
 #define UNSUPPORTED(what) "libcaf_arbor: " what " is not supported by libcaf_arbor"

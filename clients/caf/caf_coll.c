@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "caf_section.h"
+#include "caf_api.h"
 #include "caf_state.h"
 
 /* arbor datatype of one element, or -1 (no arbor reduction for it). */

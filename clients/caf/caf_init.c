@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "caf_api.h"
 #include "caf_state.h"
 
 /* Frees every coarray still registered (static coarrays live until the end): collective. */

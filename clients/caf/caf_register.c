@@ -5,9 +5,8 @@
  */
 #include <stdlib.h>
 
+#include "caf_api.h"
 #include "caf_state.h"
-
-void _gfortran_caf_init(int *argc, char ***argv);
 
 /* Locks and events live in 8-byte words (one per element), updated with arbor atomics. */
 enum { CAF_SYNC_WORD = 8 };

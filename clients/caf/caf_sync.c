@@ -5,6 +5,7 @@
  */
 #include <stdlib.h>
 
+#include "caf_api.h"
 #include "caf_state.h"
 
 void _gfortran_caf_sync_memory(int *stat, char *errmsg, size_t errmsg_len)

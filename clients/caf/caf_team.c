@@ -4,6 +4,7 @@
  */
 #include <stdlib.h>
 
+#include "caf_api.h"
 #include "caf_state.h"
 
 void _gfortran_caf_form_team(int team_no, caf_team_t *team, int index)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "caf_section.h"
+#include "caf_api.h"
 #include "caf_state.h"
 
 /* Strided shape of a remote section against a packed local buffer. */
