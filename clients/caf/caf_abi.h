@@ -72,6 +72,43 @@ typedef struct {
     } u;
 } caf_vector_t;
 
+/* A reference chain of the *_by_ref entry points: components and array references applied in
+ * turn to a coarray. */
+enum { CAF_REF_COMPONENT = 0, CAF_REF_ARRAY, CAF_REF_STATIC_ARRAY };
+enum {
+    CAF_ARR_NONE = 0,
+    CAF_ARR_VECTOR,
+    CAF_ARR_FULL,
+    CAF_ARR_RANGE,
+    CAF_ARR_SINGLE,
+    CAF_ARR_OPEN_END,
+    CAF_ARR_OPEN_START
+};
+typedef struct caf_ref {
+    struct caf_ref *next;
+    int type;
+    size_t item_size;
+    union {
+        struct {
+            ptrdiff_t offset, caf_token_offset;
+        } c;
+        struct {
+            unsigned char mode[CAF_MAX_DIMS];
+            int static_array_type;
+            union {
+                struct {
+                    ptrdiff_t start, end, stride; /* Fortran indices */
+                } s;
+                struct {
+                    void *vector;
+                    size_t nvec;
+                    int kind;
+                } v;
+            } dim[CAF_MAX_DIMS];
+        } a;
+    } u;
+} caf_ref_t;
+
 /* atomic_op codes and co_reduce operator flags. */
 enum { CAF_ATOMIC_ADD = 1, CAF_ATOMIC_AND, CAF_ATOMIC_OR, CAF_ATOMIC_XOR };
 #define CAF_OPR_BYREF     (1 << 0)

@@ -66,6 +66,8 @@ void _gfortran_caf_register(size_t size, int type, caf_token_t *token, caf_desc_
     c->nbytes = nbytes;
     c->addr = addr;
     c->team = team;
+    /* Bounds are the same on every image: reference chains read them from here. */
+    c->desc = desc->dtype.rank > 0 ? desc : NULL;
     c->next = caf_state.coarrays;
     if (c->next) c->next->prev = c;
     caf_state.coarrays = c;

@@ -47,4 +47,9 @@ int caf_unpack(void *base, const caf_section_t *s, const void *packed, const caf
                size_t npacked);
 int caf_pack(void *packed, const caf_section_t *ps, const void *base, const caf_section_t *s);
 
+/* Moves remote section @p r at @p raddr of world rank @p w to (@p put) or from a packed buffer
+ * of its elements (caf_transfer.c). */
+#include "arbor.h"
+arbor_status_t caf_remote_move(int put, int w, char *raddr, const caf_section_t *r, char *packed);
+
 #endif /* CAF_SECTION_H */

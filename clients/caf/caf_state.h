@@ -28,6 +28,7 @@ typedef struct caf_coarray {
     size_t nbytes;
     char **addr; /* by world rank; NULL for ranks outside the allocating team */
     caf_team_s *team;
+    const caf_desc_t *desc; /* the program's descriptor of an array coarray (its bounds), or NULL */
     struct caf_coarray *prev, *next;
 } caf_coarray_t;
 

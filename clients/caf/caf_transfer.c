@@ -43,8 +43,7 @@ static int strided_shape(const caf_section_t *r, strided_t *st)
     return 0;
 }
 
-/* Moves the remote section @p r at @p raddr of world rank @p w to or from @p packed. */
-static arbor_status_t remote_move(int put, int w, char *raddr, const caf_section_t *r, char *packed)
+arbor_status_t caf_remote_move(int put, int w, char *raddr, const caf_section_t *r, char *packed)
 {
     if (r->n == 0) return ARBOR_OK;
     if (w == caf_state.world_rank) {
@@ -116,7 +115,7 @@ void _gfortran_caf_get(caf_token_t token, size_t offset, int image_index, caf_de
         caf_report(stat, NULL, 0, CAF_STAT_ERROR, "libcaf_arbor: out of memory");
         goto out;
     }
-    arbor_status_t s = remote_move(0, w, raddr, &rs, packed);
+    arbor_status_t s = caf_remote_move(0, w, raddr, &rs, packed);
     if (s == ARBOR_OK && !direct && caf_unpack(dest->base_addr, &ls, packed, &rs, rs.n) != 0)
         caf_report(stat, NULL, 0, CAF_STAT_ERROR, "libcaf_arbor: get: unsupported conversion");
     else
@@ -151,7 +150,7 @@ void _gfortran_caf_send(caf_token_t token, size_t offset, int image_index, caf_d
     if (!direct && caf_pack(packed, &rs, src->base_addr, &ls) != 0) {
         caf_report(stat, NULL, 0, CAF_STAT_ERROR, "libcaf_arbor: send: unsupported conversion");
     } else {
-        arbor_status_t s = remote_move(1, w, raddr, &rs, packed);
+        arbor_status_t s = caf_remote_move(1, w, raddr, &rs, packed);
         /* Later accesses of this image to that image must see this write. */
         if (s == ARBOR_OK && w != caf_state.world_rank) s = arbor_order(w);
         caf_check(stat, NULL, 0, s, "coindexed write");
@@ -187,7 +186,7 @@ void _gfortran_caf_sendget(caf_token_t dst_token, size_t dst_offset, int dst_ima
         caf_report(stat, NULL, 0, CAF_STAT_ERROR, "libcaf_arbor: out of memory");
         goto out;
     }
-    arbor_status_t s = remote_move(0, ws, saddr, &ss, in);
+    arbor_status_t s = caf_remote_move(0, ws, saddr, &ss, in);
     for (size_t j = 0; s == ARBOR_OK && j < ds.n; j++)
         if (caf_convert(out + j * ds.elem, ds.type, ds.kind, ds.elem,
                         in + (ss.n == 1 ? 0 : j) * ss.elem, ss.type, ss.kind, ss.elem) != 0) {
@@ -195,7 +194,7 @@ void _gfortran_caf_sendget(caf_token_t dst_token, size_t dst_offset, int dst_ima
                        "libcaf_arbor: sendget: unsupported conversion");
             goto out;
         }
-    if (s == ARBOR_OK) s = remote_move(1, wd, daddr, &ds, out);
+    if (s == ARBOR_OK) s = caf_remote_move(1, wd, daddr, &ds, out);
     if (s == ARBOR_OK && wd != caf_state.world_rank) s = arbor_order(wd);
     caf_check(stat, NULL, 0, s, "coindexed copy");
 out:

@@ -7,7 +7,7 @@ program caf_transfer
   integer :: a(n)[*], m(n, n)[*]
   real(8) :: r(n)[*]
   integer(8) :: k8(n)[*]
-  integer, allocatable :: al(:)[:]
+  integer, allocatable :: al(:)[:], am(:, :)[:], res(:), res2(:, :)
   integer :: me, np, right, left, i, j, idx(3), expect(n), mexp(n, n)
   integer :: loc(n)
   real(8) :: rloc(n)
@@ -94,6 +94,30 @@ program caf_transfer
   sync all
   call check(all(al(:)[right] == right), 'get from reallocated coarray')
   deallocate (al)
+
+  ! assignment to an allocatable result goes through get_by_ref (the result is (re)allocated)
+  allocate (am(3, n)[*])
+  do j = 1, n
+    am(:, j) = [(1000 * me + 10 * i + j, i = 1, 3)]
+  end do
+  sync all
+  res = am(2, :)[right]
+  call check(size(res) == n, 'allocatable result: shape')
+  call check(all(res == [(1000 * right + 20 + j, j = 1, n)]), 'allocatable result: row')
+  res = am(1:3:2, n)[left]
+  call check(size(res) == 2, 'allocatable result: reshaped')
+  call check(all(res == [1000 * left + 10 + n, 1000 * left + 30 + n]), 'allocatable result: strided')
+  res2 = am(:, 2:n:3)[right]
+  call check(all(shape(res2) == [3, size([(j, j = 2, n, 3)])]), 'allocatable result: 2-D shape')
+#ifndef CAF_NO_REALLOC_OFFSET
+  ! (OpenCoarrays 2.10 leaves a wrong offset in the 2-D descriptor it reallocates: every access
+  ! through it misses.)
+  call check(all(res2 == reshape([((1000 * right + 10 * i + j, i = 1, 3), j = 2, n, 3)], &
+                                 shape(res2))), 'allocatable result: 2-D values')
+  call check(res2(3, 2) == 1000 * right + 35, 'allocatable result: indexing')
+#endif
+  sync all
+  deallocate (am)
 
   sync memory
   if (me == 1) print '(a,i0,a)', 'caf_transfer: ', np, ' images OK'
