@@ -35,6 +35,16 @@ typedef struct {
 arbor_status_t arb_coll_run(arbor_team_h team, const arb_call_t *call,
                             const arbor_op_params_t *params, arbor_request_h *req_p, int blocking);
 
+/* Internal blocking collectives over a team structure, for core modules (team split / free,
+ * the symmetric heap) that must not go through the public entry points. The caller holds the
+ * lock (arb_lock). */
+arbor_status_t arb_coll_run_team(struct arbor_team *t, const arb_call_t *call);
+arbor_status_t arb_coll_barrier_internal(struct arbor_team *t);
+arbor_status_t arb_coll_allreduce_internal(struct arbor_team *t, const void *sendbuf, void *recvbuf,
+                                           size_t count, arbor_dtype_t dtype, arbor_op_t op);
+arbor_status_t arb_coll_allgather_internal(struct arbor_team *t, const void *sendbuf, void *recvbuf,
+                                           size_t count, arbor_dtype_t dtype);
+
 /* The flag combination check of every collective (ARBOR_OK or ARBOR_ERR_FLAGS). */
 arbor_status_t arb_coll_check_flags(uint64_t flags);
 /* The flags of a call's params, checked: unknown fields or bits, contradictions, detached

@@ -403,7 +403,7 @@ static void combine_op(void *inout, const void *in, size_t bytes, int order, voi
 /* Instances started with AGGREGATE wait here for the next call that takes a handle. */
 static arb_inst_t *aggregate_head;
 
-static arbor_status_t run(arbor_team_h team, const arb_call_t *call,
+static arbor_status_t run(struct arbor_team *t, const arb_call_t *call,
                           const arbor_op_params_t *params, arbor_request_h *req_p, int blocking,
                           bool *started);
 
@@ -414,20 +414,58 @@ arbor_status_t arb_coll_run(arbor_team_h team, const arb_call_t *call,
     arbor_status_t status = ARBOR_ERR_NOT_INITIALIZED;
     if (arb_initialized()) {
         arb_lock();
-        status = run(team, call, params, req_p, blocking, &started);
+        struct arbor_team *t = arb_team_lookup(team);
+        status = t ? run(t, call, params, req_p, blocking, &started) : ARBOR_ERR_TEAM;
         arb_unlock();
     }
     if (!started && call->done) call->done(call->done_arg, status);
     return status;
 }
 
-static arbor_status_t run(arbor_team_h team, const arb_call_t *call,
+/* Internal blocking collectives on a team structure (teams being built or freed, the heap):
+ * the caller holds the lock. */
+arbor_status_t arb_coll_run_team(struct arbor_team *t, const arb_call_t *call)
+{
+    bool started = false;
+    arbor_status_t status = run(t, call, NULL, NULL, 1, &started);
+    if (!started && call->done) call->done(call->done_arg, status);
+    return status;
+}
+
+arbor_status_t arb_coll_barrier_internal(struct arbor_team *t)
+{
+    arb_call_t c = {.coll = ARB_COLL_BARRIER};
+    return arb_coll_run_team(t, &c);
+}
+
+arbor_status_t arb_coll_allreduce_internal(struct arbor_team *t, const void *sendbuf, void *recvbuf,
+                                           size_t count, arbor_dtype_t dtype, arbor_op_t op)
+{
+    arb_call_t c = {.coll = ARB_COLL_ALLREDUCE,
+                    .sendbuf = sendbuf,
+                    .recvbuf = recvbuf,
+                    .count = count,
+                    .dtype = dtype,
+                    .op = op};
+    return arb_coll_run_team(t, &c);
+}
+
+arbor_status_t arb_coll_allgather_internal(struct arbor_team *t, const void *sendbuf, void *recvbuf,
+                                           size_t count, arbor_dtype_t dtype)
+{
+    arb_call_t c = {.coll = ARB_COLL_ALLGATHER,
+                    .sendbuf = sendbuf,
+                    .recvbuf = recvbuf,
+                    .count = count,
+                    .dtype = dtype};
+    return arb_coll_run_team(t, &c);
+}
+
+static arbor_status_t run(struct arbor_team *t, const arb_call_t *call,
                           const arbor_op_params_t *params, arbor_request_h *req_p, int blocking,
                           bool *started)
 {
     if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
-    struct arbor_team *t = arb_team_lookup(team);
-    if (!t) return ARBOR_ERR_TEAM;
     uint64_t flags;
     arbor_status_t status = arb_coll_flags_of(params, blocking, req_p, &flags);
     if (status != ARBOR_OK) return status;

@@ -122,6 +122,10 @@ static const row_t rows[] = {
      "print each distinct algorithm choice with every candidate's "
      "predicted time",
      T_BOOL, OFF(print_algorithm), NULL, 0, 0, 0},
+    {"RMA_ORDERED", "n",
+     "one-sided operations from a rank to a target complete in issue order (each is fenced "
+     "after the one before; default: only arbor_order / arbor_fence order them)",
+     T_BOOL, OFF(rma_ordered), NULL, 0, 0, 0},
 };
 
 #define NROWS (sizeof(rows) / sizeof(rows[0]))

@@ -41,6 +41,7 @@ struct arb_config {
     char tune[ARB_CFG_STR_MAX];
     int tree_cache_entries;
     bool print_algorithm;
+    bool rma_ordered; /* every one-sided operation to a target ordered after the earlier ones */
 };
 typedef struct arb_config arb_config_t;
 

@@ -1,6 +1,6 @@
 /*
  * The process-wide state of an initialised arbor: configuration, bootstrap, transport, the
- * segment and its bump allocator, the world team, the model, and the list of collectives in
+ * segment and its symmetric heap, the world team, the model, and the list of collectives in
  * flight (in initiation order) that the progress engine advances.
  */
 #ifndef ARB_CORE_CONTEXT_H
@@ -14,6 +14,7 @@
 #include "algorithms/tune.h"
 #include "bootstrap/bootstrap.h"
 #include "core/config.h"
+#include "core/rma/heap.h"
 #include "transports/transport.h"
 
 typedef struct arb_inst arb_inst_t;
@@ -32,7 +33,9 @@ typedef struct {
     const char *tp_name;
     int rank, size;
     uint8_t *seg;
-    size_t seg_size, seg_used; /* bump allocation of team regions */
+    size_t seg_size;
+    uint64_t *seg_bases; /* [size] every rank's segment address in its own process */
+    arb_heap_t heap;     /* the symmetric heap over the segment (core/rma/) */
     struct arbor_team *world;
     size_t *images; /* arbor_images_init: images of each world rank (NULL until then) */
     arb_logp_t model;

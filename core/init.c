@@ -12,6 +12,7 @@
 #include "core/log.h"
 #include "core/measure.h"
 #include "core/request.h"
+#include "core/rma/rma.h"
 #include "core/team.h"
 
 arb_ctx_t arb_ctx;
@@ -22,6 +23,7 @@ typedef struct {
     char transport[32];
     uint64_t uniform_hash;
     uint64_t oversubscribed; /* this rank's node has more ranks than cores */
+    uint64_t seg_base;       /* the segment's address (remote addresses of the heap) */
 } wire_header_t;
 
 static uint64_t uniform_hash(const arb_config_t *c)
@@ -89,7 +91,8 @@ static arbor_status_t wire_up(void)
     uint8_t *mine = calloc(1, len);
     if (!mine) return ARBOR_ERR_NO_MEMORY;
     wire_header_t hdr = {.uniform_hash = uniform_hash(&arb_ctx.cfg),
-                         .oversubscribed = arb_ctx.node_oversubscribed};
+                         .oversubscribed = arb_ctx.node_oversubscribed,
+                         .seg_base = (uint64_t)(uintptr_t)arb_ctx.seg};
     snprintf(hdr.transport, sizeof(hdr.transport), "%s", arb_ctx.tp_ops->name);
     memcpy(mine, &hdr, sizeof(hdr));
     memcpy(mine + sizeof(hdr), blob, blob_len);
@@ -102,7 +105,8 @@ static arbor_status_t wire_up(void)
 
     const void **blobs = calloc((size_t)arb_ctx.size, sizeof(*blobs));
     size_t *blens = calloc((size_t)arb_ctx.size, sizeof(*blens));
-    if (!blobs || !blens) status = ARBOR_ERR_NO_MEMORY;
+    arb_ctx.seg_bases = calloc((size_t)arb_ctx.size, sizeof(*arb_ctx.seg_bases));
+    if (!blobs || !blens || !arb_ctx.seg_bases) status = ARBOR_ERR_NO_MEMORY;
     for (int r = 0; status == ARBOR_OK && r < arb_ctx.size; r++) {
         wire_header_t h;
         if (lens[r] < sizeof(h)) {
@@ -122,6 +126,7 @@ static arbor_status_t wire_up(void)
             status = ARBOR_ERR_CONFIG;
         }
         if (h.oversubscribed) arb_ctx.any_oversubscribed = true;
+        arb_ctx.seg_bases[r] = h.seg_base;
         blobs[r] = (const uint8_t *)all[r] + sizeof(h);
         blens[r] = lens[r] - sizeof(h);
     }
@@ -139,6 +144,8 @@ static void teardown(void)
     arb_exec_cleanup();
     arb_team_destroy_all();
     arb_team_destroy(arb_ctx.world);
+    arb_rma_fini();
+    free(arb_ctx.seg_bases);
     if (arb_ctx.tp) arb_ctx.tp_ops->close(arb_ctx.tp);
     if (arb_ctx.boot) arb_ctx.boot->ops->finalize(arb_ctx.boot);
     free(arb_ctx.images);
@@ -180,6 +187,7 @@ arbor_status_t arbor_init(void)
     arb_ctx.seg = arb_ctx.tp_ops->seg_base(arb_ctx.tp);
     arb_ctx.seg_size = arb_ctx.cfg.segment_size;
     if ((status = wire_up()) != ARBOR_OK) goto err;
+    if ((status = arb_rma_init()) != ARBOR_OK) goto err;
 
     arb_logp_default(arb_ctx.tp_name, &arb_ctx.model);
     if (arb_ctx.cfg.logp[0] &&
@@ -211,6 +219,7 @@ arbor_status_t arbor_init(void)
 
     if ((status = arb_team_create_world(&arb_ctx.world)) != ARBOR_OK) goto err;
     arb_ctx.init_count = 1; /* the measurement runs collectives */
+    if ((status = arb_rma_init_world()) != ARBOR_OK) goto err;
     if (arb_ctx.cfg.logp_measure && (status = arb_logp_measure()) != ARBOR_OK) goto err;
     if (arb_ctx.cfg.progress == ARB_PROGRESS_THREAD &&
         (status = arb_progress_thread_start()) != ARBOR_OK)

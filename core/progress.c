@@ -10,6 +10,7 @@
 
 #include "core/executor.h"
 #include "core/log.h"
+#include "core/rma/rma.h"
 
 double arb_now_us(void)
 {
@@ -26,6 +27,7 @@ int arb_progress_all(void)
     /* Between mapped peers our data moves by loads and stores: the transport then needs only an
      * occasional turn (its own housekeeping), not one per poll. */
     if (!arb_ctx.all_mapped || (++arb_ctx.polls & 63) == 0) arb_ctx.tp_ops->progress(arb_ctx.tp);
+    moved += arb_rma_poll(); /* one-sided per-poll work (active messages, implicit ops) */
     for (arb_inst_t *i = arb_ctx.active_head, *next; i; i = next) {
         next = i->next;
         moved += arb_exec_advance(i);
@@ -97,15 +99,29 @@ void arb_unlock(void)
     if (arb_ctx.threaded) pthread_mutex_unlock(&lock);
 }
 
+/* With no collective in flight the thread sleeps, except that while symmetric allocations
+ * exist on a transport whose targets must progress for one-sided operations aimed at them
+ * (docs/ONESIDED.md), it polls the transport and the one-sided hook every ARB_PASSIVE_US: a
+ * target computing without calling arbor still serves gets, puts and atomics. */
+#define ARB_PASSIVE_US 100
+
 static void *progress_main(void *arg)
 {
     (void)arg;
     while (!stop) {
         pthread_mutex_lock(&lock);
         bool live = arb_ctx.active_head != NULL, moved = live && arb_progress_all() > 0;
+        bool passive = !live && arb_rma_target_progress_needed() && arb_mem_any_live();
+        if (passive && !arb_ctx.in_progress) {
+            arb_ctx.in_progress = true;
+            while (arb_ctx.tp_ops->progress(arb_ctx.tp) > 0) {
+            }
+            arb_rma_poll();
+            arb_ctx.in_progress = false;
+        }
         pthread_mutex_unlock(&lock);
         if (!live)
-            usleep(200);
+            usleep(passive ? ARB_PASSIVE_US : 200);
         else if (!moved)
             sched_yield();
     }

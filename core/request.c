@@ -3,12 +3,16 @@
  * forged handle is recognised (ARBOR_ERR_HANDLE) instead of dereferenced. A handle stands for
  * an instance and the AGGREGATE run chained to it. Instances started with ASYNC_FENCE have no
  * handle: they wait on the fence list until arbor_coll_fence of their team.
+ *
+ * Handles of one-sided operations carry ARB_RMA_REQ_TAG in their slot word and live in the
+ * one-sided layer's table (core/rma/rma.c); every call here takes either kind.
  */
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "core/executor.h"
 #include "core/request.h"
+#include "core/rma/rma.h"
 
 typedef struct {
     arb_inst_t *inst; /* NULL = free slot */
@@ -27,6 +31,7 @@ static arbor_request_h encode(uint32_t idx, uint32_t gen)
 static slot_t *decode(arbor_request_h h)
 {
     uint64_t v = (uint64_t)(uintptr_t)h;
+    if (arb_rma_req_is(h)) return NULL;
     uint32_t idx = (uint32_t)(v & 0xffffffffu), gen = (uint32_t)(v >> 32);
     if (idx == 0 || idx > nslots) return NULL;
     slot_t *s = &slots[idx - 1];
@@ -67,25 +72,47 @@ static arbor_status_t release(slot_t *s, arbor_request_h *req)
     return status;
 }
 
+/* Either kind of handle: valid, complete, wait, release. */
+static bool h_valid(arbor_request_h h)
+{
+    return arb_rma_req_is(h) ? arb_rma_req_valid(h) : decode(h) != NULL;
+}
+
+static bool h_complete(arbor_request_h h)
+{
+    return arb_rma_req_is(h) ? arb_rma_req_done(h) : arb_exec_chain_complete(decode(h)->inst);
+}
+
+static arbor_status_t h_wait(arbor_request_h h)
+{
+    if (arb_rma_req_is(h)) return arb_rma_req_wait(h);
+    slot_t *s = decode(h);
+    arbor_status_t status = arb_exec_chain_wait(s->inst);
+    return status == ARBOR_ERR_TIMEOUT && arb_exec_chain_complete(s->inst) ? ARBOR_OK : status;
+}
+
+static arbor_status_t h_release(arbor_request_h *h)
+{
+    return arb_rma_req_is(*h) ? arb_rma_req_release(h) : release(decode(*h), h);
+}
+
 static arbor_status_t arbor_test_unlocked(arbor_request_h *req)
 {
     if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
     if (!req) return ARBOR_ERR_INVALID_ARG;
-    slot_t *s = decode(*req);
-    if (!s) return ARBOR_ERR_HANDLE;
-    if (!arb_exec_chain_complete(s->inst)) arb_progress_turn();
-    return arb_exec_chain_complete(s->inst) ? release(s, req) : ARBOR_INPROGRESS;
+    if (!h_valid(*req)) return ARBOR_ERR_HANDLE;
+    if (!h_complete(*req)) arb_progress_turn();
+    return h_complete(*req) ? h_release(req) : ARBOR_INPROGRESS;
 }
 
 static arbor_status_t arbor_wait_unlocked(arbor_request_h *req)
 {
     if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
     if (!req) return ARBOR_ERR_INVALID_ARG;
-    slot_t *s = decode(*req);
-    if (!s) return ARBOR_ERR_HANDLE;
-    arbor_status_t status = arb_exec_chain_wait(s->inst);
-    if (status == ARBOR_ERR_TIMEOUT && !arb_exec_chain_complete(s->inst)) return status;
-    return release(s, req);
+    if (!h_valid(*req)) return ARBOR_ERR_HANDLE;
+    arbor_status_t status = h_wait(*req);
+    if (status == ARBOR_ERR_TIMEOUT) return status;
+    return h_release(req);
 }
 
 /* Every non-NULL handle must be valid before anything happens. */
@@ -96,7 +123,7 @@ static arbor_status_t check_all(size_t n, arbor_request_h *reqs, size_t *live_p)
     if (!reqs && n) return ARBOR_ERR_INVALID_ARG;
     for (size_t i = 0; i < n; i++) {
         if (!reqs[i]) continue;
-        if (!decode(reqs[i])) return ARBOR_ERR_HANDLE;
+        if (!h_valid(reqs[i])) return ARBOR_ERR_HANDLE;
         live++;
     }
     *live_p = live;
@@ -124,10 +151,10 @@ static arbor_status_t arbor_test_all_unlocked(size_t n, arbor_request_h *reqs)
     if (status != ARBOR_OK) return status;
     arb_progress_turn();
     for (size_t i = 0; i < n; i++)
-        if (reqs[i] && !arb_exec_chain_complete(decode(reqs[i])->inst)) return ARBOR_INPROGRESS;
+        if (reqs[i] && !h_complete(reqs[i])) return ARBOR_INPROGRESS;
     for (size_t i = 0; i < n; i++) {
         if (!reqs[i]) continue;
-        status = release(decode(reqs[i]), &reqs[i]);
+        status = h_release(&reqs[i]);
         if (status != ARBOR_OK && first == ARBOR_OK) first = status;
     }
     return first;
@@ -138,9 +165,8 @@ static arbor_status_t collect(size_t n, arbor_request_h *reqs, size_t *done_p, s
     arbor_status_t first = ARBOR_OK;
     size_t done = 0;
     for (size_t i = 0; i < n; i++) {
-        slot_t *s = reqs[i] ? decode(reqs[i]) : NULL;
-        if (!s || !arb_exec_chain_complete(s->inst)) continue;
-        arbor_status_t status = release(s, &reqs[i]);
+        if (!reqs[i] || !h_valid(reqs[i]) || !h_complete(reqs[i])) continue;
+        arbor_status_t status = h_release(&reqs[i]);
         if (status != ARBOR_OK && first == ARBOR_OK) first = status;
         indices[done++] = i;
     }
@@ -173,7 +199,7 @@ static arbor_status_t arbor_wait_some_unlocked(size_t n, arbor_request_h *reqs, 
         if (!reqs[i]) continue;
         /* waiting on the first live one bounds the wait by ARBOR_TIMEOUT and completes at
          * least one; the others are collected if they are done too */
-        status = arb_exec_chain_wait(decode(reqs[i])->inst);
+        status = h_wait(reqs[i]);
         if (status == ARBOR_ERR_TIMEOUT) return status;
         break;
     }
@@ -232,7 +258,7 @@ int arb_req_live(void)
     int n = 0;
     for (uint32_t i = 0; i < nslots; i++) n += slots[i].inst && slots[i].inst->has_handle;
     for (const arb_inst_t *x = fence_head; x; x = x->fence_next) n++;
-    return n;
+    return n + arb_rma_req_live();
 }
 
 void arb_req_cleanup(void)

@@ -1,15 +1,18 @@
 /*
- * Teams: membership, the channel region carved from every member's segment, and the per-peer
- * paths (mapped pointer or remote key). Regions are carved by a bump allocator that advances
- * identically on every rank, so a team's region has the same offset everywhere.
+ * Teams: membership, the channel region taken from every member's symmetric heap, and the
+ * per-peer paths (mapped pointer or remote key). The world's region is the first block of every
+ * heap (same offset everywhere without communication); a split team's region is a collective
+ * heap allocation over the parent (core/rma/mem.c), returned to the heap when the team is freed.
  */
 #include "core/team.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/coll.h"
 #include "core/log.h"
 #include "core/request.h"
+#include "core/rma/rma.h"
 
 static size_t region_bytes(int size, int depth, size_t chunk)
 {
@@ -37,8 +40,9 @@ static arbor_status_t team_new(const int *world, int P, int me, uint64_t region,
         arb_team_destroy(t);
         return ARBOR_ERR_NO_MEMORY;
     }
-    /* No memset: the transport zero-fills the segment at open, regions are never reused, and a
-     * member that got here first may already have written into ours. */
+    /* No memset: the heap keeps free space zero-filled (the segment starts zeroed and freed
+     * blocks are cleared), and a member that got here first may already have written into
+     * ours. */
     t->local = arb_ctx.seg + t->region;
     for (int r = 0; r < P; r++) {
         t->world[r] = world[r];
@@ -50,19 +54,18 @@ static arbor_status_t team_new(const int *world, int P, int me, uint64_t region,
     return ARBOR_OK;
 }
 
-/* Slot size for P members in the space left above offset from; 0 when nothing fits. */
-static size_t fit_chunk(int P, uint64_t from)
+/* Slot size for P members when the largest free block is avail bytes; 0 when nothing fits. */
+static size_t fit_chunk(int P, uint64_t avail)
 {
-    size_t chunk = arb_ctx.cfg.chunk_size, avail = arb_ctx.seg_size - from;
+    size_t chunk = arb_ctx.cfg.chunk_size;
     int depth = arb_ctx.cfg.channel_depth;
-    if (from >= arb_ctx.seg_size) return 0;
     /* Fit the landing space in half of what is left: shrink the slots, never below 1 KiB. */
     while (region_bytes(P, depth, chunk) > avail / 2 && chunk > 1024) chunk /= 2;
     chunk &= ~(size_t)63;
     if (region_bytes(P, depth, chunk) > avail) {
-        arb_error("segment of %zu bytes too small for %d ranks x %d slots: raise "
-                  "ARBOR_SEGMENT_SIZE or lower ARBOR_CHANNEL_DEPTH",
-                  arb_ctx.seg_size, P, depth);
+        arb_error("segment of %zu bytes (largest free block %llu) too small for %d ranks x %d "
+                  "slots: raise ARBOR_SEGMENT_SIZE or lower ARBOR_CHANNEL_DEPTH",
+                  arb_ctx.seg_size, (unsigned long long)avail, P, depth);
         return 0;
     }
     if (chunk != arb_ctx.cfg.chunk_size)
@@ -70,23 +73,19 @@ static size_t fit_chunk(int P, uint64_t from)
     return chunk;
 }
 
-static uint64_t region_end(uint64_t region, int P, size_t chunk)
-{
-    return (region + region_bytes(P, arb_ctx.cfg.channel_depth, chunk) + 4095) & ~(uint64_t)4095;
-}
-
 arbor_status_t arb_team_create_world(struct arbor_team **team_p)
 {
     int P = arb_ctx.size;
-    size_t chunk = fit_chunk(P, arb_ctx.seg_used);
+    size_t chunk = fit_chunk(P, arb_mem_largest_free());
     int *world = malloc(sizeof(int) * (size_t)P);
+    uint64_t region = 0;
     arbor_status_t status = chunk && world ? ARBOR_OK : ARBOR_ERR_NO_MEMORY;
     for (int r = 0; world && r < P; r++) world[r] = r;
     if (status == ARBOR_OK)
-        status = team_new(world, P, arb_ctx.rank, arb_ctx.seg_used, chunk, team_p);
+        status = arb_mem_take_local(region_bytes(P, arb_ctx.cfg.channel_depth, chunk), &region);
+    if (status == ARBOR_OK) status = team_new(world, P, arb_ctx.rank, region, chunk, team_p);
     free(world);
     if (status != ARBOR_OK) return status;
-    arb_ctx.seg_used = region_end(arb_ctx.seg_used, P, chunk);
     (*team_p)->handle = ARBOR_TEAM_WORLD;
     arb_ctx.all_mapped = true;
     for (int r = 0; r < P; r++) arb_ctx.all_mapped &= (*team_p)->peer_region[r] != NULL;
@@ -96,6 +95,7 @@ arbor_status_t arb_team_create_world(struct arbor_team **team_p)
 void arb_team_destroy(struct arbor_team *t)
 {
     if (!t) return;
+    if (t->region_mem) arb_mem_free_team(t->region_mem, false); /* the caller synchronised */
     if (t->cache.buckets) arb_sched_cache_destroy(&t->cache);
     free(t->world);
     free(t->peer_region);
@@ -151,7 +151,7 @@ void arb_team_destroy_all(void)
 
 typedef struct {
     int32_t color, key;
-    uint64_t seg_used;
+    uint64_t largest; /* largest free block of the member's heap */
 } split_info_t;
 
 static int by_key(const void *a, const void *b, void *arg)
@@ -171,37 +171,56 @@ static arbor_status_t arbor_team_split_unlocked(arbor_team_h parent, int color, 
     if (!team_p) return ARBOR_ERR_INVALID_ARG;
 
     int P = p->size, n = 0, me = -1;
-    split_info_t mine = {.color = color < 0 ? -1 : color, .key = key, .seg_used = arb_ctx.seg_used};
+    split_info_t mine = {
+        .color = color < 0 ? -1 : color, .key = key, .largest = arb_mem_largest_free()};
     split_info_t *all = malloc(sizeof(*all) * (size_t)P);
     int *members = malloc(sizeof(int) * (size_t)P), *world = malloc(sizeof(int) * (size_t)P);
     arbor_status_t status = all && members && world ? ARBOR_OK : ARBOR_ERR_NO_MEMORY;
-    /* Every member learns every (color, key) and where everyone's free segment space starts;
-     * the exchange is itself a collective of the parent, so the split synchronises. */
-    if (status == ARBOR_OK) status = arbor_allgather(parent, &mine, all, sizeof(mine), ARBOR_BYTE);
-    if (status == ARBOR_OK && color >= 0) {
-        uint64_t region = 0;
+    /* Every member learns every (color, key) and how much room everyone has; the exchange is a
+     * collective of the parent, so the split synchronises. (A failed malloc on one rank would
+     * leave the others waiting: the same as every collective's bookkeeping today.) */
+    if (status == ARBOR_OK)
+        status = arb_coll_allgather_internal(p, &mine, all, sizeof(mine), ARBOR_BYTE);
+    if (status != ARBOR_OK) goto out;
+    size_t chunk = 0;
+    uint64_t avail = UINT64_MAX;
+    if (color >= 0) {
         for (int r = 0; r < P; r++) {
             if (all[r].color != mine.color) continue;
             members[n++] = r;
-            if (all[r].seg_used > region) region = all[r].seg_used;
+            if (all[r].largest < avail) avail = all[r].largest;
         }
         qsort_r(members, (size_t)n, sizeof(int), by_key, all);
         for (int i = 0; i < n; i++) {
             world[i] = p->world[members[i]];
             if (members[i] == p->rank) me = i;
         }
-        /* Every member computes the same region and the same verdict. */
-        size_t chunk = fit_chunk(n, region);
+        /* Every member of the new team computes the same slot size. */
+        chunk = fit_chunk(n, avail);
+    }
+    /* The region: one allocation over the parent (members of other colors take their own
+     * teams' regions in the same call, non-members nothing), so every member of the new team
+     * finds it at the same offset. A member without room (chunk 0) asks for the impossible:
+     * every rank of the parent then gets ARBOR_ERR_NO_MEMORY. */
+    size_t need = color < 0 ? 0
+                  : chunk   ? region_bytes(n, arb_ctx.cfg.channel_depth, chunk)
+                            : SIZE_MAX;
+    struct arbor_mem *m = NULL;
+    status = arb_mem_alloc_team(p, need, true, &m);
+    if (status == ARBOR_OK && color >= 0) {
         struct arbor_team *t = NULL;
-        status = chunk ? team_new(world, n, me, region, chunk, &t) : ARBOR_ERR_NO_MEMORY;
-        if (status == ARBOR_OK && (status = register_team(t)) != ARBOR_OK) arb_team_destroy(t);
+        status = team_new(world, n, me, m->off, chunk, &t);
         if (status == ARBOR_OK) {
-            arb_ctx.seg_used = region_end(region, n, chunk);
-            *team_p = t->handle;
+            t->region_mem = m;
+            m = NULL;
+            if ((status = register_team(t)) != ARBOR_OK) arb_team_destroy(t);
         }
+        if (status == ARBOR_OK) *team_p = t->handle;
     } else if (status == ARBOR_OK) {
         *team_p = NULL;
     }
+    if (m) arb_mem_free_team(m, false); /* nobody else can have touched it yet */
+out:
     free(all);
     free(members);
     free(world);
@@ -214,9 +233,20 @@ static arbor_status_t arbor_team_free_unlocked(arbor_team_h *team_p)
     if (!team_p) return ARBOR_ERR_INVALID_ARG;
     tslot_t *s = *team_p == ARBOR_TEAM_WORLD ? NULL : team_slot(*team_p);
     if (!s) return ARBOR_ERR_TEAM;
-    if (arb_req_team_busy(s->t)) return ARBOR_ERR_BUSY;
-    arbor_status_t status = arbor_barrier(*team_p);
+    if (arb_req_team_busy(s->t) || arb_mem_team_busy(s->t)) return ARBOR_ERR_BUSY;
+    /* The region goes back to the heap, so nothing may land in it afterwards: a barrier (every
+     * member is done with the team's collectives), a flush (the credits we returned, and any
+     * write still in flight, have landed), and a closing barrier that returns no credits; every
+     * message of that one was observed by its receiver before the receiver left it. */
+    arbor_status_t status = arb_coll_barrier_internal(s->t);
+    if (status == ARBOR_OK) status = arb_ctx.tp_ops->flush(arb_ctx.tp);
     if (status != ARBOR_OK) return status;
+    s->t->closing = true;
+    status = arb_coll_barrier_internal(s->t);
+    if (status != ARBOR_OK) {
+        s->t->closing = false;
+        return status;
+    }
     arb_team_destroy(s->t);
     s->t = NULL;
     *team_p = NULL;

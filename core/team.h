@@ -34,8 +34,9 @@ typedef struct {
 struct arbor_team {
     arbor_team_h handle;
     int rank, size;
-    int *world;      /* team rank -> world rank */
-    uint64_t region; /* offset of the channel region in every member's segment */
+    int *world;                   /* team rank -> world rank */
+    uint64_t region;              /* offset of the channel region in every member's segment */
+    struct arbor_mem *region_mem; /* the heap allocation holding it (NULL: the world's) */
     size_t chunk;
     int depth;
     uint8_t *local;        /* our region */
@@ -67,7 +68,8 @@ static inline uint64_t arb_team_slot_off(const struct arbor_team *t, int s, uint
     return (uint64_t)t->size * 128 + lines + ((uint64_t)s * (uint64_t)t->depth + k) * t->chunk;
 }
 
-/* Creates the world team (all ranks), carving its region from the segment. */
+/* Creates the world team (all ranks), taking its region from the heap (the first block of every
+ * rank's heap: the same offset everywhere without a search). */
 arbor_status_t arb_team_create_world(struct arbor_team **team_p);
 void arb_team_destroy(struct arbor_team *team);
 /* Finalize: destroys every team but the world. */

@@ -212,15 +212,17 @@ ARBOR_API arbor_status_t arbor_op_free(arbor_op_t op);
  * @brief Split @p parent: ranks passing the same @p color form a new team, ordered by @p key
  * then by parent rank. A negative color means "no team" (*team_p is set to NULL).
  * Collective over @p parent and synchronising. ARBOR_ERR_TEAM, ARBOR_ERR_INVALID_ARG,
- * ARBOR_ERR_NO_MEMORY (segment space for the new team's landing channels).
+ * ARBOR_ERR_NO_MEMORY (heap space for the landing channels of a new team; the channels of all
+ * the new teams are one heap allocation over @p parent, so every member of @p parent gets it).
  */
 ARBOR_API arbor_status_t arbor_team_split(arbor_team_h parent, int color, int key,
                                           arbor_team_h *team_p);
 /**
  * @brief Free a team. Collective over @p team and synchronising. Every collective of the team
- * must have been completed (test / wait / fence) first, else ARBOR_ERR_BUSY and nothing
- * changes. Freeing ARBOR_TEAM_WORLD gives ARBOR_ERR_TEAM; *team_p is set to NULL and later use
- * of the handle gives ARBOR_ERR_TEAM. The team's landing space is not reused.
+ * must have been completed (test / wait / fence) and every symmetric allocation made on it
+ * freed first, else ARBOR_ERR_BUSY and nothing changes. Freeing ARBOR_TEAM_WORLD gives
+ * ARBOR_ERR_TEAM; *team_p is set to NULL and later use of the handle gives ARBOR_ERR_TEAM. The
+ * team's landing space goes back to the symmetric heap.
  */
 ARBOR_API arbor_status_t arbor_team_free(arbor_team_h *team_p);
 
@@ -604,7 +606,12 @@ ARBOR_API arbor_status_t arbor_acc_vector_nb(int rank, const arbor_iov_t *iov, s
  * INT / UINT / LONG / ULONG / LONGLONG / ULONGLONG of those sizes), naturally aligned
  * (ARBOR_ERR_ALIGNMENT). @p operand and @p compare point to one element of @p dtype (compare
  * only for CSWAP); @p result receives the old value for the fetching ops (may be NULL for the
- * others). Atomic with respect to every other arbor atomic on the word.
+ * others). Atomic with respect to every other arbor atomic on the word. Errors: ARBOR_ERR_RANK,
+ * ARBOR_ERR_OP (op out of range), ARBOR_ERR_DATATYPE (any other type), ARBOR_ERR_BUFFER (NULL
+ * operand, compare or result where the op needs it), ARBOR_ERR_ADDRESS, ARBOR_ERR_ALIGNMENT.
+ * The non-blocking form is truly non-blocking for the 64-bit FETCH, SET, ADD, SWAP, CSWAP and
+ * FADD where the transport carries them; the others (compare-and-swap loops) complete inside
+ * the call and return a completed handle.
  */
 typedef enum {
     ARBOR_AMO_FETCH = 0, /**< result = x */

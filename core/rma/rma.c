@@ -1,0 +1,593 @@
+/*
+ * The one-sided core: state and init, completion (requests, the implicit counters, fence,
+ * quiet, order), the per-poll hook, and the contiguous put / get.
+ *
+ * Paths. A target whose segment the transport maps here (UCX on one host; self always) is
+ * reached with memcpy; any other through the transport's put / get on its segment key at the
+ * allocation's offset. Operations on the mapped path are complete when the call returns.
+ */
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/coll.h"
+#include "core/executor.h"
+#include "core/log.h"
+#include "core/rma/rma_impl.h"
+
+arb_rma_state_t arb_rma;
+
+/* ---- init ------------------------------------------------------------------------------ */
+
+arbor_status_t arb_rma_init(void)
+{
+    arbor_status_t status = arb_heap_init(&arb_ctx.heap, arb_ctx.seg_size);
+    if (status != ARBOR_OK) return status;
+    int P = arb_ctx.size;
+    arb_rma.peer_seg = calloc((size_t)P, sizeof(*arb_rma.peer_seg));
+    arb_rma.imp = calloc((size_t)P, sizeof(*arb_rma.imp));
+    arb_rma.consumed = calloc((size_t)P, sizeof(*arb_rma.consumed));
+    if (!arb_rma.peer_seg || !arb_rma.imp || !arb_rma.consumed) return ARBOR_ERR_NO_MEMORY;
+    for (int r = 0; r < P; r++) {
+        if (r == arb_ctx.rank)
+            arb_rma.peer_seg[r] = arb_ctx.seg;
+        else if (arb_ctx.cfg.direct)
+            arb_rma.peer_seg[r] = arb_ctx.tp_ops->peer_ptr(arb_ctx.tp, r);
+    }
+    return ARBOR_OK;
+}
+
+arbor_status_t arb_rma_init_world(void)
+{
+    int P = arb_ctx.size;
+    /* The notification counters: the same block of every heap (init takes the same blocks in
+     * the same order everywhere). */
+    arbor_status_t status = arb_mem_take_local((uint64_t)P * sizeof(uint64_t), &arb_rma.notify_off);
+    if (status != ARBOR_OK) {
+        arb_error("no room in the segment for %d notification counters", P);
+        return status;
+    }
+    arb_rma.notify = (uint64_t *)(arb_ctx.seg + arb_rma.notify_off);
+    /* The atomics rule (docs/ONESIDED.md): CPU atomics only where every rank maps every
+     * other's segment and the transport's own atomics between mapped peers are CPU atomics
+     * too (UCX); else every atomic, even to self, goes through the transport. */
+    uint32_t mapped = 1, all_mapped = 0;
+    for (int r = 0; r < P; r++) mapped &= arb_rma.peer_seg[r] != NULL;
+    status = arb_coll_allreduce_internal(arb_ctx.world, &mapped, &all_mapped, 1, ARBOR_UINT32,
+                                         ARBOR_MIN);
+    if (status != ARBOR_OK) return status;
+    bool ofi = strcmp(arb_ctx.tp_ops->name, "ofi") == 0;
+    arb_rma.cpu_atomics = !ofi && all_mapped;
+    arb_rma.target_progress = ofi || !all_mapped;
+    arb_debug("one-sided: %s atomics, targets %s their own progress",
+              arb_rma.cpu_atomics ? "CPU" : "transport",
+              arb_rma.target_progress ? "need" : "do not need");
+    return ARBOR_OK;
+}
+
+static struct {
+    arb_rma_poll_fn fn;
+    void *arg;
+} hooks[8];
+static int nhooks;
+
+static arb_rma_req_t *free_reqs;
+static arb_rma_req_t **rslots;
+static uint32_t *rgens, nrslots, rfree_hint;
+
+void arb_rma_fini(void)
+{
+    arb_mem_cleanup();
+    arb_heap_fini(&arb_ctx.heap);
+    for (uint32_t i = 0; i < nrslots; i++) free(rslots[i]);
+    free(rslots);
+    free(rgens);
+    rslots = NULL;
+    rgens = NULL;
+    nrslots = rfree_hint = 0;
+    while (arb_rma.implicit) {
+        arb_rma_req_t *n = arb_rma.implicit->next;
+        free(arb_rma.implicit);
+        arb_rma.implicit = n;
+    }
+    while (free_reqs) {
+        arb_rma_req_t *n = free_reqs->next;
+        free(free_reqs);
+        free_reqs = n;
+    }
+    free(arb_rma.peer_seg);
+    free(arb_rma.imp);
+    free(arb_rma.consumed);
+    memset(&arb_rma, 0, sizeof(arb_rma));
+    nhooks = 0;
+}
+
+uint64_t arb_rma_seg_base(int rank)
+{
+    return arb_ctx.seg_bases[rank];
+}
+
+uint8_t *arb_rma_peer_seg(int rank)
+{
+    return arb_rma.peer_seg[rank];
+}
+
+void arb_rma_target_at(int rank, uint64_t off, arb_rma_target_t *tgt)
+{
+    tgt->rank = rank;
+    tgt->ptr = arb_rma.peer_seg[rank] ? arb_rma.peer_seg[rank] + off : NULL;
+    tgt->rkey = arb_ctx.tp_ops->seg_rkey(arb_ctx.tp, rank);
+    tgt->off = off;
+    tgt->mem = NULL;
+}
+
+bool arb_rma_target_progress_needed(void)
+{
+    return arb_rma.target_progress;
+}
+
+void arb_rma_passive_check(void)
+{
+    if (arb_ctx.threaded || !arb_rma.target_progress || !arb_mem_any_live()) return;
+    if (arb_progress_thread_start() == ARBOR_OK)
+        arb_debug("progress thread started: this transport needs target-side progress for "
+                  "one-sided operations");
+}
+
+/* ---- progress ---------------------------------------------------------------------------- */
+
+arbor_status_t arb_rma_poll_register(arb_rma_poll_fn fn, void *arg)
+{
+    if (!fn) return ARBOR_ERR_INVALID_ARG;
+    if (nhooks == (int)(sizeof(hooks) / sizeof(hooks[0]))) return ARBOR_ERR_NO_MEMORY;
+    hooks[nhooks].fn = fn;
+    hooks[nhooks].arg = arg;
+    nhooks++;
+    return ARBOR_OK;
+}
+
+void arb_rma_poll_unregister(arb_rma_poll_fn fn, void *arg)
+{
+    for (int i = 0; i < nhooks; i++)
+        if (hooks[i].fn == fn && hooks[i].arg == arg) {
+            hooks[i] = hooks[--nhooks];
+            return;
+        }
+}
+
+static void req_free(arb_rma_req_t *req);
+
+/* Implicit requests with a finish step: reap the completed ones. */
+static int reap_implicit(void)
+{
+    int n = 0;
+    for (arb_rma_req_t **pp = &arb_rma.implicit; *pp;) {
+        arb_rma_req_t *r = *pp;
+        if (!arb_rma_req_test(r)) {
+            pp = &r->next;
+            continue;
+        }
+        if (r->status != ARBOR_OK || r->comp.status != ARBOR_OK)
+            arb_warn("an implicit one-sided operation to rank %d failed: %s", r->rank,
+                     arbor_strerror(r->status != ARBOR_OK ? r->status : r->comp.status));
+        *pp = r->next;
+        req_free(r);
+        n++;
+    }
+    return n;
+}
+
+int arb_rma_poll(void)
+{
+    int moved = 0;
+    for (int i = 0; i < nhooks; i++) moved += hooks[i].fn(hooks[i].arg);
+    if (arb_rma.implicit) moved += reap_implicit();
+    return moved;
+}
+
+int arb_rma_progress_once(void)
+{
+    int moved = arb_ctx.tp_ops->progress(arb_ctx.tp);
+    if (moved < 0) moved = 0;
+    return moved + arb_progress_all();
+}
+
+void arb_rma_backoff(unsigned *tries)
+{
+    if (arb_rma_progress_once() == 0 && (arb_ctx.yield || ++*tries > 64)) sched_yield();
+}
+
+typedef bool (*cond_fn)(void *arg);
+
+/* Waits for cond, making progress; ARBOR_ERR_TIMEOUT after ARBOR_TIMEOUT s without any. */
+static arbor_status_t wait_for(cond_fn cond, void *arg, const char *what)
+{
+    uint64_t seen = arb_ctx.epoch;
+    double since = 0;
+    unsigned idle = 0;
+    while (!cond(arg)) {
+        if (arb_rma_progress_once() || arb_ctx.epoch != seen) {
+            seen = arb_ctx.epoch;
+            idle = 0;
+            since = 0;
+            continue;
+        }
+        if (arb_ctx.yield) sched_yield();
+        if (++idle % 256) continue;
+        double now = arb_now_us();
+        if (since == 0) since = now;
+        if (arb_ctx.cfg.timeout_s > 0 && now - since > arb_ctx.cfg.timeout_s * 1e6) {
+            arb_error("%s made no progress for %g s (ARBOR_TIMEOUT)", what, arb_ctx.cfg.timeout_s);
+            return ARBOR_ERR_TIMEOUT;
+        }
+    }
+    return ARBOR_OK;
+}
+
+static bool comp_done(void *arg)
+{
+    return ((arb_tp_comp_t *)arg)->pending <= 0;
+}
+
+arbor_status_t arb_rma_wait_comp(arb_tp_comp_t *comp, const char *what)
+{
+    arbor_status_t status = wait_for(comp_done, comp, what);
+    return status != ARBOR_OK ? status : comp->status;
+}
+
+/* ---- requests ---------------------------------------------------------------------------- */
+
+arb_rma_req_t *arb_rma_req_get(int rank)
+{
+    arb_rma_req_t *r = free_reqs;
+    if (r)
+        free_reqs = r->next;
+    else if (!(r = malloc(sizeof(*r))))
+        return NULL;
+    memset(r, 0, sizeof(*r));
+    r->rank = rank;
+    return r;
+}
+
+static void req_free(arb_rma_req_t *req)
+{
+    req->next = free_reqs;
+    free_reqs = req;
+}
+
+bool arb_rma_req_test(arb_rma_req_t *req)
+{
+    if (req->finished) return true;
+    if (req->comp.pending > 0) return false;
+    if (req->finish && req->status == ARBOR_OK && req->comp.status == ARBOR_OK) req->finish(req);
+    req->finished = true;
+    return true;
+}
+
+static bool req_cond(void *arg)
+{
+    return arb_rma_req_test(arg);
+}
+
+arbor_status_t arb_rma_req_wait_one(arb_rma_req_t *req)
+{
+    arbor_status_t status = wait_for(req_cond, req, "a one-sided operation");
+    if (status != ARBOR_OK) return status;
+    return req->status != ARBOR_OK ? req->status : req->comp.status;
+}
+
+static arbor_request_h encode(uint32_t idx, uint32_t gen)
+{
+    return (arbor_request_h)(uintptr_t)(((uint64_t)gen << 32) | ARB_RMA_REQ_TAG |
+                                        (uint64_t)(idx + 1));
+}
+
+static arb_rma_req_t *decode(arbor_request_h h)
+{
+    uint64_t v = (uint64_t)(uintptr_t)h;
+    if (!(v & ARB_RMA_REQ_TAG)) return NULL;
+    uint32_t idx = (uint32_t)(v & (ARB_RMA_REQ_TAG - 1)), gen = (uint32_t)(v >> 32);
+    if (idx == 0 || idx > nrslots) return NULL;
+    return rslots[idx - 1] && rgens[idx - 1] == gen ? rslots[idx - 1] : NULL;
+}
+
+static arbor_status_t slot_new(arb_rma_req_t *req, arbor_request_h *req_p)
+{
+    uint32_t i = rfree_hint;
+    while (i < nrslots && rslots[i]) i++;
+    if (i == nrslots)
+        for (i = 0; i < nrslots && rslots[i]; i++) {
+        }
+    if (i == nrslots) {
+        uint32_t n = nrslots ? 2 * nrslots : 64;
+        if (n >= ARB_RMA_REQ_TAG) return ARBOR_ERR_NO_MEMORY;
+        arb_rma_req_t **ns = realloc(rslots, n * sizeof(*ns));
+        if (!ns) return ARBOR_ERR_NO_MEMORY;
+        rslots = ns;
+        uint32_t *ng = realloc(rgens, n * sizeof(*ng));
+        if (!ng) return ARBOR_ERR_NO_MEMORY;
+        rgens = ng;
+        for (uint32_t j = nrslots; j < n; j++) {
+            rslots[j] = NULL;
+            rgens[j] = 0;
+        }
+        nrslots = n;
+    }
+    rslots[i] = req;
+    rgens[i]++;
+    rfree_hint = i + 1;
+    req->slot = i + 1;
+    req->explicit_h = true;
+    *req_p = encode(i, rgens[i]);
+    return ARBOR_OK;
+}
+
+arbor_status_t arb_rma_req_commit(arb_rma_req_t *req, arbor_request_h *req_p, bool blocking)
+{
+    arbor_status_t status;
+    if (blocking) {
+        status = arb_rma_req_wait_one(req);
+        if (status == ARBOR_ERR_TIMEOUT && !arb_rma_req_test(req)) {
+            req->next = arb_rma.implicit; /* leave it for a later fence / finalize */
+            arb_rma.implicit = req;
+            return status;
+        }
+        req_free(req);
+        return status;
+    }
+    if (req_p) {
+        if ((status = slot_new(req, req_p)) != ARBOR_OK) {
+            arb_rma_req_wait_one(req); /* no handle to give: complete it here */
+            req_free(req);
+        }
+        return status;
+    }
+    if (arb_rma_req_test(req)) {
+        status = req->status != ARBOR_OK ? req->status : req->comp.status;
+        req_free(req);
+        return status;
+    }
+    req->next = arb_rma.implicit;
+    arb_rma.implicit = req;
+    return ARBOR_OK;
+}
+
+arbor_status_t arb_rma_req_done_handle(int rank, arbor_request_h *req_p)
+{
+    arb_rma_req_t *req = arb_rma_req_get(rank);
+    if (!req) return ARBOR_ERR_NO_MEMORY;
+    return arb_rma_req_commit(req, req_p, false);
+}
+
+bool arb_rma_req_valid(arbor_request_h h)
+{
+    return decode(h) != NULL;
+}
+
+bool arb_rma_req_done(arbor_request_h h)
+{
+    arb_rma_req_t *r = decode(h);
+    return !r || arb_rma_req_test(r);
+}
+
+arbor_status_t arb_rma_req_wait(arbor_request_h h)
+{
+    arb_rma_req_t *r = decode(h);
+    if (!r) return ARBOR_ERR_HANDLE;
+    return arb_rma_req_wait_one(r);
+}
+
+arbor_status_t arb_rma_req_release(arbor_request_h *h)
+{
+    arb_rma_req_t *r = decode(*h);
+    if (!r) return ARBOR_ERR_HANDLE;
+    arbor_status_t status = r->status != ARBOR_OK ? r->status : r->comp.status;
+    rslots[r->slot - 1] = NULL;
+    rfree_hint = r->slot - 1;
+    req_free(r);
+    *h = NULL;
+    return status;
+}
+
+int arb_rma_req_live(void)
+{
+    int n = 0;
+    for (uint32_t i = 0; i < nrslots; i++) n += rslots[i] != NULL;
+    return n;
+}
+
+/* ---- transport operations ------------------------------------------------------------------ */
+
+void arb_rma_after_post(int rank)
+{
+    arb_rma.posted = true;
+    if (arb_ctx.cfg.rma_ordered) arb_ctx.tp_ops->fence(arb_ctx.tp, rank);
+}
+
+arbor_status_t arb_rma_tp_put(int rank, uint64_t off, const void *src, size_t len,
+                              arb_tp_comp_t *comp)
+{
+    arbor_status_t status;
+    arb_tp_rkey_t *key = arb_ctx.tp_ops->seg_rkey(arb_ctx.tp, rank);
+    if (!comp) comp = &arb_rma.imp[rank];
+    ARB_RMA_POST(status, arb_ctx.tp_ops->put(arb_ctx.tp, src, len, key, off, comp));
+    if (status == ARBOR_OK) arb_rma_after_post(rank);
+    return status;
+}
+
+arbor_status_t arb_rma_tp_get(int rank, uint64_t off, void *dst, size_t len, arb_tp_comp_t *comp)
+{
+    arbor_status_t status;
+    arb_tp_rkey_t *key = arb_ctx.tp_ops->seg_rkey(arb_ctx.tp, rank);
+    if (!comp) comp = &arb_rma.imp[rank];
+    ARB_RMA_POST(status, arb_ctx.tp_ops->get(arb_ctx.tp, dst, len, key, off, comp));
+    if (status == ARBOR_OK) arb_rma_after_post(rank);
+    return status;
+}
+
+arbor_status_t arb_rma_tp_amo(int rank, uint64_t off, arb_tp_amo_t op, uint64_t operand,
+                              uint64_t compare, uint64_t *result, arb_tp_comp_t *comp)
+{
+    arbor_status_t status;
+    arb_tp_rkey_t *key = arb_ctx.tp_ops->seg_rkey(arb_ctx.tp, rank);
+    if (!comp) comp = &arb_rma.imp[rank];
+    ARB_RMA_POST(status,
+                 arb_ctx.tp_ops->amo(arb_ctx.tp, op, key, off, operand, compare, result, comp));
+    if (status == ARBOR_OK) arb_rma_after_post(rank);
+    return status;
+}
+
+/* ---- completion calls ----------------------------------------------------------------------- */
+
+typedef struct {
+    int rank;
+} to_arg_t;
+
+static bool imp_done(void *arg)
+{
+    int rank = ((to_arg_t *)arg)->rank;
+    if (rank >= 0) return arb_rma.imp[rank].pending <= 0;
+    for (int r = 0; r < arb_ctx.size; r++)
+        if (arb_rma.imp[r].pending > 0) return false;
+    return true;
+}
+
+static bool implicit_done(void *arg)
+{
+    int rank = ((to_arg_t *)arg)->rank;
+    for (arb_rma_req_t *r = arb_rma.implicit; r; r = r->next)
+        if ((rank < 0 || r->rank == rank) && !arb_rma_req_test(r)) return false;
+    return true;
+}
+
+arbor_status_t arb_rma_complete_to(int rank)
+{
+    to_arg_t a = {rank};
+    arbor_status_t status = wait_for(imp_done, &a, rank >= 0 ? "arbor_fence" : "arbor_quiet");
+    if (status != ARBOR_OK) return status;
+    for (uint32_t i = 0; i < nrslots; i++) {
+        arb_rma_req_t *r = rslots[i];
+        if (r && (rank < 0 || r->rank == rank) && !arb_rma_req_test(r)) {
+            if ((status = arb_rma_req_wait_one(r)) == ARBOR_ERR_TIMEOUT) return status;
+        }
+    }
+    /* Implicit requests: the progress engine reaps completed ones while we wait, so wait on a
+     * condition that rescans the list rather than holding a pointer into it. */
+    if ((status = wait_for(implicit_done, &a, "arbor_fence")) != ARBOR_OK) return status;
+    reap_implicit();
+    status = ARBOR_OK;
+    for (int r = 0; r < arb_ctx.size; r++) {
+        if (rank >= 0 && r != rank) continue;
+        if (arb_rma.imp[r].status != ARBOR_OK) {
+            status = arb_rma.imp[r].status; /* an implicit operation failed: report it once */
+            arb_rma.imp[r].status = ARBOR_OK;
+        }
+    }
+    if (arb_rma.posted) {
+        arbor_status_t fs = arb_ctx.tp_ops->flush(arb_ctx.tp);
+        if (fs != ARBOR_OK) return fs;
+        arb_rma.posted = false;
+    }
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    return status;
+}
+
+arbor_status_t arbor_order(int rank)
+{
+    if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
+    arb_lock();
+    arbor_status_t status = arb_rma_check_rank(rank);
+    if (status == ARBOR_OK) {
+        if (arb_rma.peer_seg[rank] && arb_rma.cpu_atomics)
+            __atomic_thread_fence(__ATOMIC_SEQ_CST); /* everything to it is done already */
+        else
+            status = arb_ctx.tp_ops->fence(arb_ctx.tp, rank);
+    }
+    arb_unlock();
+    return status;
+}
+
+arbor_status_t arbor_fence(int rank)
+{
+    if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
+    arb_lock();
+    arbor_status_t status = arb_rma_check_rank(rank);
+    if (status == ARBOR_OK) status = arb_rma_complete_to(rank);
+    arb_unlock();
+    return status;
+}
+
+arbor_status_t arbor_quiet(void)
+{
+    if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
+    arb_lock();
+    arbor_status_t status = arb_rma_complete_to(-1);
+    arb_unlock();
+    return status;
+}
+
+/* ---- contiguous put / get ------------------------------------------------------------------ */
+
+static arbor_status_t xfer(bool put, int rank, void *dst, const void *src, size_t nbytes,
+                           arbor_request_h *req_p, bool blocking)
+{
+    if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
+    arbor_status_t status = arb_rma_check_rank(rank);
+    if (status != ARBOR_OK) return status;
+    if (req_p) *req_p = NULL;
+    if (nbytes == 0) return req_p ? arb_rma_req_done_handle(rank, req_p) : ARBOR_OK;
+    if (!dst || !src) return ARBOR_ERR_BUFFER;
+    arb_rma_target_t tgt;
+    if ((status = arb_rma_translate(rank, put ? dst : src, nbytes, false, &tgt)) != ARBOR_OK)
+        return status;
+    if (tgt.ptr) { /* mapped (or self): done here; a handle asked for comes back complete */
+        if (put)
+            memmove(tgt.ptr, src, nbytes);
+        else
+            memmove(dst, tgt.ptr, nbytes);
+        return req_p ? arb_rma_req_done_handle(rank, req_p) : ARBOR_OK;
+    }
+    if (!blocking && !req_p)
+        return put ? arb_rma_tp_put(rank, tgt.off, src, nbytes, NULL)
+                   : arb_rma_tp_get(rank, tgt.off, dst, nbytes, NULL);
+    arb_rma_req_t *req = arb_rma_req_get(rank);
+    if (!req) return ARBOR_ERR_NO_MEMORY;
+    status = put ? arb_rma_tp_put(rank, tgt.off, src, nbytes, &req->comp)
+                 : arb_rma_tp_get(rank, tgt.off, dst, nbytes, &req->comp);
+    if (status != ARBOR_OK) {
+        /* nothing was accepted (the transport refuses before counting): drop the request */
+        arb_rma_req_commit(req, NULL, true);
+        return status;
+    }
+    return arb_rma_req_commit(req, req_p, blocking);
+}
+
+#define LOCKED(_call)                                                                              \
+    do {                                                                                           \
+        arb_lock();                                                                                \
+        arbor_status_t _s = (_call);                                                               \
+        arb_unlock();                                                                              \
+        return _s;                                                                                 \
+    } while (0)
+
+arbor_status_t arbor_put(int rank, void *dst, const void *src, size_t nbytes)
+{
+    LOCKED(xfer(true, rank, dst, src, nbytes, NULL, true));
+}
+
+arbor_status_t arbor_get(int rank, void *dst, const void *src, size_t nbytes)
+{
+    LOCKED(xfer(false, rank, dst, src, nbytes, NULL, true));
+}
+
+arbor_status_t arbor_put_nb(int rank, void *dst, const void *src, size_t nbytes,
+                            arbor_request_h *req_p)
+{
+    LOCKED(xfer(true, rank, dst, src, nbytes, req_p, false));
+}
+
+arbor_status_t arbor_get_nb(int rank, void *dst, const void *src, size_t nbytes,
+                            arbor_request_h *req_p)
+{
+    LOCKED(xfer(false, rank, dst, src, nbytes, req_p, false));
+}

@@ -1,0 +1,83 @@
+/*
+ * Private to core/rma/: the one-sided state, requests and the helpers the operation files
+ * (rma.c, atomic.c, acc.c, notify.c, strided.c) share. Other modules use rma.h.
+ */
+#ifndef ARB_CORE_RMA_RMA_IMPL_H
+#define ARB_CORE_RMA_RMA_IMPL_H
+
+#include "core/context.h"
+#include "core/rma/rma.h"
+
+/* A one-sided operation in flight: completes when comp.pending drops to 0, then finish (if
+ * any) runs once (copies a fetched word out, ...). Explicit ones have a handle; implicit ones
+ * with a finish step wait on the implicit list until a fence / quiet or a poll reaps them. */
+typedef struct arb_rma_req arb_rma_req_t;
+struct arb_rma_req {
+    arb_tp_comp_t comp;
+    int rank;                           /* target (world rank) */
+    bool explicit_h;                    /* has a public handle */
+    bool finished;                      /* finish ran */
+    arbor_status_t status;              /* an error met while issuing */
+    void (*finish)(arb_rma_req_t *req); /* NULL: nothing to do */
+    uint64_t word;                      /* fetched 64-bit word / scratch */
+    void *result;                       /* where finish writes */
+    unsigned rsize, shift;              /* result bytes and bit position in word */
+    uint32_t slot;                      /* handle slot + 1 (0: none) */
+    arb_rma_req_t *next;                /* implicit list / free list */
+};
+
+typedef struct {
+    uint8_t **peer_seg;      /* [size] mapped segment of each rank (self: ours), or NULL */
+    arb_tp_comp_t *imp;      /* [size] implicit operations without a finish step, per target */
+    bool cpu_atomics;        /* atomics use CPU instructions on mapped memory (docs/ONESIDED.md) */
+    bool target_progress;    /* targets need their own progress (OFI, unmapped UCX peers) */
+    bool posted;             /* a transport operation was posted since the last flush */
+    uint64_t *notify;        /* [size] this rank's notification counters (in the segment) */
+    uint64_t notify_off;     /* their segment offset (the same on every rank) */
+    uint64_t *consumed;      /* [size] notifications consumed, per source (private memory) */
+    arb_rma_req_t *implicit; /* implicit requests with a finish step */
+} arb_rma_state_t;
+
+extern arb_rma_state_t arb_rma;
+
+/* Entry-point prologue checks. */
+static inline arbor_status_t arb_rma_check_rank(int rank)
+{
+    return rank >= 0 && rank < arb_ctx.size ? ARBOR_OK : ARBOR_ERR_RANK;
+}
+
+/* One turn of progress for a one-sided wait: the transport (always, even between mapped
+ * peers) and everything else the engine drives. Returns what moved. */
+int arb_rma_progress_once(void);
+
+/* Requests. arb_rma_req_get never fails but may return NULL on malloc failure. */
+arb_rma_req_t *arb_rma_req_get(int rank);
+/* Hands a started request over: explicit (req_p: a handle), implicit (joins the list when it
+ * has a finish step or is not complete yet), or blocking (waits, finishes and frees it;
+ * returns its status). */
+arbor_status_t arb_rma_req_commit(arb_rma_req_t *req, arbor_request_h *req_p, bool blocking);
+/* A handle for an operation that completed at issue (the mapped path). */
+arbor_status_t arb_rma_req_done_handle(int rank, arbor_request_h *req_p);
+/* Completion of one request, after issue: runs finish once when comp.pending is 0. */
+bool arb_rma_req_test(arb_rma_req_t *req);
+arbor_status_t arb_rma_req_wait_one(arb_rma_req_t *req);
+
+/* Every implicit or explicit operation to rank (-1: every rank) locally complete, then the
+ * transport flushed: remotely complete. */
+arbor_status_t arb_rma_complete_to(int rank);
+/* After a transport operation to rank: ordered mode fences it. */
+void arb_rma_after_post(int rank);
+
+/* The transport op on rank's segment at off, waiting on comp (NULL: the implicit counter of
+ * rank). Retries while the transport pushes back. */
+arbor_status_t arb_rma_tp_put(int rank, uint64_t off, const void *src, size_t len,
+                              arb_tp_comp_t *comp);
+arbor_status_t arb_rma_tp_get(int rank, uint64_t off, void *dst, size_t len, arb_tp_comp_t *comp);
+arbor_status_t arb_rma_tp_amo(int rank, uint64_t off, arb_tp_amo_t op, uint64_t operand,
+                              uint64_t compare, uint64_t *result, arb_tp_comp_t *comp);
+
+/* A blocking 64-bit atomic on (rank, off) by whichever mechanism the rule picks. */
+arbor_status_t arb_rma_amo64(int rank, uint64_t off, arb_tp_amo_t op, uint64_t operand,
+                             uint64_t compare, uint64_t *result);
+
+#endif /* ARB_CORE_RMA_RMA_IMPL_H */
