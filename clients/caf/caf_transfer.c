@@ -1,7 +1,9 @@
 /*
  * Coindexed reads and writes: get, send and sendget on contiguous, strided and
- * vector-subscripted sections, with kind conversion done on this image. A strided remote
- * section is one arbor strided transfer; a vector-subscripted one an arbor vector transfer.
+ * vector-subscripted sections, with kind conversion done on this image. A contiguous remote
+ * section is one arbor_put / arbor_get, a strided one one arbor strided transfer, a
+ * vector-subscripted one an arbor vector transfer; where arbor answers ARBOR_ERR_UNSUPPORTED
+ * for those two, one contiguous transfer per run.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +45,34 @@ static int strided_shape(const caf_section_t *r, strided_t *st)
     return 0;
 }
 
+/* Elements in one contiguous remote run at the start of the section's order (1 for vector
+ * sections). */
+static size_t run_elements(const caf_section_t *r)
+{
+    size_t run = 1;
+    for (int i = 0; i < r->rank; i++) {
+        if (r->list[i] || !(r->extent[i] == 1 || r->stride[i] == (ptrdiff_t)(run * r->elem))) break;
+        run *= r->extent[i];
+    }
+    return run ? run : 1;
+}
+
+/* The section as one contiguous transfer per run, implicit (completed together by
+ * arbor_fence): for a transport or build where arbor has no strided or vector transfer. */
+static arbor_status_t move_runs(int put, int w, char *raddr, const caf_section_t *r, char *packed)
+{
+    size_t run = run_elements(r), bytes = run * r->elem;
+    arbor_status_t s = ARBOR_OK;
+    for (size_t j = 0; s == ARBOR_OK && j < r->n; j += run) {
+        char *remote = raddr + caf_section_offset(r, j), *local = packed + j * r->elem;
+        s = put ? arbor_put_nb(w, remote, local, bytes, NULL)
+                : arbor_get_nb(w, local, remote, bytes, NULL);
+    }
+    arbor_status_t f = arbor_fence(w);
+    return s != ARBOR_OK ? s : f;
+}
+
+/* Moves the remote section @p r at @p raddr of world rank @p w to or from @p packed. */
 arbor_status_t caf_remote_move(int put, int w, char *raddr, const caf_section_t *r, char *packed)
 {
     if (r->n == 0) return ARBOR_OK;
@@ -57,11 +87,15 @@ arbor_status_t caf_remote_move(int put, int w, char *raddr, const caf_section_t 
         }
         return ARBOR_OK;
     }
+    if (caf_section_contiguous(r))
+        return put ? arbor_put(w, raddr, packed, r->n * r->elem)
+                   : arbor_get(w, packed, raddr, r->n * r->elem);
     strided_t st;
+    arbor_status_t s;
     if (caf_section_strided(r) && strided_shape(r, &st) == 0) {
-        if (put)
-            return arbor_put_strided(w, raddr, st.remote, packed, st.local, st.count, st.levels);
-        return arbor_get_strided(w, packed, st.local, raddr, st.remote, st.count, st.levels);
+        s = put ? arbor_put_strided(w, raddr, st.remote, packed, st.local, st.count, st.levels)
+                : arbor_get_strided(w, packed, st.local, raddr, st.remote, st.count, st.levels);
+        return s == ARBOR_ERR_UNSUPPORTED ? move_runs(put, w, raddr, r, packed) : s;
     }
     void **rptr = malloc(r->n * sizeof(void *)), **lptr = malloc(r->n * sizeof(void *));
     if (!rptr || !lptr) {
@@ -75,10 +109,10 @@ arbor_status_t caf_remote_move(int put, int w, char *raddr, const caf_section_t 
     }
     arbor_iov_t iov = {
         .src = put ? lptr : rptr, .dst = put ? rptr : lptr, .count = r->n, .nbytes = r->elem};
-    arbor_status_t s = put ? arbor_put_vector(w, &iov, 1) : arbor_get_vector(w, &iov, 1);
+    s = put ? arbor_put_vector(w, &iov, 1) : arbor_get_vector(w, &iov, 1);
     free(rptr);
     free(lptr);
-    return s;
+    return s == ARBOR_ERR_UNSUPPORTED ? move_runs(put, w, raddr, r, packed) : s;
 }
 
 /* The remote base address of a coindexed reference, or NULL (error reported). */
