@@ -44,9 +44,13 @@ void _gfortran_caf_finalize(void)
     if (!caf_state.initialized) return;
     arbor_quiet();
     free_all_coarrays();
-    while (caf_state.current != &caf_state.initial) {
-        caf_team_s *t = caf_state.current;
-        caf_state.current = t->up;
+    caf_state.current = &caf_state.initial;
+    while (caf_state.formed) {
+        caf_team_s *t = caf_state.formed;
+        caf_state.formed = t->next_formed;
+        arbor_team_free(&t->handle);
+        free(t->world);
+        free(t);
     }
     free(caf_state.initial.world);
     caf_state.initialized = 0;

@@ -15,10 +15,11 @@
 /* A team of images; the initial team wraps ARBOR_TEAM_WORLD and has number -1. */
 typedef struct caf_team {
     arbor_team_h handle;
-    int number;          /* team_number; -1 for the initial team */
-    int rank, size;      /* this image's 0-based index and the team's image count */
-    int *world;          /* world rank of each image of the team */
-    struct caf_team *up; /* the team that was current when this one was changed to */
+    int number;                   /* team_number; -1 for the initial team */
+    int rank, size;               /* this image's 0-based index and the team's image count */
+    int *world;                   /* world rank of each image of the team */
+    struct caf_team *up;          /* the team that was current when this one was changed to */
+    struct caf_team *next_formed; /* every formed team, freed at finalize */
 } caf_team_s;
 
 /* A registered coarray: its symmetric allocation and every world rank's address of it. */
@@ -38,6 +39,7 @@ typedef struct {
     caf_team_s initial;
     caf_team_s *current;
     caf_coarray_t *coarrays; /* list of live registrations, freed at finalize */
+    caf_team_s *formed;      /* teams made by form team (Fortran never frees a team) */
 } caf_state_t;
 
 extern caf_state_t caf_state;

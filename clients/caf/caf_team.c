@@ -18,6 +18,8 @@ void _gfortran_caf_form_team(int team_no, caf_team_t *team, int index)
     if (s != ARBOR_OK) caf_fatal(1, "form team: arbor_team_split: %s", arbor_strerror(s));
     t->number = team_no;
     if (caf_team_fill(t) != 0) caf_fatal(1, "form team: cannot describe the new team");
+    t->next_formed = caf_state.formed;
+    caf_state.formed = t;
     *team = t;
 }
 
