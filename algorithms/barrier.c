@@ -78,15 +78,31 @@ static double cost_direct(const arb_alg_desc_t *alg, const arb_coll_args_t *a, c
     return arb_logp_direct(m, a->size, 0, 0);
 }
 
-const char *const arb_barrier_alg_names[] = {"auto", "dissemination", "flat", "direct", NULL};
+static arbor_status_t build_updown(const arb_alg_desc_t *alg, const arb_coll_args_t *a,
+                                   const arb_logp_t *m, arb_sched_t *s)
+{
+    return arb_updown_build(a, m, alg->variant, s);
+}
+
+static double cost_updown(const arb_alg_desc_t *alg, const arb_coll_args_t *a, const arb_logp_t *m)
+{
+    return arb_updown_cost(a, m, alg->variant);
+}
+
+const char *const arb_barrier_alg_names[] = {"auto",   "dissemination", "flat",
+                                             "direct", "karp_node",     "two_level", NULL};
 
 const arb_alg_desc_t arb_barrier_algs[] = {
-    {"auto", "cheapest predicted by the LogGP model", NULL, NULL, 0, 0},
+    {"auto", "cheapest predicted by the LogGP model", NULL, NULL, 0, 0, 0},
     {"dissemination", "ceil(log2 P) rounds of signals to rank + 2^k", build_dissemination,
-     cost_dissemination, 0, 0},
+     cost_dissemination, 0, 0, 0},
     {"flat", "every rank signals rank 0, which then releases every rank", build_flat, cost_flat, 0,
-     0},
+     0, 0},
     {"direct", "one round: every rank signals every other (P - 1 signals each)", build_direct,
-     cost_direct, 0, 0},
+     cost_direct, 0, 0, 0},
+    {"karp_node", "node-aware Karp tree: signal up to rank 0, then down (several nodes)",
+     build_updown, cost_updown, ARB_TREE_KARP_NODE, 2, 1},
+    {"two_level", "two-level tree (inside nodes, then across leaders), up then down",
+     build_updown, cost_updown, ARB_TREE_TWO_LEVEL, 2, 1},
 };
 const int arb_barrier_nalgs = sizeof(arb_barrier_algs) / sizeof(arb_barrier_algs[0]);

@@ -16,9 +16,10 @@ arbor_status_t arb_bcast_tree_build(const arb_coll_args_t *a, const arb_logp_t *
     arbor_status_t status;
     int P = a->size;
 
+    if (kind >= ARB_TREE_KARP_NODE && !arb_topo_multi(a->topo)) return ARBOR_ERR_UNSUPPORTED;
     if (a->bytes == 0 || P == 1) return ARBOR_OK; /* nothing moves */
-    status = arb_tree_build((arb_tree_kind_t)kind, P, radix, m,
-                            a->bytes < a->chunk ? a->bytes : a->chunk, &tree);
+    status = arb_coll_tree_build(a, m, kind, radix, a->root,
+                                 a->bytes < a->chunk ? a->bytes : a->chunk, &tree);
     if (status != ARBOR_OK) return status;
 
     int v = (a->rank - a->root + P) % P, dep = -1;
@@ -40,18 +41,35 @@ double arb_bcast_tree_cost(const arb_coll_args_t *a, const arb_logp_t *m, int ki
 {
     arb_tree_t tree;
     size_t chunk = a->bytes < a->chunk ? a->bytes : a->chunk;
+    if (kind >= ARB_TREE_KARP_NODE && !arb_topo_multi(a->topo)) return INFINITY;
     if (a->size == 1 || a->bytes == 0) return 0;
-    if (arb_tree_build((arb_tree_kind_t)kind, a->size, radix, m, chunk, &tree) != ARBOR_OK)
+    if (arb_coll_tree_build(a, m, kind, radix, a->root, chunk, &tree) != ARBOR_OK)
         return INFINITY;
-    double t = arb_tree_simulate(&tree, m, chunk, NULL, NULL);
-    int fanout = 0;
-    for (int v = 0; v < a->size; v++) {
-        int d = tree.child_start[v + 1] - tree.child_start[v];
-        if (d > fanout) fanout = d;
+    double nchunks = ceil((double)a->bytes / (double)chunk), t;
+    if (arb_topo_multi(a->topo)) {
+        t = arb_tree_simulate_topo(&tree, m, a->topo, a->root, chunk, NULL, NULL) +
+            (nchunks - 1) * arb_tree_busiest_topo(&tree, m, a->topo, a->root, chunk);
+    } else {
+        int fanout = 0;
+        for (int v = 0; v < a->size; v++) {
+            int d = tree.child_start[v + 1] - tree.child_start[v];
+            if (d > fanout) fanout = d;
+        }
+        t = arb_tree_simulate(&tree, m, chunk, NULL, NULL) +
+            (nchunks - 1) * fanout * arb_logp_gap(m, chunk);
     }
     arb_tree_free(&tree);
-    double nchunks = ceil((double)a->bytes / (double)chunk);
-    return t + (nchunks - 1) * fanout * arb_logp_gap(m, chunk);
+    return t;
+}
+
+arbor_status_t arb_coll_tree_build(const arb_coll_args_t *a, const arb_logp_t *m, int kind,
+                                   int radix, int root, size_t bytes, arb_tree_t *tree)
+{
+    if (kind >= ARB_TREE_KARP_NODE) /* needs a team that spans nodes */
+        return arb_topo_multi(a->topo)
+                   ? arb_tree_build_topo(kind, a->size, m, a->topo, root, bytes, tree)
+                   : ARBOR_ERR_UNSUPPORTED;
+    return arb_tree_build((arb_tree_kind_t)kind, a->size, radix, m, bytes, tree);
 }
 
 static arbor_status_t build_tree(const arb_alg_desc_t *alg, const arb_coll_args_t *a,
@@ -65,17 +83,21 @@ static double cost_tree(const arb_alg_desc_t *alg, const arb_coll_args_t *a, con
     return arb_bcast_tree_cost(a, m, alg->variant, alg->radix);
 }
 
-const char *const arb_bcast_alg_names[] = {"auto",   "karp", "binomial", "knomial",
-                                           "binary", "flat", NULL};
+const char *const arb_bcast_alg_names[] = {"auto", "karp",      "binomial", "knomial", "binary",
+                                           "flat", "karp_node", "two_level", NULL};
 
 const arb_alg_desc_t arb_bcast_algs[] = {
-    {"auto", "cheapest predicted by the LogGP model", NULL, NULL, 0, 0},
+    {"auto", "cheapest predicted by the LogGP model", NULL, NULL, 0, 0, 0},
     {"karp", "LogP-optimal greedy tree (Karp et al. 1993), pipelined", build_tree, cost_tree,
-     ARB_TREE_KARP, 2},
+     ARB_TREE_KARP, 2, 1},
     {"binomial", "binomial tree, largest subtree first, pipelined", build_tree, cost_tree,
-     ARB_TREE_BINOMIAL, 2},
-    {"knomial", "4-nomial tree, pipelined", build_tree, cost_tree, ARB_TREE_KNOMIAL, 4},
-    {"binary", "binary heap tree, pipelined", build_tree, cost_tree, ARB_TREE_BINARY, 2},
-    {"flat", "root sends to every rank in order", build_tree, cost_tree, ARB_TREE_FLAT, 2},
+     ARB_TREE_BINOMIAL, 2, 1},
+    {"knomial", "4-nomial tree, pipelined", build_tree, cost_tree, ARB_TREE_KNOMIAL, 4, 1},
+    {"binary", "binary heap tree, pipelined", build_tree, cost_tree, ARB_TREE_BINARY, 2, 1},
+    {"flat", "root sends to every rank in order", build_tree, cost_tree, ARB_TREE_FLAT, 2, 1},
+    {"karp_node", "node-aware Karp greedy: every informed rank reaches a new node first, then its own",
+     build_tree, cost_tree, ARB_TREE_KARP_NODE, 2, 1},
+    {"two_level", "Karp tree over node leaders (inter-node model), then Karp trees inside nodes",
+     build_tree, cost_tree, ARB_TREE_TWO_LEVEL, 2, 1},
 };
 const int arb_bcast_nalgs = sizeof(arb_bcast_algs) / sizeof(arb_bcast_algs[0]);

@@ -11,6 +11,7 @@
 
 #include "algorithms/logp.h"
 #include "algorithms/sched.h"
+#include "algorithms/topo.h"
 #include "arbor.h"
 
 typedef enum {
@@ -56,6 +57,7 @@ typedef struct {
     const size_t *counts, *displs;   /* v-variants (bytes), reduce_scatter (elements) */
     const size_t *rcounts, *rdispls; /* alltoallv: the receive side (bytes) */
     int commutative;                 /* reductions: 0 = combine strictly in rank order */
+    const arb_topo_t *topo;          /* nodes of the team (NULL: one node) */
 } arb_coll_args_t;
 
 typedef struct arb_alg_desc arb_alg_desc_t;
@@ -68,6 +70,10 @@ struct arb_alg_desc {
     double (*cost)(const arb_alg_desc_t *alg, const arb_coll_args_t *a, const arb_logp_t *m);
     int variant; /* family-specific: the tree kind of a tree algorithm */
     int radix;
+    /* The cost function prices a multi-node team itself (per-link costs, topo.h); the selector
+     * prices every other candidate there with the inter-node model, since a node-unaware
+     * schedule crosses nodes on most of its rounds. */
+    int topo_aware;
 };
 
 /* Per family (one file each): the names ARBOR_<COLL>_ALGORITHM accepts ("auto" first), the
@@ -104,7 +110,17 @@ int arb_select(const arb_coll_args_t *a, const arb_logp_t *m, int forced, double
 /* Builders shared by several families. */
 arbor_status_t arb_bcast_tree_build(const arb_coll_args_t *a, const arb_logp_t *m, int kind,
                                     int radix, arb_sched_t *s);
-/* A pipelined tree broadcast's predicted completion (also a reversed-tree reduction's). */
+/* The tree of kind for the call: tree.h's kinds, or topo.h's node-aware ones (which need a
+ * multi-node a->topo and depend on root). */
+arbor_status_t arb_coll_tree_build(const arb_coll_args_t *a, const arb_logp_t *m, int kind,
+                                   int radix, int root, size_t bytes, arb_tree_t *tree);
+/* Reduce up a tree to rank 0, broadcast down the same tree (updown.c): the allreduce (commutative
+ * ops) and barrier of a node-aware tree. */
+arbor_status_t arb_updown_build(const arb_coll_args_t *a, const arb_logp_t *m, int kind,
+                                arb_sched_t *s);
+double arb_updown_cost(const arb_coll_args_t *a, const arb_logp_t *m, int kind);
+/* A pipelined tree broadcast's predicted completion (also a reversed-tree reduction's), with
+ * per-link costs on a multi-node team; INFINITY for a node-aware kind on one node. */
 double arb_bcast_tree_cost(const arb_coll_args_t *a, const arb_logp_t *m, int kind, int radix);
 
 #endif /* ARB_ALGORITHMS_COLL_H */

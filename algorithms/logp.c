@@ -29,6 +29,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* One second: far above any network's latency, overhead or per-byte gap. */
+#define ARB_LOGP_MAX_US 1e6
+
 static const arb_logp_t logp_ucx = {.L = 0.1, .os = 0.05, .orecv = 0.05, .g = 0.05, .G = 0.00008};
 static const arb_logp_t logp_ofi_shm = {.L = 0.5, .os = 0.3, .orecv = 0.3, .g = 0.3, .G = 0.0001};
 static const arb_logp_t logp_ofi_net = {.L = 15, .os = 2, .orecv = 2, .g = 2, .G = 0.001};
@@ -127,6 +130,13 @@ static arbor_status_t parse_item(const char *item, size_t len, arb_logp_t *m, un
         set_err(err, errlen, "logp: value %s of %s is negative", num, logp_keys[k]);
         return ARBOR_ERR_CONFIG;
     }
+    /* Costs multiply these by message counts and byte counts (up to 2^50): a bound keeps every
+     * predicted time finite, so no NaN or inf reaches the selector's comparisons. */
+    if (val > ARB_LOGP_MAX_US) {
+        set_err(err, errlen, "logp: value %s of %s exceeds %g us", num, logp_keys[k],
+                ARB_LOGP_MAX_US);
+        return ARBOR_ERR_CONFIG;
+    }
     *key_slot(m, k) = val;
     *seen |= 1u << k;
     return ARBOR_OK;
@@ -154,5 +164,62 @@ arbor_status_t arb_logp_parse(const char *text, arb_logp_t *out, char *err, size
         p = comma + 1;
     }
     *out = m;
+    return ARBOR_OK;
+}
+
+/* Between nodes arbor goes through the network. Measured on the simulated cluster of
+ * tests/cluster (MULTIHOST.md): UCX put latency between hosts over TCP is 20-25 us, so L = 20,
+ * o_s = o_r = g = 2 (per-message CPU and NIC cost), G = 0.001 us/B (1 GB/s). On an RDMA fabric
+ * these are an order of magnitude lower: set them with ARBOR_LOGP="inter:..." (or measure). */
+static const arb_logp_t logp_inter_tcp = {.L = 20, .os = 2, .orecv = 2, .g = 2, .G = 0.001};
+
+void arb_logp_default_inter(const char *transport, arb_logp_t *out)
+{
+    (void)transport; /* every backend here crosses hosts over TCP */
+    if (out) *out = logp_inter_tcp;
+}
+
+arbor_status_t arb_logp_parse_levels(const char *text, arb_logp_t *intra, arb_logp_t *inter,
+                                     char *err, size_t errlen)
+{
+    if (text == NULL || intra == NULL || inter == NULL) {
+        set_err(err, errlen, "logp: NULL argument");
+        return ARBOR_ERR_INVALID_ARG;
+    }
+    if (!has_prefix(text, "intra:") && !has_prefix(text, "inter:"))
+        return arb_logp_parse(text, intra, err, errlen);
+    arb_logp_t a = *intra, b = *inter;
+    bool seen_intra = false, seen_inter = false;
+    for (const char *p = text; *p;) {
+        const char *semi = strchr(p, ';');
+        size_t len = semi ? (size_t)(semi - p) : strlen(p);
+        char buf[256];
+        if (len >= sizeof(buf)) {
+            set_err(err, errlen, "logp: level \"%.40s...\" too long", p);
+            return ARBOR_ERR_CONFIG;
+        }
+        memcpy(buf, p, len);
+        buf[len] = '\0';
+        bool is_intra = has_prefix(buf, "intra:"), is_inter = has_prefix(buf, "inter:");
+        if (!is_intra && !is_inter) {
+            set_err(err, errlen, "logp: level \"%s\" must start with intra: or inter:", buf);
+            return ARBOR_ERR_CONFIG;
+        }
+        if ((is_intra && seen_intra) || (is_inter && seen_inter)) {
+            set_err(err, errlen, "logp: level %.5s given twice", buf);
+            return ARBOR_ERR_CONFIG;
+        }
+        arbor_status_t status = arb_logp_parse(buf + 6, is_intra ? &a : &b, err, errlen);
+        if (status != ARBOR_OK) return status;
+        seen_intra |= is_intra;
+        seen_inter |= is_inter;
+        p = semi ? semi + 1 : p + len;
+        if (semi && *p == '\0') {
+            set_err(err, errlen, "logp: empty level after ';'");
+            return ARBOR_ERR_CONFIG;
+        }
+    }
+    *intra = a;
+    *inter = b;
     return ARBOR_OK;
 }

@@ -46,6 +46,13 @@ static inline double arb_logp_direct(const arb_logp_t *m, int P, size_t bytes, i
 
 arbor_status_t arb_logp_parse(const char *text, arb_logp_t *out, char *err, size_t errlen);
 
+/* Two levels: "intra:L=0.3,os=0.1;inter:L=20,g=2" (either level may be left out, keys as
+ * above); text without a level prefix sets the intra-node model alone. */
+arbor_status_t arb_logp_parse_levels(const char *text, arb_logp_t *intra, arb_logp_t *inter,
+                                     char *err, size_t errlen);
+/* Inter-node defaults (logp.c says where the numbers come from). */
+void arb_logp_default_inter(const char *transport, arb_logp_t *out);
+
 /* Defaults per transport name ("ucx", "ofi:tcp;ofi_rxm", ...), from PLATFORM.md's figures. */
 void arb_logp_default(const char *transport, arb_logp_t *out);
 

@@ -20,6 +20,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+/* Node-aware trees are built per root, so they are never "ordered". */
 static int ordered_kind(int kind)
 {
     return kind == ARB_TREE_BINOMIAL || kind == ARB_TREE_FLAT;
@@ -36,6 +37,7 @@ static arbor_status_t build_tree(const arb_alg_desc_t *alg, const arb_coll_args_
     int P = a->size, me = a->rank, root = a->root;
     int ordered = !a->commutative;
     if (ordered && !ordered_kind(alg->variant)) return ARBOR_ERR_UNSUPPORTED;
+    if (alg->variant >= ARB_TREE_KARP_NODE && !arb_topo_multi(a->topo)) return ARBOR_ERR_UNSUPPORTED;
     if (a->count == 0) return ARBOR_OK;
     if (P == 1) {
         arb_sched_copy(s, 0, ARB_BUF_DST, 0, ARB_BUF_SRC, 0, a->count, -1);
@@ -44,11 +46,10 @@ static arbor_status_t build_tree(const arb_alg_desc_t *alg, const arb_coll_args_
 
     arb_tree_t tree;
     size_t chunk = a->bytes < a->chunk ? a->bytes : a->chunk;
-    arbor_status_t status =
-        arb_tree_build((arb_tree_kind_t)alg->variant, P, alg->radix, m, chunk, &tree);
+    int tree_root = ordered ? 0 : root; /* ordered trees run on the ranks as they are */
+    arbor_status_t status = arb_coll_tree_build(a, m, alg->variant, alg->radix, tree_root, chunk, &tree);
     if (status != ARBOR_OK) return status;
 
-    int tree_root = ordered ? 0 : root; /* ordered trees run on the ranks as they are */
     int v = (me - tree_root + P) % P;
     int nkids = tree.child_start[v + 1] - tree.child_start[v];
     int *kids = malloc(sizeof(int) * (size_t)(nkids ? nkids : 1));
@@ -90,6 +91,7 @@ static arbor_status_t build_tree(const arb_alg_desc_t *alg, const arb_coll_args_
 static double cost_tree(const arb_alg_desc_t *alg, const arb_coll_args_t *a, const arb_logp_t *m)
 {
     if (!a->commutative && !ordered_kind(alg->variant)) return INFINITY;
+    if (alg->variant >= ARB_TREE_KARP_NODE && !arb_topo_multi(a->topo)) return INFINITY;
     if (a->size == 1 || a->bytes == 0) return 0;
     double t = arb_bcast_tree_cost(a, m, alg->variant, alg->radix);
     int fanin = alg->variant == ARB_TREE_FLAT ? a->size - 1 : (int)ceil(log2((double)a->size));
@@ -98,20 +100,24 @@ static double cost_tree(const arb_alg_desc_t *alg, const arb_coll_args_t *a, con
     return t;
 }
 
-const char *const arb_reduce_alg_names[] = {"auto",   "karp", "binomial", "knomial",
-                                            "binary", "flat", NULL};
+const char *const arb_reduce_alg_names[] = {"auto", "karp",      "binomial", "knomial", "binary",
+                                            "flat", "karp_node", "two_level", NULL};
 
 const arb_alg_desc_t arb_reduce_algs[] = {
-    {"auto", "cheapest predicted by the LogGP model", NULL, NULL, 0, 0},
+    {"auto", "cheapest predicted by the LogGP model", NULL, NULL, 0, 0, 0},
     {"karp", "LogP-optimal broadcast tree reversed, pipelined (commutative ops)", build_tree,
-     cost_tree, ARB_TREE_KARP, 2},
+     cost_tree, ARB_TREE_KARP, 2, 1},
     {"binomial", "binomial tree reversed, pipelined (rank order for non-commutative ops)",
-     build_tree, cost_tree, ARB_TREE_BINOMIAL, 2},
+     build_tree, cost_tree, ARB_TREE_BINOMIAL, 2, 1},
     {"knomial", "4-nomial tree reversed, pipelined (commutative ops)", build_tree, cost_tree,
-     ARB_TREE_KNOMIAL, 4},
+     ARB_TREE_KNOMIAL, 4, 1},
     {"binary", "binary heap tree reversed, pipelined (commutative ops)", build_tree, cost_tree,
-     ARB_TREE_BINARY, 2},
+     ARB_TREE_BINARY, 2, 1},
     {"flat", "every rank sends to the root, which combines in rank order", build_tree, cost_tree,
-     ARB_TREE_FLAT, 2},
+     ARB_TREE_FLAT, 2, 1},
+    {"karp_node", "node-aware Karp tree reversed (commutative ops, several nodes)", build_tree,
+     cost_tree, ARB_TREE_KARP_NODE, 2, 1},
+    {"two_level", "two-level tree reversed: inside nodes, then across leaders (commutative ops)",
+     build_tree, cost_tree, ARB_TREE_TWO_LEVEL, 2, 1},
 };
 const int arb_reduce_nalgs = sizeof(arb_reduce_algs) / sizeof(arb_reduce_algs[0]);

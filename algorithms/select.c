@@ -6,6 +6,7 @@
 #include "algorithms/coll.h"
 
 #include <math.h>
+#include <stdbool.h>
 
 static const struct {
     const arb_alg_desc_t *table;
@@ -53,8 +54,10 @@ int arb_select(const arb_coll_args_t *a, const arb_logp_t *m, int forced, double
     const arb_alg_desc_t *tab = arb_alg_table(a->coll, &n);
     double best_t = INFINITY;
 
+    bool multi = arb_topo_multi(a->topo);
     for (int i = 1; i < n; i++) {
-        double t = tab[i].cost ? tab[i].cost(&tab[i], a, m) : INFINITY;
+        const arb_logp_t *mi = multi && !tab[i].topo_aware ? &a->topo->inter : m;
+        double t = tab[i].cost ? tab[i].cost(&tab[i], a, mi) : INFINITY;
         if (predicted) predicted[i] = t;
         if (t < best_t) best_t = t, best = i;
     }

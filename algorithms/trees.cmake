@@ -3,4 +3,5 @@
 target_sources(arbor_obj PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/logp.c
   ${CMAKE_CURRENT_LIST_DIR}/tree.c
-  ${CMAKE_CURRENT_LIST_DIR}/tree_sim.c)
+  ${CMAKE_CURRENT_LIST_DIR}/tree_sim.c
+  ${CMAKE_CURRENT_LIST_DIR}/tree_topo.c)

@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,16 +13,18 @@ static int parse_size(const char *s, size_t *out)
     if (!strcmp(s, "inf")) return *out = (size_t)-1, 0;
     char *end;
     errno = 0;
+    if (!isdigit((unsigned char)*s)) return -1; /* strtoull takes "-1" and " +1" */
     unsigned long long v = strtoull(s, &end, 10);
-    if (end == s || errno || *s == '-') return -1;
+    if (end == s || errno) return -1;
+    unsigned shift = 0;
     switch (toupper((unsigned char)*end)) {
-    case 'K': v <<= 10, end++; break;
-    case 'M': v <<= 20, end++; break;
-    case 'G': v <<= 30, end++; break;
+    case 'K': shift = 10, end++; break;
+    case 'M': shift = 20, end++; break;
+    case 'G': shift = 30, end++; break;
     default: break;
     }
-    if (*end) return -1;
-    *out = (size_t)v;
+    if (*end || v > (unsigned long long)SIZE_MAX >> shift) return -1; /* would wrap */
+    *out = (size_t)(v << shift);
     return 0;
 }
 
@@ -66,6 +69,10 @@ static arbor_status_t parse_rule(char *text, arb_tune_rule_t *r, char *err, size
     if (nf == 4) {
         size_t lo, hi;
         if (strncmp(field[2], "ranks=", 6) || parse_range(field[2] + 6, &lo, &hi)) goto bad;
+        if (lo == 0) { /* a team has at least one rank: 0-0 would be a rule that never fires */
+            snprintf(err, errlen, "ranks range starts at 0 (a team has at least 1 rank)");
+            return ARBOR_ERR_CONFIG;
+        }
         r->rlo = lo > (size_t)(1 << 30) ? 1 << 30 : (int)lo;
         r->rhi = hi > (size_t)(1 << 30) ? 1 << 30 : (int)hi;
     }

@@ -26,6 +26,10 @@ typedef struct arb_boot_ops {
     /* Copy of peer's blob under key (malloc'd, caller frees). */
     arbor_status_t (*get)(arb_boot_t *b, int peer, const char *key, void **data_p, size_t *len_p);
     void (*finalize)(arb_boot_t *b);
+    /* Ranks the launcher reported gone (process-termination events), counted: callers poll
+     * losses() cheaply and ask lost(rank) only when it changed. Any thread may raise them. */
+    unsigned (*losses)(arb_boot_t *b);
+    int (*lost)(arb_boot_t *b, int rank);
     /* Ask the launcher to end every rank of the job with exit status code; returns only if the
      * launcher could not be asked (the caller then exits alone). */
     void (*abort)(arb_boot_t *b, int code, const char *msg);
@@ -33,6 +37,7 @@ typedef struct arb_boot_ops {
 
 struct arb_boot {
     const arb_boot_ops_t *ops;
+    double fence_timeout_s; /* a fence gives up after this long (0: waits as the launcher does) */
 };
 
 /* Connects to the PMIx server or falls back to a singleton. */

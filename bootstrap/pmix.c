@@ -2,10 +2,21 @@
  * PMIx bootstrap: rank and size from the launcher's PMIx server (mpirun, prterun, srun
  * --mpi=pmix alike: only PMIx keys are read, never a launcher's environment), node-local ranks
  * from PMIX_LOCAL_PEERS, and blob exchange through put / commit / fence / get.
+ *
+ * Lost peers: PMIx process-termination events where the launcher sends them (Open MPI 4.1's
+ * ORTE does not: its server fails to notify, "BAD-PARAM in pmix_event_notification.c"), and
+ * for ranks on this node a liveness probe of their PIDs (PMIX_PROC_PID), so a rank killed
+ * next to us is reported within a fraction of a second whatever the launcher does.
  */
+#include <errno.h>
 #include <pmix.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "bootstrap/bootstrap.h"
 #include "core/log.h"
@@ -15,6 +26,12 @@ typedef struct {
     pmix_proc_t me;
     int size;
     int *local, nlocal;
+    _Atomic unsigned char *lost; /* per rank: set by the event handler or the probe */
+    _Atomic unsigned nlost;
+    pid_t *pid; /* per rank: the PID of a rank on this node, else 0 */
+    double next_probe;
+    size_t handler;
+    bool has_handler;
 } pmix_boot_t;
 
 static pmix_boot_t *self_of(arb_boot_t *b) { return (pmix_boot_t *)b; }
@@ -57,13 +74,16 @@ static arbor_status_t p_commit(arb_boot_t *b)
 
 static arbor_status_t p_fence(arb_boot_t *b)
 {
-    pmix_info_t info;
     bool collect = true;
     pmix_proc_t all;
     PMIX_PROC_LOAD(&all, self_of(b)->me.nspace, PMIX_RANK_WILDCARD);
-    PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
-    pmix_status_t rc = PMIx_Fence(&all, 1, &info, 1);
-    PMIX_INFO_DESTRUCT(&info);
+    pmix_info_t info[2];
+    int timeout = (int)(b->fence_timeout_s + 0.999);
+    PMIX_INFO_LOAD(&info[0], PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
+    PMIX_INFO_LOAD(&info[1], PMIX_TIMEOUT, &timeout, PMIX_INT);
+    pmix_status_t rc = PMIx_Fence(&all, 1, info, timeout > 0 ? 2 : 1);
+    PMIX_INFO_DESTRUCT(&info[0]);
+    PMIX_INFO_DESTRUCT(&info[1]);
     if (rc != PMIX_SUCCESS) {
         arb_error("PMIx_Fence failed: %s", PMIx_Error_string(rc));
         return ARBOR_ERR_BOOTSTRAP;
@@ -94,8 +114,102 @@ static arbor_status_t p_get(arb_boot_t *b, int peer, const char *key, void **dat
     return ARBOR_OK;
 }
 
+static void mark_lost(pmix_boot_t *pb, pmix_rank_t r)
+{
+    if (pb->lost && r < (pmix_rank_t)pb->size && r != pb->me.rank &&
+        !atomic_exchange(&pb->lost[r], 1))
+        atomic_fetch_add(&pb->nlost, 1);
+}
+
+#define PID_KEY "arbor.pid"
+
+/* At most every 100 ms: is each rank of this node still there? */
+static void probe_local(pmix_boot_t *pb)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    double now = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+    if (!pb->pid || now < pb->next_probe) return;
+    pb->next_probe = now + 0.1;
+    for (int i = 0; i < pb->nlocal; i++) {
+        int r = pb->local[i];
+        if (r >= 0 && r < pb->size && r != (int)pb->me.rank && pb->pid[r] == 0) {
+            /* First probe (after init's fence made the key readable): -1 = unknown. */
+            pmix_proc_t proc;
+            pmix_value_t *v = NULL;
+            PMIX_PROC_LOAD(&proc, pb->me.nspace, (pmix_rank_t)r);
+            pb->pid[r] = -1;
+            if (PMIx_Get(&proc, PID_KEY, NULL, 0, &v) == PMIX_SUCCESS && v && v->type == PMIX_PID)
+                pb->pid[r] = v->data.pid;
+            if (v) PMIX_VALUE_RELEASE(v);
+        }
+        if (r >= 0 && r < pb->size && pb->pid[r] > 0 && kill(pb->pid[r], 0) != 0 && errno == ESRCH)
+            mark_lost(pb, (pmix_rank_t)r);
+    }
+}
+
+static unsigned p_losses(arb_boot_t *b)
+{
+    probe_local(self_of(b));
+    return atomic_load(&self_of(b)->nlost);
+}
+
+static int p_lost(arb_boot_t *b, int rank)
+{
+    pmix_boot_t *pb = self_of(b);
+    return pb->lost && rank >= 0 && rank < pb->size && atomic_load(&pb->lost[rank]);
+}
+
+/* The bootstrap the event handler reports to (PMIx passes it no argument of ours). */
+static pmix_boot_t *events_for;
+
+/* A process of the job ended abnormally (the launcher must keep the job alive, e.g. Open
+ * MPI's --mca orte_enable_recovery 1). Runs on PMIx's thread: it only sets atomics. */
+static void on_termination(size_t id, pmix_status_t status, const pmix_proc_t *source,
+                           pmix_info_t info[], size_t ninfo, pmix_info_t *results, size_t nresults,
+                           pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
+{
+    pmix_boot_t *pb = events_for;
+    const pmix_proc_t *who = source;
+    (void)id, (void)status, (void)results, (void)nresults;
+    for (size_t i = 0; i < ninfo; i++)
+        if (PMIX_CHECK_KEY(&info[i], PMIX_EVENT_AFFECTED_PROC) && info[i].value.type == PMIX_PROC &&
+            info[i].value.data.proc)
+            who = info[i].value.data.proc;
+    if (pb && who && PMIX_CHECK_NSPACE(who->nspace, pb->me.nspace)) mark_lost(pb, who->rank);
+    if (cbfunc) cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
+}
+
+static void watch_peers(pmix_boot_t *pb)
+{
+    pb->lost = calloc((size_t)pb->size, sizeof(*pb->lost));
+    pb->pid = calloc((size_t)pb->size, sizeof(*pb->pid));
+    if (!pb->lost) return;
+    /* Our PID for the probe of the ranks next to us, published with init's first exchange
+     * (PMIX_PROC_PID of a peer is not served by every launcher). */
+    pmix_value_t v;
+    PMIX_VALUE_CONSTRUCT(&v);
+    v.type = PMIX_PID;
+    v.data.pid = getpid();
+    PMIx_Put(PMIX_LOCAL, PID_KEY, &v);
+    /* Abnormal ends only: a rank that finalized and left is not lost, and the others may
+     * still be finishing the closing barrier it completed. */
+    pmix_status_t codes[] = {PMIX_ERR_PROC_ABORTED_BY_SIG, PMIX_ERR_PROC_TERM_WO_SYNC,
+                             PMIX_ERR_EXIT_NONZERO_TERM, PMIX_ERR_PROC_REQUESTED_ABORT};
+    events_for = pb;
+    /* Blocking form (no callback): returns the handler's reference, or an error. */
+    pmix_status_t rc = PMIx_Register_event_handler(codes, sizeof(codes) / sizeof(codes[0]), NULL, 0,
+                                                   on_termination, NULL, NULL);
+    if (rc >= 0) pb->handler = (size_t)rc, pb->has_handler = true;
+}
+
 static void p_finalize(arb_boot_t *b)
 {
+    pmix_boot_t *pb = self_of(b);
+    if (pb->has_handler) PMIx_Deregister_event_handler(pb->handler, NULL, NULL);
+    events_for = NULL;
+    free((void *)pb->lost);
+    free(pb->pid);
     pmix_status_t rc = PMIx_Finalize(NULL, 0);
     if (rc != PMIX_SUCCESS) arb_warn("PMIx_Finalize failed: %s", PMIx_Error_string(rc));
     free(self_of(b)->local);
@@ -120,6 +234,8 @@ static const arb_boot_ops_t pmix_ops = {
     .fence = p_fence,
     .get = p_get,
     .finalize = p_finalize,
+    .losses = p_losses,
+    .lost = p_lost,
     .abort = p_abort,
 };
 
@@ -174,6 +290,7 @@ arbor_status_t arb_pmix_open(arb_boot_t **boot_p)
     pb->size = v->type == PMIX_UINT32 ? (int)v->data.uint32 : (int)v->data.integer;
     PMIX_VALUE_RELEASE(v);
     load_local_peers(pb);
+    watch_peers(pb);
     pb->super.ops = &pmix_ops;
     *boot_p = &pb->super;
     return ARBOR_OK;

@@ -70,6 +70,18 @@ static void s_finalize(arb_boot_t *b)
     free(s);
 }
 
+static unsigned s_losses(arb_boot_t *b)
+{
+    (void)b;
+    return 0;
+}
+
+static int s_lost(arb_boot_t *b, int rank)
+{
+    (void)b, (void)rank;
+    return 0;
+}
+
 /* A one-rank job is this process: the caller's exit ends it. */
 static void s_abort(arb_boot_t *b, int code, const char *msg)
 {
@@ -88,6 +100,8 @@ static const arb_boot_ops_t single_ops = {
     .fence = s_nop,
     .get = s_get,
     .finalize = s_finalize,
+    .losses = s_losses,
+    .lost = s_lost,
     .abort = s_abort,
 };
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/coll.h"
+#include "core/coll_check.h"
 #include "core/dtype.h"
 #include "core/executor.h"
 #include "core/introspect.h"
@@ -82,6 +83,51 @@ static bool sum_ok(const size_t *a, int n, size_t scale, size_t *sum_p)
     return true;
 }
 
+/* Every piece [displs[r], displs[r] + counts[r]) in elements, converted to bytes, stays below
+ * MAX_BYTES: a displacement whose byte offset wraps would land data at the wrapped offset. */
+static bool displs_ok(const size_t *counts, const size_t *displs, int n, size_t elem)
+{
+    for (int i = 0; i < n; i++) {
+        if (displs[i] > MAX_BYTES / elem || counts[i] > MAX_BYTES / elem) return false;
+        if (displs[i] * elem + counts[i] * elem > MAX_BYTES) return false;
+    }
+    return true;
+}
+
+/* base + off, or NULL for a NULL or ARBOR_IN_PLACE base (no arithmetic on those). */
+static const void *at(const void *base, size_t off)
+{
+    if (!base || base == ARBOR_IN_PLACE) return NULL;
+    return (const uint8_t *)base + off;
+}
+
+/* Bytes from the start of a v-buffer to the end of its furthest piece (after displs_ok). */
+static size_t displs_end(const size_t *counts, const size_t *displs, int n, size_t elem)
+{
+    size_t end = 0;
+    for (int i = 0; i < n; i++)
+        if (counts[i] && (displs[i] + counts[i]) * elem > end) end = (displs[i] + counts[i]) * elem;
+    return end;
+}
+
+/* Whether [a, a + alen) and [b, b + blen) share a byte. */
+static bool overlap(const void *a, size_t alen, const void *b, size_t blen)
+{
+    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    return alen && blen && x < y + blen && y < x + alen;
+}
+
+/* A send block that overlaps the receive buffer anywhere but exactly where in place would put
+ * it is read while it is overwritten (silently wrong data): ARBOR_ERR_BUFFER. in_place_at is
+ * that spot, or NULL where the collective has no such alias. */
+static bool bad_alias(const void *send, size_t slen, const void *recv, size_t rlen,
+                      const void *in_place_at)
+{
+    if (send == ARBOR_IN_PLACE || recv == ARBOR_IN_PLACE || !send || !recv) return false;
+    if (in_place_at && send == in_place_at) return false;
+    return overlap(send, slen, recv, rlen);
+}
+
 /* Validates everything that can be checked locally (DESIGN.md: bad input returns its code and
  * changes nothing). */
 static arbor_status_t validate(const struct arbor_team *t, const arb_call_t *c, size_t elem)
@@ -95,6 +141,8 @@ static arbor_status_t validate(const struct arbor_team *t, const arb_call_t *c, 
     if (k == ARB_COLL_BARRIER) return ARBOR_OK;
     if (k == ARB_COLL_BCAST) {
         if (c->count > MAX_BYTES) return ARBOR_ERR_COUNT;
+        /* One buffer, read at the root and written elsewhere: in place has no meaning. */
+        if (c->recvbuf == ARBOR_IN_PLACE) return ARBOR_ERR_BUFFER;
         return !c->recvbuf && c->count ? ARBOR_ERR_BUFFER : ARBOR_OK;
     }
     if (!elem) return ARBOR_ERR_DATATYPE;
@@ -111,6 +159,35 @@ static arbor_status_t validate(const struct arbor_team *t, const arb_call_t *c, 
     if (in_send && (k == ARB_COLL_GATHER || k == ARB_COLL_GATHERV || k == ARB_COLL_REDUCE) && !root)
         return ARBOR_ERR_BUFFER;
     if (in_send && k == ARB_COLL_ALLTOALLV) return ARBOR_ERR_BUFFER;
+
+    size_t block = c->count * elem, all = block * (size_t)P;
+    const void *rb = c->recvbuf, *sb = c->sendbuf;
+    switch (k) {
+    case ARB_COLL_ALLGATHER:
+        if (bad_alias(sb, block, rb, all, at(rb, (size_t)me * block))) return ARBOR_ERR_BUFFER;
+        break;
+    case ARB_COLL_GATHER:
+        if (root && bad_alias(sb, block, rb, all, at(rb, (size_t)me * block)))
+            return ARBOR_ERR_BUFFER;
+        break;
+    case ARB_COLL_SCATTER:
+        if (root && bad_alias(rb, block, sb, all, at(sb, (size_t)me * block)))
+            return ARBOR_ERR_BUFFER;
+        break;
+    case ARB_COLL_ALLTOALL:
+        if (bad_alias(sb, all, rb, all, NULL)) return ARBOR_ERR_BUFFER;
+        break;
+    case ARB_COLL_ALLREDUCE:
+    case ARB_COLL_SCAN:
+    case ARB_COLL_EXSCAN:
+        if (bad_alias(sb, block, rb, block, rb)) return ARBOR_ERR_BUFFER;
+        break;
+    case ARB_COLL_REDUCE:
+        if (root && bad_alias(sb, block, rb, block, rb)) return ARBOR_ERR_BUFFER;
+        break;
+    default:
+        break;
+    }
 
     switch (k) {
     case ARB_COLL_SCATTER:
@@ -132,6 +209,7 @@ static arbor_status_t validate(const struct arbor_team *t, const arb_call_t *c, 
         if (root) {
             if (!c->counts || !c->displs) return ARBOR_ERR_COUNT;
             if (!sum_ok(c->counts, P, elem, &total)) return ARBOR_ERR_COUNT;
+            if (!displs_ok(c->counts, c->displs, P, elem)) return ARBOR_ERR_COUNT;
             if (c->counts[me] != c->own && !in_recv) return ARBOR_ERR_COUNT;
             if (total && !c->sendbuf) return ARBOR_ERR_BUFFER;
         }
@@ -141,7 +219,11 @@ static arbor_status_t validate(const struct arbor_team *t, const arb_call_t *c, 
         if (root || k == ARB_COLL_ALLGATHERV) {
             if (!c->counts || !c->displs) return ARBOR_ERR_COUNT;
             if (!sum_ok(c->counts, P, elem, &total)) return ARBOR_ERR_COUNT;
+            if (!displs_ok(c->counts, c->displs, P, elem)) return ARBOR_ERR_COUNT;
             if (c->counts[me] != c->own && !in_send) return ARBOR_ERR_COUNT;
+            if (bad_alias(sb, c->own * elem, rb, displs_end(c->counts, c->displs, P, elem),
+                          at(rb, c->displs[me] * elem)))
+                return ARBOR_ERR_BUFFER;
             if (total && !c->recvbuf) return ARBOR_ERR_BUFFER;
         }
         return !c->sendbuf && c->own ? ARBOR_ERR_BUFFER : ARBOR_OK;
@@ -149,6 +231,9 @@ static arbor_status_t validate(const struct arbor_team *t, const arb_call_t *c, 
         size_t rtotal;
         if (!c->counts || !c->displs || !c->rcounts || !c->rdispls) return ARBOR_ERR_COUNT;
         if (!sum_ok(c->counts, P, elem, &total) || !sum_ok(c->rcounts, P, elem, &rtotal))
+            return ARBOR_ERR_COUNT;
+        if (!displs_ok(c->counts, c->displs, P, elem) ||
+            !displs_ok(c->rcounts, c->rdispls, P, elem))
             return ARBOR_ERR_COUNT;
         if (c->counts[me] != c->rcounts[me]) return ARBOR_ERR_COUNT;
         if ((total && !c->sendbuf) || (rtotal && !c->recvbuf)) return ARBOR_ERR_BUFFER;
@@ -266,8 +351,9 @@ static void print_choice(const arb_coll_args_t *a, int alg, int why, const doubl
     for (int i = 1; i < n && len < sizeof(line); i++)
         len += (size_t)snprintf(line + len, sizeof(line) - len, " %s=%.3gus", tab[i].name,
                                 predicted[i]);
-    fprintf(stderr, "arbor: %s bytes=%zu ranks=%d root=%d -> %s%s; predicted:%s\n",
-            arb_coll_name(a->coll), a->bytes, a->size, a->root, tab[alg].name,
+    fprintf(stderr, "arbor: %s bytes=%zu ranks=%d nodes=%d root=%d -> %s%s; predicted:%s\n",
+            arb_coll_name(a->coll), a->bytes, a->size, a->topo ? a->topo->nnodes : 1, a->root,
+            tab[alg].name,
             why == 1   ? " (forced)"
             : why == 2 ? " (ARBOR_TUNE)"
                        : "",
@@ -356,7 +442,8 @@ static arbor_status_t schedule_for(struct arbor_team *t, const arb_call_t *c, co
                          .size = t->size,
                          .root = rooted(k) ? c->root : 0,
                          .chunk = t->chunk,
-                         .commutative = red ? arb_op_commutative(c->op) : 1};
+                         .commutative = red ? arb_op_commutative(c->op) : 1,
+                         .topo = t->topo.nnodes > 1 ? &t->topo : NULL};
     /* Schedules in block units serve a whole size class; reductions split vectors at element
      * boundaries, so their schedules are per count. */
     a.bytes = vec ? L->bytes : red ? L->bytes : cls ? (size_t)1 << (cls - 1) : 0;
@@ -402,6 +489,7 @@ static void combine_op(void *inout, const void *in, size_t bytes, int order, voi
 
 /* Instances started with AGGREGATE wait here for the next call that takes a handle. */
 static arb_inst_t *aggregate_head;
+static bool checking; /* inside ARBOR_CHECK's own exchange */
 
 static arbor_status_t run(struct arbor_team *t, const arb_call_t *call,
                           const arbor_op_params_t *params, arbor_request_h *req_p, int blocking,
@@ -466,11 +554,27 @@ static arbor_status_t run(struct arbor_team *t, const arb_call_t *call,
                           bool *started)
 {
     if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
-    uint64_t flags;
+    if (t->failed != ARBOR_OK) {
+        arb_error("%s on team %p refused: the team failed (%s) at an earlier collective; free "
+                  "it and continue on another team",
+                  arb_coll_name(call->coll), (void *)t->handle, arbor_strerror(t->failed));
+        return ARBOR_ERR_TEAM;
+    }
+    uint64_t flags = 0;
     arbor_status_t status = arb_coll_flags_of(params, blocking, req_p, &flags);
-    if (status != ARBOR_OK) return status;
     size_t elem = call->coll <= ARB_COLL_BCAST ? 1 : arb_dtype_size(call->dtype);
-    if ((status = validate(t, call, elem)) != ARBOR_OK) return status;
+    if (status == ARBOR_OK) status = validate(t, call, elem);
+    if (arb_ctx.cfg.check && !checking) {
+        /* The exchange is a blocking collective of its own: it must neither check itself nor
+         * complete the AGGREGATE run this call may be part of. */
+        arb_inst_t *run_so_far = aggregate_head;
+        aggregate_head = NULL;
+        checking = true;
+        status = arb_coll_check(t, call, elem, flags, status);
+        checking = false;
+        aggregate_head = run_so_far;
+    }
+    if (status != ARBOR_OK) return status;
 
     layout_t L;
     arb_cached_sched_t *cs;
@@ -510,7 +614,8 @@ static arbor_status_t run(struct arbor_team *t, const arb_call_t *call,
     if (flags & ARBOR_ASYNC_FENCE) return arb_req_fence_add(inst);
     if (!blocking) return arb_req_new(inst, req_p);
     status = arb_exec_chain_wait(inst);
-    if (status == ARBOR_ERR_TIMEOUT) {
+    if (status == ARBOR_ERR_TIMEOUT && !arb_exec_chain_complete(inst)) {
+        /* Part of the aggregated run is on another team and still running. */
         arb_req_adopt(inst);
         return status;
     }

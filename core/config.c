@@ -11,7 +11,11 @@
 #include <string.h>
 #include <strings.h>
 
+#include <unistd.h>
+
 #include "algorithms/coll.h"
+#include "algorithms/logp.h"
+#include "algorithms/tune.h"
 
 extern char **environ;
 
@@ -72,6 +76,12 @@ static const row_t rows[] = {
      "move data with loads and stores into mapped peer segments where the "
      "transport can map them",
      T_BOOL, OFF(direct), NULL, 0, 0, F_UNIFORM},
+    {"CHECK", "n",
+     "check every collective: the members exchange a signature (kind, root, byte count, type, "
+     "op, sync flags, whether the arguments were valid) before data moves, and a difference "
+     "returns ARBOR_ERR_MISMATCH on every member; each call, _nb ones too, then waits for "
+     "that exchange",
+     T_BOOL, OFF(check), NULL, 0, 0, F_UNIFORM},
     {"STATS", "n", "print per-algorithm counts and times at finalize", T_BOOL, OFF(stats), NULL, 0,
      0, 0},
     {"WARN_UNKNOWN", "y", "warn about unknown ARBOR_* variables", T_BOOL, OFF(warn_unknown), NULL,
@@ -188,7 +198,8 @@ static bool parse_size(const char *s, double *out)
     char *end;
     errno = 0;
     double v = strtod(s, &end);
-    if (end == s || errno || v < 0) return false;
+    /* strtod takes "nan" and "inf", which compare false with every bound. */
+    if (end == s || errno || !isfinite(v) || v < 0 || *s == '-') return false;
     switch (toupper((unsigned char)*end)) {
     case 'K':
         v *= 1024, end++;
@@ -329,6 +340,54 @@ static void find_unknown(char *warn, size_t len)
     }
 }
 
+/* Physical memory of this node; 0 when unknown. */
+static double phys_bytes(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? (double)pages * (double)page : 0;
+}
+
+/* Settings that need more than a range check: what the machine can give, and the strings
+ * whose own parsers would otherwise only run after the transport is up. */
+static arbor_status_t check_machine_and_strings(const arb_config_t *c, char *errmsg, size_t errlen)
+{
+    /* A segment is mapped (UCX: often in /dev/shm) and touched by every team region, so one
+     * that the node cannot hold ends in the OOM killer instead of an error; several ranks
+     * share a node, hence a quarter. */
+    double phys = phys_bytes();
+    if (phys > 0 && (double)c->segment_size > phys / 4) {
+        snprintf(errmsg, errlen,
+                 "invalid value %zu for ARBOR_SEGMENT_SIZE: more than a quarter of this node's "
+                 "%.0f bytes of physical memory",
+                 c->segment_size, phys);
+        return ARBOR_ERR_CONFIG;
+    }
+    if (c->chunk_size > c->segment_size) {
+        snprintf(errmsg, errlen,
+                 "invalid value %zu for ARBOR_CHUNK_SIZE: larger than "
+                 "ARBOR_SEGMENT_SIZE (%zu)",
+                 c->chunk_size, c->segment_size);
+        return ARBOR_ERR_CONFIG;
+    }
+    char why[512];
+    if (c->logp[0]) {
+        arb_logp_t m = {0};
+        if (arb_logp_parse(c->logp, &m, why, sizeof(why)) != ARBOR_OK) {
+            snprintf(errmsg, errlen, "invalid value '%.80s%s' for ARBOR_LOGP: %s", c->logp,
+                     strlen(c->logp) > 80 ? "..." : "", why);
+            return ARBOR_ERR_CONFIG;
+        }
+    }
+    if (c->tune[0]) {
+        arb_tune_t t;
+        if (arb_tune_parse(c->tune, &t, why, sizeof(why)) != ARBOR_OK) {
+            snprintf(errmsg, errlen, "invalid value for ARBOR_TUNE: %s", why);
+            return ARBOR_ERR_CONFIG;
+        }
+    }
+    return ARBOR_OK;
+}
+
 arbor_status_t arb_config_parse(arb_config_t *cfg, char *errmsg, size_t errlen, char *warnmsg,
                                 size_t warnlen)
 {
@@ -347,11 +406,14 @@ arbor_status_t arb_config_parse(arb_config_t *cfg, char *errmsg, size_t errlen, 
         }
         if (val && !set_value(&rows[i], &tmp, val)) {
             syntax_of(&rows[i], syntax, sizeof(syntax));
-            snprintf(errmsg, errlen, "invalid value '%s' for %s: accepted values are %s", val, var,
-                     syntax);
+            /* The value is cut short so that a long one cannot push the name out. */
+            snprintf(errmsg, errlen, "invalid value '%.80s%s' for %s: accepted values are %s", val,
+                     strlen(val) > 80 ? "..." : "", var, syntax);
             return ARBOR_ERR_CONFIG;
         }
     }
+    arbor_status_t status = check_machine_and_strings(&tmp, errmsg, errlen);
+    if (status != ARBOR_OK) return status;
     find_unknown(warnmsg, warnlen);
     *cfg = tmp;
     return ARBOR_OK;

@@ -32,6 +32,7 @@ struct arb_config {
     int poll_yield;
     int progress; /* ARB_PROGRESS_* */
     bool direct;  /* use mapped peer segments where the transport offers them */
+    bool check; /* ARBOR_CHECK: exchange a signature per collective (coll_check.c) */
     bool stats;
     bool warn_unknown;
     int coll_alg[ARB_COLL_KINDS]; /* forced algorithm per collective (table index; 0 = auto) */

@@ -38,7 +38,10 @@ typedef struct {
     arb_heap_t heap;     /* the symmetric heap over the segment (core/rma/) */
     struct arbor_team *world;
     size_t *images; /* arbor_images_init: images of each world rank (NULL until then) */
-    arb_logp_t model;
+    arb_logp_t model;       /* between ranks of one node (the only level on one node) */
+    arb_logp_t model_inter; /* between nodes */
+    int *node_of;           /* [size] node index of every world rank (first appearance order) */
+    int nnodes;
     const char *model_source; /* "ARBOR_LOGP", "measured" or "transport defaults" */
     arb_tune_t tune;
     bool yield;

@@ -5,31 +5,37 @@
  *
  * The built-in kernels are generated (scripts/gen_reduce_kernels.py, run by core/dtype.cmake):
  * one plain loop per pair keeps every loop vectorizable and the definedness rules in one table.
- * This file depends on nothing else in core, so the public calls here work before arbor_init.
+ * Apart from arbor_op_free's look at the collectives in flight (none before arbor_init), this
+ * file depends on nothing else in core, so the public calls here work before arbor_init.
  */
 #include "core/dtype.h"
 #include "core/dtype_kernels.h"
+#include "core/executor.h"
 
 #include "algorithms/sched.h"
 
 #include <stdalign.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* One user operation; fn == NULL marks a free slot. */
+/* One user operation; fn == NULL marks a free slot. gen counts the frees of the slot. */
 typedef struct {
     arbor_user_fn_t *fn;
     bool commute;
+    uint32_t gen;
 } user_op_t;
 
-/* Slot i holds op ARBOR_OP_USER_BASE + i. Freed slots are reused lowest first, so ranks that
- * create and free ops in the same order (arbor.h requires it) get the same values. */
+/* Slot i at generation g holds op ARBOR_OP_USER_BASE + g * USER_OPS_MAX + i, so a freed op's
+ * value never names the op that reuses its slot. Freed slots are reused lowest first, so ranks
+ * that create and free ops in the same order (arbor.h requires it) get the same values. */
 static user_op_t *user_ops;
 static size_t user_ops_len; /* slots in use or freed, <= user_ops_cap */
 static size_t user_ops_cap;
 
-/* Largest user-op slot count: keeps every op value an int. */
-#define USER_OPS_MAX ((size_t)(0x7fffffff - ARBOR_OP_USER_BASE))
+/* Most user ops alive at once, and generations before one wraps: every op value an int. */
+#define USER_OPS_MAX ((size_t)1 << 16)
+#define USER_OP_GENS ((uint32_t)((0x7fffffff - ARBOR_OP_USER_BASE) / USER_OPS_MAX))
 
 /* Staging for non-commutative user ops combined AFTER (see combine_user). Static, so a
  * reduction of any length allocates nothing; arbor is single-threaded (arbor.h). */
@@ -44,8 +50,9 @@ static bool dtype_valid(arbor_dtype_t dtype)
 static const user_op_t *user_op_get(arbor_op_t op)
 {
     if (op < ARBOR_OP_USER_BASE) return NULL;
-    size_t slot = (size_t)(op - ARBOR_OP_USER_BASE);
-    if (slot >= user_ops_len || !user_ops[slot].fn) return NULL;
+    size_t v = (size_t)(op - ARBOR_OP_USER_BASE), slot = v % USER_OPS_MAX;
+    if (slot >= user_ops_len || !user_ops[slot].fn || user_ops[slot].gen != v / USER_OPS_MAX)
+        return NULL;
     return &user_ops[slot];
 }
 
@@ -154,21 +161,29 @@ arbor_status_t arbor_op_create(arbor_user_fn_t *fn, int commute, arbor_op_t *op_
             size_t cap = user_ops_cap ? 2 * user_ops_cap : 16;
             user_op_t *grown = realloc(user_ops, cap * sizeof(*grown));
             if (!grown) return ARBOR_ERR_NO_MEMORY;
+            memset(grown + user_ops_cap, 0, (cap - user_ops_cap) * sizeof(*grown));
             user_ops = grown;
             user_ops_cap = cap;
         }
         user_ops_len++;
     }
-    user_ops[slot] = (user_op_t){.fn = fn, .commute = commute == 1};
-    *op_p = ARBOR_OP_USER_BASE + (arbor_op_t)slot;
+    user_ops[slot].fn = fn;
+    user_ops[slot].commute = commute == 1;
+    *op_p = ARBOR_OP_USER_BASE + (arbor_op_t)(user_ops[slot].gen * USER_OPS_MAX + slot);
     return ARBOR_OK;
 }
 
 arbor_status_t arbor_op_free(arbor_op_t op)
 {
     if (!user_op_get(op)) return ARBOR_ERR_OP; /* built-in, unknown or already freed */
-    size_t slot = (size_t)(op - ARBOR_OP_USER_BASE);
+    /* Freeing under a running reduction would leave it combining with a stale function. */
+    arb_lock();
+    bool busy = arb_exec_op_in_use(op);
+    arb_unlock();
+    if (busy) return ARBOR_ERR_BUSY;
+    size_t slot = (size_t)(op - ARBOR_OP_USER_BASE) % USER_OPS_MAX;
     user_ops[slot].fn = NULL;
+    if (++user_ops[slot].gen == USER_OP_GENS) user_ops[slot].gen = 0;
     /* Trailing free slots are forgotten, so a create/free loop keeps the table small. */
     while (user_ops_len > 0 && !user_ops[user_ops_len - 1].fn) user_ops_len--;
     return ARBOR_OK;

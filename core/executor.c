@@ -107,7 +107,7 @@ arbor_status_t arb_exec_start(struct arbor_team *team, arb_cached_sched_t *cs, v
             team->in[step->peer].next_ticket += st->nchunks;
         }
     }
-    team->seq++;
+    inst->seq = team->seq++;
     inst->active = true;
     inst->prev = arb_ctx.active_tail;
     if (arb_ctx.active_tail)
@@ -143,13 +143,36 @@ static void run_done(arb_inst_t *inst, arbor_status_t status)
     inst->done_arg = NULL;
 }
 
+static bool sends_pending(const arb_inst_t *inst)
+{
+    for (int i = 0; inst->cs && i < inst->cs->sched.nsteps; i++)
+        if (inst->st[i].comp.pending) return true;
+    return false;
+}
+
+/* Instances freed while the transport still held completions of theirs (see arb_exec_free);
+ * released once the transport is closed. */
+static arb_inst_t *kept;
+
 void arb_exec_free(arb_inst_t *inst)
 {
     run_done(inst, ARBOR_ERR_BUSY); /* never finished: release only */
     deactivate(inst);
+    bool pending = sends_pending(inst); /* reads the schedule: before its release */
     arb_sched_release(inst->cs);
+    inst->cs = NULL;
     free(inst->owned);
     inst->owned = NULL;
+    if (pending) {
+        /* The transport still holds &inst->st[i].comp: recycling the instance would let a
+         * late completion write into another one. Kept until the transport is closed. */
+        arb_warn("%s instance freed with sends still in flight: kept until finalize",
+                 inst->coll < ARB_COLL_KINDS ? arb_coll_name(inst->coll) : "internal");
+        inst->buf[ARB_BUF_SRC] = inst->buf[ARB_BUF_DST] = NULL;
+        inst->next = kept;
+        kept = inst;
+        return;
+    }
     if (nspare < MAX_SPARE) {
         inst->next = spare;
         spare = inst;
@@ -159,6 +182,17 @@ void arb_exec_free(arb_inst_t *inst)
     free(inst->buf[ARB_BUF_SCRATCH]);
     free(inst->st);
     free(inst);
+}
+
+void arb_exec_release_kept(void)
+{
+    while (kept) {
+        arb_inst_t *next = kept->next;
+        free(kept->buf[ARB_BUF_SCRATCH]);
+        free(kept->st);
+        free(kept);
+        kept = next;
+    }
 }
 
 void arb_exec_cleanup(void)
@@ -369,6 +403,47 @@ arbor_status_t arb_exec_chain_wait(arb_inst_t *inst)
         if (status == ARBOR_ERR_TIMEOUT) return status;
     }
     return arb_exec_chain_status(inst);
+}
+
+void arb_exec_cancel(arb_inst_t *inst, arbor_status_t why)
+{
+    if (inst->complete) return;
+    /* A posted put may still read the user's send buffer: the caller frees it once we return,
+     * so wait for local completion, bounded (a dead peer may never complete it). */
+    double until = arb_now_us() + 1e6;
+    while (sends_pending(inst) && arb_now_us() < until) arb_ctx.tp_ops->progress(arb_ctx.tp);
+    inst->buf[ARB_BUF_SRC] = inst->buf[ARB_BUF_DST] = NULL;
+    inst->status = why;
+    finish(inst);
+}
+
+int arb_exec_awaited(const arb_inst_t *inst, int *world, int max)
+{
+    const arb_sched_t *s = &inst->cs->sched;
+    const struct arbor_team *t = inst->team;
+    int n = 0;
+    for (int i = inst->first; i < s->nsteps && s->steps[i].round == inst->round; i++) {
+        const arb_step_t *step = &s->steps[i];
+        const arb_step_state_t *st = &inst->st[i];
+        bool waits = (step->kind == ARB_STEP_RECV && st->done < st->nchunks) ||
+                     (step->kind == ARB_STEP_SEND && st->issued < st->nchunks);
+        if (!waits || step->peer < 0 || step->peer >= t->size) continue;
+        int w = t->world[step->peer], j = n;
+        bool seen = false;
+        for (int k = 0; k < n; k++) seen |= world[k] == w;
+        if (seen || n == max) continue;
+        while (j > 0 && world[j - 1] > w) world[j] = world[j - 1], j--; /* keep them sorted */
+        world[j] = w;
+        n++;
+    }
+    return n;
+}
+
+bool arb_exec_op_in_use(arbor_op_t op)
+{
+    for (const arb_inst_t *i = arb_ctx.active_head; i; i = i->next)
+        if (!i->complete && i->op == op) return true;
+    return false;
 }
 
 void arb_exec_chain_free(arb_inst_t *inst)

@@ -50,6 +50,7 @@ struct arb_inst {
     arbor_status_t status;
     bool complete, active, has_handle;
     int coll, alg;
+    uint64_t seq; /* the team's collective number of this instance (messages) */
     double t_start;
     arb_step_state_t *st;
     size_t st_cap, scratch_cap;
@@ -63,6 +64,8 @@ arbor_status_t arb_exec_start(struct arbor_team *team, arb_cached_sched_t *cs, v
 bool arb_exec_advance(arb_inst_t *inst);
 void arb_exec_free(arb_inst_t *inst);
 void arb_exec_cleanup(void); /* finalize: frees the kept instances */
+/* Finalize, after the transport is closed: frees instances whose sends never completed. */
+void arb_exec_release_kept(void);
 
 /* An instance with the aggregated run chained to it: complete when all are; its status is the
  * first failure; freeing frees them all. */
@@ -70,6 +73,17 @@ bool arb_exec_chain_complete(const arb_inst_t *inst);
 arbor_status_t arb_exec_chain_status(const arb_inst_t *inst);
 arbor_status_t arb_exec_chain_wait(arb_inst_t *inst);
 void arb_exec_chain_free(arb_inst_t *inst);
+
+/* Cancels an unfinished instance: waits (bounded) for the local completion of its posted
+ * sends, drops its buffer pointers, completes it with status why and leaves the active list.
+ * Data that arrives for it later stays in the team's landing slots: nothing reads it. */
+void arb_exec_cancel(arb_inst_t *inst, arbor_status_t why);
+/* World ranks inst still waits for in its current round (data or credits), at most max of
+ * them, ascending and each once; returns how many. */
+int arb_exec_awaited(const arb_inst_t *inst, int *world, int max);
+
+/* Whether a started, not yet complete instance reduces with op (arbor_op_free's check). */
+bool arb_exec_op_in_use(arbor_op_t op);
 
 /* The progress engine: transport progress + every active instance once. */
 int arb_progress_all(void);

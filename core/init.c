@@ -23,19 +23,18 @@ typedef struct {
     char transport[32];
     uint64_t uniform_hash;
     uint64_t oversubscribed; /* this rank's node has more ranks than cores */
+    int64_t node_leader;     /* lowest rank on this rank's node (PMIx local peers) */
     uint64_t seg_base;       /* the segment's address (remote addresses of the heap) */
 } wire_header_t;
 
 static uint64_t uniform_hash(const arb_config_t *c)
 {
     const char *fields[] = {c->ofi_provider, c->logp, c->tune};
-    uint64_t h = 1469598103934665603ull, vals[] = {(uint64_t)c->transport,
-                                                   c->segment_size,
-                                                   c->chunk_size,
-                                                   (uint64_t)c->channel_depth,
-                                                   (uint64_t)c->direct,
-                                                   (uint64_t)c->logp_measure,
-                                                   (uint64_t)(c->oversub_wake * 1000)};
+    uint64_t h = 1469598103934665603ull,
+             vals[] = {(uint64_t)c->transport, c->segment_size,
+                       c->chunk_size,          (uint64_t)c->channel_depth,
+                       (uint64_t)c->direct,    (uint64_t)c->logp_measure,
+                       (uint64_t)c->check,     (uint64_t)(c->oversub_wake * 1000)};
     for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++)
         h = (h ^ vals[i]) * 1099511628211ull;
     for (int i = 0; i < ARB_COLL_KINDS; i++) h = (h ^ (uint64_t)c->coll_alg[i]) * 1099511628211ull;
@@ -70,6 +69,38 @@ static arbor_status_t open_transport(void)
     return status == ARBOR_ERR_UNSUPPORTED && want ? ARBOR_ERR_UNSUPPORTED : ARBOR_ERR_TRANSPORT;
 }
 
+static int node_leader(void)
+{
+    const int *local;
+    int nlocal, low = arb_ctx.rank;
+    arb_ctx.boot->ops->local_ranks(arb_ctx.boot, &local, &nlocal);
+    for (int i = 0; i < nlocal; i++)
+        if (local[i] < low) low = local[i];
+    return low;
+}
+
+/* Node indices in order of first appearance: identical on every rank, since every rank read the
+ * same headers. */
+static arbor_status_t number_nodes(const int64_t *leader)
+{
+    int n = arb_ctx.size;
+    arb_ctx.node_of = malloc((size_t)n * sizeof(int));
+    int *index_of = malloc((size_t)n * sizeof(int));
+    if (!arb_ctx.node_of || !index_of) {
+        free(index_of);
+        return ARBOR_ERR_NO_MEMORY;
+    }
+    for (int r = 0; r < n; r++) index_of[r] = -1;
+    arb_ctx.nnodes = 0;
+    for (int r = 0; r < n; r++) {
+        int l = leader[r] >= 0 && leader[r] < n ? (int)leader[r] : r;
+        if (index_of[l] < 0) index_of[l] = arb_ctx.nnodes++;
+        arb_ctx.node_of[r] = index_of[l];
+    }
+    free(index_of);
+    return ARBOR_OK;
+}
+
 static bool oversubscribed(void)
 {
     const int *local;
@@ -77,6 +108,24 @@ static bool oversubscribed(void)
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     arb_ctx.boot->ops->local_ranks(arb_ctx.boot, &local, &nlocal);
     return cpus > 0 && nlocal > cpus;
+}
+
+/* "nodes 3: 0-1 | 2-3 | 4-5" and the inter-node model, when the job spans nodes. */
+static void print_topology(void)
+{
+    if (arb_ctx.nnodes < 2) {
+        fprintf(stderr, "arbor: topology: 1 node, %d ranks\n", arb_ctx.size);
+        return;
+    }
+    fprintf(stderr, "arbor: topology: %d nodes:", arb_ctx.nnodes);
+    for (int n = 0; n < arb_ctx.nnodes && n < 16; n++) {
+        fprintf(stderr, "%s", n ? " |" : "");
+        for (int r = 0, shown = 0; r < arb_ctx.size && shown < 8; r++)
+            if (arb_ctx.node_of[r] == n) fprintf(stderr, " %d", r), shown++;
+    }
+    fprintf(stderr, "%s; inter-node LogGP L=%g os=%g or=%g g=%g G=%g\n",
+            arb_ctx.nnodes > 16 ? " ..." : "", arb_ctx.model_inter.L, arb_ctx.model_inter.os,
+            arb_ctx.model_inter.orecv, arb_ctx.model_inter.g, arb_ctx.model_inter.G);
 }
 
 /* Exchanges blobs, checks that every rank agrees, and wires the transport. */
@@ -92,6 +141,7 @@ static arbor_status_t wire_up(void)
     if (!mine) return ARBOR_ERR_NO_MEMORY;
     wire_header_t hdr = {.uniform_hash = uniform_hash(&arb_ctx.cfg),
                          .oversubscribed = arb_ctx.node_oversubscribed,
+                         .node_leader = node_leader(),
                          .seg_base = (uint64_t)(uintptr_t)arb_ctx.seg};
     snprintf(hdr.transport, sizeof(hdr.transport), "%s", arb_ctx.tp_ops->name);
     memcpy(mine, &hdr, sizeof(hdr));
@@ -105,8 +155,9 @@ static arbor_status_t wire_up(void)
 
     const void **blobs = calloc((size_t)arb_ctx.size, sizeof(*blobs));
     size_t *blens = calloc((size_t)arb_ctx.size, sizeof(*blens));
+    int64_t *leaders = calloc((size_t)arb_ctx.size, sizeof(*leaders));
     arb_ctx.seg_bases = calloc((size_t)arb_ctx.size, sizeof(*arb_ctx.seg_bases));
-    if (!blobs || !blens || !arb_ctx.seg_bases) status = ARBOR_ERR_NO_MEMORY;
+    if (!blobs || !blens || !leaders || !arb_ctx.seg_bases) status = ARBOR_ERR_NO_MEMORY;
     for (int r = 0; status == ARBOR_OK && r < arb_ctx.size; r++) {
         wire_header_t h;
         if (lens[r] < sizeof(h)) {
@@ -126,11 +177,14 @@ static arbor_status_t wire_up(void)
             status = ARBOR_ERR_CONFIG;
         }
         if (h.oversubscribed) arb_ctx.any_oversubscribed = true;
+        leaders[r] = h.node_leader;
         arb_ctx.seg_bases[r] = h.seg_base;
         blobs[r] = (const uint8_t *)all[r] + sizeof(h);
         blens[r] = lens[r] - sizeof(h);
     }
+    if (status == ARBOR_OK) status = number_nodes(leaders);
     if (status == ARBOR_OK) status = arb_ctx.tp_ops->connect(arb_ctx.tp, blobs, blens);
+    free(leaders);
     free(blobs);
     free(blens);
     arb_boot_free_all(arb_ctx.boot, all, lens);
@@ -147,8 +201,10 @@ static void teardown(void)
     arb_rma_fini();
     free(arb_ctx.seg_bases);
     if (arb_ctx.tp) arb_ctx.tp_ops->close(arb_ctx.tp);
+    arb_exec_release_kept();
     if (arb_ctx.boot) arb_ctx.boot->ops->finalize(arb_ctx.boot);
     free(arb_ctx.images);
+    free(arb_ctx.node_of);
     memset(&arb_ctx, 0, sizeof(arb_ctx));
 }
 
@@ -173,6 +229,8 @@ arbor_status_t arbor_init(void)
         arb_error("bootstrap failed: %s", arbor_strerror(status));
         return status;
     }
+    /* A rank that never joins must not hold the others in a fence forever. */
+    arb_ctx.boot->fence_timeout_s = arb_ctx.cfg.timeout_s;
     arb_ctx.rank = arb_ctx.boot->ops->rank(arb_ctx.boot);
     arb_ctx.size = arb_ctx.boot->ops->size(arb_ctx.boot);
     arb_log_set_identity(arb_ctx.rank, arb_ctx.size);
@@ -190,8 +248,10 @@ arbor_status_t arbor_init(void)
     if ((status = arb_rma_init()) != ARBOR_OK) goto err;
 
     arb_logp_default(arb_ctx.tp_name, &arb_ctx.model);
-    if (arb_ctx.cfg.logp[0] &&
-        arb_logp_parse(arb_ctx.cfg.logp, &arb_ctx.model, err, sizeof(err)) != ARBOR_OK) {
+    arb_logp_default_inter(arb_ctx.tp_name, &arb_ctx.model_inter);
+    if (arb_ctx.cfg.logp[0] && arb_logp_parse_levels(arb_ctx.cfg.logp, &arb_ctx.model,
+                                                     &arb_ctx.model_inter, err,
+                                                     sizeof(err)) != ARBOR_OK) {
         arb_error("invalid value '%s' for ARBOR_LOGP: %s", arb_ctx.cfg.logp, err);
         status = ARBOR_ERR_CONFIG;
         goto err;
@@ -224,10 +284,12 @@ arbor_status_t arbor_init(void)
     if (arb_ctx.cfg.progress == ARB_PROGRESS_THREAD &&
         (status = arb_progress_thread_start()) != ARBOR_OK)
         goto err;
-    if (arb_ctx.rank == 0 && (arb_ctx.cfg.stats || arb_ctx.cfg.print_algorithm))
+    if (arb_ctx.rank == 0 && (arb_ctx.cfg.stats || arb_ctx.cfg.print_algorithm)) {
         fprintf(stderr, "arbor: transport %s, LogGP L=%g os=%g or=%g g=%g G=%g (%s)\n",
                 arb_ctx.tp_name, arb_ctx.model.L, arb_ctx.model.os, arb_ctx.model.orecv,
                 arb_ctx.model.g, arb_ctx.model.G, arb_ctx.model_source);
+        print_topology();
+    }
     arb_ctx.init_count = 1;
     return ARBOR_OK;
 
@@ -269,13 +331,18 @@ arbor_status_t arbor_finalize(void)
      * credits (everyone has flushed, and nothing is left in flight). Transports whose RMA
      * needs the target's progress (UCX over TCP) complete the flush because every peer is
      * still polling in the second barrier; only then may a rank block in the PMIx fence. */
-    arbor_status_t status = arbor_barrier(ARBOR_TEAM_WORLD);
+    arbor_status_t status = arb_ctx.world->failed != ARBOR_OK ? arb_ctx.world->failed
+                                                              : arbor_barrier(ARBOR_TEAM_WORLD);
     if (status == ARBOR_OK) status = arb_ctx.tp_ops->flush(arb_ctx.tp);
     arb_ctx.world->closing = true;
     if (status == ARBOR_OK) status = arbor_barrier(ARBOR_TEAM_WORLD);
     if (status != ARBOR_OK) arb_warn("closing barrier failed: %s", arbor_strerror(status));
     if (arb_ctx.cfg.stats) print_stats();
-    if (arb_ctx.boot->ops->fence(arb_ctx.boot) != ARBOR_OK) status = ARBOR_ERR_BOOTSTRAP;
+    /* After a failure the peers are out of step or gone: a fence could wait forever. */
+    if (arb_ctx.world->failed != ARBOR_OK || arb_ctx.boot->ops->losses(arb_ctx.boot))
+        arb_warn("finalize after a failure: not waiting for the other ranks");
+    else if (arb_ctx.boot->ops->fence(arb_ctx.boot) != ARBOR_OK)
+        status = ARBOR_ERR_BOOTSTRAP;
     teardown();
     return status;
 }

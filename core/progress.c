@@ -46,6 +46,16 @@ int arb_progress_turn(void)
     return moved;
 }
 
+/* Whether the launcher reported a member of t gone (only looked up after a report). */
+static bool team_lost_peer(const struct arbor_team *t)
+{
+    arb_boot_t *b = arb_ctx.boot;
+    if (!b || !b->ops->losses(b)) return false;
+    for (int r = 0; r < t->size; r++)
+        if (b->ops->lost(b, t->world[r])) return true;
+    return false;
+}
+
 arbor_status_t arb_exec_wait(arb_inst_t *inst)
 {
     uint64_t seen = arb_ctx.epoch;
@@ -61,12 +71,16 @@ arbor_status_t arb_exec_wait(arb_inst_t *inst)
         }
         if (arb_ctx.yield) sched_yield();
         if (++idle % 256) continue;
+        if (team_lost_peer(inst->team)) {
+            arb_team_fail(inst->team, inst, ARBOR_ERR_PEER_LOST);
+            return ARBOR_ERR_PEER_LOST;
+        }
         double now = arb_now_us();
         if (since == 0) since = now;
         if (arb_ctx.cfg.timeout_s > 0 && now - since > arb_ctx.cfg.timeout_s * 1e6) {
-            arb_error("%s made no progress for %g s (ARBOR_TIMEOUT); a peer may be gone or not "
-                      "calling the collective",
-                      arb_coll_name(inst->coll), arb_ctx.cfg.timeout_s);
+            /* Returning with the instance still running would let late data land in a buffer
+             * the caller frees next (issue 13): cancel it and fail its team. */
+            arb_team_fail(inst->team, inst, ARBOR_ERR_TIMEOUT);
             return ARBOR_ERR_TIMEOUT;
         }
     }

@@ -17,10 +17,11 @@
 typedef struct {
     arb_inst_t *inst; /* NULL = free slot */
     uint32_t gen;
+    uint32_t listed; /* check_all's pass that last met this slot: finds a handle listed twice */
 } slot_t;
 
 static slot_t *slots;
-static uint32_t nslots, free_hint;
+static uint32_t nslots, free_hint, check_pass;
 static arb_inst_t *fence_head;
 
 static arbor_request_h encode(uint32_t idx, uint32_t gen)
@@ -50,7 +51,7 @@ arbor_status_t arb_req_new(arb_inst_t *inst, arbor_request_h *req_p)
         uint32_t n = nslots ? 2 * nslots : 64;
         slot_t *ns = realloc(slots, n * sizeof(*ns));
         if (!ns) return ARBOR_ERR_NO_MEMORY;
-        for (uint32_t j = nslots; j < n; j++) ns[j] = (slot_t){NULL, 0};
+        for (uint32_t j = nslots; j < n; j++) ns[j] = (slot_t){NULL, 0, 0};
         slots = ns;
         nslots = n;
     }
@@ -115,15 +116,28 @@ static arbor_status_t arbor_wait_unlocked(arbor_request_h *req)
     return h_release(req);
 }
 
-/* Every non-NULL handle must be valid before anything happens. */
+/* Every non-NULL handle must be valid, and listed once (the first release would leave the
+ * second entry pointing at a freed slot), before anything happens. */
 static arbor_status_t check_all(size_t n, arbor_request_h *reqs, size_t *live_p)
 {
     size_t live = 0;
     if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
     if (!reqs && n) return ARBOR_ERR_INVALID_ARG;
+    if (++check_pass == 0) { /* wrapped: forget every old mark */
+        for (uint32_t j = 0; j < nslots; j++) slots[j].listed = 0;
+        check_pass = 1;
+    }
     for (size_t i = 0; i < n; i++) {
         if (!reqs[i]) continue;
         if (!h_valid(reqs[i])) return ARBOR_ERR_HANDLE;
+        slot_t *s = decode(reqs[i]);
+        if (s) {
+            if (s->listed == check_pass) return ARBOR_ERR_HANDLE;
+            s->listed = check_pass;
+        } else { /* a one-sided handle: compare with the earlier entries */
+            for (size_t j = 0; j < i; j++)
+                if (reqs[j] == reqs[i]) return ARBOR_ERR_HANDLE;
+        }
         live++;
     }
     *live_p = live;

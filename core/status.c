@@ -9,7 +9,7 @@ const char *arbor_strerror(arbor_status_t status)
     case ARBOR_ERR_INVALID_ARG: return "ARBOR_ERR_INVALID_ARG: invalid argument";
     case ARBOR_ERR_NOT_INITIALIZED: return "ARBOR_ERR_NOT_INITIALIZED: arbor_init has not succeeded";
     case ARBOR_ERR_CONFIG: return "ARBOR_ERR_CONFIG: bad ARBOR_* configuration value";
-    case ARBOR_ERR_TEAM: return "ARBOR_ERR_TEAM: unknown or freed team";
+    case ARBOR_ERR_TEAM: return "ARBOR_ERR_TEAM: unknown, freed or failed team";
     case ARBOR_ERR_RANK: return "ARBOR_ERR_RANK: rank out of range";
     case ARBOR_ERR_ROOT: return "ARBOR_ERR_ROOT: root out of range";
     case ARBOR_ERR_COUNT: return "ARBOR_ERR_COUNT: invalid count or size";
@@ -28,6 +28,7 @@ const char *arbor_strerror(arbor_status_t status)
     case ARBOR_ERR_BUSY: return "ARBOR_ERR_BUSY: still in use";
     case ARBOR_ERR_ADDRESS: return "ARBOR_ERR_ADDRESS: remote range outside every live symmetric allocation";
     case ARBOR_ERR_ALIGNMENT: return "ARBOR_ERR_ALIGNMENT: misaligned atomic or accumulate address";
+    case ARBOR_ERR_MISMATCH: return "ARBOR_ERR_MISMATCH: members called mismatched collectives";
     }
     return "unknown arbor status";
 }

@@ -19,6 +19,29 @@ static size_t region_bytes(int size, int depth, size_t chunk)
     return (size_t)size * 128 + (size_t)size * (size_t)depth * (64 + chunk);
 }
 
+/* The members' nodes, renumbered in order of first appearance in the team. */
+static arbor_status_t team_topology(struct arbor_team *t, const int *world)
+{
+    int P = t->size, nn = arb_ctx.nnodes > 0 ? arb_ctx.nnodes : 1;
+    int *map = malloc((size_t)nn * sizeof(int));
+    t->node = calloc((size_t)P, sizeof(int));
+    if (!map || !t->node) {
+        free(map);
+        return ARBOR_ERR_NO_MEMORY;
+    }
+    for (int n = 0; n < nn; n++) map[n] = -1;
+    t->topo.nnodes = 0;
+    for (int r = 0; r < P; r++) {
+        int wn = arb_ctx.node_of ? arb_ctx.node_of[world[r]] : 0;
+        if (map[wn] < 0) map[wn] = t->topo.nnodes++;
+        t->node[r] = map[wn];
+    }
+    free(map);
+    t->topo.node = t->node;
+    t->topo.inter = arb_ctx.model_inter;
+    return ARBOR_OK;
+}
+
 /* A team of P members (world ranks, in team order) at region, with this rank at index me. */
 static arbor_status_t team_new(const int *world, int P, int me, uint64_t region, size_t chunk,
                                struct arbor_team **team_p)
@@ -44,6 +67,10 @@ static arbor_status_t team_new(const int *world, int P, int me, uint64_t region,
      * blocks are cleared), and a member that got here first may already have written into
      * ours. */
     t->local = arb_ctx.seg + t->region;
+    if (team_topology(t, world) != ARBOR_OK) {
+        arb_team_destroy(t);
+        return ARBOR_ERR_NO_MEMORY;
+    }
     for (int r = 0; r < P; r++) {
         t->world[r] = world[r];
         t->rkey[r] = arb_ctx.tp_ops->seg_rkey(arb_ctx.tp, world[r]);
@@ -98,6 +125,7 @@ void arb_team_destroy(struct arbor_team *t)
     if (t->region_mem) arb_mem_free_team(t->region_mem, false); /* the caller synchronised */
     if (t->cache.buckets) arb_sched_cache_destroy(&t->cache);
     free(t->world);
+    free(t->node);
     free(t->peer_region);
     free(t->rkey);
     free(t->out);
@@ -128,7 +156,8 @@ static arbor_status_t register_team(struct arbor_team *t)
         ntslots = n;
     }
     tslots[i].t = t;
-    tslots[i].gen++;
+    /* Generation 0 is skipped: slot 0 at generation 0 would encode as 1, ARBOR_TEAM_WORLD. */
+    if (++tslots[i].gen == 0) tslots[i].gen = 1;
     t->handle = (arbor_team_h)(uintptr_t)(((uint64_t)tslots[i].gen << 32) | (uint64_t)(i + 1));
     return ARBOR_OK;
 }
@@ -217,7 +246,7 @@ static arbor_status_t arbor_team_split_unlocked(arbor_team_h parent, int color, 
         }
         if (status == ARBOR_OK) *team_p = t->handle;
     } else if (status == ARBOR_OK) {
-        *team_p = NULL;
+        *team_p = ARBOR_TEAM_NULL;
     }
     if (m) arb_mem_free_team(m, false); /* nobody else can have touched it yet */
 out:
@@ -234,22 +263,29 @@ static arbor_status_t arbor_team_free_unlocked(arbor_team_h *team_p)
     tslot_t *s = *team_p == ARBOR_TEAM_WORLD ? NULL : team_slot(*team_p);
     if (!s) return ARBOR_ERR_TEAM;
     if (arb_req_team_busy(s->t) || arb_mem_team_busy(s->t)) return ARBOR_ERR_BUSY;
-    /* The region goes back to the heap, so nothing may land in it afterwards: a barrier (every
-     * member is done with the team's collectives), a flush (the credits we returned, and any
-     * write still in flight, have landed), and a closing barrier that returns no credits; every
-     * message of that one was observed by its receiver before the receiver left it. */
-    arbor_status_t status = arb_coll_barrier_internal(s->t);
-    if (status == ARBOR_OK) status = arb_ctx.tp_ops->flush(arb_ctx.tp);
-    if (status != ARBOR_OK) return status;
-    s->t->closing = true;
-    status = arb_coll_barrier_internal(s->t);
-    if (status != ARBOR_OK) {
-        s->t->closing = false;
-        return status;
+    if (s->t->failed != ARBOR_OK) {
+        /* A failed team frees locally: its members may be gone or out of step. Its region stays
+         * out of the heap, since a late message may still land there. */
+        s->t->region_mem = NULL;
+    } else {
+        /* The region goes back to the heap, so nothing may land in it afterwards: a barrier
+         * (every member is done with the team's collectives), a flush (the credits we returned,
+         * and any write still in flight, have landed), and a closing barrier that returns no
+         * credits; every message of that one was observed by its receiver before the receiver
+         * left it. */
+        arbor_status_t status = arb_coll_barrier_internal(s->t);
+        if (status == ARBOR_OK) status = arb_ctx.tp_ops->flush(arb_ctx.tp);
+        if (status != ARBOR_OK) return status;
+        s->t->closing = true;
+        status = arb_coll_barrier_internal(s->t);
+        if (status != ARBOR_OK) {
+            s->t->closing = false;
+            return status;
+        }
     }
     arb_team_destroy(s->t);
     s->t = NULL;
-    *team_p = NULL;
+    *team_p = ARBOR_TEAM_NULL;
     return ARBOR_OK;
 }
 

@@ -43,8 +43,11 @@ struct arbor_team {
     uint8_t **peer_region; /* peer's region mapped here, or NULL (then RMA through rkey) */
     arb_tp_rkey_t **rkey;  /* peer's segment key */
     arb_chan_t *out, *in;
+    int *node;      /* [size] node index (0..topo.nnodes-1) of each member, in team order */
+    arb_topo_t topo; /* what the selector sees (topo.node = node) */
     uint64_t seq; /* collectives started */
     bool closing; /* finalize's last barrier: return no credits (no one needs them) */
+    arbor_status_t failed; /* ARBOR_OK, or why the team failed (team_fail.c): calls refused */
     arb_sched_cache_t cache;
 };
 
@@ -74,6 +77,11 @@ arbor_status_t arb_team_create_world(struct arbor_team **team_p);
 void arb_team_destroy(struct arbor_team *team);
 /* Finalize: destroys every team but the world. */
 void arb_team_destroy_all(void);
+
+/* A collective of t timed out (or lost a peer): log what it waited for, cancel every
+ * collective of t in flight and mark t failed. Other teams are untouched. */
+struct arb_inst;
+void arb_team_fail(struct arbor_team *t, struct arb_inst *inst, arbor_status_t why);
 
 /* Maps a public handle to a live team; NULL for an unknown or freed one. */
 struct arbor_team *arb_team_lookup(arbor_team_h h);

@@ -43,7 +43,7 @@ typedef enum {
     ARBOR_ERR_INVALID_ARG = -1,   /**< an argument is invalid (NULL output pointer, ...) */
     ARBOR_ERR_NOT_INITIALIZED = -2, /**< arbor_init has not succeeded (or finalize ran) */
     ARBOR_ERR_CONFIG = -3,        /**< an ARBOR_* variable has a bad value */
-    ARBOR_ERR_TEAM = -4,          /**< unknown or freed team */
+    ARBOR_ERR_TEAM = -4,          /**< unknown, freed or failed (after a timeout) team */
     ARBOR_ERR_RANK = -5,          /**< rank out of range */
     ARBOR_ERR_ROOT = -6,          /**< root out of range */
     ARBOR_ERR_COUNT = -7,         /**< count or byte size invalid */
@@ -54,7 +54,8 @@ typedef enum {
     ARBOR_ERR_HANDLE = -12,       /**< unknown, completed or freed handle */
     ARBOR_ERR_NO_MEMORY = -13,    /**< allocation failed or segment exhausted */
     ARBOR_ERR_TRANSPORT = -14,    /**< the transport reported an error */
-    ARBOR_ERR_TIMEOUT = -15,      /**< no progress for ARBOR_TIMEOUT seconds */
+    ARBOR_ERR_TIMEOUT = -15,      /**< no progress for ARBOR_TIMEOUT seconds: the collective is
+                                   *   cancelled and its team failed (ARBOR_ERR_TEAM after) */
     ARBOR_ERR_PEER_LOST = -16,    /**< a peer process went away */
     ARBOR_ERR_UNSUPPORTED = -17,  /**< not supported by this build, transport or algorithm */
     ARBOR_ERR_BOOTSTRAP = -18,    /**< the PMIx bootstrap failed */
@@ -62,14 +63,18 @@ typedef enum {
     ARBOR_ERR_BUSY = -20,         /**< the object is still in use (e.g. finalize with live handles) */
     ARBOR_ERR_ADDRESS = -21,      /**< a remote range is not inside one live symmetric allocation */
     ARBOR_ERR_ALIGNMENT = -22,    /**< a misaligned atomic or accumulate address */
+    ARBOR_ERR_MISMATCH = -23,     /**< ARBOR_CHECK: the members called different collectives */
 } arbor_status_t;
 
 /** Opaque handles. */
 typedef struct arbor_team *arbor_team_h;
 typedef struct arbor_request *arbor_request_h;
 
-/** The team of every rank; valid between arbor_init and arbor_finalize. */
-#define ARBOR_TEAM_WORLD ((arbor_team_h)0)
+/** The team of every rank; valid between arbor_init and arbor_finalize. Not NULL: NULL is
+ * ARBOR_TEAM_NULL ("no team": a negative split colour, a freed team), which every call rejects
+ * with ARBOR_ERR_TEAM, as it does a freed or forged handle (handles carry a generation). */
+#define ARBOR_TEAM_WORLD ((arbor_team_h)(uintptr_t)1)
+#define ARBOR_TEAM_NULL ((arbor_team_h)0)
 
 /** @brief Name of a status code ("ARBOR_ERR_ROOT: root out of range"). Never NULL. Local. */
 ARBOR_API const char *arbor_strerror(arbor_status_t status);
@@ -202,7 +207,10 @@ typedef void arbor_user_fn_t(void *in, void *inout, size_t len, arbor_dtype_t dt
  * ARBOR_ERR_NO_MEMORY.
  */
 ARBOR_API arbor_status_t arbor_op_create(arbor_user_fn_t *fn, int commute, arbor_op_t *op_p);
-/** @brief Free a user operation (not while a collective using it is in flight). ARBOR_ERR_OP. */
+/** @brief Free a user operation. ARBOR_ERR_OP for a built-in, unknown or already freed op (op
+ * values carry a generation, so a freed op's value stays invalid after its slot is reused);
+ * ARBOR_ERR_BUSY, and nothing changes, while a started collective that uses it has not
+ * completed (free it after test / wait / fence completes the call). */
 ARBOR_API arbor_status_t arbor_op_free(arbor_op_t op);
 
 /* ---------------------------------------------------------------------------------------- */
@@ -210,7 +218,7 @@ ARBOR_API arbor_status_t arbor_op_free(arbor_op_t op);
 
 /**
  * @brief Split @p parent: ranks passing the same @p color form a new team, ordered by @p key
- * then by parent rank. A negative color means "no team" (*team_p is set to NULL).
+ * then by parent rank. A negative color means "no team" (*team_p is set to ARBOR_TEAM_NULL).
  * Collective over @p parent and synchronising. ARBOR_ERR_TEAM, ARBOR_ERR_INVALID_ARG,
  * ARBOR_ERR_NO_MEMORY (heap space for the landing channels of a new team; the channels of all
  * the new teams are one heap allocation over @p parent, so every member of @p parent gets it).
@@ -221,8 +229,10 @@ ARBOR_API arbor_status_t arbor_team_split(arbor_team_h parent, int color, int ke
  * @brief Free a team. Collective over @p team and synchronising. Every collective of the team
  * must have been completed (test / wait / fence) and every symmetric allocation made on it
  * freed first, else ARBOR_ERR_BUSY and nothing changes. Freeing ARBOR_TEAM_WORLD gives
- * ARBOR_ERR_TEAM; *team_p is set to NULL and later use of the handle gives ARBOR_ERR_TEAM. The
- * team's landing space goes back to the symmetric heap.
+ * ARBOR_ERR_TEAM; *team_p is set to ARBOR_TEAM_NULL and later use of the handle (or of a copy of
+ * it) gives ARBOR_ERR_TEAM. The team's landing space goes back to the symmetric heap. A failed
+ * team (one of its collectives timed out) is freed locally, without synchronising, and keeps its
+ * landing space out of the heap (a late message may still land there).
  */
 ARBOR_API arbor_status_t arbor_team_free(arbor_team_h *team_p);
 

@@ -641,8 +641,8 @@ static void test_teams(void)
     test_movement_for(halves, hr, hs, 3, ARBOR_INT16, 2);
     test_reductions_for(reversed, rr, rs, &types[17], ARBOR_SUM, 5); /* INT64 */
     CHECK(arbor_team_free(&halves) == ARBOR_OK && halves == NULL, "free halves");
+    arbor_team_h stale = reversed;
     CHECK(arbor_team_free(&reversed) == ARBOR_OK, "free reversed");
-    arbor_team_h stale = (arbor_team_h)(uintptr_t)1;
     CHECK(arbor_barrier(stale) == ARBOR_ERR_TEAM, "stale team accepted");
     CHECK(arbor_team_free(&none) == ARBOR_ERR_TEAM, "NULL team freed");
 }

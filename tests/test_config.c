@@ -65,6 +65,56 @@ int main(void)
     CHECK(parse(&c, err, warn) == ARBOR_OK && c.coll_alg[ARB_COLL_BCAST] > 0, "flat rejected");
     unsetenv("ARBOR_BCAST_ALGORITHM");
 
+    /* Values that strtod takes but no bound catches (nan compares false with both), negative
+     * and wrapping sizes, and sizes the node cannot hold: each rejected, naming the variable. */
+    static const struct {
+        const char *var, *val;
+    } bad[] = {
+        {"ARBOR_SEGMENT_SIZE", "nan"},
+        {"ARBOR_SEGMENT_SIZE", "inf"},
+        {"ARBOR_SEGMENT_SIZE", "-64M"},
+        {"ARBOR_SEGMENT_SIZE", "1e12"},
+        {"ARBOR_SEGMENT_SIZE", "-nan"},
+        {"ARBOR_SEGMENT_SIZE", "1e400"},
+        {"ARBOR_CHUNK_SIZE", "nan"},
+        {"ARBOR_CHUNK_SIZE", "-0x10"},
+        {"ARBOR_CHUNK_SIZE", "INF"},
+        {"ARBOR_CHUNK_SIZE", "1G"},
+        {"ARBOR_STREAM_MIN", "nan"},
+        {"ARBOR_STREAM_MIN", "-1"},
+        {"ARBOR_CHANNEL_DEPTH", "nan"},
+        {"ARBOR_CHANNEL_DEPTH", "-4"},
+        {"ARBOR_CHANNEL_DEPTH", "4294967297"},
+        {"ARBOR_TIMEOUT", "nan"},
+        {"ARBOR_TIMEOUT", "inf"},
+        {"ARBOR_TIMEOUT", "-1"},
+        {"ARBOR_OVERSUB_WAKE", "nan"},
+        {"ARBOR_TREE_CACHE_ENTRIES", "-1"},
+        {"ARBOR_LOGP", "L=nan"},
+        {"ARBOR_LOGP", "L=1e308"},
+        {"ARBOR_LOGP", "G=inf"},
+        {"ARBOR_LOGP", "os=-1"},
+        {"ARBOR_TUNE", "bcast:0-17179869184G:@flat"},
+        {"ARBOR_TUNE", "bcast:0-1k:ranks=0-0:@flat"},
+        {"ARBOR_TUNE", "bcast:-1-1k:@flat"},
+        {"ARBOR_TUNE", "bcast:0-99999999999999999999:@flat"},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        setenv(bad[i].var, bad[i].val, 1);
+        arbor_status_t st = parse(&c, err, warn);
+        CHECK(st == ARBOR_ERR_CONFIG && strstr(err, bad[i].var), "%s=%s: status %d, message '%s'",
+              bad[i].var, bad[i].val, (int)st, err);
+        unsetenv(bad[i].var);
+    }
+    setenv("ARBOR_SEGMENT_SIZE", "1e12", 1);
+    CHECK(arbor_init() == ARBOR_ERR_CONFIG, "init accepted a 1 TB segment");
+    unsetenv("ARBOR_SEGMENT_SIZE");
+    setenv("ARBOR_TUNE", "bcast:0-16G:ranks=1-8:@flat", 1);
+    setenv("ARBOR_LOGP", "L=1e6,G=0", 1);
+    CHECK(parse(&c, err, warn) == ARBOR_OK, "largest good tune and logp rejected: %s", err);
+    unsetenv("ARBOR_TUNE");
+    unsetenv("ARBOR_LOGP");
+
     setenv("ARBOR_BOGUS", "1", 1);
     setenv("ARBOR_TIMOUT", "3", 1);
     CHECK(parse(&c, err, warn) == ARBOR_OK, "unknown name must only warn");

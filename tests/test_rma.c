@@ -5,6 +5,7 @@
  * code, and nothing written). Every byte is checked against a pattern the checker computes
  * itself. Run under a PMIx launcher at any rank count (or alone as a singleton).
  */
+#include <complex.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -596,6 +597,431 @@ static void test_order(void)
     CHECK_OK(arbor_mem_free(&m));
 }
 
+/* ---- accumulate ----------------------------------------------------------------------------- */
+
+enum { ACC_N = 37, ACC_K = 24 };
+
+/* Each rank adds ACC_K times to one array on the target, in every form, some scaled by 2; the
+ * values are small integers, exact in every type, so the result must be exact. Half the ranks
+ * use the whole array, the others element 0 only (same location, different counts). */
+#define ACC_SUM_TEST(_T, _DT, _MK, _EQ)                                                            \
+    do {                                                                                           \
+        _T *x = (_T *)base, y[ACC_N], two = (_T)2;                                                 \
+        for (int it = 0; it < ACC_K; it++) {                                                       \
+            for (int i = 0; i < ACC_N; i++) y[i] = _MK(rank, i);                                   \
+            size_t n = rank % 2 ? 1 : ACC_N;                                                       \
+            const _T *sc = it % 3 == 0 ? &two : NULL;                                              \
+            arbor_request_h rq;                                                                    \
+            if (it % 4 == 0)                                                                       \
+                CHECK_OK(arbor_acc(target, rx, y, n, _DT, ARBOR_SUM, sc));                         \
+            else if (it % 4 == 1) {                                                                \
+                CHECK_OK(arbor_acc_nb(target, rx, y, n, _DT, ARBOR_SUM, sc, &rq));                 \
+                CHECK_OK(arbor_wait(&rq));                                                         \
+            } else {                                                                               \
+                CHECK_OK(arbor_acc_nb(target, rx, y, n, _DT, ARBOR_SUM, sc, NULL));                \
+                if (it % 4 == 3) CHECK_OK(arbor_fence(target));                                    \
+            }                                                                                      \
+        }                                                                                          \
+        sync_all();                                                                                \
+        if (rank == target) {                                                                      \
+            int factor = 0, bad = 0;                                                               \
+            for (int it = 0; it < ACC_K; it++) factor += it % 3 == 0 ? 2 : 1;                      \
+            for (int i = 0; i < ACC_N; i++) {                                                      \
+                _T want = 0;                                                                       \
+                for (int r = 0; r < size; r++)                                                     \
+                    if (r % 2 == 0 || i == 0) want += (_T)factor * _MK(r, i);                      \
+                if (!(_EQ(x[i], want))) bad++;                                                     \
+            }                                                                                      \
+            CHECK(bad == 0, "accumulate SUM " #_T ": %d of %d elements wrong", bad, ACC_N);        \
+        }                                                                                          \
+        CHECK_OK(arbor_barrier(ARBOR_TEAM_WORLD));                                                 \
+    } while (0)
+
+#define MK_INT(_r, _i)  (((_r) + 1) * ((_i) + 1) - 3 * (_r))
+#define MK_CPLX(_r, _i) (((_r) + 1) * ((_i) + 1) + ((_i) - (_r)) * I)
+#define EQ(_a, _b)      ((_a) == (_b))
+
+static void test_acc(void)
+{
+    size_t bytes = ACC_N * 16 + 64;
+    arbor_mem_h m;
+    uint8_t *local;
+    int target = size > 1 ? 1 : 0;
+    for (int ty = 0; ty < 6; ty++) {
+        CHECK_OK(arbor_mem_alloc(ARBOR_TEAM_WORLD, bytes, &m, (void **)&local));
+        uint8_t *base = local;
+        void *rx = addr_of(m, target);
+        switch (ty) {
+        case 0:
+            ACC_SUM_TEST(int32_t, ARBOR_INT32, MK_INT, EQ);
+            break;
+        case 1:
+            ACC_SUM_TEST(int64_t, ARBOR_INT64, MK_INT, EQ);
+            break;
+        case 2:
+            ACC_SUM_TEST(float, ARBOR_FLOAT, MK_INT, EQ);
+            break;
+        case 3:
+            ACC_SUM_TEST(double, ARBOR_DOUBLE, MK_INT, EQ);
+            break;
+        case 4:
+            ACC_SUM_TEST(float _Complex, ARBOR_CPLX, MK_CPLX, EQ);
+            break;
+        case 5:
+            ACC_SUM_TEST(double _Complex, ARBOR_DBLCPLX, MK_CPLX, EQ);
+            break;
+        }
+        CHECK_OK(arbor_mem_free(&m));
+    }
+    /* MIN / MAX / BAND / BOR / BXOR on 32- and 64-bit integers from every rank at once */
+    CHECK_OK(arbor_mem_alloc(ARBOR_TEAM_WORLD, bytes, &m, (void **)&local));
+    int32_t *x32 = (int32_t *)local;
+    uint64_t *x64 = (uint64_t *)(local + 64);
+    int64_t *m64 = (int64_t *)(local + 128);
+    if (rank == target) {
+        x32[0] = INT32_MAX; /* min */
+        x32[1] = INT32_MIN; /* max */
+        x32[2] = -1;        /* band */
+        x64[0] = ~0ull;     /* band */
+        m64[0] = INT64_MAX;
+        m64[1] = INT64_MIN;
+    }
+    sync_all();
+    uint8_t *rb = addr_of(m, target);
+    int32_t v32 = (int32_t)((rank * 7919) % 1000) - 500;
+    int64_t v64 = ((int64_t)rank * 104729 % 100000 - 50000) * 1000000007LL;
+    uint64_t bitv = 1ull << (rank % 64);
+    uint32_t bit32 = 1u << (rank % 32);
+    int32_t clr32 = ~(int32_t)(1u << (rank % 32));
+    uint64_t clr64 = ~bitv;
+    CHECK_OK(arbor_acc(target, rb, &v32, 1, ARBOR_INT32, ARBOR_MIN, NULL));
+    CHECK_OK(arbor_acc(target, rb + 4, &v32, 1, ARBOR_INT32, ARBOR_MAX, NULL));
+    CHECK_OK(arbor_acc(target, rb + 8, &clr32, 1, ARBOR_INT32, ARBOR_BAND, NULL));
+    CHECK_OK(arbor_acc(target, rb + 12, &bit32, 1, ARBOR_UINT32, ARBOR_BOR, NULL));
+    CHECK_OK(arbor_acc(target, rb + 16, &bit32, 1, ARBOR_UINT32, ARBOR_BXOR, NULL));
+    CHECK_OK(arbor_acc(target, rb + 64, &clr64, 1, ARBOR_UINT64, ARBOR_BAND, NULL));
+    CHECK_OK(arbor_acc(target, rb + 72, &bitv, 1, ARBOR_UINT64, ARBOR_BOR, NULL));
+    CHECK_OK(arbor_acc(target, rb + 80, &bitv, 1, ARBOR_UINT64, ARBOR_BXOR, NULL));
+    CHECK_OK(arbor_acc(target, rb + 128, &v64, 1, ARBOR_INT64, ARBOR_MIN, NULL));
+    CHECK_OK(arbor_acc(target, rb + 136, &v64, 1, ARBOR_INT64, ARBOR_MAX, NULL));
+    sync_all();
+    if (rank == target) {
+        int32_t mn = INT32_MAX, mx = INT32_MIN, band = -1;
+        uint32_t bor = 0, bx = 0;
+        uint64_t band64 = ~0ull, bor64 = 0, bx64 = 0;
+        int64_t mn64 = INT64_MAX, mx64 = INT64_MIN;
+        for (int r = 0; r < size; r++) {
+            int32_t v = (int32_t)((r * 7919) % 1000) - 500;
+            int64_t w = ((int64_t)r * 104729 % 100000 - 50000) * 1000000007LL;
+            mn = v < mn ? v : mn;
+            mx = v > mx ? v : mx;
+            mn64 = w < mn64 ? w : mn64;
+            mx64 = w > mx64 ? w : mx64;
+            band &= ~(int32_t)(1u << (r % 32));
+            bor |= 1u << (r % 32);
+            bx ^= 1u << (r % 32);
+            band64 &= ~(1ull << (r % 64));
+            bor64 |= 1ull << (r % 64);
+            bx64 ^= 1ull << (r % 64);
+        }
+        uint32_t *u32 = (uint32_t *)local;
+        CHECK(x32[0] == mn && x32[1] == mx, "int32 min/max %d %d, expected %d %d", x32[0], x32[1],
+              mn, mx);
+        CHECK(x32[2] == band && u32[3] == bor && u32[4] == bx, "int32 band/bor/bxor %x %x %x",
+              x32[2], u32[3], u32[4]);
+        CHECK(x64[0] == band64 && x64[1] == bor64 && x64[2] == bx64, "uint64 band/bor/bxor");
+        CHECK(m64[0] == mn64 && m64[1] == mx64, "int64 min/max %lld %lld", (long long)m64[0],
+              (long long)m64[1]);
+    }
+    CHECK_OK(arbor_barrier(ARBOR_TEAM_WORLD));
+    /* REPLACE (one writer per word), and bad input */
+    int right = (rank + 1) % size;
+    uint8_t *rr = addr_of(m, right);
+    int64_t rep[3] = {-5, 6, -7};
+    int32_t rep32[3] = {9, -10, 11};
+    CHECK_OK(arbor_acc(right, rr + 192, rep, 3, ARBOR_INT64, ARBOR_REPLACE, NULL));
+    CHECK_OK(arbor_acc(right, rr + 220, rep32, 3, ARBOR_INT32, ARBOR_REPLACE, NULL));
+    sync_all();
+    int64_t *l64 = (int64_t *)(local + 192);
+    int32_t *l32 = (int32_t *)(local + 220);
+    CHECK(l64[0] == -5 && l64[1] == 6 && l64[2] == -7, "REPLACE int64");
+    CHECK(l32[0] == 9 && l32[1] == -10 && l32[2] == 11, "REPLACE int32");
+    double d = 1;
+    CHECK_IS(arbor_acc(right, rr + 4, &d, 1, ARBOR_DOUBLE, ARBOR_SUM, NULL), ARBOR_ERR_ALIGNMENT);
+    CHECK_IS(arbor_acc(right, rr + 2, &v32, 1, ARBOR_INT32, ARBOR_SUM, NULL), ARBOR_ERR_ALIGNMENT);
+    CHECK_IS(arbor_acc(right, rr, &d, 1, ARBOR_DOUBLE, ARBOR_BAND, NULL), ARBOR_ERR_OP);
+    CHECK_IS(arbor_acc(right, rr, &d, 1, ARBOR_DOUBLE, ARBOR_PROD, NULL), ARBOR_ERR_OP);
+    CHECK_IS(arbor_acc(right, rr, &d, 1, ARBOR_SHORT, ARBOR_SUM, NULL), ARBOR_ERR_OP);
+    CHECK_IS(arbor_acc(right, rr, &d, 1, (arbor_dtype_t)999, ARBOR_SUM, NULL), ARBOR_ERR_DATATYPE);
+    CHECK_IS(arbor_acc(right, rr, NULL, 1, ARBOR_DOUBLE, ARBOR_SUM, NULL), ARBOR_ERR_BUFFER);
+    CHECK_IS(arbor_acc(right, rr + bytes - 8, rep, 2, ARBOR_INT64, ARBOR_SUM, NULL),
+             ARBOR_ERR_ADDRESS);
+    CHECK_IS(arbor_acc(size, rr, rep, 1, ARBOR_INT64, ARBOR_SUM, NULL), ARBOR_ERR_RANK);
+    CHECK_IS(arbor_acc(right, rr, rep, SIZE_MAX / 2, ARBOR_INT64, ARBOR_SUM, NULL),
+             ARBOR_ERR_COUNT);
+    CHECK_OK(arbor_barrier(ARBOR_TEAM_WORLD));
+    CHECK_OK(arbor_mem_free(&m));
+}
+
+/* ---- strided and vector ---------------------------------------------------------------------- */
+
+enum { ROWS = 10, COLS = 300 };
+
+static double cell(int owner, int r, int c, int salt)
+{
+    return owner * 1e6 + r * 1000 + c + salt * 0.25;
+}
+
+static void test_strided(void)
+{
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    size_t bytes = ROWS * COLS * sizeof(double) + 4096;
+    arbor_mem_h m;
+    uint8_t *local;
+    CHECK_OK(arbor_mem_alloc(ARBOR_TEAM_WORLD, bytes, &m, (void **)&local));
+    double(*A)[COLS] = (double(*)[COLS])local;
+    uint8_t *rb = addr_of(m, right);
+    double(*RA)[COLS] = (double(*)[COLS])rb;
+    for (int form = 0; form < 3; form++) {
+        for (int r = 0; r < ROWS; r++)
+            for (int c = 0; c < COLS; c++) A[r][c] = -1;
+        CHECK_OK(arbor_barrier(ARBOR_TEAM_WORLD));
+        /* put a 2 x 100 section into rows 3..4, columns 50..149 of the right neighbour */
+        double L[2][100], B[2][100];
+        for (int r = 0; r < 2; r++)
+            for (int c = 0; c < 100; c++) L[r][c] = cell(rank, r + 3, c + 50, form);
+        ptrdiff_t dst_stride[1] = {COLS * sizeof(double)}, src_stride[1] = {100 * sizeof(double)};
+        size_t count[2] = {100 * sizeof(double), 2};
+        arbor_request_h req;
+        if (form == 0)
+            CHECK_OK(arbor_put_strided(right, &RA[3][50], dst_stride, L, src_stride, count, 1));
+        if (form == 1) {
+            CHECK_OK(
+                arbor_put_strided_nb(right, &RA[3][50], dst_stride, L, src_stride, count, 1, &req));
+            CHECK_OK(arbor_wait(&req));
+        }
+        if (form == 2) {
+            CHECK_OK(
+                arbor_put_strided_nb(right, &RA[3][50], dst_stride, L, src_stride, count, 1, NULL));
+            CHECK_OK(arbor_fence(right));
+        }
+        sync_all();
+        int bad = 0;
+        for (int r = 0; r < ROWS; r++)
+            for (int c = 0; c < COLS; c++) {
+                bool in = r >= 3 && r < 5 && c >= 50 && c < 150;
+                bad += A[r][c] != (in ? cell(left, r, c, form) : -1);
+            }
+        CHECK(bad == 0, "put_strided 2x100 of 10x300 (form %d): %d cells wrong", form, bad);
+        /* get it back (the right neighbour's section holds our values) */
+        memset(B, 0, sizeof(B));
+        if (form == 0)
+            CHECK_OK(arbor_get_strided(right, B, src_stride, &RA[3][50], dst_stride, count, 1));
+        if (form == 1) {
+            CHECK_OK(
+                arbor_get_strided_nb(right, B, src_stride, &RA[3][50], dst_stride, count, 1, &req));
+            CHECK_OK(arbor_wait(&req));
+        }
+        if (form == 2) {
+            CHECK_OK(
+                arbor_get_strided_nb(right, B, src_stride, &RA[3][50], dst_stride, count, 1, NULL));
+            CHECK_OK(arbor_quiet());
+        }
+        CHECK(memcmp(B, L, sizeof(B)) == 0, "get_strided 2x100 section (form %d)", form);
+        CHECK_OK(arbor_barrier(ARBOR_TEAM_WORLD));
+    }
+    /* strides that are no multiple of 8, two levels, a negative stride */
+    memset(local, 0, bytes);
+    CHECK_OK(arbor_barrier(ARBOR_TEAM_WORLD));
+    uint8_t src[4096], back[4096];
+    fill(src, sizeof(src), rank, 7);
+    size_t c3[3] = {3, 4, 5};
+    ptrdiff_t rs3[2] = {7, -41}, ls3[2] = {3, 12};
+    uint8_t *rbase = rb + 1000; /* level 2 goes down to rb + 1000 - 4 * 41 */
+    CHECK_OK(arbor_put_strided(right, rbase, rs3, src, ls3, c3, 2));
+    size_t c2[2] = {5, 17};
+    ptrdiff_t rs2[1] = {13}, ls2[1] = {5};
+    CHECK_OK(arbor_put_strided(right, rb + 2001, rs2, src + 100, ls2, c2, 1));
+    sync_all();
+    int bad = 0;
+    for (size_t k = 0; k < c3[2]; k++)
+        for (size_t j = 0; j < c3[1]; j++)
+            for (size_t i = 0; i < c3[0]; i++)
+                bad += local[1000 + i + j * 7 - k * 41] != pattern(i + j * 3 + k * 12, left, 7);
+    for (size_t j = 0; j < c2[1]; j++)
+        for (size_t i = 0; i < c2[0]; i++)
+            bad += local[2001 + i + j * 13] != pattern(100 + i + j * 5, left, 7);
+    size_t touched = 0;
+    for (size_t i = 0; i < bytes; i++) touched += local[i] != 0;
+    CHECK(bad == 0 && touched <= 60 + 85, "odd strides: %d bytes wrong, %zu bytes touched", bad,
+          touched);
+    memset(back, 0, sizeof(back));
+    CHECK_OK(arbor_get_strided(right, back, ls2, rb + 2001, rs2, c2, 1));
+    bad = 0;
+    for (size_t j = 0; j < c2[1]; j++)
+        for (size_t i = 0; i < c2[0]; i++) bad += back[i + j * 5] != src[100 + i + j * 5];
+    CHECK(bad == 0, "get_strided with odd strides: %d bytes wrong", bad);
+    /* zero counts move nothing; bad input */
+    size_t c0[2] = {0, 5};
+    CHECK_OK(arbor_put_strided(right, rb, rs2, src, ls2, c0, 1));
+    size_t cb[3] = {8, 2, 2};
+    ptrdiff_t zs[2] = {0, 64}, ok2[2] = {8, 64};
+    CHECK_IS(arbor_put_strided(right, rb, rs2, src, ls2, c2, 9), ARBOR_ERR_COUNT);
+    CHECK_IS(arbor_put_strided(right, rb, rs2, src, ls2, c2, -1), ARBOR_ERR_COUNT);
+    CHECK_IS(arbor_put_strided(right, rb, zs, src, ok2, cb, 2), ARBOR_ERR_COUNT);
+    size_t huge[3] = {SIZE_MAX / 2, 4, 1};
+    CHECK_IS(arbor_put_strided(right, rb, ok2, src, ok2, huge, 2), ARBOR_ERR_COUNT);
+    ptrdiff_t far[1] = {PTRDIFF_MAX}; /* 3 strides wrap the address space */
+    size_t c22[2] = {8, 4};
+    CHECK_IS(arbor_get_strided(right, back, ok2, rb, far, c22, 1), ARBOR_ERR_COUNT);
+    ptrdiff_t big[1] = {(ptrdiff_t)bytes};
+    CHECK_IS(arbor_put_strided(right, rb, big, src, ok2, c22, 1), ARBOR_ERR_ADDRESS);
+    CHECK_IS(arbor_put_strided(right, rb, rs2, NULL, ls2, c2, 1), ARBOR_ERR_BUFFER);
+    CHECK_IS(arbor_put_strided(right, rb, NULL, src, ls2, c2, 1), ARBOR_ERR_INVALID_ARG);
+    CHECK_IS(arbor_put_strided(size, rb, rs2, src, ls2, c2, 1), ARBOR_ERR_RANK);
+    CHECK_OK(arbor_barrier(ARBOR_TEAM_WORLD));
+
+    /* accumulate a 2 x 100 section from every rank onto rank 0's array: exact */
+    memset(local, 0, bytes);
+    CHECK_OK(arbor_barrier(ARBOR_TEAM_WORLD));
+    double L[2][100];
+    for (int r = 0; r < 2; r++)
+        for (int c = 0; c < 100; c++) L[r][c] = r * 100 + c + rank;
+    uint8_t *r0 = addr_of(m, 0);
+    ptrdiff_t ds[1] = {COLS * sizeof(double)}, ss[1] = {100 * sizeof(double)};
+    size_t cnt[2] = {100 * sizeof(double), 2};
+    double two = 2;
+    CHECK_OK(arbor_acc_strided(0, r0 + (3 * COLS + 50) * sizeof(double), ds, L, ss, cnt, 1,
+                               ARBOR_DOUBLE, ARBOR_SUM, &two));
+    arbor_request_h req;
+    CHECK_OK(arbor_acc_strided_nb(0, r0 + (3 * COLS + 50) * sizeof(double), ds, L, ss, cnt, 1,
+                                  ARBOR_DOUBLE, ARBOR_SUM, NULL, &req));
+    CHECK_OK(arbor_wait(&req));
+    sync_all();
+    if (rank == 0) {
+        bad = 0;
+        for (int r = 0; r < 2; r++)
+            for (int c = 0; c < 100; c++) {
+                double want = 0;
+                for (int q = 0; q < size; q++) want += 3 * (r * 100 + c + q);
+                bad += A[r + 3][c + 50] != want;
+            }
+        CHECK(bad == 0, "acc_strided: %d cells wrong", bad);
+    }
+    size_t codd[2] = {12, 2};
+    CHECK_IS(arbor_acc_strided(0, r0, ds, L, ss, codd, 1, ARBOR_DOUBLE, ARBOR_SUM, NULL),
+             ARBOR_ERR_COUNT);
+    ptrdiff_t dodd[1] = {12};
+    size_t c8[2] = {8, 2};
+    CHECK_IS(arbor_acc_strided(0, r0, dodd, L, ss, c8, 1, ARBOR_DOUBLE, ARBOR_SUM, NULL),
+             ARBOR_ERR_ALIGNMENT);
+    CHECK_OK(arbor_barrier(ARBOR_TEAM_WORLD));
+    CHECK_OK(arbor_mem_free(&m));
+}
+
+/* Triangular I/O vectors: entry j has j + 1 segments of 8 * (j + 1) + 3 bytes. */
+static void test_vector(void)
+{
+    enum { T = 12 };
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    size_t bytes = 0;
+    for (int j = 0; j < T; j++) bytes += (size_t)(j + 1) * (8 * (size_t)(j + 1) + 3 + 5);
+    arbor_mem_h m;
+    uint8_t *local;
+    CHECK_OK(arbor_mem_alloc(ARBOR_TEAM_WORLD, bytes, &m, (void **)&local));
+    uint8_t *rb = addr_of(m, right), *src = malloc(bytes), *back = calloc(1, bytes);
+    fill(src, bytes, rank, 33);
+    arbor_iov_t iov[T];
+    void *srcs[T][T], *dsts[T][T], *gsrc[T][T], *gdst[T][T];
+    size_t off = 0;
+    for (int j = 0; j < T; j++) {
+        size_t n = 8 * (size_t)(j + 1) + 3;
+        for (int i = 0; i <= j; i++) {
+            /* scatter the segments backwards on the remote side */
+            size_t roff = bytes - off - n;
+            srcs[j][i] = src + off;
+            dsts[j][i] = rb + roff;
+            gsrc[j][i] = rb + roff;
+            gdst[j][i] = back + off;
+            off += n + 5;
+        }
+        iov[j] = (arbor_iov_t){(void *const *)srcs[j], (void *const *)dsts[j], (size_t)j + 1, n};
+    }
+    arbor_request_h req;
+    CHECK_OK(arbor_put_vector_nb(right, iov, T, &req));
+    CHECK_OK(arbor_wait(&req));
+    sync_all();
+    int bad = 0;
+    off = 0;
+    for (int j = 0; j < T; j++) {
+        size_t n = 8 * (size_t)(j + 1) + 3;
+        for (int i = 0; i <= j; i++) {
+            size_t roff = bytes - off - n;
+            for (size_t b = 0; b < n; b++) bad += local[roff + b] != pattern(off + b, left, 33);
+            off += n + 5;
+        }
+    }
+    CHECK(bad == 0, "put_vector (triangular): %d bytes wrong", bad);
+    arbor_iov_t giov[T];
+    for (int j = 0; j < T; j++)
+        giov[j] = (arbor_iov_t){(void *const *)gsrc[j], (void *const *)gdst[j], (size_t)j + 1,
+                                iov[j].nbytes};
+    CHECK_OK(arbor_get_vector(right, giov, T));
+    bad = 0;
+    off = 0;
+    for (int j = 0; j < T; j++) {
+        size_t n = iov[j].nbytes;
+        for (int i = 0; i <= j; i++) {
+            bad += memcmp(back + off, src + off, n) != 0;
+            off += n + 5;
+        }
+    }
+    CHECK(bad == 0, "get_vector (triangular): %d segments wrong", bad);
+    CHECK_OK(arbor_get_vector_nb(right, giov, T, NULL));
+    CHECK_OK(arbor_put_vector(right, iov, 0));
+    CHECK_OK(arbor_quiet());
+    /* a bad segment anywhere: nothing moves */
+    CHECK_OK(arbor_barrier(ARBOR_TEAM_WORLD));
+    memset(local, 0, bytes);
+    CHECK_OK(arbor_barrier(ARBOR_TEAM_WORLD));
+    void *saved = dsts[T - 1][T - 1];
+    dsts[T - 1][T - 1] = rb + bytes - 2;
+    CHECK_IS(arbor_put_vector(right, iov, T), ARBOR_ERR_ADDRESS);
+    dsts[T - 1][T - 1] = saved;
+    srcs[3][1] = NULL;
+    CHECK_IS(arbor_put_vector(right, iov, T), ARBOR_ERR_BUFFER);
+    CHECK_IS(arbor_put_vector(right, NULL, 2), ARBOR_ERR_INVALID_ARG);
+    sync_all();
+    size_t touched = 0;
+    for (size_t i = 0; i < bytes; i++) touched += local[i] != 0;
+    CHECK(touched == 0, "failed vector calls wrote %zu bytes", touched);
+    CHECK_OK(arbor_barrier(ARBOR_TEAM_WORLD));
+    /* acc_vector: int64 elements from every rank to rank 0 */
+    int64_t vals[8], *lv = (int64_t *)local;
+    for (int i = 0; i < 8; i++) vals[i] = rank * 10 + i;
+    uint8_t *r0 = addr_of(m, 0);
+    void *as[2] = {vals, vals + 4}, *ad[2] = {r0 + 64, r0 + 8};
+    arbor_iov_t aiov = {(void *const *)as, (void *const *)ad, 2, 4 * sizeof(int64_t)};
+    CHECK_OK(arbor_acc_vector(0, &aiov, 1, ARBOR_INT64, ARBOR_SUM, NULL));
+    CHECK_OK(arbor_acc_vector_nb(0, &aiov, 1, ARBOR_INT64, ARBOR_SUM, NULL, NULL));
+    sync_all();
+    if (rank == 0) {
+        bad = 0;
+        for (int i = 0; i < 8; i++) {
+            int64_t want = 0;
+            for (int q = 0; q < size; q++) want += 2 * (q * 10 + i);
+            bad += (i < 4 ? lv[8 + i] : lv[1 + i - 4]) != want;
+        }
+        CHECK(bad == 0, "acc_vector: %d elements wrong", bad);
+    }
+    aiov.nbytes = 12;
+    CHECK_IS(arbor_acc_vector(0, &aiov, 1, ARBOR_INT64, ARBOR_SUM, NULL), ARBOR_ERR_COUNT);
+    CHECK_OK(arbor_barrier(ARBOR_TEAM_WORLD));
+    free(src);
+    free(back);
+    CHECK_OK(arbor_mem_free(&m));
+}
+
 /* ---- bad input ----------------------------------------------------------------------------- */
 
 static void test_bad_input(void)
@@ -654,6 +1080,9 @@ int main(void)
     test_notify();
     test_put_signal();
     test_order();
+    test_acc();
+    test_strided();
+    test_vector();
     test_alloc_cycles();
     int total = 0;
     CHECK_OK(arbor_allreduce(ARBOR_TEAM_WORLD, &failures, &total, 1, ARBOR_INT, ARBOR_SUM));

@@ -23,3 +23,9 @@ if(TARGET arbor-tree)
                          WILL_FAIL TRUE)
   endforeach()
 endif()
+
+# The node-aware layer: trees, per-link simulation, schedules in the simulator, selection.
+add_executable(unit_topo ${CMAKE_CURRENT_LIST_DIR}/unit_topo.c ${CMAKE_CURRENT_LIST_DIR}/sched_sim.c)
+target_link_libraries(unit_topo PRIVATE arbor_internal)
+add_test(NAME unit.topo COMMAND unit_topo)
+set_tests_properties(unit.topo PROPERTIES LABELS unit TIMEOUT 120)

@@ -518,12 +518,16 @@ static void test_user_ops(void)
     arb_reduce(cm, ARBOR_DOUBLE, x, y, 3, ARB_COMBINE_BEFORE);
     CHECK(x[0] == 21 && x[1] == 42 && x[2] == 63 && y[2] == 30, "commutative user op");
 
-    /* Free, double free, and slot reuse: the next create takes the freed value. */
+    /* Free, double free, and slot reuse: the next create takes the freed slot under a new
+     * generation, so the freed value stays invalid. */
     CHECK(arbor_op_free(nc) == ARBOR_OK, "free nc");
     CHECK(arb_op_check(nc, ARBOR_2INT) == ARBOR_ERR_OP, "freed op accepted");
     CHECK(arbor_op_free(nc) == ARBOR_ERR_OP, "double free");
     CHECK(!arb_op_commutative(nc), "freed op commutative");
-    CHECK(arbor_op_create(affine, 1, &op) == ARBOR_OK && op == nc, "slot reuse: %d", op);
+    CHECK(arbor_op_create(affine, 1, &op) == ARBOR_OK && op != nc, "slot reuse: %d", op);
+    CHECK(arb_op_check(nc, ARBOR_2INT) == ARBOR_ERR_OP && arbor_op_free(nc) == ARBOR_ERR_OP,
+          "stale op value names the op that reused its slot");
+    CHECK(arb_op_check(op, ARBOR_2INT) == ARBOR_OK, "reused slot's op rejected");
     CHECK(arb_op_check(cm, ARBOR_DOUBLE) == ARBOR_OK, "cm lost");
 
     /* Many create / free cycles and many live ops. */

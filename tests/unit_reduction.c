@@ -76,6 +76,11 @@ static bool same(elem_t x, elem_t y)
 
 static const arb_logp_t MODEL = {2.0, 0.4, 0.4, 0.6, 0.0005};
 
+/* The topology of the current pass (NULL: one node). The node-aware algorithms run only with
+ * one; every algorithm must also give exact results with one (per-link costs change the
+ * shapes Karp and the selector pick). */
+static const arb_topo_t *TOPO;
+
 /* Runs family coll with algorithm alg on P ranks; checks results. */
 static void run_case(arb_coll_t coll, const arb_alg_desc_t *alg, int P, int root, size_t n,
                      int commutative, int in_place, const size_t *rs_counts)
@@ -99,7 +104,8 @@ static void run_case(arb_coll_t coll, const arb_alg_desc_t *alg, int P, int root
                              .chunk = 64,
                              .count = n,
                              .counts = rs_counts,
-                             .commutative = commutative};
+                             .commutative = commutative,
+                             .topo = TOPO};
         arb_sched_init(&s[r]);
         arbor_status_t st = alg->build(alg, &a, &MODEL, &s[r]);
         double cost = alg->cost(alg, &a, &MODEL);
@@ -172,8 +178,27 @@ out:
     free(s), free(rk), free(src), free(dst);
 }
 
+static void family_pass(arb_coll_t coll);
+
+/* Each family on one node, then on nodes of 2 ranks (blocks), of 3, and round-robin over 3. */
 static void family(arb_coll_t coll)
 {
+    static int node[40];
+    for (int layout = 0; layout < 4; layout++) {
+        arb_topo_t t = {.nnodes = 0, .node = node, .inter = {20, 2, 2, 2, 0.001}};
+        for (int r = 0; r < 40; r++) {
+            node[r] = layout == 1 ? r / 2 : layout == 2 ? r / 3 : r % 3;
+            if (node[r] + 1 > t.nnodes) t.nnodes = node[r] + 1;
+        }
+        TOPO = layout ? &t : NULL;
+        family_pass(coll);
+    }
+    TOPO = NULL;
+}
+
+static void family_pass(arb_coll_t coll)
+{
+    const arb_topo_t *pass_topo = TOPO;
     static const int Ps[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 16, 17, 24, 32, 33};
     static const size_t ns[] = {0, 1, 2, 5, 37};
     int nalgs;
@@ -181,6 +206,16 @@ static void family(arb_coll_t coll)
     for (int k = 1; k < nalgs; k++)
         for (size_t pi = 0; pi < sizeof(Ps) / sizeof(Ps[0]); pi++) {
             int P = Ps[pi];
+            arb_topo_t sized;
+            const arb_topo_t *whole = pass_topo;
+            TOPO = whole;
+            if (whole) { /* the nodes this team of P spans */
+                sized = *whole;
+                sized.nnodes = 0;
+                for (int r = 0; r < P; r++)
+                    if (sized.node[r] + 1 > sized.nnodes) sized.nnodes = sized.node[r] + 1;
+                TOPO = &sized;
+            }
             for (size_t ni = 0; ni < sizeof(ns) / sizeof(ns[0]); ni++)
                 for (int comm = 0; comm < 2; comm++)
                     for (int ip = 0; ip < 2; ip++) {

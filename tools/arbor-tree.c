@@ -3,8 +3,12 @@
  * LogGP-predicted send and arrival times of every rank (algorithms/tree.h, logp.h), or the
  * predicted completion of every tree kind side by side. No launcher and no transport: it runs
  * the same deterministic builders every rank runs, so it shows what a job would do.
+ * With a topology (--nodes and --ranks-per-node, or --node-list) messages between nodes cost
+ * the inter-node parameters, the node-aware kinds (karp_node, two_level) become available, and
+ * the dot output draws each node as a cluster.
  */
 #include "algorithms/logp.h"
+#include "algorithms/topo.h"
 #include "algorithms/tree.h"
 #include "arbor.h"
 
@@ -27,10 +31,14 @@ typedef struct {
     const char *transport;
     const char *logp;
     bool all;
-    arb_tree_kind_t kind;
+    int kind; /* arb_tree_kind_t, or topo.h's node-aware kinds */
     int radix;
     fmt_t fmt;
     arb_logp_t model;
+    arb_logp_t inter;
+    const char *nodes_s, *rpn_s, *node_list_s;
+    int *node; /* [ranks] node of each rank, NULL: one node */
+    arb_topo_t topo;
 } opts_t;
 
 /* One tree with its simulated times, in virtual ranks (root 0). */
@@ -59,7 +67,16 @@ static void usage(FILE *f)
             "  --logp SPEC        LogGP parameters in us, G in us per byte, e.g.\n"
             "                     L=6,os=1,or=1,g=2,G=0; keys not given keep the defaults\n"
             "  --algorithm A      karp, binomial, knomial[:K] (K >= 2, default %d), binary, flat,\n"
-            "                     or all: the predicted completion of every kind (default karp)\n"
+            "                     karp_node, two_level, two_level_binomial (these three need a\n"
+            "                     topology), or all: the predicted completion of every kind\n"
+            "                     (default karp)\n"
+            "  --nodes N          ranks spread over N nodes, --ranks-per-node K each (then\n"
+            "                     --ranks may be left out: N x K)\n"
+            "  --ranks-per-node K\n"
+            "  --node-list LIST   the node of every rank, e.g. 0,0,1,1,2,2\n"
+            "                     With a topology --logp takes both levels:\n"
+            "                     intra:L=0.3,os=0.5;inter:L=2,g=0.3 (inter default: L=20,\n"
+            "                     os=or=g=2, G=0.001)\n"
             "  --format F         text, json or dot (Graphviz; one algorithm only); default text\n"
             "  --help             this text\n",
             MAX_RANKS, DEFAULT_RADIX);
@@ -95,6 +112,12 @@ static bool parse_algorithm(const char *s, opts_t *o)
 {
     static const arb_tree_kind_t kinds[] = {ARB_TREE_KARP, ARB_TREE_BINOMIAL, ARB_TREE_BINARY,
                                             ARB_TREE_FLAT};
+    static const struct {
+        const char *name;
+        int kind;
+    } topo_kinds[] = {{"karp_node", ARB_TREE_KARP_NODE},
+                      {"two_level", ARB_TREE_TWO_LEVEL},
+                      {"two_level_binomial", ARB_TREE_TWO_LEVEL_BINOMIAL}};
     long k;
 
     o->all = false;
@@ -116,6 +139,12 @@ static bool parse_algorithm(const char *s, opts_t *o)
             return true;
         }
     }
+    for (size_t i = 0; i < sizeof(topo_kinds) / sizeof(topo_kinds[0]); i++) {
+        if (strcmp(s, topo_kinds[i].name) == 0) {
+            o->kind = topo_kinds[i].kind;
+            return true;
+        }
+    }
     return false;
 }
 
@@ -125,10 +154,90 @@ static int bad_value(const char *opt, const char *val, const char *want)
     return EXIT_USAGE;
 }
 
+/* --nodes / --ranks-per-node give the rank count when --ranks is absent; -1 to go on. */
+static int parse_topology_size(opts_t *o, bool ranks_given, const char **ranks_s, char *buf,
+                               size_t len)
+{
+    long n, k;
+    if (o->node_list_s && (o->nodes_s || o->rpn_s)) {
+        fprintf(stderr, "arbor-tree: --node-list excludes --nodes and --ranks-per-node\n");
+        return EXIT_USAGE;
+    }
+    if (o->node_list_s) {
+        if (!ranks_given) {
+            long c = 1;
+            for (const char *p = o->node_list_s; *p; p++) c += *p == ',';
+            snprintf(buf, len, "%ld", c);
+            *ranks_s = buf;
+        }
+        return -1;
+    }
+    if (!o->nodes_s && !o->rpn_s) return -1;
+    if (!o->nodes_s || !o->rpn_s) {
+        fprintf(stderr, "arbor-tree: --nodes and --ranks-per-node go together\n");
+        return EXIT_USAGE;
+    }
+    if (!parse_long(o->nodes_s, 1, MAX_RANKS, &n)) return bad_value("--nodes", o->nodes_s, ">= 1");
+    if (!parse_long(o->rpn_s, 1, MAX_RANKS, &k))
+        return bad_value("--ranks-per-node", o->rpn_s, ">= 1");
+    if (n * k > MAX_RANKS) return bad_value("--nodes", o->nodes_s, "nodes x ranks within --ranks");
+    if (!ranks_given) {
+        snprintf(buf, len, "%ld", n * k);
+        *ranks_s = buf;
+    }
+    return -1;
+}
+
+/* The node table: block placement of --ranks-per-node, or --node-list; -1 to go on. */
+static int fill_topology(opts_t *o)
+{
+    if (!o->node_list_s && !o->nodes_s) return -1;
+    int P = o->ranks, nn = 0;
+    o->node = malloc((size_t)P * sizeof(int));
+    if (!o->node) return 1;
+    if (o->node_list_s) {
+        const char *p = o->node_list_s;
+        for (int r = 0; r < P; r++) {
+            char *end;
+            errno = 0;
+            long v = strtol(p, &end, 10);
+            if (end == p || v < 0 || v >= P || errno || (*end != ',' && *end != '\0') ||
+                (*end == '\0' && r != P - 1))
+                return bad_value("--node-list", o->node_list_s,
+                                 "one node index in 0..P-1 per rank, comma-separated");
+            o->node[r] = (int)v;
+            p = end + 1;
+        }
+    } else {
+        long k = strtol(o->rpn_s, NULL, 10);
+        for (int r = 0; r < P; r++) o->node[r] = (int)(r / k);
+    }
+    /* Renumber in order of first appearance, as arbor does per team. */
+    int *map = malloc((size_t)P * sizeof(int));
+    if (!map) return 1;
+    for (int r = 0; r < P; r++) map[r] = -1;
+    for (int r = 0; r < P; r++) {
+        if (map[o->node[r]] < 0) map[o->node[r]] = nn++;
+        o->node[r] = map[o->node[r]];
+    }
+    free(map);
+    o->topo = (arb_topo_t){.nnodes = nn, .node = o->node, .inter = o->inter};
+    return -1;
+}
+
+static const char *kind_name(int kind)
+{
+    return kind == ARB_TREE_KARP_NODE           ? "karp_node"
+           : kind == ARB_TREE_TWO_LEVEL          ? "two_level"
+           : kind == ARB_TREE_TWO_LEVEL_BINOMIAL ? "two_level_binomial"
+                                                 : arb_tree_kind_name((arb_tree_kind_t)kind);
+}
+
 /* Returns -1 to go on, or the exit code. */
 static int parse_args(int argc, char **argv, opts_t *o)
 {
     const char *ranks_s = "16", *root_s = "0";
+    bool ranks_given = false;
     long v;
     char err[256];
 
@@ -159,7 +268,8 @@ static int parse_args(int argc, char **argv, opts_t *o)
         if (strcmp(name, "--ranks") != 0 && strcmp(name, "--root") != 0 &&
             strcmp(name, "--bytes") != 0 && strcmp(name, "--logp") != 0 &&
             strcmp(name, "--transport") != 0 && strcmp(name, "--algorithm") != 0 &&
-            strcmp(name, "--format") != 0) {
+            strcmp(name, "--format") != 0 && strcmp(name, "--nodes") != 0 &&
+            strcmp(name, "--ranks-per-node") != 0 && strcmp(name, "--node-list") != 0) {
             fprintf(stderr, "arbor-tree: unknown option \"%s\" (see --help)\n", a);
             return EXIT_USAGE;
         }
@@ -173,6 +283,13 @@ static int parse_args(int argc, char **argv, opts_t *o)
         }
         if (strcmp(name, "--ranks") == 0) {
             ranks_s = val;
+            ranks_given = true;
+        } else if (strcmp(name, "--nodes") == 0) {
+            o->nodes_s = val;
+        } else if (strcmp(name, "--ranks-per-node") == 0) {
+            o->rpn_s = val;
+        } else if (strcmp(name, "--node-list") == 0) {
+            o->node_list_s = val;
         } else if (strcmp(name, "--root") == 0) {
             root_s = val;
         } else if (strcmp(name, "--bytes") == 0) {
@@ -185,7 +302,8 @@ static int parse_args(int argc, char **argv, opts_t *o)
         } else if (strcmp(name, "--algorithm") == 0) {
             if (!parse_algorithm(val, o))
                 return bad_value(name, val,
-                                 "karp, binomial, knomial[:K] with K >= 2, binary, flat or all");
+                                 "karp, binomial, knomial[:K] with K >= 2, binary, flat, "
+                                 "karp_node, two_level, two_level_binomial or all");
         } else {
             if (strcmp(val, "text") == 0)
                 o->fmt = FMT_TEXT;
@@ -197,6 +315,9 @@ static int parse_args(int argc, char **argv, opts_t *o)
                 return bad_value(name, val, "text, json or dot");
         }
     }
+    char nranks[32];
+    int rc = parse_topology_size(o, ranks_given, &ranks_s, nranks, sizeof(nranks));
+    if (rc >= 0) return rc;
     if (!parse_long(ranks_s, 1, MAX_RANKS, &v)) {
         char want[64];
         snprintf(want, sizeof(want), "an integer in 1..%d", MAX_RANKS);
@@ -210,8 +331,17 @@ static int parse_args(int argc, char **argv, opts_t *o)
     }
     o->root = (int)v;
     arb_logp_default(o->transport, &o->model);
-    if (o->logp != NULL && arb_logp_parse(o->logp, &o->model, err, sizeof(err)) != ARBOR_OK) {
+    arb_logp_default_inter(o->transport, &o->inter);
+    if (o->logp != NULL &&
+        arb_logp_parse_levels(o->logp, &o->model, &o->inter, err, sizeof(err)) != ARBOR_OK) {
         fprintf(stderr, "arbor-tree: invalid value \"%s\" for --logp: %s\n", o->logp, err);
+        return EXIT_USAGE;
+    }
+    if ((rc = fill_topology(o)) >= 0) return rc;
+    if (o->kind >= ARB_TREE_KARP_NODE && !arb_topo_multi(&o->topo)) {
+        fprintf(stderr, "arbor-tree: --algorithm %s needs a topology of at least two nodes "
+                        "(--nodes, --ranks-per-node or --node-list)\n",
+                o->kind == ARB_TREE_KARP_NODE ? "karp_node" : "two_level");
         return EXIT_USAGE;
     }
     if (o->all && o->fmt == FMT_DOT) {
@@ -228,16 +358,20 @@ static void result_free(result_t *r)
     free(r->sendat);
 }
 
-static bool run_one(const opts_t *o, arb_tree_kind_t kind, int radix, bool times, result_t *r)
+static bool run_one(const opts_t *o, int kind, int radix, bool times, result_t *r)
 {
     int P = o->ranks;
     arbor_status_t status;
+    bool multi = arb_topo_multi(&o->topo);
 
     memset(r, 0, sizeof(*r));
-    status = arb_tree_build(kind, P, radix, &o->model, o->bytes, &r->tree);
+    if (kind >= ARB_TREE_KARP_NODE)
+        status = arb_tree_build_topo(kind, P, &o->model, &o->topo, o->root, o->bytes, &r->tree);
+    else
+        status = arb_tree_build((arb_tree_kind_t)kind, P, radix, &o->model, o->bytes, &r->tree);
     if (status != ARBOR_OK) {
         fprintf(stderr, "arbor-tree: building the %s tree for %d ranks failed (status %d)\n",
-                arb_tree_kind_name(kind), P, (int)status);
+                kind_name(kind), P, (int)status);
         return false;
     }
     r->ready = malloc((size_t)P * sizeof(double));
@@ -246,6 +380,12 @@ static bool run_one(const opts_t *o, arb_tree_kind_t kind, int radix, bool times
         fprintf(stderr, "arbor-tree: out of memory for %d ranks\n", P);
         result_free(r);
         return false;
+    }
+    if (multi) {
+        r->done = arb_tree_simulate_topo(&r->tree, &o->model, &o->topo, o->root, o->bytes,
+                                         r->ready, r->sendat);
+        if (r->sendat) r->sendat[0] = 0;
+        return true;
     }
     r->done = arb_tree_simulate(&r->tree, &o->model, o->bytes, r->ready, NULL);
     if (times) {
@@ -272,6 +412,12 @@ static void print_header(const opts_t *o, const char *alg)
     printf("# %s: ranks %d root %d bytes %zu L=%g,os=%g,or=%g,g=%g,G=%g (T %g us, s %g us)\n", alg,
            o->ranks, o->root, o->bytes, m->L, m->os, m->orecv, m->g, m->G,
            arb_logp_arrival(m, o->bytes), arb_logp_gap(m, o->bytes));
+    if (arb_topo_multi(&o->topo)) {
+        const arb_logp_t *x = &o->inter;
+        printf("# nodes %d; inter-node L=%g,os=%g,or=%g,g=%g,G=%g (T %g us, s %g us)\n",
+               o->topo.nnodes, x->L, x->os, x->orecv, x->g, x->G, arb_logp_arrival(x, o->bytes),
+               arb_logp_gap(x, o->bytes));
+    }
 }
 
 static void print_json_model(const opts_t *o)
@@ -283,12 +429,12 @@ static void print_json_model(const opts_t *o)
            arb_logp_arrival(m, o->bytes), arb_logp_gap(m, o->bytes));
 }
 
-static void alg_label(arb_tree_kind_t kind, int radix, char *buf, size_t len)
+static void alg_label(int kind, int radix, char *buf, size_t len)
 {
     if (kind == ARB_TREE_KNOMIAL)
         snprintf(buf, len, "knomial:%d", radix);
     else
-        snprintf(buf, len, "%s", arb_tree_kind_name(kind));
+        snprintf(buf, len, "%s", kind_name(kind));
 }
 
 static int print_tree(const opts_t *o)
@@ -310,6 +456,15 @@ static int print_tree(const opts_t *o)
         printf("digraph arbor_tree {\n  label=\"%s, %d ranks, root %d, %zu bytes: completion "
                "%.6g us\";\n  ordering=out;\n  node [shape=box];\n",
                alg, P, o->root, o->bytes, r.done);
+        /* The two levels: one cluster per node; inter-node edges are drawn bold. */
+        if (arb_topo_multi(&o->topo))
+            for (int n = 0; n < o->topo.nnodes; n++) {
+                printf("  subgraph cluster_node%d {\n    label=\"node %d\";\n    style=dashed;\n   ",
+                       n, n);
+                for (int rk = 0; rk < P; rk++)
+                    if (o->node[rk] == n) printf(" r%d;", rk);
+                printf("\n  }\n");
+            }
     }
     for (int idx = 0; idx < P; idx++) {
         /* Text and JSON list real ranks in order; dot lists virtual ranks so that, with
@@ -333,8 +488,9 @@ static int print_tree(const opts_t *o)
                    v == 0 ? ", style=bold" : "");
             for (int i = first; i < last; i++) {
                 int c = t->children[i];
-                printf("  r%d -> r%d [label=\"send %.6g / arrive %.6g\"];\n", rank, real_rank(o, c),
-                       r.sendat[c], r.ready[c]);
+                bool cross = arb_topo_multi(&o->topo) && o->node[rank] != o->node[real_rank(o, c)];
+                printf("  r%d -> r%d [label=\"send %.6g / arrive %.6g\"%s];\n", rank,
+                       real_rank(o, c), r.sendat[c], r.ready[c], cross ? ", style=bold" : "");
             }
         }
     }
@@ -376,12 +532,15 @@ static int tree_depth(const arb_tree_t *t)
 static int print_all(const opts_t *o)
 {
     static const struct {
-        arb_tree_kind_t kind;
+        int kind;
         int radix;
-    } table[] = {{ARB_TREE_KARP, 0},    {ARB_TREE_BINOMIAL, 0}, {ARB_TREE_KNOMIAL, 3},
-                 {ARB_TREE_KNOMIAL, 4}, {ARB_TREE_BINARY, 0},   {ARB_TREE_FLAT, 0}};
-    enum { N = sizeof(table) / sizeof(table[0]) };
-    row_t rows[N];
+    } table[] = {{ARB_TREE_KARP, 0},      {ARB_TREE_BINOMIAL, 0},  {ARB_TREE_KNOMIAL, 3},
+                 {ARB_TREE_KNOMIAL, 4},   {ARB_TREE_BINARY, 0},    {ARB_TREE_FLAT, 0},
+                 {ARB_TREE_KARP_NODE, 0}, {ARB_TREE_TWO_LEVEL, 0}, {ARB_TREE_TWO_LEVEL_BINOMIAL, 0}};
+    enum { NALL = sizeof(table) / sizeof(table[0]) };
+    row_t rows[NALL];
+    /* The node-aware kinds exist only with a topology. */
+    int N = arb_topo_multi(&o->topo) ? NALL : NALL - 3;
 
     for (int i = 0; i < N; i++) {
         result_t r;
@@ -410,11 +569,11 @@ static int print_all(const opts_t *o)
         return 0;
     }
     print_header(o, "all");
-    printf("%-12s %14s %8s %14s %6s\n", "algorithm", "completion_us", "vs_best", "root_children",
+    printf("%-19s %14s %8s %14s %6s\n", "algorithm", "completion_us", "vs_best", "root_children",
            "depth");
     for (int i = 0; i < N; i++) {
         double pct = rows[0].done > 0 ? 100.0 * (rows[i].done / rows[0].done - 1) : 0;
-        printf("%-12s %14.6g %+7.0f%% %14d %6d\n", rows[i].name, rows[i].done, pct, rows[i].fanout,
+        printf("%-19s %14.6g %+7.0f%% %14d %6d\n", rows[i].name, rows[i].done, pct, rows[i].fanout,
                rows[i].depth);
     }
     return 0;

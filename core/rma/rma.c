@@ -42,12 +42,14 @@ arbor_status_t arb_rma_init_world(void)
     int P = arb_ctx.size;
     /* The notification counters: the same block of every heap (init takes the same blocks in
      * the same order everywhere). */
-    arbor_status_t status = arb_mem_take_local((uint64_t)P * sizeof(uint64_t), &arb_rma.notify_off);
+    arbor_status_t status =
+        arb_mem_take_local((uint64_t)(P + 1) * sizeof(uint64_t), &arb_rma.notify_off);
     if (status != ARBOR_OK) {
         arb_error("no room in the segment for %d notification counters", P);
         return status;
     }
     arb_rma.notify = (uint64_t *)(arb_ctx.seg + arb_rma.notify_off);
+    arb_rma.lock_off = arb_rma.notify_off + (uint64_t)P * sizeof(uint64_t); /* after them */
     /* The atomics rule (docs/ONESIDED.md): CPU atomics only where every rank maps every
      * other's segment and the transport's own atomics between mapped peers are CPU atomics
      * too (UCX); else every atomic, even to self, goes through the transport. */

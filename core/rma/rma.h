@@ -131,6 +131,34 @@ int arb_rma_poll(void);
  * manual progress; UCX with unmapped peers: emulated RMA / atomics). */
 bool arb_rma_target_progress_needed(void);
 
+/* ---- strided path choice (core/rma/strided.c) ------------------------------------------------ */
+
+/* A validated strided pattern, after merging the levels adjacent on both sides. */
+typedef struct {
+    int kind;         /* 0 put, 1 get, 2 accumulate */
+    int rank;         /* target (world rank) */
+    int64_t base_off; /* segment offset of the remote base address (pieces add strides) */
+    size_t piece;     /* bytes of one contiguous piece */
+    size_t npieces;
+    int levels;               /* remaining levels (after merging) */
+    const size_t *count;      /* [levels] repetitions */
+    const ptrdiff_t *rstride; /* [levels] remote byte strides */
+    const ptrdiff_t *lstride; /* [levels] local byte strides */
+    uint8_t *local;           /* local base address */
+    arbor_dtype_t dtype;      /* accumulate only */
+    arbor_op_t op;
+    const void *scale;
+} arb_rma_strided_desc_t;
+enum { ARB_STRIDED_PIECES = 0, ARB_STRIDED_PACK = 1 };
+/* The pack path (local pack, one transfer, unpack at the target): provided by the active-
+ * message layer. It returns ARBOR_ERR_UNSUPPORTED to fall back to pieces (nothing moved). */
+typedef arbor_status_t (*arb_rma_pack_fn)(const arb_rma_strided_desc_t *d, arbor_request_h *req_p,
+                                          bool blocking);
+void arb_rma_strided_pack_register(arb_rma_pack_fn fn);
+/* Pieces or pack, by the LogGP model (pack only once a pack function is registered and the
+ * target is not mapped); prints the choice under ARBOR_PRINT_ALGORITHM. */
+int arb_rma_strided_choose(size_t piece, size_t npieces, bool mapped);
+
 /* ---- handles (core/request.c dispatches here for tagged handles) --------------------------- */
 
 #define ARB_RMA_REQ_TAG 0x80000000u /* set in the slot word of one-sided handles */

@@ -35,6 +35,7 @@ typedef struct {
     uint64_t *notify;        /* [size] this rank's notification counters (in the segment) */
     uint64_t notify_off;     /* their segment offset (the same on every rank) */
     uint64_t *consumed;      /* [size] notifications consumed, per source (private memory) */
+    uint64_t lock_off;       /* the accumulate lock word of every rank (segment offset) */
     arb_rma_req_t *implicit; /* implicit requests with a finish step */
 } arb_rma_state_t;
 
@@ -79,5 +80,19 @@ arbor_status_t arb_rma_tp_amo(int rank, uint64_t off, arb_tp_amo_t op, uint64_t 
 /* A blocking 64-bit atomic on (rank, off) by whichever mechanism the rule picks. */
 arbor_status_t arb_rma_amo64(int rank, uint64_t off, arb_tp_amo_t op, uint64_t operand,
                              uint64_t compare, uint64_t *result);
+
+/* Accumulate (acc.c): the element kind of a (type, op) pair, and one contiguous piece. */
+enum { K_I32, K_U32, K_I64, K_U64, K_F32, K_F64, K_C32, K_C64, K_NONE };
+typedef struct {
+    int kind;
+    unsigned esz; /* element bytes */
+    arbor_op_t op;
+} acc_t;
+/* ARBOR_ERR_DATATYPE (unknown type) or ARBOR_ERR_OP (not defined on it for accumulate). */
+arbor_status_t arb_acc_check(arbor_dtype_t dtype, arbor_op_t op, acc_t *a);
+/* n elements from src into rank's segment at tgt->off (checked, aligned). With comp non-NULL
+ * pipelined atomics may stay in flight on it (*pending_p true); else complete on return. */
+arbor_status_t arb_acc_piece(const acc_t *a, int rank, const arb_rma_target_t *tgt, const void *src,
+                             size_t n, const void *scale, arb_tp_comp_t *comp, bool *pending_p);
 
 #endif /* ARB_CORE_RMA_RMA_IMPL_H */

@@ -5,4 +5,5 @@ target_sources(arbor_obj PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/rma.c
   ${CMAKE_CURRENT_LIST_DIR}/atomic.c
   ${CMAKE_CURRENT_LIST_DIR}/notify.c
-  ${CMAKE_CURRENT_LIST_DIR}/stubs.c)
+  ${CMAKE_CURRENT_LIST_DIR}/acc.c
+  ${CMAKE_CURRENT_LIST_DIR}/strided.c)

@@ -8,10 +8,12 @@
 #include "core/config.h"
 #include "core/log.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #define BLOB_MAGIC        0x4152424fu /* "ARBO" */
@@ -194,11 +196,13 @@ static arbor_status_t seg_init(arb_tp_t *tp, size_t len)
 
     if (page <= 0) page = 4096;
     len = (len + (size_t)page - 1) / (size_t)page * (size_t)page;
-    if (posix_memalign(&seg, (size_t)page, len) != 0) {
-        arb_error("segment of %zu bytes: out of memory", len);
+    /* Anonymous pages are zero and committed only when touched, so a large segment costs
+     * nothing at init (posix_memalign + memset committed all of it). */
+    seg = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (seg == MAP_FAILED) {
+        arb_error("segment of %zu bytes: mmap failed: %s", len, strerror(errno));
         return ARBOR_ERR_NO_MEMORY;
     }
-    memset(seg, 0, len);
     tp->seg = seg;
     tp->seg_size = len;
     return arb_ofi_reg(tp, seg, len, FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE,
@@ -347,6 +351,9 @@ static void ofi_close(arb_tp_t *tp)
 {
     if (tp == NULL) return;
     if (tp->user_rkeys != 0) arb_warn("close: %ld remote keys were not released", tp->user_rkeys);
+    /* Finalize flushed already; what is still in flight here went to a peer that is gone or
+     * out of step (finalize after a failure): wait for it briefly, not a whole timeout. */
+    if (tp->timeout_s <= 0 || tp->timeout_s > 2) tp->timeout_s = 2;
     if (tp->ep != NULL && tp->peers != NULL && arb_ofi_flush(tp) != ARBOR_OK)
         arb_warn("close: flush failed; closing anyway");
     if (tp->mrs != NULL) arb_warn("close: memory registrations were not released");
@@ -360,7 +367,7 @@ static void ofi_close(arb_tp_t *tp)
     fid_close(tp->fabric ? &tp->fabric->fid : NULL, "fabric");
     if (tp->info != NULL) fi_freeinfo(tp->info);
     arb_ofi_req_free_all(tp);
-    free(tp->seg);
+    if (tp->seg) munmap(tp->seg, tp->seg_size);
     free(tp->blob);
     free(tp->peers);
     free(tp->seg_rkeys);

@@ -98,7 +98,9 @@ static arbor_status_t seg_init(arb_tp_t *tp, size_t len)
     }
     tp->seg = attr.address;
     tp->seg_size = len;
-    memset(tp->seg, 0, len);
+    /* No memset: UCX allocates with shmget / shm_open+ftruncate / mmap (UCX_MEM_ALLOC_METHODS
+     * before its last resort, heap), all fresh zero pages. Writing the whole segment here
+     * would commit every page of it at init (4 GiB took 12 s). */
     return ARBOR_OK;
 }
 

@@ -1,0 +1,28 @@
+# The collective suite on a simulated cluster: 3 hosts x 2 ranks in network namespaces
+# (tests/cluster/cluster.sh, ../shared/docs/MULTIHOST.md), ranks of different hosts talk over
+# TCP through a bridge. Skipped (77) where namespaces are not allowed; one bed at a time (they
+# share the documentation address range). Not in sanitizer builds: the plain build covers the
+# code, and these are the slowest launched tests.
+if(NOT ARBOR_SANITIZE AND CMAKE_SYSTEM_NAME STREQUAL "Linux")
+  set(cluster_run ${CMAKE_CURRENT_SOURCE_DIR}/cluster/run.sh)
+  set(cluster_env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ARBOR_TIMEOUT=60)
+  foreach(tp ucx ofi-tcp)
+    if(tp STREQUAL "ucx")
+      if(NOT ARBOR_WITH_UCX)
+        continue()
+      endif()
+      set(tp_env ARBOR_TRANSPORT=ucx)
+    else()
+      if(NOT ARBOR_WITH_OFI)
+        continue()
+      endif()
+      set(tp_env ARBOR_TRANSPORT=ofi "ARBOR_OFI_PROVIDER=tcp\\;ofi_rxm")
+    endif()
+    foreach(prog coll colls)
+      add_test(NAME cluster.${prog}.${tp}.3x2
+               COMMAND ${cluster_run} 3 2 $<TARGET_FILE:arbor-test-${prog}>)
+      set_tests_properties(cluster.${prog}.${tp}.3x2 PROPERTIES ENVIRONMENT "${cluster_env};${tp_env}"
+        TIMEOUT 300 SKIP_RETURN_CODE 77 RESOURCE_LOCK simcluster PROCESSORS 2 LABELS "cluster;launched")
+    endforeach()
+  endforeach()
+endif()

@@ -1,0 +1,55 @@
+# Reliability (issue 13): bad input, mismatches, cancellation. Labels reliability / fuzz /
+# stress; every launched test here runs in a few seconds.
+set(ARB_REL_TRANSPORTS "")
+if(ARBOR_WITH_UCX)
+  list(APPEND ARB_REL_TRANSPORTS ucx)
+endif()
+if(ARBOR_WITH_OFI)
+  list(APPEND ARB_REL_TRANSPORTS "ofi:shm")
+endif()
+
+# More than 100 bad calls over the collective, team, request and op functions, each followed
+# by a correct allreduce.
+add_executable(arbor-test-badinput ${CMAKE_CURRENT_SOURCE_DIR}/test_badinput.c)
+target_link_libraries(arbor-test-badinput PRIVATE arbor)
+arbor_add_launched_test(NAME badinput COMMAND $<TARGET_FILE:arbor-test-badinput>
+                        LABELS reliability RANKS 1 2 3 TRANSPORTS ${ARB_REL_TRANSPORTS} TIMEOUT 60)
+
+# ARBOR_CHECK=1: every mismatch kind of issue 13 reported on every rank, buffers untouched.
+add_executable(arbor-test-mismatch ${CMAKE_CURRENT_SOURCE_DIR}/test_mismatch.c)
+target_link_libraries(arbor-test-mismatch PRIVATE arbor)
+arbor_add_launched_test(NAME mismatch COMMAND $<TARGET_FILE:arbor-test-mismatch>
+                        LABELS reliability RANKS 2 3 TRANSPORTS ${ARB_REL_TRANSPORTS} TIMEOUT 60
+                        ENV ARBOR_CHECK=1)
+# The bad calls again with the check on: each joins the signature exchange and still returns
+# its own code.
+arbor_add_launched_test(NAME badinput_check COMMAND $<TARGET_FILE:arbor-test-badinput>
+                        LABELS reliability RANKS 3 TRANSPORTS ucx TIMEOUT 60 ENV ARBOR_CHECK=1)
+
+# A timed-out bcast is cancelled: its buffer can be freed at once, late data from the root
+# lands nowhere, the world is failed and another team keeps working (about 4 s per run).
+add_executable(arbor-test-cancel ${CMAKE_CURRENT_SOURCE_DIR}/test_cancel.c)
+target_link_libraries(arbor-test-cancel PRIVATE arbor)
+arbor_add_launched_test(NAME cancel COMMAND $<TARGET_FILE:arbor-test-cancel>
+                        LABELS reliability RANKS 2 3 TRANSPORTS ${ARB_REL_TRANSPORTS} TIMEOUT 60
+                        ENV ARBOR_TIMEOUT=1)
+
+# libFuzzer targets (a few seconds each in CI; tests/fuzz/fuzz.cmake says how to run them long).
+include(${CMAKE_CURRENT_SOURCE_DIR}/fuzz/fuzz.cmake OPTIONAL)
+
+# A rank killed with SIGKILL: the others get ARBOR_ERR_PEER_LOST at once (the probe of ranks on
+# this node; Open MPI 4.1 sends no PMIx termination events) and finalize without waiting for
+# it. Open MPI must keep the job alive after the kill.
+add_executable(arbor-test-peerlost ${CMAKE_CURRENT_SOURCE_DIR}/test_peerlost.c)
+target_link_libraries(arbor-test-peerlost PRIVATE arbor)
+arbor_add_launched_test(NAME peerlost COMMAND $<TARGET_FILE:arbor-test-peerlost>
+                        LABELS reliability RANKS 3 TRANSPORTS ${ARB_REL_TRANSPORTS} TIMEOUT 60
+                        ENV ARBOR_TIMEOUT=30 OMPI_MCA_orte_enable_recovery=1
+                        OMPI_MCA_orte_abort_on_non_zero_status=0)
+# With recovery on, mpirun exits 0 whatever the ranks do: the verdict is in the output.
+foreach(tp IN LISTS ARB_REL_TRANSPORTS)
+  string(REPLACE ":" "-" tpslug "${tp}")
+  set_tests_properties(peerlost.${tpslug}.3 PROPERTIES
+    PASS_REGULAR_EXPRESSION "peerlost rank 0: [0-9]+ checks, 0 failures"
+    FAIL_REGULAR_EXPRESSION "FAIL|ERROR: AddressSanitizer|ERROR: LeakSanitizer|runtime error")
+endforeach()

@@ -1,0 +1,61 @@
+/*
+ * A lost peer (issue 13, item 8): the last rank kills itself with SIGKILL after a barrier; the
+ * others, in a bcast it roots, must get ARBOR_ERR_PEER_LOST within a few seconds (not after
+ * ARBOR_TIMEOUT), keep working on a team without it, and finalize without waiting for it.
+ * Needs a launcher that keeps the job alive and reports the termination (Open MPI:
+ * OMPI_MCA_orte_enable_recovery=1 OMPI_MCA_orte_abort_on_non_zero_status=0).
+ */
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "arbor.h"
+#include "launched_check.h"
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int main(void)
+{
+    if (arbor_init() != ARBOR_OK) return 1;
+    arbor_team_rank(ARBOR_TEAM_WORLD, &rank);
+    arbor_team_size(ARBOR_TEAM_WORLD, &size);
+    if (size < 2) {
+        arbor_finalize();
+        return 77;
+    }
+    int victim = size - 1;
+    arbor_team_h others;
+    CHECK(arbor_team_split(ARBOR_TEAM_WORLD, rank == victim ? -1 : 0, 0, &others) == ARBOR_OK,
+          "split");
+    CHECK(arbor_barrier(ARBOR_TEAM_WORLD) == ARBOR_OK, "barrier");
+    if (rank == victim) raise(SIGKILL);
+
+    char buf[4096] = {0};
+    double t0 = now_s();
+    arbor_status_t st = arbor_bcast(ARBOR_TEAM_WORLD, buf, sizeof(buf), victim);
+    double took = now_s() - t0;
+    CHECK(st == ARBOR_ERR_PEER_LOST, "bcast from a killed root: %s", arbor_strerror(st));
+    CHECK(took < 10, "reported after %.1f s", took);
+    int64_t in = 1, out = 0;
+    st = arbor_allreduce(others, &in, &out, 1, ARBOR_INT64, ARBOR_SUM);
+    CHECK(st == ARBOR_OK && out == size - 1, "survivors' team: %s, %lld", arbor_strerror(st),
+          (long long)out);
+    CHECK(arbor_team_free(&others) == ARBOR_OK, "free");
+    t0 = now_s();
+    arbor_status_t fin = arbor_finalize();
+    double fin_s = now_s() - t0;
+    CHECK(fin_s < 10, "finalize took %.1f s", fin_s);
+    if (rank == 0)
+        printf("peerlost: bcast from the killed root returned after %.2f s, finalize %.2f s (%s)\n",
+               took, fin_s, arbor_strerror(fin));
+    printf("peerlost rank %d: %d checks, %d failures\n", rank, checks, failures);
+    return failures ? 1 : 0;
+}

@@ -1,0 +1,258 @@
+/*
+ * Unit tests of the node-aware layer (algorithms/topo.h, tree_topo.c, updown.c): node-aware
+ * trees are valid for every layout and root, their simulated completion is what the per-link
+ * model says, the bcast / barrier schedules built on them run to completion in the schedule
+ * simulator and deliver the root's bytes, the two-level LogGP syntax parses, and the selector
+ * picks node-aware algorithms where the model says they win.
+ */
+#include "algorithms/coll.h"
+#include "algorithms/topo.h"
+#include "tests/sched_sim.h"
+#include "unit_check.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const arb_logp_t INTRA = {0.1, 0.05, 0.05, 0.05, 0.00008};
+static const arb_logp_t INTER = {20, 2, 2, 2, 0.001};
+
+/* layouts: 0 blocks of k, 1 round-robin over k nodes, 2 pseudo-random over k nodes */
+static int layout(int *node, int P, int kind, int k)
+{
+    unsigned x = 12345u + (unsigned)P * 7u + (unsigned)k;
+    int nn = 0, cap = P > k ? P : k, *map = malloc(sizeof(int) * (size_t)cap);
+    for (int r = 0; r < cap; r++) map[r] = -1;
+    for (int r = 0; r < P; r++) {
+        x = x * 1103515245u + 12345u;
+        int raw = kind == 0 ? r / k : kind == 1 ? r % k : (int)((x >> 16) % (unsigned)k);
+        if (map[raw] < 0) map[raw] = nn++;
+        node[r] = map[raw];
+    }
+    free(map);
+    return nn;
+}
+
+static bool tree_valid(const arb_tree_t *t, int P)
+{
+    int *seen = calloc((size_t)P, sizeof(int));
+    bool ok =
+        t->size == P && t->parent[0] == -1 && t->child_start[0] == 0 && t->child_start[P] == P - 1;
+    for (int u = 0; ok && u < P; u++)
+        for (int i = t->child_start[u]; i < t->child_start[u + 1]; i++) {
+            int c = t->children[i];
+            ok = c > 0 && c < P && !seen[c] && t->parent[c] == u;
+            if (ok) seen[c] = 1;
+        }
+    free(seen);
+    return ok;
+}
+
+static void test_trees(void)
+{
+    static const int Ps[] = {2, 3, 4, 5, 6, 7, 8, 12, 16, 17, 31, 64, 100};
+    int node[100];
+    for (size_t pi = 0; pi < sizeof(Ps) / sizeof(Ps[0]); pi++)
+        for (int kind = 0; kind < 3; kind++)
+            for (int k = 1; k <= 5; k++) {
+                int P = Ps[pi], nn = layout(node, P, kind, k);
+                arb_topo_t topo = {.nnodes = nn, .node = node, .inter = INTER};
+                for (int root = 0; root < P; root++)
+                    for (int tk = ARB_TREE_KARP_NODE; tk <= ARB_TREE_TWO_LEVEL_BINOMIAL; tk++) {
+                        arb_tree_t t;
+                        arbor_status_t st = arb_tree_build_topo(tk, P, &INTRA, &topo, root, 8, &t);
+                        if (nn < 2) {
+                            check(st == ARBOR_ERR_INVALID_ARG, "P=%d one node: status %d", P, st);
+                            continue;
+                        }
+                        if (!check(st == ARBOR_OK, "P=%d kind %d root %d: status %d", P, tk, root,
+                                   st))
+                            continue;
+                        check(tree_valid(&t, P), "P=%d layout %d/%d kind %d root %d: invalid", P,
+                              kind, k, tk, root);
+                        double done =
+                            arb_tree_simulate_topo(&t, &INTRA, &topo, root, 8, NULL, NULL);
+                        check(isfinite(done) && done >= arb_logp_arrival(&INTER, 8) - 1e-9,
+                              "P=%d kind %d: completion %g below one inter-node message", P, tk,
+                              done);
+                        arb_tree_free(&t);
+                    }
+            }
+}
+
+/* With T_intra >= s_inter no helper is recruited: the greedy is the two-level composition. */
+static void test_greedy_reduces_to_two_level(void)
+{
+    const arb_logp_t intra = {0.3, 0.5, 0.5, 0.3, 0.0001}, inter = {2, 0.5, 0.5, 0.3, 0.0001};
+    int node[256];
+    for (int P = 8; P <= 256; P *= 2) {
+        int nn = layout(node, P, 0, 4);
+        arb_topo_t topo = {.nnodes = nn, .node = node, .inter = inter};
+        arb_tree_t a, b;
+        if (arb_tree_build_topo(ARB_TREE_KARP_NODE, P, &intra, &topo, 0, 8, &a) ||
+            arb_tree_build_topo(ARB_TREE_TWO_LEVEL, P, &intra, &topo, 0, 8, &b)) {
+            check(false, "P=%d: build failed", P);
+            continue;
+        }
+        double ta = arb_tree_simulate_topo(&a, &intra, &topo, 0, 8, NULL, NULL);
+        double tb = arb_tree_simulate_topo(&b, &intra, &topo, 0, 8, NULL, NULL);
+        check(fabs(ta - tb) < 1e-9, "P=%d: karp_node %g != two_level %g", P, ta, tb);
+        arb_tree_free(&a), arb_tree_free(&b);
+    }
+}
+
+/* Per-link arithmetic by hand: 3 nodes x 2 (0 1 | 2 3 | 4 5), two_level from rank 0. */
+static void test_simulation_by_hand(void)
+{
+    int node[6] = {0, 0, 1, 1, 2, 2};
+    arb_topo_t topo = {.nnodes = 3, .node = node, .inter = INTER};
+    arb_tree_t t;
+    if (!check(arb_tree_build_topo(ARB_TREE_TWO_LEVEL, 6, &INTRA, &topo, 0, 8, &t) == ARBOR_OK,
+               "build"))
+        return;
+    double ready[6], Te = arb_logp_arrival(&INTER, 8), se = arb_logp_gap(&INTER, 8);
+    double Ti = arb_logp_arrival(&INTRA, 8);
+    arb_tree_simulate_topo(&t, &INTRA, &topo, 0, 8, ready, NULL);
+    /* Leader tree over 3 leaders (Karp, inter): 0 -> 2 at Te, 0 -> 4 at se + Te (with these
+     * parameters a two-hop path 0 -> 2 -> 4 arrives later); then each leader's local rank. */
+    check(fabs(ready[2] - Te) < 1e-9, "rank 2 ready %g want %g", ready[2], Te);
+    check(fabs(ready[4] - (se + Te)) < 1e-9, "rank 4 ready %g want %g", ready[4], se + Te);
+    check(fabs(ready[1] - (2 * se + Ti)) < 1e-9, "rank 1 ready %g want %g", ready[1], 2 * se + Ti);
+    check(fabs(ready[3] - (Te + Ti)) < 1e-9, "rank 3 ready %g", ready[3]);
+    check(fabs(ready[5] - (se + Te + Ti)) < 1e-9, "rank 5 ready %g", ready[5]);
+    arb_tree_free(&t);
+}
+
+static arb_coll_args_t args(arb_coll_t coll, int r, int P, int root, size_t bytes,
+                            const arb_topo_t *topo)
+{
+    return (arb_coll_args_t){.coll = coll,
+                             .rank = r,
+                             .size = P,
+                             .root = root,
+                             .bytes = bytes,
+                             .chunk = 64,
+                             .count = coll == ARB_COLL_BARRIER ? 0 : bytes,
+                             .commutative = 1,
+                             .topo = topo};
+}
+
+/* bcast and barrier schedules on node-aware trees through the schedule simulator. */
+static void test_schedules(void)
+{
+    static const int Ps[] = {2, 3, 5, 6, 8, 13};
+    static const size_t sizes[] = {0, 1, 64, 1000};
+    int node[16];
+    const arb_alg_desc_t *bt, *rt;
+    int nb, nr;
+    bt = arb_alg_table(ARB_COLL_BCAST, &nb);
+    rt = arb_alg_table(ARB_COLL_BARRIER, &nr);
+    for (size_t pi = 0; pi < sizeof(Ps) / sizeof(Ps[0]); pi++)
+        for (int kind = 0; kind < 3; kind++) {
+            int P = Ps[pi], nn = layout(node, P, kind, 2 + kind);
+            if (nn < 2) continue;
+            arb_topo_t topo = {.nnodes = nn, .node = node, .inter = INTER};
+            for (int fam = 0; fam < 2; fam++) {
+                const arb_alg_desc_t *tab = fam ? rt : bt;
+                int n = fam ? nr : nb;
+                for (int i = 1; i < n; i++) {
+                    if (tab[i].variant < ARB_TREE_KARP_NODE) continue;
+                    for (int root = 0; root < (fam ? 1 : P); root++)
+                        for (size_t si = 0; si < (fam ? 1 : sizeof(sizes) / sizeof(sizes[0]));
+                             si++) {
+                            size_t b = fam ? 0 : sizes[si];
+                            arb_sched_t s[16];
+                            arb_sim_rank_t rk[16];
+                            uint8_t data[16][1000];
+                            bool built = true;
+                            for (int r = 0; r < P; r++) {
+                                arb_coll_args_t a = args(fam ? ARB_COLL_BARRIER : ARB_COLL_BCAST, r,
+                                                         P, root, b, &topo);
+                                arb_sched_init(&s[r]);
+                                built &= check(tab[i].build(&tab[i], &a, &INTRA, &s[r]) == ARBOR_OK,
+                                               "%s P=%d rank %d: build", tab[i].name, P, r);
+                                memset(data[r], r == root ? 0xA0 + r : 0, sizeof(data[r]));
+                                rk[r] = (arb_sim_rank_t){{data[r], data[r], NULL}, b ? b : 1};
+                                a.rank = 0;
+                                check(isfinite(tab[i].cost(&tab[i], &a, &INTRA)), "%s P=%d: cost",
+                                      tab[i].name, P);
+                            }
+                            char err[256];
+                            if (built &&
+                                check(arb_sim_run(P, s, rk, NULL, NULL, err, sizeof(err)) == 0,
+                                      "%s %s P=%d root %d bytes %zu: %s", fam ? "barrier" : "bcast",
+                                      tab[i].name, P, root, b, err))
+                                for (int r = 0; r < P; r++)
+                                    for (size_t j = 0; j < b; j++)
+                                        if (!check(data[r][j] == 0xA0 + root,
+                                                   "bcast %s P=%d root %d: rank %d byte %zu",
+                                                   tab[i].name, P, root, r, j))
+                                            break;
+                            for (int r = 0; r < P; r++) arb_sched_free(&s[r]);
+                        }
+                }
+            }
+        }
+}
+
+static void test_parse_levels(void)
+{
+    arb_logp_t a = INTRA, b = INTER;
+    char err[256];
+    check(arb_logp_parse_levels("intra:L=0.3,os=0.4;inter:L=7,g=3", &a, &b, err, sizeof(err)) ==
+                  ARBOR_OK &&
+              a.L == 0.3 && a.os == 0.4 && a.g == INTRA.g && b.L == 7 && b.g == 3 &&
+              b.os == INTER.os,
+          "two levels: %s", err);
+    a = INTRA, b = INTER;
+    check(arb_logp_parse_levels("L=5", &a, &b, err, sizeof(err)) == ARBOR_OK && a.L == 5 &&
+              b.L == INTER.L,
+          "plain syntax sets intra only");
+    a = INTRA, b = INTER;
+    check(arb_logp_parse_levels("inter:L=9", &a, &b, err, sizeof(err)) == ARBOR_OK && b.L == 9 &&
+              a.L == INTRA.L,
+          "inter only");
+    const char *bad[] = {"intra:L=1;intra:L=2", "inter:L=x", "inter:L=1;bogus:L=2", "intra:",
+                         "inter:L=1;",          "inter:Q=1"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        a = INTRA, b = INTER;
+        check(arb_logp_parse_levels(bad[i], &a, &b, err, sizeof(err)) == ARBOR_ERR_CONFIG &&
+                  a.L == INTRA.L && b.L == INTER.L,
+              "\"%s\" accepted or changed the models", bad[i]);
+    }
+}
+
+/* On 3 nodes x 2 with the transport defaults the selector prices node-aware trees below the
+ * node-unaware ones for small bcasts; on one node it never picks them. */
+static void test_selection(void)
+{
+    int node[6] = {0, 0, 1, 1, 2, 2};
+    arb_topo_t topo = {.nnodes = 3, .node = node, .inter = INTER};
+    int n;
+    const arb_alg_desc_t *tab = arb_alg_table(ARB_COLL_BCAST, &n);
+    for (int root = 0; root < 6; root++) {
+        arb_coll_args_t a = args(ARB_COLL_BCAST, 0, 6, root, 8, &topo);
+        int alg = arb_select(&a, &INTRA, 0, NULL);
+        check(tab[alg].variant >= ARB_TREE_KARP_NODE, "bcast 8 B on 3x2 root %d picks %s", root,
+              tab[alg].name);
+        a.topo = NULL;
+        alg = arb_select(&a, &INTRA, 0, NULL);
+        check(tab[alg].variant < ARB_TREE_KARP_NODE, "one node picks %s", tab[alg].name);
+    }
+    const arb_alg_desc_t *rt = arb_alg_table(ARB_COLL_REDUCE, &n);
+    arb_coll_args_t r = args(ARB_COLL_REDUCE, 0, 6, 0, 8, &topo);
+    int alg = arb_select(&r, &INTRA, 0, NULL);
+    check(rt[alg].variant >= ARB_TREE_KARP_NODE, "reduce 8 B on 3x2 picks %s", rt[alg].name);
+}
+
+int main(void)
+{
+    test_trees();
+    test_greedy_reduces_to_two_level();
+    test_simulation_by_hand();
+    test_schedules();
+    test_parse_levels();
+    test_selection();
+    printf("unit_topo: %d checks, %d failures\n", checks, failures);
+    return failures != 0;
+}
