@@ -2,8 +2,7 @@
  * Coindexed reads and writes: get, send and sendget on contiguous, strided and
  * vector-subscripted sections, with kind conversion done on this image. A contiguous remote
  * section is one arbor_put / arbor_get, a strided one one arbor strided transfer, a
- * vector-subscripted one an arbor vector transfer; where arbor answers ARBOR_ERR_UNSUPPORTED
- * for those two, one contiguous transfer per run.
+ * vector-subscripted one an arbor vector transfer.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -45,33 +44,6 @@ static int strided_shape(const caf_section_t *r, strided_t *st)
     return 0;
 }
 
-/* Elements in one contiguous remote run at the start of the section's order (1 for vector
- * sections). */
-static size_t run_elements(const caf_section_t *r)
-{
-    size_t run = 1;
-    for (int i = 0; i < r->rank; i++) {
-        if (r->list[i] || !(r->extent[i] == 1 || r->stride[i] == (ptrdiff_t)(run * r->elem))) break;
-        run *= r->extent[i];
-    }
-    return run ? run : 1;
-}
-
-/* The section as one contiguous transfer per run, implicit (completed together by
- * arbor_fence): for a transport or build where arbor has no strided or vector transfer. */
-static arbor_status_t move_runs(int put, int w, char *raddr, const caf_section_t *r, char *packed)
-{
-    size_t run = run_elements(r), bytes = run * r->elem;
-    arbor_status_t s = ARBOR_OK;
-    for (size_t j = 0; s == ARBOR_OK && j < r->n; j += run) {
-        char *remote = raddr + caf_section_offset(r, j), *local = packed + j * r->elem;
-        s = put ? arbor_put_nb(w, remote, local, bytes, NULL)
-                : arbor_get_nb(w, local, remote, bytes, NULL);
-    }
-    arbor_status_t f = arbor_fence(w);
-    return s != ARBOR_OK ? s : f;
-}
-
 /* Moves the remote section @p r at @p raddr of world rank @p w to or from @p packed. */
 arbor_status_t caf_remote_move(int put, int w, char *raddr, const caf_section_t *r, char *packed)
 {
@@ -95,7 +67,7 @@ arbor_status_t caf_remote_move(int put, int w, char *raddr, const caf_section_t 
     if (caf_section_strided(r) && strided_shape(r, &st) == 0) {
         s = put ? arbor_put_strided(w, raddr, st.remote, packed, st.local, st.count, st.levels)
                 : arbor_get_strided(w, packed, st.local, raddr, st.remote, st.count, st.levels);
-        return s == ARBOR_ERR_UNSUPPORTED ? move_runs(put, w, raddr, r, packed) : s;
+        return s;
     }
     void **rptr = malloc(r->n * sizeof(void *)), **lptr = malloc(r->n * sizeof(void *));
     if (!rptr || !lptr) {
@@ -112,7 +84,7 @@ arbor_status_t caf_remote_move(int put, int w, char *raddr, const caf_section_t 
     s = put ? arbor_put_vector(w, &iov, 1) : arbor_get_vector(w, &iov, 1);
     free(rptr);
     free(lptr);
-    return s == ARBOR_ERR_UNSUPPORTED ? move_runs(put, w, raddr, r, packed) : s;
+    return s;
 }
 
 /* The remote base address of a coindexed reference, or NULL (error reported). */
