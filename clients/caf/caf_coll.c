@@ -72,6 +72,13 @@ static void unpack_local(caf_desc_t *a, const caf_section_t *s, char *buf, int o
     free(buf);
 }
 
+/* Character kind from the string length the compiler passes (0: not character data). */
+static int char_kind(const caf_desc_t *a, int a_len)
+{
+    if (a->dtype.type != CAF_BT_CHARACTER || a_len <= 0) return 0;
+    return (int)(a->dtype.elem_len / (size_t)a_len);
+}
+
 static int check_result_image(int result_image, int *stat, char *errmsg, size_t errmsg_len)
 {
     if (result_image < 0 || result_image > caf_state.current->size)
@@ -139,12 +146,12 @@ static int compare_chars(const char *x, const char *y, size_t len, int kind)
 }
 
 /* Character min / max: gather, then keep the extreme of each element. */
-static void minmax_chars(caf_desc_t *a, int result_image, int *stat, char *errmsg,
+static void minmax_chars(caf_desc_t *a, int a_len, int result_image, int *stat, char *errmsg,
                          size_t errmsg_len, int sign)
 {
     caf_section_t s;
     if (check_result_image(result_image, stat, errmsg, errmsg_len)) return;
-    if (caf_section_init(&s, a, NULL, 0) != 0) {
+    if (caf_section_init(&s, a, NULL, char_kind(a, a_len)) != 0) {
         caf_report(stat, errmsg, errmsg_len, CAF_STAT_ERROR, "libcaf_arbor: bad descriptor");
         return;
     }
@@ -176,9 +183,8 @@ void _gfortran_caf_co_sum(caf_desc_t *a, int result_image, int *stat, char *errm
 void _gfortran_caf_co_min(caf_desc_t *a, int result_image, int *stat, char *errmsg, int a_len,
                           size_t errmsg_len)
 {
-    (void)a_len; /* the descriptor's element length is the string length */
     if (a->dtype.type == CAF_BT_CHARACTER)
-        minmax_chars(a, result_image, stat, errmsg, errmsg_len, -1);
+        minmax_chars(a, a_len, result_image, stat, errmsg, errmsg_len, -1);
     else
         reduce_numbers(a, result_image, stat, errmsg, errmsg_len, ARBOR_MIN, "co_min");
 }
@@ -186,9 +192,8 @@ void _gfortran_caf_co_min(caf_desc_t *a, int result_image, int *stat, char *errm
 void _gfortran_caf_co_max(caf_desc_t *a, int result_image, int *stat, char *errmsg, int a_len,
                           size_t errmsg_len)
 {
-    (void)a_len;
     if (a->dtype.type == CAF_BT_CHARACTER)
-        minmax_chars(a, result_image, stat, errmsg, errmsg_len, 1);
+        minmax_chars(a, a_len, result_image, stat, errmsg, errmsg_len, 1);
     else
         reduce_numbers(a, result_image, stat, errmsg, errmsg_len, ARBOR_MAX, "co_max");
 }
@@ -218,7 +223,8 @@ void _gfortran_caf_co_broadcast(caf_desc_t *a, int source_image, int *stat, char
 /*
  * acc = opr(acc, x) for one element, calling the user's Fortran function as gfortran compiled
  * it: arguments by value or by reference, by type and size. Returns -1 for a combination this
- * runtime cannot call (derived types, character). @p dry: only say whether it could. The
+ * runtime cannot call (derived types: their result comes back by value in registers that
+ * depend on the type's fields). @p dry: only say whether it could. The
  * operator's real type is known only here, hence the casts through a generic function type.
  */
 #define CALL_OPR(T)                                                                                \
@@ -230,9 +236,10 @@ void _gfortran_caf_co_broadcast(caf_desc_t *a, int source_image, int *stat, char
         memcpy(acc, &r, sizeof r);                                                                 \
     } while (0)
 
-static int apply_opr(void *(*opr)(void *, void *), int by_value, int dry, const caf_section_t *s,
+static int apply_opr(void *(*opr)(void *, void *), int flags, int dry, const caf_section_t *s,
                      void *acc, const void *x)
 {
+    int by_value = (flags & CAF_OPR_ARG_VALUE) != 0;
     switch (s->type) {
     case CAF_BT_INTEGER:
     case CAF_BT_LOGICAL:
@@ -252,28 +259,39 @@ static int apply_opr(void *(*opr)(void *, void *), int by_value, int dry, const 
         }
         return -1;
     case CAF_BT_REAL:
-        switch (s->kind) {
+        switch (s->elem) {
         case 4:
             CALL_OPR(float);
             return 0;
         case 8:
             CALL_OPR(double);
             return 0;
-        case 10:
-            CALL_OPR(long double);
-            return 0;
         }
         return -1;
     case CAF_BT_COMPLEX:
-        switch (s->kind) {
-        case 4:
+        switch (s->elem) {
+        case 8:
             CALL_OPR(float complex);
             return 0;
-        case 8:
+        case 16:
             CALL_OPR(double complex);
             return 0;
         }
         return -1;
+    case CAF_BT_CHARACTER: {
+        /* A character function: result by reference with its length, then the arguments and
+         * their lengths (all in characters). */
+        if (!(flags & CAF_OPR_BYREF) || (s->kind != 1 && s->kind != 4)) return -1;
+        if (dry) return 0;
+        size_t len = s->elem / (size_t)s->kind;
+        char *res = malloc(s->elem + 1);
+        if (!res) return -1;
+        ((void (*)(char *, size_t, const void *, const void *, size_t, size_t))(void (*)(void))opr)(
+            res, len, acc, x, len, len);
+        memcpy(acc, res, s->elem);
+        free(res);
+        return 0;
+    }
     }
     return -1;
 }
@@ -282,15 +300,13 @@ void _gfortran_caf_co_reduce(caf_desc_t *a, void *(*opr)(void *, void *), int op
                              int result_image, int *stat, char *errmsg, int a_len,
                              size_t errmsg_len)
 {
-    (void)a_len;
     caf_section_t s;
     if (check_result_image(result_image, stat, errmsg, errmsg_len)) return;
-    if (!opr || caf_section_init(&s, a, NULL, 0) != 0) {
+    if (!opr || caf_section_init(&s, a, NULL, char_kind(a, a_len)) != 0) {
         caf_report(stat, errmsg, errmsg_len, CAF_STAT_ERROR, "libcaf_arbor: co_reduce: bad call");
         return;
     }
-    int by_value = (opr_flags & CAF_OPR_ARG_VALUE) != 0;
-    if ((opr_flags & CAF_OPR_ARG_DESC) || apply_opr(opr, by_value, 1, &s, NULL, NULL) != 0) {
+    if ((opr_flags & CAF_OPR_ARG_DESC) || apply_opr(opr, opr_flags, 1, &s, NULL, NULL) != 0) {
         caf_report(stat, errmsg, errmsg_len, CAF_STAT_ERROR,
                    "libcaf_arbor: co_reduce on this type (type %d, %zu bytes) is not supported "
                    "by libcaf_arbor",
@@ -306,7 +322,7 @@ void _gfortran_caf_co_reduce(caf_desc_t *a, void *(*opr)(void *, void *), int op
         /* Image order: ((x1 op x2) op x3) ..., the same on every image. */
         for (int r = 1; r < caf_state.current->size; r++)
             for (size_t j = 0; j < s.n; j++)
-                apply_opr(opr, by_value, 0, &s, all + j * s.elem,
+                apply_opr(opr, opr_flags, 0, &s, all + j * s.elem,
                           all + (size_t)r * bytes + j * s.elem);
         memcpy(buf, all, bytes);
         free(all);

@@ -77,6 +77,10 @@ program caf_coll
   lg = me == np
   call co_reduce(lg, lor)
   call check(lg, 'co_reduce logical')
+  word = achar(iachar('a') + mod(me, 26)) // 'bcd'
+  call co_reduce(word, cmax)
+  call check(word == achar(iachar('a') + mod(np, 26)) // 'bcd' .or. np > 25, &
+             'co_reduce character')
 
   sync all
   if (me == 1) print '(a,i0,a)', 'caf_coll: ', np, ' images OK'
@@ -96,6 +100,11 @@ contains
     logical :: c
     c = a .or. b
   end function lor
+  pure function cmax(a, b) result(c)
+    character(len=5), intent(in) :: a, b
+    character(len=5) :: c
+    c = max(a, b)
+  end function cmax
   integer function factorial(k)
     integer, intent(in) :: k
     integer :: j
