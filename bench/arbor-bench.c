@@ -8,6 +8,9 @@
  * alltoall (and their v-variants, with equal counts) and reduce_scatter, and the whole vector
  * for bcast and the other reductions. --cold rotates through buffers larger than the
  * last-level cache so that small messages are not measured warm.
+ * The one-sided ops (--op put,get,acc,fetch_add,cswap,strided_get,strided_put,vector_get, or
+ * onesided for all of them) are driven by rank 0 against the other ranks in turn (bench/rma_ops.c);
+ * their rows report rank 0's times.
  */
 #include <getopt.h>
 #include <math.h>
@@ -20,6 +23,7 @@
 #include "algorithms/coll.h"
 #include "arbor.h"
 #include "bench/bench_ops.h"
+#include "bench/rma_ops.h"
 #include "core/introspect.h"
 
 typedef struct {
@@ -49,6 +53,8 @@ static void usage(FILE *f)
                "                   [--reduce-op sum|prod|min|max|band|bor|bxor] [--cold]\n"
                "                   [--format table|csv|json]\nops:");
     for (int i = 0; i < bench_nops; i++) fprintf(f, " %s", bench_ops[i].name);
+    fprintf(f, "\none-sided ops (onesided: all of them):");
+    for (int i = 0; i < bench_rma_nops; i++) fprintf(f, " %s", bench_rma_names[i]);
     fprintf(f, "\n");
 }
 
@@ -84,7 +90,11 @@ static int one_op(const char *tok, opts_t *o)
             if (strcmp(tok, "all")) return 0;
         }
     }
-    if (!strcmp(tok, "all")) return 0;
+    int found = 0;
+    for (int i = 0; i < bench_rma_nops; i++)
+        if (!strcmp(tok, "onesided") || !strcmp(tok, bench_rma_names[i]))
+            o->op_mask |= 1u << (bench_nops + i), found = 1;
+    if (!strcmp(tok, "all") || found) return 0;
     fprintf(stderr, "arbor-bench: unknown op '%s'\n", tok);
     return -1;
 }
@@ -198,8 +208,10 @@ typedef struct {
     int ok;
 } rank_result_t;
 
-/* Reduces this rank's times to the row on rank 0 (with arbor's own collectives). */
-static int summarize(const opts_t *o, double *t, int ok, double v[5], int *allok)
+/* Reduces this rank's times to the row on rank 0 (with arbor's own collectives). With
+ * @p driver_only (one-sided ops) the row is rank 0's: the targets only wait in barriers. */
+static int summarize(const opts_t *o, double *t, int ok, int driver_only, double v[5],
+                     int *allok)
 {
     rank_result_t mine = {0, ok}, *all = malloc(sizeof(*all) * (size_t)size);
     double *slowest = malloc(sizeof(double) * (size_t)o->iters);
@@ -215,12 +227,53 @@ static int summarize(const opts_t *o, double *t, int ok, double v[5], int *allok
         v[2] = fmax(v[2], all[r].mean);
         *allok &= all[r].ok;
     }
+    if (driver_only) v[0] = v[1] = v[2] = all[0].mean;
     qsort(slowest, (size_t)o->iters, sizeof(double), cmp_double);
     v[3] = slowest[o->iters / 2];
     v[4] = slowest[(int)((o->iters - 1) * 0.99)];
     free(all);
     free(slowest);
     return 0;
+}
+
+/* One row of a one-sided op: rank 0 drives, the others serve (bench/rma_ops.c). */
+static int run_rma(const opts_t *o, int op, size_t bytes, double *t, const char *tp, int *first)
+{
+    bench_rma_point_t pt;
+    if (bench_rma_setup(&pt, op, bytes, rank, size)) {
+        fprintf(stderr, "arbor-bench: rank %d: %s of %zu bytes: no window\n", rank,
+                bench_rma_names[op], bytes);
+        bench_rma_teardown(&pt);
+        return 1;
+    }
+    int total = o->warmup + o->iters;
+    arbor_status_t st = ARBOR_OK, bst = ARBOR_OK;
+    /* A failed operation stops the driver's calls but not the barriers, so that the targets
+     * learn of it below instead of waiting for ARBOR_TIMEOUT. */
+    for (int it = 0; it < total && bst == ARBOR_OK; it++) {
+        bench_rma_fill(&pt, it, it == total - 1);
+        if ((bst = arbor_barrier(ARBOR_TEAM_WORLD)) != ARBOR_OK) break;
+        double t0 = now_us();
+        if (st == ARBOR_OK) st = bench_rma_run(&pt, it);
+        double dt = rank == 0 ? (now_us() - t0) / pt.reps : 0;
+        if (it >= o->warmup) t[it - o->warmup] = dt;
+    }
+    int failed = st != ARBOR_OK || bst != ARBOR_OK, any = failed;
+    if (bst == ARBOR_OK) arbor_allreduce(ARBOR_TEAM_WORLD, &failed, &any, 1, ARBOR_INT, ARBOR_MAX);
+    if (any) {
+        if (failed)
+            fprintf(stderr, "arbor-bench: rank %d: %s of %zu bytes: %s\n", rank,
+                    bench_rma_names[op], pt.bytes, arbor_strerror(st != ARBOR_OK ? st : bst));
+        bench_rma_teardown(&pt);
+        return 1;
+    }
+    int ok = bench_rma_check(&pt, total), allok = 0, rc = 0;
+    double v[5];
+    if (summarize(o, t, ok, 1, v, &allok)) rc = 1;
+    if (rank == 0 && !rc) print_row(o, bench_rma_names[op], pt.bytes, "rma", tp, v, allok, *first);
+    *first = 0;
+    bench_rma_teardown(&pt);
+    return rc || !allok;
 }
 
 int main(int argc, char **argv)
@@ -277,13 +330,20 @@ int main(int argc, char **argv)
             }
             double v[5];
             int allok = 0;
-            if (summarize(&o, t, ok, v, &allok)) rc = 1;
+            if (summarize(&o, t, ok, 0, v, &allok)) rc = 1;
             const char *alg = arb_chosen_algorithm_of(&pt.call);
             if (rank == 0 && !rc)
                 print_row(&o, bench_ops[op].name, pt.bytes, alg ? alg : "?", tp, v, allok, first);
             first = 0;
             if (!allok) rc = 1;
             bench_teardown(&pt);
+        }
+    }
+    for (int op = 0; op < bench_rma_nops && rc == 0; op++) {
+        if (!(o.op_mask & (1u << (bench_nops + op)))) continue;
+        for (int s = 0; s < o.nsizes && rc == 0; s++) {
+            if (s > 0 && bench_rma_size_free(op)) break;
+            rc = run_rma(&o, op, o.sizes[s], t, tp, &first);
         }
     }
     if (rank == 0 && !strcmp(o.format, "json") && !first) printf("\n]\n");

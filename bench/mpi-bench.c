@@ -11,6 +11,8 @@
  * and the other reductions. --cold rotates through buffers whose total exceeds 64 MiB.
  * The transport column is "mpi:<flavour>" with the flavour from ARBOR_MPI_FLAVOUR (bench/compare
  * sets it), else "mpi:ompi" / "mpi:mpich" from the library version, else "mpi".
+ * The one-sided ops (put, get, acc, fetch_add, cswap, strided_get, strided_put, vector_get, or
+ * onesided for all) use MPI-3 RMA (bench/mpi_rma.c); their rows report rank 0's times.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* getopt_long, strdup, clock_gettime when built alone */
@@ -22,6 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "mpi_rma.h"
 
 enum { BARRIER, BCAST, SCATTER, SCATTERV, GATHER, GATHERV, ALLGATHER, ALLGATHERV, ALLTOALL,
        ALLTOALLV, REDUCE, ALLREDUCE, REDUCE_SCATTER, SCAN, EXSCAN, NOPS };
@@ -304,6 +308,8 @@ static void usage(FILE *f)
                "                       [--reduce-op sum|prod|min|max|band|bor|bxor] [--cold]\n"
                "                       [--format table|csv|json]\nops:");
     for (int i = 0; i < NOPS; i++) fprintf(f, " %s", op_names[i]);
+    fprintf(f, "\none-sided ops (onesided: all of them):");
+    for (int i = 0; i < mpi_rma_nops; i++) fprintf(f, " %s", mpi_rma_names[i]);
     fprintf(f, "\n");
 }
 
@@ -331,10 +337,15 @@ static int one_size(const char *tok, opts_t *o)
 static int one_op(const char *tok, opts_t *o)
 {
     if (!strcmp(tok, "all")) {
-        o->op_mask = (1u << NOPS) - 1;
+        o->op_mask |= (1u << NOPS) - 1;
         return 0;
     }
-    int i = find_name(op_names, NOPS, tok);
+    if (!strcmp(tok, "onesided")) {
+        o->op_mask |= ((1u << mpi_rma_nops) - 1) << NOPS;
+        return 0;
+    }
+    int i = find_name(op_names, NOPS, tok), j = find_name(mpi_rma_names, mpi_rma_nops, tok);
+    if (i < 0 && j >= 0) i = NOPS + j;
     if (i < 0) return fprintf(stderr, "arbor-mpi-bench: unknown op '%s'\n", tok), -1;
     o->op_mask |= 1u << i;
     return 0;
@@ -424,8 +435,10 @@ static void print_row(const opts_t *o, const char *op, size_t bytes, const char 
     }
 }
 
-/* Reduces this rank's times to the row on rank 0. */
-static int summarize(const opts_t *o, const double *t, int ok, double v[5], int *allok)
+/* Reduces this rank's times to the row on rank 0; with @p driver_only (one-sided ops) the row
+ * is rank 0's, the targets only waiting in barriers. */
+static int summarize(const opts_t *o, const double *t, int ok, int driver_only, double v[5],
+                     int *allok)
 {
     double mine = 0, *all = malloc(sizeof(double) * (size_t)size);
     double *slowest = malloc(sizeof(double) * (size_t)o->iters);
@@ -443,6 +456,7 @@ static int summarize(const opts_t *o, const double *t, int ok, double v[5], int 
         v[2] = all[r] > v[2] ? all[r] : v[2];
         *allok &= oks[r];
     }
+    if (driver_only) v[0] = v[1] = v[2] = all[0];
     qsort(slowest, (size_t)o->iters, sizeof(double), cmp_double);
     v[3] = slowest[o->iters / 2];
     v[4] = slowest[(int)((o->iters - 1) * 0.99)];
@@ -465,6 +479,43 @@ static void transport_name(char *buf, size_t len)
     if (!strncmp(ver, "Open MPI", 8)) snprintf(buf, len, "mpi:ompi");
     else if (strstr(ver, "MPICH")) snprintf(buf, len, "mpi:mpich");
     else snprintf(buf, len, "mpi");
+}
+
+/* One row of a one-sided op: rank 0 drives, the others are targets (bench/mpi_rma.c). */
+static int run_rma(const opts_t *o, int op, size_t bytes, double *t, const char *tp, int *first)
+{
+    mpi_rma_point_t pt;
+    if (mpi_rma_setup(&pt, op, bytes, rank, size)) {
+        fprintf(stderr, "arbor-mpi-bench: rank %d: %s of %zu bytes: no window\n", rank,
+                mpi_rma_names[op], bytes);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+        return 1;
+    }
+    int total = o->warmup + o->iters, st = MPI_SUCCESS;
+    for (int it = 0; it < total && st == MPI_SUCCESS; it++) {
+        mpi_rma_fill(&pt, it, it == total - 1);
+        if ((st = MPI_Barrier(MPI_COMM_WORLD)) != MPI_SUCCESS) break;
+        double t0 = now_us();
+        st = mpi_rma_run(&pt, it);
+        double dt = rank == 0 ? (now_us() - t0) / pt.reps : 0;
+        if (it >= o->warmup) t[it - o->warmup] = dt;
+    }
+    if (st != MPI_SUCCESS) {
+        char msg[MPI_MAX_ERROR_STRING];
+        int len = 0;
+        MPI_Error_string(st, msg, &len);
+        fprintf(stderr, "arbor-mpi-bench: rank %d: %s of %zu bytes: %s\n", rank,
+                mpi_rma_names[op], pt.bytes, msg);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+        return 1;
+    }
+    int ok = mpi_rma_check(&pt, total), allok = 0, rc = 0;
+    double v[5];
+    if (summarize(o, t, ok, 1, v, &allok)) rc = 1;
+    if (rank == 0 && !rc) print_row(o, mpi_rma_names[op], pt.bytes, "mpi", tp, v, allok, *first);
+    *first = 0;
+    mpi_rma_teardown(&pt);
+    return rc || !allok;
 }
 
 int main(int argc, char **argv)
@@ -524,11 +575,18 @@ int main(int argc, char **argv)
             }
             double v[5];
             int allok = 0;
-            if (summarize(&o, t, ok, v, &allok)) rc = 1;
+            if (summarize(&o, t, ok, 0, v, &allok)) rc = 1;
             if (rank == 0 && !rc) print_row(&o, op_names[op], pt.bytes, "mpi", tp, v, allok, first);
             first = 0;
             if (!allok) rc = 1;
             teardown(&pt);
+        }
+    }
+    for (int op = 0; op < mpi_rma_nops && rc == 0; op++) {
+        if (!(o.op_mask & (1u << (NOPS + op)))) continue;
+        for (int s = 0; s < o.nsizes && rc == 0; s++) {
+            if (s > 0 && mpi_rma_size_free(op)) break;
+            rc = run_rma(&o, op, o.sizes[s], t, tp, &first);
         }
     }
     if (rank == 0 && !strcmp(o.format, "json") && !first) printf("\n]\n");

@@ -2,7 +2,8 @@
 # found. It links MPI, not libarbor. bench/CMakeLists.txt includes this file (OPTIONAL).
 find_package(MPI COMPONENTS C QUIET)
 if(MPI_C_FOUND)
-  add_executable(arbor-mpi-bench ${CMAKE_CURRENT_LIST_DIR}/mpi-bench.c)
+  add_executable(arbor-mpi-bench ${CMAKE_CURRENT_LIST_DIR}/mpi-bench.c
+                                 ${CMAKE_CURRENT_LIST_DIR}/mpi_rma.c)
   target_link_libraries(arbor-mpi-bench PRIVATE MPI::MPI_C)
   message(STATUS "arbor-mpi-bench: MPI ${MPI_C_VERSION} (${MPI_C_LIB_NAMES})")
 else()
@@ -21,7 +22,8 @@ if(ARBOR_MPICC_MPICH)
     COMMAND ${CMAKE_COMMAND} -E make_directory ${_out}
     COMMAND ${ARBOR_MPICC_MPICH} -std=c11 -O2 -g -Wall -Wextra -D_GNU_SOURCE
             -o ${_out}/arbor-mpi-bench-mpich ${CMAKE_CURRENT_LIST_DIR}/mpi-bench.c
-    DEPENDS ${CMAKE_CURRENT_LIST_DIR}/mpi-bench.c
+            ${CMAKE_CURRENT_LIST_DIR}/mpi_rma.c
+    DEPENDS ${CMAKE_CURRENT_LIST_DIR}/mpi-bench.c ${CMAKE_CURRENT_LIST_DIR}/mpi_rma.c
     COMMENT "Building arbor-mpi-bench-mpich with mpicc.mpich" VERBATIM)
   add_custom_target(arbor-mpi-bench-mpich ALL DEPENDS ${_out}/arbor-mpi-bench-mpich)
 endif()

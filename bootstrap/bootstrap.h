@@ -37,7 +37,6 @@ typedef struct arb_boot_ops {
 
 struct arb_boot {
     const arb_boot_ops_t *ops;
-    double fence_timeout_s; /* a fence gives up after this long (0: waits as the launcher does) */
 };
 
 /* Connects to the PMIx server or falls back to a singleton. */

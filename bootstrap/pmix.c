@@ -12,6 +12,7 @@
 #include <pmix.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
@@ -45,6 +46,28 @@ static void p_local_ranks(arb_boot_t *b, const int **ranks_p, int *n_p)
     *n_p = self_of(b)->nlocal;
 }
 
+/*
+ * One PMIx session for the life of the process: PMIx_Finalize then PMIx_Init again (arbor_init
+ * after arbor_finalize) made fences fail with PARTIAL SUCCESS, and a peer's PMIx_Get could
+ * return the blob of the previous session from its cache (stale addresses: no progress). So
+ * PMIx is finalized at exit only, and each arbor_init puts its keys under a new session number
+ * (the same on every rank: init and finalize are collective).
+ */
+static bool pmix_up;
+static pmix_proc_t pmix_me;
+static unsigned session;
+
+static void session_key(const char *key, char *out, size_t len)
+{
+    snprintf(out, len, "%s.%u", key, session);
+}
+
+static void pmix_at_exit(void)
+{
+    pmix_status_t rc = PMIx_Finalize(NULL, 0);
+    if (rc != PMIX_SUCCESS) arb_warn("PMIx_Finalize failed: %s", PMIx_Error_string(rc));
+}
+
 static arbor_status_t p_put(arb_boot_t *b, const char *key, const void *data, size_t len)
 {
     pmix_value_t v;
@@ -53,7 +76,9 @@ static arbor_status_t p_put(arb_boot_t *b, const char *key, const void *data, si
     v.type = PMIX_BYTE_OBJECT;
     v.data.bo.bytes = (char *)data;
     v.data.bo.size = len;
-    pmix_status_t rc = PMIx_Put(PMIX_GLOBAL, key, &v);
+    char skey[PMIX_MAX_KEYLEN + 1];
+    session_key(key, skey, sizeof(skey));
+    pmix_status_t rc = PMIx_Put(PMIX_GLOBAL, skey, &v);
     if (rc != PMIX_SUCCESS) {
         arb_error("PMIx_Put of %s failed: %s", key, PMIx_Error_string(rc));
         return ARBOR_ERR_BOOTSTRAP;
@@ -77,13 +102,10 @@ static arbor_status_t p_fence(arb_boot_t *b)
     bool collect = true;
     pmix_proc_t all;
     PMIX_PROC_LOAD(&all, self_of(b)->me.nspace, PMIX_RANK_WILDCARD);
-    pmix_info_t info[2];
-    int timeout = (int)(b->fence_timeout_s + 0.999);
-    PMIX_INFO_LOAD(&info[0], PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
-    PMIX_INFO_LOAD(&info[1], PMIX_TIMEOUT, &timeout, PMIX_INT);
-    pmix_status_t rc = PMIx_Fence(&all, 1, info, timeout > 0 ? 2 : 1);
-    PMIX_INFO_DESTRUCT(&info[0]);
-    PMIX_INFO_DESTRUCT(&info[1]);
+    pmix_info_t info;
+    PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
+    pmix_status_t rc = PMIx_Fence(&all, 1, &info, 1);
+    PMIX_INFO_DESTRUCT(&info);
     if (rc != PMIX_SUCCESS) {
         arb_error("PMIx_Fence failed: %s", PMIx_Error_string(rc));
         return ARBOR_ERR_BOOTSTRAP;
@@ -96,7 +118,9 @@ static arbor_status_t p_get(arb_boot_t *b, int peer, const char *key, void **dat
     pmix_proc_t proc;
     pmix_value_t *v = NULL;
     PMIX_PROC_LOAD(&proc, self_of(b)->me.nspace, (pmix_rank_t)peer);
-    pmix_status_t rc = PMIx_Get(&proc, key, NULL, 0, &v);
+    char skey[PMIX_MAX_KEYLEN + 1];
+    session_key(key, skey, sizeof(skey));
+    pmix_status_t rc = PMIx_Get(&proc, skey, NULL, 0, &v);
     if (rc != PMIX_SUCCESS || !v || v->type != PMIX_BYTE_OBJECT) {
         arb_error("PMIx_Get of %s from rank %d failed: %s", key, peer, PMIx_Error_string(rc));
         if (v) PMIX_VALUE_RELEASE(v);
@@ -139,7 +163,9 @@ static void probe_local(pmix_boot_t *pb)
             pmix_value_t *v = NULL;
             PMIX_PROC_LOAD(&proc, pb->me.nspace, (pmix_rank_t)r);
             pb->pid[r] = -1;
-            if (PMIx_Get(&proc, PID_KEY, NULL, 0, &v) == PMIX_SUCCESS && v && v->type == PMIX_PID)
+            char key[64];
+            session_key(PID_KEY, key, sizeof(key));
+            if (PMIx_Get(&proc, key, NULL, 0, &v) == PMIX_SUCCESS && v && v->type == PMIX_PID)
                 pb->pid[r] = v->data.pid;
             if (v) PMIX_VALUE_RELEASE(v);
         }
@@ -191,7 +217,9 @@ static void watch_peers(pmix_boot_t *pb)
     PMIX_VALUE_CONSTRUCT(&v);
     v.type = PMIX_PID;
     v.data.pid = getpid();
-    PMIx_Put(PMIX_LOCAL, PID_KEY, &v);
+    char key[64];
+    session_key(PID_KEY, key, sizeof(key));
+    PMIx_Put(PMIX_LOCAL, key, &v);
     /* Abnormal ends only: a rank that finalized and left is not lost, and the others may
      * still be finishing the closing barrier it completed. */
     pmix_status_t codes[] = {PMIX_ERR_PROC_ABORTED_BY_SIG, PMIX_ERR_PROC_TERM_WO_SYNC,
@@ -210,9 +238,7 @@ static void p_finalize(arb_boot_t *b)
     events_for = NULL;
     free((void *)pb->lost);
     free(pb->pid);
-    pmix_status_t rc = PMIx_Finalize(NULL, 0);
-    if (rc != PMIX_SUCCESS) arb_warn("PMIx_Finalize failed: %s", PMIx_Error_string(rc));
-    free(self_of(b)->local);
+    free(pb->local);
     free(b);
 }
 
@@ -273,17 +299,23 @@ arbor_status_t arb_pmix_open(arb_boot_t **boot_p)
     pmix_value_t *v = NULL;
     pmix_proc_t job;
     if (!pb) return ARBOR_ERR_NO_MEMORY;
-    pmix_status_t rc = PMIx_Init(&pb->me, NULL, 0);
-    if (rc != PMIX_SUCCESS) {
-        arb_debug("no PMIx server (%s): running as a one-rank job", PMIx_Error_string(rc));
-        free(pb);
-        return ARBOR_ERR_UNSUPPORTED;
+    if (!pmix_up) {
+        pmix_status_t rc = PMIx_Init(&pmix_me, NULL, 0);
+        if (rc != PMIX_SUCCESS) {
+            arb_debug("no PMIx server (%s): running as a one-rank job", PMIx_Error_string(rc));
+            free(pb);
+            return ARBOR_ERR_UNSUPPORTED;
+        }
+        pmix_up = true;
+        atexit(pmix_at_exit);
     }
+    session++;
+    pb->me = pmix_me;
+    pmix_status_t rc;
     PMIX_PROC_LOAD(&job, pb->me.nspace, PMIX_RANK_WILDCARD);
     rc = PMIx_Get(&job, PMIX_JOB_SIZE, NULL, 0, &v);
     if (rc != PMIX_SUCCESS || !v) {
         arb_error("PMIx_Get of the job size failed: %s", PMIx_Error_string(rc));
-        PMIx_Finalize(NULL, 0);
         free(pb);
         return ARBOR_ERR_BOOTSTRAP;
     }

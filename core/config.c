@@ -61,8 +61,8 @@ static const row_t rows[] = {
      "core); 0 = never",
      T_SIZE, OFF(stream_min), NULL, 0, 1 << 30, 0},
     {"TIMEOUT", "300",
-     "seconds a wait may see no progress before it returns a timeout; 0 waits "
-     "forever",
+     "seconds (at least 0.01) a wait may see no progress before it returns a timeout and "
+     "cancels the collective, failing its team; 0 waits forever",
      T_DOUBLE, OFF(timeout_s), NULL, 0, 1e9, 0},
     {"POLL_YIELD", "auto",
      "yield the CPU in waiting loops: auto yields when this node has more "
@@ -70,7 +70,9 @@ static const row_t rows[] = {
      T_ENUM, OFF(poll_yield), yield_names, 0, 0, 0},
     {"PROGRESS", "poll",
      "who advances collectives: poll (inside arbor calls) or thread (also a "
-     "background thread that sleeps while no collective is in flight)",
+     "background thread that sleeps while no collective is in flight); the thread also starts "
+     "by itself, polling every 100 us, once symmetric allocations exist on a transport whose "
+     "one-sided targets must progress (docs/ONESIDED.md)",
      T_ENUM, OFF(progress), progress_names, 0, 0, 0},
     {"DIRECT", "y",
      "move data with loads and stores into mapped peer segments where the "
@@ -367,6 +369,14 @@ static arbor_status_t check_machine_and_strings(const arb_config_t *c, char *err
                  "invalid value %zu for ARBOR_CHUNK_SIZE: larger than "
                  "ARBOR_SEGMENT_SIZE (%zu)",
                  c->chunk_size, c->segment_size);
+        return ARBOR_ERR_CONFIG;
+    }
+    /* A positive timeout below 10 ms fails correct programs at random (one descheduled
+     * peer): 0 (forever) or at least 0.01 s. */
+    if (c->timeout_s > 0 && c->timeout_s < 0.01) {
+        snprintf(errmsg, errlen,
+                 "invalid value %g for ARBOR_TIMEOUT: 0 (wait forever) or at least 0.01 s",
+                 c->timeout_s);
         return ARBOR_ERR_CONFIG;
     }
     char why[512];

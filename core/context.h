@@ -65,6 +65,18 @@ static inline bool arb_initialized(void)
 
 double arb_now_us(void);
 
+/* A peer's segment mapped here for loads and stores, or NULL (go through the transport). Only
+ * peers of this node by the bootstrap's topology: a transport may map more (hosts simulated in
+ * namespaces of one kernel share its shared memory), and the model prices such peers as remote.
+ * Never with ARBOR_DIRECT=n. */
+static inline void *arb_peer_map(int world_rank)
+{
+    if (!arb_ctx.cfg.direct) return NULL;
+    if (arb_ctx.node_of && arb_ctx.node_of[world_rank] != arb_ctx.node_of[arb_ctx.rank])
+        return NULL;
+    return arb_ctx.tp_ops->peer_ptr(arb_ctx.tp, world_rank);
+}
+
 /* With a progress thread every entry point holds this (recursive) lock; no-ops otherwise. */
 void arb_lock(void);
 void arb_unlock(void);

@@ -12,6 +12,7 @@
 #include "core/log.h"
 #include "core/measure.h"
 #include "core/request.h"
+#include "core/rma/am.h"
 #include "core/rma/rma.h"
 #include "core/team.h"
 
@@ -43,11 +44,20 @@ static uint64_t uniform_hash(const arb_config_t *c)
     return h;
 }
 
+static int local_count(void)
+{
+    const int *local;
+    int nlocal;
+    arb_ctx.boot->ops->local_ranks(arb_ctx.boot, &local, &nlocal);
+    return nlocal;
+}
+
 static arbor_status_t open_transport(void)
 {
     arb_tp_params_t p = {.rank = arb_ctx.rank,
                          .size = arb_ctx.size,
                          .segment_size = arb_ctx.cfg.segment_size,
+                         .nlocal = local_count(),
                          .config = &arb_ctx.cfg};
     static const char *const wanted[] = {NULL, "ucx", "ofi"};
     const char *want = wanted[arb_ctx.cfg.transport];
@@ -113,6 +123,11 @@ static bool oversubscribed(void)
 /* "nodes 3: 0-1 | 2-3 | 4-5" and the inter-node model, when the job spans nodes. */
 static void print_topology(void)
 {
+    int mapped = 0;
+    for (int r = 0; arb_ctx.world && r < arb_ctx.size; r++)
+        mapped += arb_ctx.world->peer_region[r] != NULL;
+    fprintf(stderr, "arbor: %d of %d ranks' segments mapped here (loads and stores)\n", mapped,
+            arb_ctx.size);
     if (arb_ctx.nnodes < 2) {
         fprintf(stderr, "arbor: topology: 1 node, %d ranks\n", arb_ctx.size);
         return;
@@ -198,6 +213,7 @@ static void teardown(void)
     arb_exec_cleanup();
     arb_team_destroy_all();
     arb_team_destroy(arb_ctx.world);
+    arb_am_fini();
     arb_rma_fini();
     free(arb_ctx.seg_bases);
     if (arb_ctx.tp) arb_ctx.tp_ops->close(arb_ctx.tp);
@@ -229,8 +245,6 @@ arbor_status_t arbor_init(void)
         arb_error("bootstrap failed: %s", arbor_strerror(status));
         return status;
     }
-    /* A rank that never joins must not hold the others in a fence forever. */
-    arb_ctx.boot->fence_timeout_s = arb_ctx.cfg.timeout_s;
     arb_ctx.rank = arb_ctx.boot->ops->rank(arb_ctx.boot);
     arb_ctx.size = arb_ctx.boot->ops->size(arb_ctx.boot);
     arb_log_set_identity(arb_ctx.rank, arb_ctx.size);
@@ -280,6 +294,7 @@ arbor_status_t arbor_init(void)
     if ((status = arb_team_create_world(&arb_ctx.world)) != ARBOR_OK) goto err;
     arb_ctx.init_count = 1; /* the measurement runs collectives */
     if ((status = arb_rma_init_world()) != ARBOR_OK) goto err;
+    if ((status = arb_am_init()) != ARBOR_OK) goto err;
     if (arb_ctx.cfg.logp_measure && (status = arb_logp_measure()) != ARBOR_OK) goto err;
     if (arb_ctx.cfg.progress == ARB_PROGRESS_THREAD &&
         (status = arb_progress_thread_start()) != ARBOR_OK)
@@ -323,6 +338,10 @@ arbor_status_t arbor_finalize(void)
     if (--arb_ctx.init_count > 0) return ARBOR_OK;
     arb_ctx.init_count = 1; /* the closing barrier runs as an initialised library */
     arb_progress_thread_stop();
+    /* implicit one-sided operations complete before anyone's segment goes away */
+    arbor_status_t rma_status = arb_rma_quiet();
+    if (rma_status != ARBOR_OK)
+        arb_warn("completing one-sided operations at finalize: %s", arbor_strerror(rma_status));
     if (arb_req_live())
         arb_warn("finalize with %d non-blocking operations never completed by test / wait",
                  arb_req_live());

@@ -10,6 +10,7 @@
 
 #include "core/executor.h"
 #include "core/log.h"
+#include "core/rma/am.h"
 #include "core/rma/rma.h"
 
 double arb_now_us(void)
@@ -115,8 +116,9 @@ void arb_unlock(void)
 
 /* With no collective in flight the thread sleeps, except that while symmetric allocations
  * exist on a transport whose targets must progress for one-sided operations aimed at them
- * (docs/ONESIDED.md), it polls the transport and the one-sided hook every ARB_PASSIVE_US: a
- * target computing without calling arbor still serves gets, puts and atomics. */
+ * (docs/ONESIDED.md), or active-message handlers are registered (docs/AM.md), it polls the
+ * transport and the one-sided hook every ARB_PASSIVE_US: a target computing without calling
+ * arbor still serves gets, puts, atomics and active messages. */
 #define ARB_PASSIVE_US 100
 
 static void *progress_main(void *arg)
@@ -125,7 +127,8 @@ static void *progress_main(void *arg)
     while (!stop) {
         pthread_mutex_lock(&lock);
         bool live = arb_ctx.active_head != NULL, moved = live && arb_progress_all() > 0;
-        bool passive = !live && arb_rma_target_progress_needed() && arb_mem_any_live();
+        bool passive = !live && ((arb_rma_target_progress_needed() && arb_mem_any_live()) ||
+                                 arb_am_active());
         if (passive && !arb_ctx.in_progress) {
             arb_ctx.in_progress = true;
             while (arb_ctx.tp_ops->progress(arb_ctx.tp) > 0) {

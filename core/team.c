@@ -74,7 +74,7 @@ static arbor_status_t team_new(const int *world, int P, int me, uint64_t region,
     for (int r = 0; r < P; r++) {
         t->world[r] = world[r];
         t->rkey[r] = arb_ctx.tp_ops->seg_rkey(arb_ctx.tp, world[r]);
-        uint8_t *base = arb_ctx.cfg.direct ? arb_ctx.tp_ops->peer_ptr(arb_ctx.tp, world[r]) : NULL;
+        uint8_t *base = arb_peer_map(world[r]);
         t->peer_region[r] = base ? base + t->region : NULL;
     }
     *team_p = t;

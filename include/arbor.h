@@ -486,7 +486,10 @@ ARBOR_API arbor_status_t arbor_alltoalli_nb(arbor_team_h team, void *const dstli
  *
  * Progress. A target need not call arbor for operations aimed at it to complete: where the
  * transport needs target-side progress (docs/ONESIDED.md says which), arbor's progress thread
- * serves it.
+ * serves it (it starts by itself with the first symmetric allocation).
+ *
+ * Puts and gets to a target whose segment is mapped here (one host; this rank itself always)
+ * are complete when the call returns, and their handles come back complete.
  *
  * Threads: the same rules as the rest of the API.
  */
@@ -583,10 +586,14 @@ ARBOR_API arbor_status_t arbor_get_vector_nb(int rank, const arbor_iov_t *iov, s
  * on ARBOR_INT32, INT64, FLOAT, DOUBLE, CPLX, DBLCPLX (and INT / LONG / LONGLONG and their
  * unsigned forms); ARBOR_MIN, ARBOR_MAX, ARBOR_BAND, ARBOR_BOR, ARBOR_BXOR, ARBOR_REPLACE on the
  * integer types. @p scale points to one element of @p dtype (NULL: 1) and is used by ARBOR_SUM
- * only. Atomic per element with respect to other accumulates on the same location (native
- * remote atomics where the transport has them, else a lock on the target). The remote address
- * must be aligned to the element size (ARBOR_ERR_ALIGNMENT). The strided form counts bytes in
- * count[0] (a multiple of the element size); the vector form's nbytes likewise.
+ * only. Atomic per element with respect to other accumulates on the same location, whatever
+ * their lengths (remote atomics or compare-and-swap per element; DBLCPLX under a lock word on
+ * the target: docs/ONESIDED.md), not with respect to plain puts. The remote address must be
+ * aligned to the element size (ARBOR_ERR_ALIGNMENT). The strided form counts bytes in
+ * count[0] (a multiple of the element size, else ARBOR_ERR_COUNT); the vector form's nbytes
+ * likewise. ARBOR_ERR_DATATYPE for an unknown type, ARBOR_ERR_OP for a (type, op) pair not
+ * listed. Blocking calls return when the source is reusable; the non-blocking form may complete
+ * inside the call (its handle then comes back complete).
  */
 /** x = y (accumulate only; collectives reject it with ARBOR_ERR_OP). */
 #define ARBOR_REPLACE ((arbor_op_t)100)
@@ -722,7 +729,9 @@ ARBOR_API arbor_status_t arbor_am_register(int index, arbor_am_handler_t *fn, vo
 ARBOR_API size_t arbor_am_max_payload(void);
 /** @brief Send a request to @p rank: returns once the payload is copied (the target's handler
  * may run later). Waits, making progress, while the target's queue is full. ARBOR_ERR_COUNT
- * (payload too large), ARBOR_ERR_INVALID_ARG (unregistered index), ARBOR_ERR_RANK. */
+ * (payload too large), ARBOR_ERR_INVALID_ARG (unregistered index), ARBOR_ERR_RANK,
+ * ARBOR_ERR_BUFFER (NULL payload with nbytes > 0), ARBOR_ERR_BUSY (called from a handler),
+ * ARBOR_ERR_TIMEOUT (the target served nothing for ARBOR_TIMEOUT seconds). */
 ARBOR_API arbor_status_t arbor_am_request(int rank, int index, const void *payload,
                                           size_t nbytes);
 /** @brief Reply from inside a request handler (at most once per request). ARBOR_ERR_HANDLE

@@ -18,6 +18,7 @@ packages=(
     slurm-wlm munge                    # one-node Slurm cluster (tests/slurm, srun --mpi=pmix)
     graphviz gnuplot-nox               # dot (tree drawings), gnuplot (bench/compare --plot)
     procps                             # ps/pgrep used by the launchers and scripts
+    iproute2                           # ip netns, bridges, tc: the simulated cluster (tests/cluster)
 )
 if [ "${1:-}" = --list ]; then
     printf '%s\n' "${packages[@]}"

@@ -53,3 +53,17 @@ foreach(tp IN LISTS ARB_REL_TRANSPORTS)
     PASS_REGULAR_EXPRESSION "peerlost rank 0: [0-9]+ checks, 0 failures"
     FAIL_REGULAR_EXPRESSION "FAIL|ERROR: AddressSanitizer|ERROR: LeakSanitizer|runtime error")
 endforeach()
+
+# arbor_init after arbor_finalize, four cycles (failed in about 1 run of 5 before PMIx stayed
+# up for the process and keys carried the session number).
+add_executable(arbor-test-reinit ${CMAKE_CURRENT_SOURCE_DIR}/test_reinit.c)
+target_link_libraries(arbor-test-reinit PRIVATE arbor)
+arbor_add_launched_test(NAME reinit COMMAND $<TARGET_FILE:arbor-test-reinit>
+                        LABELS reliability RANKS 1 3 TRANSPORTS ${ARB_REL_TRANSPORTS} TIMEOUT 60)
+
+# Stress: 3000 random non-blocking collectives, 32 in flight, on the world and a split team,
+# every result checked, RSS printed (about 1 s). By hand: ARB_STRESS_OPS=100000.
+add_executable(arbor-test-stress ${CMAKE_CURRENT_SOURCE_DIR}/test_stress.c)
+target_link_libraries(arbor-test-stress PRIVATE arbor)
+arbor_add_launched_test(NAME stress COMMAND $<TARGET_FILE:arbor-test-stress>
+                        LABELS stress RANKS 3 TRANSPORTS ${ARB_REL_TRANSPORTS} TIMEOUT 120)

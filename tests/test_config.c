@@ -88,6 +88,7 @@ int main(void)
         {"ARBOR_TIMEOUT", "nan"},
         {"ARBOR_TIMEOUT", "inf"},
         {"ARBOR_TIMEOUT", "-1"},
+        {"ARBOR_TIMEOUT", "1e-9"},
         {"ARBOR_OVERSUB_WAKE", "nan"},
         {"ARBOR_TREE_CACHE_ENTRIES", "-1"},
         {"ARBOR_LOGP", "L=nan"},

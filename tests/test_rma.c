@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "arbor.h"
 #include "launched_check.h"
@@ -1022,6 +1023,70 @@ static void test_vector(void)
     CHECK_OK(arbor_mem_free(&m));
 }
 
+/* ---- passive target progress -------------------------------------------------------------- */
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Rank 0 computes for a second without calling arbor; every other rank gets from it and takes
+ * fetch-add tickets there meanwhile. Every operation must complete before rank 0 is back (the
+ * clock is the node's: the launched tests run on one host). */
+static void test_passive(void)
+{
+    enum { OPS = 40 };
+    arbor_mem_h m;
+    uint64_t *local;
+    CHECK_OK(arbor_mem_alloc(ARBOR_TEAM_WORLD, 4096, &m, (void **)&local));
+    for (int i = 0; i < 256; i++) local[i + 8] = 1000 + (uint64_t)i;
+    uint64_t *r0 = addr_of(m, 0);
+    CHECK_OK(arbor_barrier(ARBOR_TEAM_WORLD));
+    double t_end = 0, t_done = 0, budget = size > 4 ? 2.0 : 1.0;
+    if (rank == 0) {
+        double t0 = now_s();
+        volatile double x = 1;
+        while (now_s() - t0 < budget)
+            for (int i = 0; i < 1000; i++) x = x * 1.0000001 + 1e-9;
+        t_end = now_s();
+    } else {
+        int bad = 0;
+        uint64_t got[16], one = 1, t;
+        for (int i = 0; i < OPS; i++) {
+            CHECK_OK(arbor_get(0, got, r0 + 8 + (i % 16) * 8, sizeof(got)));
+            for (int k = 0; k < 16; k++) bad += got[k] != 1000 + (uint64_t)((i % 16) * 8 + k);
+            CHECK_OK(arbor_atomic(0, r0, ARBOR_AMO_FADD, ARBOR_UINT64, &one, NULL, &t));
+            bad += t >= (uint64_t)(OPS * size);
+        }
+        CHECK_OK(arbor_put(0, r0 + 300 + rank, &one, sizeof(one)));
+        CHECK_OK(arbor_fence(0));
+        t_done = now_s();
+        CHECK(bad == 0, "passive target: %d wrong values", bad);
+    }
+    double *ends = malloc(sizeof(double) * (size_t)size);
+    CHECK_OK(arbor_allgather(ARBOR_TEAM_WORLD, &t_done, ends, 1, ARBOR_DOUBLE));
+    double target_end = 0;
+    CHECK_OK(arbor_allreduce(ARBOR_TEAM_WORLD, &t_end, &target_end, 1, ARBOR_DOUBLE, ARBOR_MAX));
+    if (rank == 0) {
+        int late = 0;
+        for (int r = 1; r < size; r++) late += ends[r] > target_end;
+        const char *tp = "?";
+        arbor_transport_name(&tp);
+        CHECK(late == 0,
+              "%d ranks finished their one-sided operations only after the target "
+              "computed for %.1f s without calling arbor (transport %s)",
+              late, budget, tp);
+        CHECK(local[0] == (uint64_t)(OPS * (size - 1)), "passive counter %llu",
+              (unsigned long long)local[0]);
+        for (int r = 1; r < size; r++) CHECK(local[300 + r] == 1, "passive put from %d", r);
+    }
+    free(ends);
+    CHECK_OK(arbor_barrier(ARBOR_TEAM_WORLD));
+    CHECK_OK(arbor_mem_free(&m));
+}
+
 /* ---- bad input ----------------------------------------------------------------------------- */
 
 static void test_bad_input(void)
@@ -1083,6 +1148,7 @@ int main(void)
     test_acc();
     test_strided();
     test_vector();
+    test_passive();
     test_alloc_cycles();
     int total = 0;
     CHECK_OK(arbor_allreduce(ARBOR_TEAM_WORLD, &failures, &total, 1, ARBOR_INT, ARBOR_SUM));

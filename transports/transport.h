@@ -58,6 +58,7 @@ typedef struct {
     int size;                   /* processes in the job */
     size_t segment_size;        /* bytes to allocate and register */
     const arb_config_t *config; /* parsed ARBOR_* values (provider name, ...) */
+    int nlocal;                 /* processes of the job on this node (from the bootstrap) */
 } arb_tp_params_t;
 
 typedef struct arb_tp_ops {

@@ -31,8 +31,8 @@ arbor_status_t arb_rma_init(void)
     for (int r = 0; r < P; r++) {
         if (r == arb_ctx.rank)
             arb_rma.peer_seg[r] = arb_ctx.seg;
-        else if (arb_ctx.cfg.direct)
-            arb_rma.peer_seg[r] = arb_ctx.tp_ops->peer_ptr(arb_ctx.tp, r);
+        else
+            arb_rma.peer_seg[r] = arb_peer_map(r);
     }
     return ARBOR_OK;
 }
@@ -517,6 +517,11 @@ arbor_status_t arbor_fence(int rank)
     if (status == ARBOR_OK) status = arb_rma_complete_to(rank);
     arb_unlock();
     return status;
+}
+
+arbor_status_t arb_rma_quiet(void)
+{
+    return arb_rma.imp ? arb_rma_complete_to(-1) : ARBOR_OK;
 }
 
 arbor_status_t arbor_quiet(void)

@@ -28,6 +28,8 @@ arbor_status_t arb_rma_init(void);
 /* After the world team exists: the notification area and the one-sided state (collective over
  * the world, but deterministic: no communication). */
 arbor_status_t arb_rma_init_world(void);
+/* arbor_quiet without the lock (finalize): every one-sided operation complete at its target. */
+arbor_status_t arb_rma_quiet(void);
 /* Finalize, before the transport closes: frees every allocation and request. */
 void arb_rma_fini(void);
 

@@ -102,7 +102,7 @@ struct arb_tp {
     int size;
     double timeout_s; /* bound of blocking waits (flush, close); 0 = forever */
     bool yield;
-    bool all_local; /* every rank runs on this host (as far as the launcher tells) */
+    bool all_local; /* every rank runs on this host (the bootstrap's local peers) */
     uint32_t caps;
     char describe[64];
 

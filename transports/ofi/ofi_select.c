@@ -31,19 +31,6 @@ static const struct {
 } broken[] = {{"ofi_rxd", FI_VERSION(1, 17),
                "one fi_fetch_atomic crashes it inside fi_cq_read (libfabric 1.17)"}};
 
-/* What the launcher says about the ranks on this host (Open MPI, Slurm); false if it says
- * nothing and there is more than one rank. */
-static bool ranks_all_local(int size)
-{
-    const char *v;
-
-    if (size <= 1) return true;
-    v = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
-    if (v != NULL && atoi(v) == size) return true;
-    v = getenv("SLURM_STEP_NUM_NODES");
-    if (v != NULL && atoi(v) == 1) return true;
-    return false;
-}
 
 static void pin_loopback(void)
 {
@@ -202,7 +189,6 @@ arbor_status_t arb_ofi_select(arb_tp_t *tp, const char *want, struct fi_info **i
     const struct fi_info *pick;
     bool named = want != NULL && want[0] != '\0';
 
-    tp->all_local = ranks_all_local(tp->size);
     if (tp->all_local) pin_loopback();
     list = getinfo(named ? want : NULL, 0, FI_PROGRESS_UNSPEC, NULL);
     if (list == NULL) {
