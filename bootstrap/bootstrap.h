@@ -30,6 +30,9 @@ typedef struct arb_boot_ops {
      * losses() cheaply and ask lost(rank) only when it changed. Any thread may raise them. */
     unsigned (*losses)(arb_boot_t *b);
     int (*lost)(arb_boot_t *b, int rank);
+    /* Ask the launcher to end every rank of the job with exit status code; returns only if the
+     * launcher could not be asked (the caller then exits alone). */
+    void (*abort)(arb_boot_t *b, int code, const char *msg);
 } arb_boot_ops_t;
 
 struct arb_boot {

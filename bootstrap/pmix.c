@@ -242,6 +242,14 @@ static void p_finalize(arb_boot_t *b)
     free(b);
 }
 
+static void p_abort(arb_boot_t *b, int code, const char *msg)
+{
+    (void)b;
+    /* NULL procs: every process of our namespace, i.e. the whole job. */
+    pmix_status_t rc = PMIx_Abort(code, msg, NULL, 0);
+    if (rc != PMIX_SUCCESS) arb_warn("PMIx_Abort failed: %s", PMIx_Error_string(rc));
+}
+
 static const arb_boot_ops_t pmix_ops = {
     .name = "pmix",
     .rank = p_rank,
@@ -254,6 +262,7 @@ static const arb_boot_ops_t pmix_ops = {
     .finalize = p_finalize,
     .losses = p_losses,
     .lost = p_lost,
+    .abort = p_abort,
 };
 
 /* Parses PMIX_LOCAL_PEERS ("0,1,2"); on any failure this rank alone is local. */

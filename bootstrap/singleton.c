@@ -82,6 +82,14 @@ static int s_lost(arb_boot_t *b, int rank)
     return 0;
 }
 
+/* A one-rank job is this process: the caller's exit ends it. */
+static void s_abort(arb_boot_t *b, int code, const char *msg)
+{
+    (void)b;
+    (void)code;
+    (void)msg;
+}
+
 static const arb_boot_ops_t single_ops = {
     .name = "singleton",
     .rank = s_rank,
@@ -94,6 +102,7 @@ static const arb_boot_ops_t single_ops = {
     .finalize = s_finalize,
     .losses = s_losses,
     .lost = s_lost,
+    .abort = s_abort,
 };
 
 arbor_status_t arb_singleton_open(arb_boot_t **boot_p)

@@ -100,6 +100,14 @@ ARBOR_API arbor_status_t arbor_init(void);
  */
 ARBOR_API arbor_status_t arbor_finalize(void);
 
+/**
+ * @brief End every rank of the job now, with exit status @p code (0..255): the launcher is asked
+ * to kill the whole job (PMIx_Abort); without a launcher, or if it fails, this process exits
+ * with @p code. Nothing is flushed or completed. Callable from any one rank, initialised or not.
+ * @return never on success; ARBOR_ERR_INVALID_ARG (nothing happens) for a code outside 0..255.
+ */
+ARBOR_API arbor_status_t arbor_abort(int code);
+
 /** @brief This rank's rank in @p team. Local. ARBOR_ERR_TEAM, ARBOR_ERR_INVALID_ARG. */
 ARBOR_API arbor_status_t arbor_team_rank(arbor_team_h team, int *rank_p);
 

@@ -12,6 +12,8 @@ packages=(
     libfabric-dev libfabric-bin        # libfabric transport (fi_info)
     libpmix-dev                        # PMIx bootstrap
     openmpi-bin libopenmpi-dev         # mpirun: the PMIx launcher of the launched tests
+    gfortran libcoarrays-dev           # coarray Fortran client (clients/caf: libcaf_arbor, tests/caf)
+    libcoarrays-openmpi-dev            # OpenCoarrays: the reference runtime of tests/caf and bench/caf
     libbenchmark-dev                   # Google Benchmark (bench/micro)
     slurm-wlm munge                    # one-node Slurm cluster (tests/slurm, srun --mpi=pmix)
     graphviz gnuplot-nox               # dot (tree drawings), gnuplot (bench/compare --plot)

@@ -1,0 +1,106 @@
+/*
+ * Coarray registration: every coarray (static, allocatable, lock, critical, event) is one
+ * collective allocation of arbor's symmetric heap over the current team; the token keeps every
+ * image's address of it.
+ */
+#include <stdlib.h>
+
+#include "caf_api.h"
+#include "caf_state.h"
+
+/* Locks and events live in 8-byte words (one per element), updated with arbor atomics. */
+enum { CAF_SYNC_WORD = 8 };
+
+static size_t register_bytes(size_t size, int type)
+{
+    switch (type) {
+    case CAF_REG_LOCK_STATIC:
+    case CAF_REG_LOCK_ALLOC:
+    case CAF_REG_CRITICAL:
+    case CAF_REG_EVENT_STATIC:
+    case CAF_REG_EVENT_ALLOC:
+        return (size ? size : 1) * CAF_SYNC_WORD;
+    default:
+        return size;
+    }
+}
+
+void _gfortran_caf_register(size_t size, int type, caf_token_t *token, caf_desc_t *desc, int *stat,
+                            char *errmsg, size_t errmsg_len)
+{
+    if (type == CAF_REG_REGISTER_ONLY || type == CAF_REG_ALLOCATE_ONLY) {
+        caf_report(stat, errmsg, errmsg_len, CAF_STAT_ERROR,
+                   "libcaf_arbor: allocatable coarray components are not supported");
+        return;
+    }
+    if (!token || !desc) {
+        caf_report(stat, errmsg, errmsg_len, CAF_STAT_ERROR, "libcaf_arbor: register: no token");
+        return;
+    }
+    /* Static coarrays are registered by constructors that gfortran emits, before main calls
+     * _gfortran_caf_init: start the runtime here then (init is idempotent). */
+    if (!caf_state.initialized) _gfortran_caf_init(NULL, NULL);
+    caf_team_s *team = caf_state.current;
+    caf_coarray_t *c = calloc(1, sizeof *c);
+    char **addr = calloc((size_t)caf_state.world_size, sizeof(char *));
+    if (!c || !addr) {
+        free(c);
+        free(addr);
+        caf_report(stat, errmsg, errmsg_len, CAF_STAT_ERROR, "libcaf_arbor: out of memory");
+        return;
+    }
+    size_t nbytes = register_bytes(size, type);
+    void *local = NULL;
+    /* A zero-sized coarray still needs an address of its own. */
+    arbor_status_t s = arbor_mem_alloc(team->handle, nbytes ? nbytes : 1, &c->mem, &local);
+    for (int r = 0; s == ARBOR_OK && r < team->size; r++)
+        s = arbor_mem_addr(c->mem, r, (void **)&addr[team->world[r]], NULL);
+    if (s != ARBOR_OK) {
+        if (c->mem) arbor_mem_free(&c->mem);
+        free(c);
+        free(addr);
+        caf_check(stat, errmsg, errmsg_len, s, "coarray allocation (arbor_mem_alloc)");
+        return;
+    }
+    c->local = local;
+    c->nbytes = nbytes;
+    c->addr = addr;
+    c->team = team;
+    /* Bounds are the same on every image: reference chains read them from here. */
+    c->desc = desc->dtype.rank > 0 ? desc : NULL;
+    c->next = caf_state.coarrays;
+    if (c->next) c->next->prev = c;
+    caf_state.coarrays = c;
+    desc->base_addr = local;
+    *token = c;
+    caf_report(stat, errmsg, errmsg_len, 0, "%s", "");
+}
+
+void _gfortran_caf_deregister(caf_token_t *token, int type, int *stat, char *errmsg,
+                              size_t errmsg_len)
+{
+    if (type == CAF_DEREG_DEALLOCATE_ONLY) {
+        caf_report(stat, errmsg, errmsg_len, CAF_STAT_ERROR,
+                   "libcaf_arbor: allocatable coarray components are not supported");
+        return;
+    }
+    caf_coarray_t *c = token ? *token : NULL;
+    if (!c) {
+        caf_report(stat, errmsg, errmsg_len, CAF_STAT_ERROR,
+                   "libcaf_arbor: deallocate of a coarray that is not allocated");
+        return;
+    }
+    /* Deallocation synchronises the team: nobody may still be reading or writing it. */
+    arbor_status_t s = arbor_quiet();
+    if (s == ARBOR_OK) s = arbor_barrier(c->team->handle);
+    if (s == ARBOR_OK) s = arbor_mem_free(&c->mem);
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        caf_state.coarrays = c->next;
+    if (c->next) c->next->prev = c->prev;
+    free(c->addr);
+    free(c);
+    *token = NULL;
+    caf_check(stat, errmsg, errmsg_len, s, "coarray deallocation");
+}

@@ -1,0 +1,79 @@
+/*
+ * Process state and error reporting of libcaf_arbor.
+ */
+#include "caf_state.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+caf_state_t caf_state;
+
+int caf_image_rank(int image)
+{
+    const caf_team_s *t = caf_state.current;
+    if (image == 0) return caf_state.world_rank;
+    if (image < 1 || image > t->size) return -1;
+    return t->world[image - 1];
+}
+
+int caf_team_fill(caf_team_s *team)
+{
+    if (arbor_team_size(team->handle, &team->size) != ARBOR_OK ||
+        arbor_team_rank(team->handle, &team->rank) != ARBOR_OK)
+        return -1;
+    team->world = malloc((size_t)team->size * sizeof(int));
+    if (!team->world) return -1;
+    for (int i = 0; i < team->size; i++)
+        if (arbor_team_world_rank(team->handle, i, &team->world[i]) != ARBOR_OK) return -1;
+    return 0;
+}
+
+static void vreport(int *stat, char *errmsg, size_t errmsg_len, int code, const char *fmt,
+                    va_list ap)
+{
+    char msg[256];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    if (!stat) caf_fatal(code, "%s", msg);
+    *stat = code;
+    if (errmsg && errmsg_len > 0) {
+        /* A Fortran character variable: no terminator, blank-padded. */
+        size_t n = strlen(msg);
+        if (n > errmsg_len) n = errmsg_len;
+        memcpy(errmsg, msg, n);
+        memset(errmsg + n, ' ', errmsg_len - n);
+    }
+}
+
+int caf_report(int *stat, char *errmsg, size_t errmsg_len, int code, const char *fmt, ...)
+{
+    if (code == 0) {
+        if (stat) *stat = 0;
+        return 0;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vreport(stat, errmsg, errmsg_len, code, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+int caf_check(int *stat, char *errmsg, size_t errmsg_len, arbor_status_t s, const char *what)
+{
+    if (s == ARBOR_OK) return caf_report(stat, errmsg, errmsg_len, 0, "%s", "");
+    int code = s == ARBOR_ERR_PEER_LOST ? CAF_STAT_FAILED_IMAGE : CAF_STAT_ERROR;
+    return caf_report(stat, errmsg, errmsg_len, code, "libcaf_arbor: %s failed: %s", what,
+                      arbor_strerror(s));
+}
+
+void caf_fatal(int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "libcaf_arbor (image %d): ", caf_state.world_rank + 1);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    arbor_abort(code > 0 && code < 256 ? code : 1);
+    _Exit(1); /* arbor_abort returns only for a bad code, excluded above */
+}

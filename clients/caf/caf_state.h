@@ -1,0 +1,67 @@
+/*
+ * The runtime's process state: the team stack (the current team names the images of this_image,
+ * num_images, coindices and collectives), the live coarrays, and the error reporting shared by
+ * every entry point.
+ */
+#ifndef CAF_STATE_H
+#define CAF_STATE_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+#include "arbor.h"
+#include "caf_abi.h"
+
+/* A team of images; the initial team wraps ARBOR_TEAM_WORLD and has number -1. */
+typedef struct caf_team {
+    arbor_team_h handle;
+    int number;                   /* team_number; -1 for the initial team */
+    int rank, size;               /* this image's 0-based index and the team's image count */
+    int *world;                   /* world rank of each image of the team */
+    struct caf_team *up;          /* the team that was current when this one was changed to */
+    struct caf_team *next_formed; /* every formed team, freed at finalize */
+} caf_team_s;
+
+/* A registered coarray: its symmetric allocation and every world rank's address of it. */
+typedef struct caf_coarray {
+    arbor_mem_h mem;
+    char *local;
+    size_t nbytes;
+    char **addr; /* by world rank; NULL for ranks outside the allocating team */
+    caf_team_s *team;
+    const caf_desc_t *desc; /* the program's descriptor of an array coarray (its bounds), or NULL */
+    struct caf_coarray *prev, *next;
+} caf_coarray_t;
+
+typedef struct {
+    int initialized;
+    int world_rank, world_size;
+    caf_team_s initial;
+    caf_team_s *current;
+    caf_coarray_t *coarrays; /* list of live registrations, freed at finalize */
+    caf_team_s *formed;      /* teams made by form team (Fortran never frees a team) */
+} caf_state_t;
+
+extern caf_state_t caf_state;
+
+/* World rank of image @p image (1-based) of the current team; 0 means this image.
+ * -1 when out of range. */
+int caf_image_rank(int image);
+
+/* Fill a team's size, rank and world-rank table from its arbor handle. */
+int caf_team_fill(caf_team_s *team);
+
+/*
+ * Report the outcome of a statement: with @p stat the code goes there (and the message into
+ * errmsg, blank-padded); without it a nonzero code is an error termination of the whole job.
+ * Returns @p code.
+ */
+int caf_report(int *stat, char *errmsg, size_t errmsg_len, int code, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+/* caf_report for a failed arbor call: ARBOR_OK reports success. */
+int caf_check(int *stat, char *errmsg, size_t errmsg_len, arbor_status_t s, const char *what);
+
+/* Error termination with @p code after printing the message (never returns). */
+_Noreturn void caf_fatal(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif /* CAF_STATE_H */

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Packaging test of libcaf_arbor: install the build into a scratch prefix, then build a coarray
+# program against the installed package with pkg-config and with CMake, and run each at one
+# image (no launcher) and at two images under mpirun.
+#   packaging.sh <build-dir> <source-dir> <scratch-dir>
+# CAF_CLIENT_FLAGS: extra compile and link flags (the sanitizer flags of a sanitized build).
+set -euo pipefail
+[ $# -eq 3 ] || { echo "usage: $0 <build-dir> <source-dir> <scratch-dir>" >&2; exit 2; }
+build=$(cd "$1" && pwd)
+src=$(cd "$2" && pwd)
+mkdir -p "$3"
+scratch=$(cd "$3" && pwd)
+prefix=$scratch/prefix
+flags=${CAF_CLIENT_FLAGS:-}
+program=$src/tests/caf/caf_team.f90
+say() { printf '[caf-packaging] %s\n' "$*"; }
+fail() { printf '[caf-packaging] FAIL: %s\n' "$*" >&2; exit 1; }
+
+check_runs() { # check_runs <binary>
+    local out
+    out=$(timeout -k 5 60 "$1" 2>&1) || { printf '%s\n' "$out"; fail "$1 at one image"; }
+    grep -q 'caf_team: 1 images OK' <<<"$out" || { printf '%s\n' "$out"; fail "$1: no OK line"; }
+    out=$(OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout -k 5 120 \
+        mpirun --oversubscribe --bind-to none -n 2 "$1" 2>&1) ||
+        { printf '%s\n' "$out"; fail "$1 at two images"; }
+    grep -q 'caf_team: 2 images OK' <<<"$out" || { printf '%s\n' "$out"; fail "$1: no OK line"; }
+    say "ok: $1"
+}
+
+rm -rf "$prefix" "$scratch/pc" "$scratch/cmake"
+cmake --install "$build" --prefix "$prefix" >/dev/null
+pc=$(find "$prefix" -path '*/pkgconfig/caf-arbor.pc' -print -quit)
+[ -n "$pc" ] || fail "caf-arbor.pc not installed under $prefix"
+export PKG_CONFIG_PATH=$(dirname "$pc")
+
+# pkg-config: the command line the README gives.
+mkdir -p "$scratch/pc"
+# shellcheck disable=SC2046,SC2086
+gfortran -fcoarray=lib $flags "$program" $(pkg-config --libs caf-arbor) -o "$scratch/pc/caf_team"
+check_runs "$scratch/pc/caf_team"
+
+# CMake: find_package(arbor COMPONENTS caf_arbor), target arbor::caf_arbor.
+cmake -S "$src/tests/caf/client" -B "$scratch/cmake" -DCMAKE_PREFIX_PATH="$prefix" \
+    -DCAF_CLIENT_SOURCE="$program" -DCAF_CLIENT_FLAGS="$flags" >/dev/null
+cmake --build "$scratch/cmake" >/dev/null
+check_runs "$scratch/cmake/caf_client"
