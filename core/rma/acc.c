@@ -435,12 +435,9 @@ static arbor_status_t acc_any(int rank, void *dst, const void *src, size_t count
                               arbor_dtype_t dtype, arbor_op_t op, const void *scale,
                               arbor_request_h *req_p, bool blocking)
 {
-    if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
-    arbor_status_t status = arb_rma_check_rank(rank);
-    if (status != ARBOR_OK) return status;
-    if (req_p) *req_p = NULL;
     acc_t a;
-    if ((status = arb_acc_check(dtype, op, &a)) != ARBOR_OK) return status;
+    arbor_status_t status = arb_rma_begin(rank, req_p, dtype, op, &a);
+    if (status != ARBOR_OK) return status;
     if (count > SIZE_MAX / a.esz) return ARBOR_ERR_COUNT;
     if (count == 0) return req_p ? arb_rma_req_done_handle(rank, req_p) : ARBOR_OK;
     if (!src) return ARBOR_ERR_BUFFER;

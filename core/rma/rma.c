@@ -573,32 +573,24 @@ static arbor_status_t xfer(bool put, int rank, void *dst, const void *src, size_
     return arb_rma_req_commit(req, req_p, blocking);
 }
 
-#define LOCKED(_call)                                                                              \
-    do {                                                                                           \
-        arb_lock();                                                                                \
-        arbor_status_t _s = (_call);                                                               \
-        arb_unlock();                                                                              \
-        return _s;                                                                                 \
-    } while (0)
-
 arbor_status_t arbor_put(int rank, void *dst, const void *src, size_t nbytes)
 {
-    LOCKED(xfer(true, rank, dst, src, nbytes, NULL, true));
+    ARB_RMA_LOCKED(xfer(true, rank, dst, src, nbytes, NULL, true));
 }
 
 arbor_status_t arbor_get(int rank, void *dst, const void *src, size_t nbytes)
 {
-    LOCKED(xfer(false, rank, dst, src, nbytes, NULL, true));
+    ARB_RMA_LOCKED(xfer(false, rank, dst, src, nbytes, NULL, true));
 }
 
 arbor_status_t arbor_put_nb(int rank, void *dst, const void *src, size_t nbytes,
                             arbor_request_h *req_p)
 {
-    LOCKED(xfer(true, rank, dst, src, nbytes, req_p, false));
+    ARB_RMA_LOCKED(xfer(true, rank, dst, src, nbytes, req_p, false));
 }
 
 arbor_status_t arbor_get_nb(int rank, void *dst, const void *src, size_t nbytes,
                             arbor_request_h *req_p)
 {
-    LOCKED(xfer(false, rank, dst, src, nbytes, req_p, false));
+    ARB_RMA_LOCKED(xfer(false, rank, dst, src, nbytes, req_p, false));
 }

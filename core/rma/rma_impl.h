@@ -98,6 +98,27 @@ typedef struct {
 } acc_t;
 /* ARBOR_ERR_DATATYPE (unknown type) or ARBOR_ERR_OP (not defined on it for accumulate). */
 arbor_status_t arb_acc_check(arbor_dtype_t dtype, arbor_op_t op, acc_t *a);
+
+/* The prologue the one-sided entry points share: arbor initialised, rank valid, *req_p (when
+ * given) cleared, and with acc non-NULL dtype and op checked for accumulate (filling *acc). */
+static inline arbor_status_t arb_rma_begin(int rank, arbor_request_h *req_p, arbor_dtype_t dtype,
+                                           arbor_op_t op, acc_t *acc)
+{
+    if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
+    arbor_status_t status = arb_rma_check_rank(rank);
+    if (status != ARBOR_OK) return status;
+    if (req_p) *req_p = NULL;
+    return acc ? arb_acc_check(dtype, op, acc) : ARBOR_OK;
+}
+
+/* Runs an entry point's body under the progress lock and returns its status. */
+#define ARB_RMA_LOCKED(_call)                                                                      \
+    do {                                                                                           \
+        arb_lock();                                                                                \
+        arbor_status_t _s = (_call);                                                               \
+        arb_unlock();                                                                              \
+        return _s;                                                                                 \
+    } while (0)
 /* n elements from src into rank's segment at tgt->off (checked, aligned). With comp non-NULL
  * pipelined atomics may stay in flight on it (*pending_p true); else complete on return. */
 arbor_status_t arb_acc_piece(const acc_t *a, int rank, const arb_rma_target_t *tgt, const void *src,
