@@ -214,6 +214,33 @@ static size_t words_of(const acc_t *a, uint64_t off, size_t n, const uint64_t *y
     return nw;
 }
 
+/* One CPU atomic applying op to a lane. The __atomic builtins are type-generic, so one body
+ * serves both lane widths. */
+#define DEFINE_ATOMIC_OP(name, T)                                                                  \
+    static void name(arbor_op_t op, T *p, T y)                                                     \
+    {                                                                                              \
+        switch (op) {                                                                              \
+        case ARBOR_SUM:                                                                            \
+            __atomic_fetch_add(p, y, __ATOMIC_SEQ_CST);                                            \
+            break;                                                                                 \
+        case ARBOR_BAND:                                                                           \
+            __atomic_fetch_and(p, y, __ATOMIC_SEQ_CST);                                            \
+            break;                                                                                 \
+        case ARBOR_BOR:                                                                            \
+            __atomic_fetch_or(p, y, __ATOMIC_SEQ_CST);                                             \
+            break;                                                                                 \
+        case ARBOR_BXOR:                                                                           \
+            __atomic_fetch_xor(p, y, __ATOMIC_SEQ_CST);                                            \
+            break;                                                                                 \
+        default:                                                                                   \
+            __atomic_exchange_n(p, y, __ATOMIC_SEQ_CST);                                           \
+            break;                                                                                 \
+        }                                                                                          \
+    }
+
+DEFINE_ATOMIC_OP(atomic_op64, uint64_t)
+DEFINE_ATOMIC_OP(atomic_op32, uint32_t)
+
 /* CPU path: one atomic per element where the CPU has it, else a CAS loop on the word. */
 static void acc_cpu(const acc_t *a, uint8_t *seg, const word_t *w, size_t nw)
 {
@@ -222,45 +249,10 @@ static void acc_cpu(const acc_t *a, uint8_t *seg, const word_t *w, size_t nw)
         if (direct) {
             for (unsigned l = 0; l < (a->esz == 8 ? 1u : 2u); l++) {
                 if (!(w[i].lanes & (1u << l))) continue;
-                if (a->esz == 8) {
-                    uint64_t *p = (uint64_t *)(seg + w[i].off), y = w[i].y[0];
-                    switch (a->op) {
-                    case ARBOR_SUM:
-                        __atomic_fetch_add(p, y, __ATOMIC_SEQ_CST);
-                        break;
-                    case ARBOR_BAND:
-                        __atomic_fetch_and(p, y, __ATOMIC_SEQ_CST);
-                        break;
-                    case ARBOR_BOR:
-                        __atomic_fetch_or(p, y, __ATOMIC_SEQ_CST);
-                        break;
-                    case ARBOR_BXOR:
-                        __atomic_fetch_xor(p, y, __ATOMIC_SEQ_CST);
-                        break;
-                    default:
-                        __atomic_exchange_n(p, y, __ATOMIC_SEQ_CST);
-                        break;
-                    }
-                } else {
-                    uint32_t *p = (uint32_t *)(seg + w[i].off) + l, y = (uint32_t)w[i].y[l];
-                    switch (a->op) {
-                    case ARBOR_SUM:
-                        __atomic_fetch_add(p, y, __ATOMIC_SEQ_CST);
-                        break;
-                    case ARBOR_BAND:
-                        __atomic_fetch_and(p, y, __ATOMIC_SEQ_CST);
-                        break;
-                    case ARBOR_BOR:
-                        __atomic_fetch_or(p, y, __ATOMIC_SEQ_CST);
-                        break;
-                    case ARBOR_BXOR:
-                        __atomic_fetch_xor(p, y, __ATOMIC_SEQ_CST);
-                        break;
-                    default:
-                        __atomic_exchange_n(p, y, __ATOMIC_SEQ_CST);
-                        break;
-                    }
-                }
+                if (a->esz == 8)
+                    atomic_op64(a->op, (uint64_t *)(seg + w[i].off), w[i].y[0]);
+                else
+                    atomic_op32(a->op, (uint32_t *)(seg + w[i].off) + l, (uint32_t)w[i].y[l]);
             }
             continue;
         }
@@ -443,12 +435,9 @@ static arbor_status_t acc_any(int rank, void *dst, const void *src, size_t count
                               arbor_dtype_t dtype, arbor_op_t op, const void *scale,
                               arbor_request_h *req_p, bool blocking)
 {
-    if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
-    arbor_status_t status = arb_rma_check_rank(rank);
-    if (status != ARBOR_OK) return status;
-    if (req_p) *req_p = NULL;
     acc_t a;
-    if ((status = arb_acc_check(dtype, op, &a)) != ARBOR_OK) return status;
+    arbor_status_t status = arb_rma_begin(rank, req_p, dtype, op, &a);
+    if (status != ARBOR_OK) return status;
     if (count > SIZE_MAX / a.esz) return ARBOR_ERR_COUNT;
     if (count == 0) return req_p ? arb_rma_req_done_handle(rank, req_p) : ARBOR_OK;
     if (!src) return ARBOR_ERR_BUFFER;

@@ -72,62 +72,39 @@ static uint64_t apply(arbor_amo_t op, uint64_t x, uint64_t v, uint64_t cmp)
     }
 }
 
-/* CPU atomics on a mapped word: returns the old value. */
-static uint64_t cpu64(uint64_t *p, arbor_amo_t op, uint64_t v, uint64_t cmp)
-{
-    switch (op) {
-    case ARBOR_AMO_FETCH:
-        return __atomic_load_n(p, __ATOMIC_SEQ_CST);
-    case ARBOR_AMO_SET:
-    case ARBOR_AMO_SWAP:
-        return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST);
-    case ARBOR_AMO_ADD:
-    case ARBOR_AMO_FADD:
-        return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);
-    case ARBOR_AMO_AND:
-    case ARBOR_AMO_FAND:
-        return __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST);
-    case ARBOR_AMO_OR:
-    case ARBOR_AMO_FOR:
-        return __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST);
-    case ARBOR_AMO_XOR:
-    case ARBOR_AMO_FXOR:
-        return __atomic_fetch_xor(p, v, __ATOMIC_SEQ_CST);
-    case ARBOR_AMO_CSWAP:
-        __atomic_compare_exchange_n(p, &cmp, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
-        return cmp; /* the old value either way */
-    default:
-        return 0;
+/* CPU atomics on a mapped word: return the old value. The __atomic builtins are type-generic,
+ * so one body serves both widths. */
+#define DEFINE_CPU_AMO(name, T)                                                                    \
+    static T name(T *p, arbor_amo_t op, T v, T cmp)                                                \
+    {                                                                                              \
+        switch (op) {                                                                              \
+        case ARBOR_AMO_FETCH:                                                                      \
+            return __atomic_load_n(p, __ATOMIC_SEQ_CST);                                           \
+        case ARBOR_AMO_SET:                                                                        \
+        case ARBOR_AMO_SWAP:                                                                       \
+            return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST);                                    \
+        case ARBOR_AMO_ADD:                                                                        \
+        case ARBOR_AMO_FADD:                                                                       \
+            return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);                                     \
+        case ARBOR_AMO_AND:                                                                        \
+        case ARBOR_AMO_FAND:                                                                       \
+            return __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST);                                     \
+        case ARBOR_AMO_OR:                                                                         \
+        case ARBOR_AMO_FOR:                                                                        \
+            return __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST);                                      \
+        case ARBOR_AMO_XOR:                                                                        \
+        case ARBOR_AMO_FXOR:                                                                       \
+            return __atomic_fetch_xor(p, v, __ATOMIC_SEQ_CST);                                     \
+        case ARBOR_AMO_CSWAP:                                                                      \
+            __atomic_compare_exchange_n(p, &cmp, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);    \
+            return cmp; /* the old value either way */                                             \
+        default:                                                                                   \
+            return 0;                                                                              \
+        }                                                                                          \
     }
-}
 
-static uint32_t cpu32(uint32_t *p, arbor_amo_t op, uint32_t v, uint32_t cmp)
-{
-    switch (op) {
-    case ARBOR_AMO_FETCH:
-        return __atomic_load_n(p, __ATOMIC_SEQ_CST);
-    case ARBOR_AMO_SET:
-    case ARBOR_AMO_SWAP:
-        return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST);
-    case ARBOR_AMO_ADD:
-    case ARBOR_AMO_FADD:
-        return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);
-    case ARBOR_AMO_AND:
-    case ARBOR_AMO_FAND:
-        return __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST);
-    case ARBOR_AMO_OR:
-    case ARBOR_AMO_FOR:
-        return __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST);
-    case ARBOR_AMO_XOR:
-    case ARBOR_AMO_FXOR:
-        return __atomic_fetch_xor(p, v, __ATOMIC_SEQ_CST);
-    case ARBOR_AMO_CSWAP:
-        __atomic_compare_exchange_n(p, &cmp, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
-        return cmp;
-    default:
-        return 0;
-    }
-}
+DEFINE_CPU_AMO(cpu64, uint64_t)
+DEFINE_CPU_AMO(cpu32, uint32_t)
 
 arbor_status_t arb_rma_amo64(int rank, uint64_t off, arb_tp_amo_t op, uint64_t operand,
                              uint64_t compare, uint64_t *result)

@@ -40,32 +40,13 @@ static bool notified(void *arg)
     return arrived(a->rank) - arb_rma.consumed[a->rank] >= a->n;
 }
 
-/* Waits for cond with progress, bounded by ARBOR_TIMEOUT without progress. */
+/* Waits for cond; nothing local moves while we wait for a peer, so a stalled wait also yields
+ * a core the peer may need. The acquire fence orders what we read next after the word seen. */
 static arbor_status_t wait_cond(bool (*cond)(void *), void *arg, const char *what)
 {
-    uint64_t seen = arb_ctx.epoch;
-    double since = 0;
-    unsigned idle = 0;
-    while (!cond(arg)) {
-        if (arb_rma_progress_once() || arb_ctx.epoch != seen) {
-            seen = arb_ctx.epoch;
-            idle = 0;
-            since = 0;
-            continue;
-        }
-        if (arb_ctx.yield) sched_yield();
-        if (++idle % 256) continue;
-        double now = arb_now_us();
-        if (since == 0) since = now;
-        /* nothing local moves while we wait for a peer: do not hold a core it may need */
-        if (now - since > 1000) sched_yield();
-        if (arb_ctx.cfg.timeout_s > 0 && now - since > arb_ctx.cfg.timeout_s * 1e6) {
-            arb_error("%s saw nothing for %g s (ARBOR_TIMEOUT)", what, arb_ctx.cfg.timeout_s);
-            return ARBOR_ERR_TIMEOUT;
-        }
-    }
-    __atomic_thread_fence(__ATOMIC_ACQUIRE);
-    return ARBOR_OK;
+    arbor_status_t status = arb_rma_wait_until_pred(cond, arg, true, what);
+    if (status == ARBOR_OK) __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    return status;
 }
 
 static arbor_status_t notify_wait_unlocked(int rank, uint64_t n)

@@ -199,15 +199,13 @@ void arb_rma_backoff(unsigned *tries)
     if (arb_rma_progress_once() == 0 && (arb_ctx.yield || ++*tries > 64)) sched_yield();
 }
 
-typedef bool (*cond_fn)(void *arg);
-
-/* Waits for cond, making progress; ARBOR_ERR_TIMEOUT after ARBOR_TIMEOUT s without any. */
-static arbor_status_t wait_for(cond_fn cond, void *arg, const char *what)
+arbor_status_t arb_rma_wait_until_pred(bool (*done)(void *), void *arg, bool yield_when_stalled,
+                                       const char *what)
 {
     uint64_t seen = arb_ctx.epoch;
     double since = 0;
     unsigned idle = 0;
-    while (!cond(arg)) {
+    while (!done(arg)) {
         if (arb_rma_progress_once() || arb_ctx.epoch != seen) {
             seen = arb_ctx.epoch;
             idle = 0;
@@ -218,12 +216,18 @@ static arbor_status_t wait_for(cond_fn cond, void *arg, const char *what)
         if (++idle % 256) continue;
         double now = arb_now_us();
         if (since == 0) since = now;
+        if (yield_when_stalled && now - since > 1000) sched_yield();
         if (arb_ctx.cfg.timeout_s > 0 && now - since > arb_ctx.cfg.timeout_s * 1e6) {
             arb_error("%s made no progress for %g s (ARBOR_TIMEOUT)", what, arb_ctx.cfg.timeout_s);
             return ARBOR_ERR_TIMEOUT;
         }
     }
     return ARBOR_OK;
+}
+
+static arbor_status_t wait_for(bool (*done)(void *), void *arg, const char *what)
+{
+    return arb_rma_wait_until_pred(done, arg, false, what);
 }
 
 static bool comp_done(void *arg)
@@ -569,32 +573,24 @@ static arbor_status_t xfer(bool put, int rank, void *dst, const void *src, size_
     return arb_rma_req_commit(req, req_p, blocking);
 }
 
-#define LOCKED(_call)                                                                              \
-    do {                                                                                           \
-        arb_lock();                                                                                \
-        arbor_status_t _s = (_call);                                                               \
-        arb_unlock();                                                                              \
-        return _s;                                                                                 \
-    } while (0)
-
 arbor_status_t arbor_put(int rank, void *dst, const void *src, size_t nbytes)
 {
-    LOCKED(xfer(true, rank, dst, src, nbytes, NULL, true));
+    ARB_RMA_LOCKED(xfer(true, rank, dst, src, nbytes, NULL, true));
 }
 
 arbor_status_t arbor_get(int rank, void *dst, const void *src, size_t nbytes)
 {
-    LOCKED(xfer(false, rank, dst, src, nbytes, NULL, true));
+    ARB_RMA_LOCKED(xfer(false, rank, dst, src, nbytes, NULL, true));
 }
 
 arbor_status_t arbor_put_nb(int rank, void *dst, const void *src, size_t nbytes,
                             arbor_request_h *req_p)
 {
-    LOCKED(xfer(true, rank, dst, src, nbytes, req_p, false));
+    ARB_RMA_LOCKED(xfer(true, rank, dst, src, nbytes, req_p, false));
 }
 
 arbor_status_t arbor_get_nb(int rank, void *dst, const void *src, size_t nbytes,
                             arbor_request_h *req_p)
 {
-    LOCKED(xfer(false, rank, dst, src, nbytes, req_p, false));
+    ARB_RMA_LOCKED(xfer(false, rank, dst, src, nbytes, req_p, false));
 }

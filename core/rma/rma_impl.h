@@ -51,6 +51,14 @@ static inline arbor_status_t arb_rma_check_rank(int rank)
  * peers) and everything else the engine drives. Returns what moved. */
 int arb_rma_progress_once(void);
 
+/* Waits until done(arg) holds, driving arb_rma_progress_once; the turns yield the CPU when this
+ * node has more ranks than cores. ARBOR_ERR_TIMEOUT (logged with what) after ARBOR_TIMEOUT s in
+ * which neither this wait nor any collective (arb_ctx.epoch) moved. yield_when_stalled: after
+ * 1 ms of nothing moving, also yield on a node with a core to spare (the peer a notification
+ * comes from may need ours). */
+arbor_status_t arb_rma_wait_until_pred(bool (*done)(void *), void *arg, bool yield_when_stalled,
+                                       const char *what);
+
 /* Requests. arb_rma_req_get never fails but may return NULL on malloc failure. */
 arb_rma_req_t *arb_rma_req_get(int rank);
 /* Hands a started request over: explicit (req_p: a handle), implicit (joins the list when it
@@ -90,6 +98,27 @@ typedef struct {
 } acc_t;
 /* ARBOR_ERR_DATATYPE (unknown type) or ARBOR_ERR_OP (not defined on it for accumulate). */
 arbor_status_t arb_acc_check(arbor_dtype_t dtype, arbor_op_t op, acc_t *a);
+
+/* The prologue the one-sided entry points share: arbor initialised, rank valid, *req_p (when
+ * given) cleared, and with acc non-NULL dtype and op checked for accumulate (filling *acc). */
+static inline arbor_status_t arb_rma_begin(int rank, arbor_request_h *req_p, arbor_dtype_t dtype,
+                                           arbor_op_t op, acc_t *acc)
+{
+    if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
+    arbor_status_t status = arb_rma_check_rank(rank);
+    if (status != ARBOR_OK) return status;
+    if (req_p) *req_p = NULL;
+    return acc ? arb_acc_check(dtype, op, acc) : ARBOR_OK;
+}
+
+/* Runs an entry point's body under the progress lock and returns its status. */
+#define ARB_RMA_LOCKED(_call)                                                                      \
+    do {                                                                                           \
+        arb_lock();                                                                                \
+        arbor_status_t _s = (_call);                                                               \
+        arb_unlock();                                                                              \
+        return _s;                                                                                 \
+    } while (0)
 /* n elements from src into rank's segment at tgt->off (checked, aligned). With comp non-NULL
  * pipelined atomics may stay in flight on it (*pending_p true); else complete on return. */
 arbor_status_t arb_acc_piece(const acc_t *a, int rank, const arb_rma_target_t *tgt, const void *src,

@@ -252,12 +252,9 @@ static arbor_status_t strided_any(int kind, int rank, void *dst, const ptrdiff_t
                                   int levels, arbor_dtype_t dtype, arbor_op_t op, const void *scale,
                                   arbor_request_h *req_p, bool blocking)
 {
-    if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
-    arbor_status_t status = arb_rma_check_rank(rank);
-    if (status != ARBOR_OK) return status;
-    if (req_p) *req_p = NULL;
     acc_t acc = {0};
-    if (kind == 2 && (status = arb_acc_check(dtype, op, &acc)) != ARBOR_OK) return status;
+    arbor_status_t status = arb_rma_begin(rank, req_p, dtype, op, kind == 2 ? &acc : NULL);
+    if (status != ARBOR_OK) return status;
     bool remote_dst = kind != 1;
     const void *remote = remote_dst ? dst : src;
     const ptrdiff_t *rs = remote_dst ? dst_stride : src_stride;
@@ -301,44 +298,36 @@ static arbor_status_t strided_any(int kind, int rank, void *dst, const ptrdiff_t
     return run_op(kind, rank, &t, base_off, &acc, scale, issue_strided, &c, req_p, blocking);
 }
 
-#define LOCKED(_call)                                                                              \
-    do {                                                                                           \
-        arb_lock();                                                                                \
-        arbor_status_t _s = (_call);                                                               \
-        arb_unlock();                                                                              \
-        return _s;                                                                                 \
-    } while (0)
-
 arbor_status_t arbor_put_strided(int rank, void *dst, const ptrdiff_t dst_stride[], const void *src,
                                  const ptrdiff_t src_stride[], const size_t count[],
                                  int stride_levels)
 {
-    LOCKED(strided_any(0, rank, dst, dst_stride, src, src_stride, count, stride_levels, 0, 0, NULL,
-                       NULL, true));
+    ARB_RMA_LOCKED(strided_any(0, rank, dst, dst_stride, src, src_stride, count, stride_levels, 0,
+                               0, NULL, NULL, true));
 }
 
 arbor_status_t arbor_get_strided(int rank, void *dst, const ptrdiff_t dst_stride[], const void *src,
                                  const ptrdiff_t src_stride[], const size_t count[],
                                  int stride_levels)
 {
-    LOCKED(strided_any(1, rank, dst, dst_stride, src, src_stride, count, stride_levels, 0, 0, NULL,
-                       NULL, true));
+    ARB_RMA_LOCKED(strided_any(1, rank, dst, dst_stride, src, src_stride, count, stride_levels, 0,
+                               0, NULL, NULL, true));
 }
 
 arbor_status_t arbor_put_strided_nb(int rank, void *dst, const ptrdiff_t dst_stride[],
                                     const void *src, const ptrdiff_t src_stride[],
                                     const size_t count[], int stride_levels, arbor_request_h *req_p)
 {
-    LOCKED(strided_any(0, rank, dst, dst_stride, src, src_stride, count, stride_levels, 0, 0, NULL,
-                       req_p, false));
+    ARB_RMA_LOCKED(strided_any(0, rank, dst, dst_stride, src, src_stride, count, stride_levels, 0,
+                               0, NULL, req_p, false));
 }
 
 arbor_status_t arbor_get_strided_nb(int rank, void *dst, const ptrdiff_t dst_stride[],
                                     const void *src, const ptrdiff_t src_stride[],
                                     const size_t count[], int stride_levels, arbor_request_h *req_p)
 {
-    LOCKED(strided_any(1, rank, dst, dst_stride, src, src_stride, count, stride_levels, 0, 0, NULL,
-                       req_p, false));
+    ARB_RMA_LOCKED(strided_any(1, rank, dst, dst_stride, src, src_stride, count, stride_levels, 0,
+                               0, NULL, req_p, false));
 }
 
 arbor_status_t arbor_acc_strided(int rank, void *dst, const ptrdiff_t dst_stride[], const void *src,
@@ -346,8 +335,8 @@ arbor_status_t arbor_acc_strided(int rank, void *dst, const ptrdiff_t dst_stride
                                  int stride_levels, arbor_dtype_t dtype, arbor_op_t op,
                                  const void *scale)
 {
-    LOCKED(strided_any(2, rank, dst, dst_stride, src, src_stride, count, stride_levels, dtype, op,
-                       scale, NULL, true));
+    ARB_RMA_LOCKED(strided_any(2, rank, dst, dst_stride, src, src_stride, count, stride_levels,
+                               dtype, op, scale, NULL, true));
 }
 
 arbor_status_t arbor_acc_strided_nb(int rank, void *dst, const ptrdiff_t dst_stride[],
@@ -355,8 +344,8 @@ arbor_status_t arbor_acc_strided_nb(int rank, void *dst, const ptrdiff_t dst_str
                                     const size_t count[], int stride_levels, arbor_dtype_t dtype,
                                     arbor_op_t op, const void *scale, arbor_request_h *req_p)
 {
-    LOCKED(strided_any(2, rank, dst, dst_stride, src, src_stride, count, stride_levels, dtype, op,
-                       scale, req_p, false));
+    ARB_RMA_LOCKED(strided_any(2, rank, dst, dst_stride, src, src_stride, count, stride_levels,
+                               dtype, op, scale, req_p, false));
 }
 
 /* ---- I/O vectors ----------------------------------------------------------------------------- */
@@ -386,12 +375,9 @@ static arbor_status_t vector_any(int kind, int rank, const arbor_iov_t *iov, siz
                                  arbor_dtype_t dtype, arbor_op_t op, const void *scale,
                                  arbor_request_h *req_p, bool blocking)
 {
-    if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
-    arbor_status_t status = arb_rma_check_rank(rank);
-    if (status != ARBOR_OK) return status;
-    if (req_p) *req_p = NULL;
     acc_t acc = {0};
-    if (kind == 2 && (status = arb_acc_check(dtype, op, &acc)) != ARBOR_OK) return status;
+    arbor_status_t status = arb_rma_begin(rank, req_p, dtype, op, kind == 2 ? &acc : NULL);
+    if (status != ARBOR_OK) return status;
     if (niov && !iov) return ARBOR_ERR_INVALID_ARG;
     size_t nseg = 0;
     for (size_t j = 0; j < niov; j++) {
@@ -437,35 +423,35 @@ static arbor_status_t vector_any(int kind, int rank, const arbor_iov_t *iov, siz
 
 arbor_status_t arbor_put_vector(int rank, const arbor_iov_t *iov, size_t niov)
 {
-    LOCKED(vector_any(0, rank, iov, niov, 0, 0, NULL, NULL, true));
+    ARB_RMA_LOCKED(vector_any(0, rank, iov, niov, 0, 0, NULL, NULL, true));
 }
 
 arbor_status_t arbor_get_vector(int rank, const arbor_iov_t *iov, size_t niov)
 {
-    LOCKED(vector_any(1, rank, iov, niov, 0, 0, NULL, NULL, true));
+    ARB_RMA_LOCKED(vector_any(1, rank, iov, niov, 0, 0, NULL, NULL, true));
 }
 
 arbor_status_t arbor_put_vector_nb(int rank, const arbor_iov_t *iov, size_t niov,
                                    arbor_request_h *req_p)
 {
-    LOCKED(vector_any(0, rank, iov, niov, 0, 0, NULL, req_p, false));
+    ARB_RMA_LOCKED(vector_any(0, rank, iov, niov, 0, 0, NULL, req_p, false));
 }
 
 arbor_status_t arbor_get_vector_nb(int rank, const arbor_iov_t *iov, size_t niov,
                                    arbor_request_h *req_p)
 {
-    LOCKED(vector_any(1, rank, iov, niov, 0, 0, NULL, req_p, false));
+    ARB_RMA_LOCKED(vector_any(1, rank, iov, niov, 0, 0, NULL, req_p, false));
 }
 
 arbor_status_t arbor_acc_vector(int rank, const arbor_iov_t *iov, size_t niov, arbor_dtype_t dtype,
                                 arbor_op_t op, const void *scale)
 {
-    LOCKED(vector_any(2, rank, iov, niov, dtype, op, scale, NULL, true));
+    ARB_RMA_LOCKED(vector_any(2, rank, iov, niov, dtype, op, scale, NULL, true));
 }
 
 arbor_status_t arbor_acc_vector_nb(int rank, const arbor_iov_t *iov, size_t niov,
                                    arbor_dtype_t dtype, arbor_op_t op, const void *scale,
                                    arbor_request_h *req_p)
 {
-    LOCKED(vector_any(2, rank, iov, niov, dtype, op, scale, req_p, false));
+    ARB_RMA_LOCKED(vector_any(2, rank, iov, niov, dtype, op, scale, req_p, false));
 }
