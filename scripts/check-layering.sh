@@ -4,7 +4,8 @@
 # transports/ucx/, libfabric headers only in transports/ofi/, getenv("ARBOR_...") only in
 # core/config.c. Benchmarks and tools are clients of the public API: bench/*.c and bench/*.h
 # (not bench/micro, which times internals on purpose, nor the MPI twins bench/mpi*) include
-# only system headers, "arbor.h" and "bench/..." headers. tools/arbor-tree.c draws the
+# only system headers, "arbor.h" and "bench/..." headers; client runtimes (clients/<name>/)
+# only system headers, "arbor.h" and their own folder's headers. tools/arbor-tree.c draws the
 # algorithms' trees and legitimately uses algorithms/ internals; tools/arbor-info.c should be a
 # client too but still reads the config table, the log level and the transport registry, for
 # which arbor.h has no query yet: its internal includes are listed as pending, not failed.
@@ -50,9 +51,20 @@ if [ ${#clients[@]} -gt 0 ]; then
         bad=1
     fi
 fi
+# Client runtimes (clients/<name>/) include "arbor.h" and their own folder's headers only.
+if [ -d clients ]; then
+    mapfile -t cfiles < <(find clients -name '*.c' -o -name '*.h' | sort)
+    hits=""
+    [ ${#cfiles[@]} -eq 0 ] || hits=$(internal_includes "${cfiles[@]}" | grep -E '#[[:space:]]*include[[:space:]]*("[^"]*/|<)' || true)
+    if [ -n "$hits" ]; then
+        echo "[layering] client runtime includes a library-internal header (only \"arbor.h\" and its own headers allowed):"
+        printf '%s\n' "$hits"
+        bad=1
+    fi
+fi
 if [ -f tools/arbor-info.c ]; then
     hits=$(internal_includes tools/arbor-info.c)
     [ -z "$hits" ] || { echo "[layering] pending (not failed): arbor-info is not yet a client of arbor.h:"; printf '%s\n' "$hits"; }
 fi
 if [ "$bad" -ne 0 ]; then exit 1; fi
-echo "[layering] ok (${dirs[*]}; clients: ${clients[*]:-none})"
+echo "[layering] ok (${dirs[*]}; benchmarks: ${clients[*]:-none})"
