@@ -25,7 +25,8 @@ static const struct {
     [ARB_COLL_ALLTOALLV] = {arb_alltoallv_algs, &arb_alltoallv_nalgs, arb_alltoallv_alg_names},
     [ARB_COLL_REDUCE] = {arb_reduce_algs, &arb_reduce_nalgs, arb_reduce_alg_names},
     [ARB_COLL_ALLREDUCE] = {arb_allreduce_algs, &arb_allreduce_nalgs, arb_allreduce_alg_names},
-    [ARB_COLL_REDUCE_SCATTER] = {arb_reduce_scatter_algs, &arb_reduce_scatter_nalgs, arb_reduce_scatter_alg_names},
+    [ARB_COLL_REDUCE_SCATTER] = {arb_reduce_scatter_algs, &arb_reduce_scatter_nalgs,
+                                 arb_reduce_scatter_alg_names},
     [ARB_COLL_SCAN] = {arb_scan_algs, &arb_scan_nalgs, arb_scan_alg_names},
     [ARB_COLL_EXSCAN] = {arb_exscan_algs, &arb_exscan_nalgs, arb_exscan_alg_names},
 };
