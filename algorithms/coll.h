@@ -102,6 +102,8 @@ ARB_FAMILY(exscan);
 /* The algorithm table of coll; *n_p entries, entry 0 is "auto" (no builder). */
 const arb_alg_desc_t *arb_alg_table(arb_coll_t coll, int *n_p);
 const char *arb_coll_name(arb_coll_t coll);
+/* The names ARBOR_<COLL>_ALGORITHM accepts, NULL-terminated, in table order ("auto" first). */
+const char *const *arb_alg_names(arb_coll_t coll);
 
 /* Chooses an algorithm: forced (> 0) wins; otherwise the cheapest predicted. predicted_p (may
  * be NULL) receives every entry's predicted time (entry 0 unused), n entries of the table. */

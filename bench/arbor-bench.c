@@ -20,11 +20,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "algorithms/coll.h"
 #include "arbor.h"
 #include "bench/bench_ops.h"
 #include "bench/rma_ops.h"
-#include "core/introspect.h"
 
 typedef struct {
     uint32_t op_mask;
@@ -154,11 +152,12 @@ static int force_algorithm(const opts_t *o)
 {
     int used = 0;
     for (int i = 0; o->algorithm && i < bench_nops; i++) {
+        const char *const *names;
         int n;
-        const arb_alg_desc_t *tab = arb_alg_table(bench_ops[i].coll, &n);
         if (!(o->op_mask & (1u << i))) continue;
-        for (int a = 1; a < n; a++) {
-            if (strcmp(tab[a].name, o->algorithm)) continue;
+        if (arbor_algorithm_names(bench_ops[i].name, &names, &n) != ARBOR_OK) return -1;
+        for (int a = 0; a < n; a++) {
+            if (strcmp(names[a], o->algorithm)) continue;
             char var[96];
             snprintf(var, sizeof(var), "ARBOR_%s_ALGORITHM", bench_ops[i].env);
             setenv(var, o->algorithm, 1);
@@ -306,7 +305,7 @@ int main(int argc, char **argv)
                 rc = 1;
                 break;
             }
-            if (bench_ops[op].coll == ARB_COLL_BARRIER && s > 0) {
+            if (bench_ops[op].coll == BENCH_BARRIER && s > 0) {
                 bench_teardown(&pt);
                 break;
             }
@@ -328,12 +327,17 @@ int main(int argc, char **argv)
                 bench_teardown(&pt);
                 break;
             }
+            /* Asked before summarize, whose own collectives would be the last ones then. */
+            arbor_coll_info_t info;
+            const char *alg = "?";
+            if (arbor_team_last_collective(ARBOR_TEAM_WORLD, &info) == ARBOR_OK &&
+                !strcmp(info.collective, bench_ops[op].name))
+                alg = info.algorithm;
             double v[5];
             int allok = 0;
             if (summarize(&o, t, ok, 0, v, &allok)) rc = 1;
-            const char *alg = arb_chosen_algorithm_of(&pt.call);
             if (rank == 0 && !rc)
-                print_row(&o, bench_ops[op].name, pt.bytes, alg ? alg : "?", tp, v, allok, first);
+                print_row(&o, bench_ops[op].name, pt.bytes, alg, tp, v, allok, first);
             first = 0;
             if (!allok) rc = 1;
             bench_teardown(&pt);

@@ -7,21 +7,21 @@
 #include <string.h>
 
 const bench_op_t bench_ops[] = {
-    {"barrier", ARB_COLL_BARRIER, "BARRIER"},
-    {"bcast", ARB_COLL_BCAST, "BCAST"},
-    {"scatter", ARB_COLL_SCATTER, "SCATTER"},
-    {"scatterv", ARB_COLL_SCATTERV, "SCATTERV"},
-    {"gather", ARB_COLL_GATHER, "GATHER"},
-    {"gatherv", ARB_COLL_GATHERV, "GATHERV"},
-    {"allgather", ARB_COLL_ALLGATHER, "ALLGATHER"},
-    {"allgatherv", ARB_COLL_ALLGATHERV, "ALLGATHERV"},
-    {"alltoall", ARB_COLL_ALLTOALL, "ALLTOALL"},
-    {"alltoallv", ARB_COLL_ALLTOALLV, "ALLTOALLV"},
-    {"reduce", ARB_COLL_REDUCE, "REDUCE"},
-    {"allreduce", ARB_COLL_ALLREDUCE, "ALLREDUCE"},
-    {"reduce_scatter", ARB_COLL_REDUCE_SCATTER, "REDUCE_SCATTER"},
-    {"scan", ARB_COLL_SCAN, "SCAN"},
-    {"exscan", ARB_COLL_EXSCAN, "EXSCAN"},
+    {"barrier", BENCH_BARRIER, "BARRIER"},
+    {"bcast", BENCH_BCAST, "BCAST"},
+    {"scatter", BENCH_SCATTER, "SCATTER"},
+    {"scatterv", BENCH_SCATTERV, "SCATTERV"},
+    {"gather", BENCH_GATHER, "GATHER"},
+    {"gatherv", BENCH_GATHERV, "GATHERV"},
+    {"allgather", BENCH_ALLGATHER, "ALLGATHER"},
+    {"allgatherv", BENCH_ALLGATHERV, "ALLGATHERV"},
+    {"alltoall", BENCH_ALLTOALL, "ALLTOALL"},
+    {"alltoallv", BENCH_ALLTOALLV, "ALLTOALLV"},
+    {"reduce", BENCH_REDUCE, "REDUCE"},
+    {"allreduce", BENCH_ALLREDUCE, "ALLREDUCE"},
+    {"reduce_scatter", BENCH_REDUCE_SCATTER, "REDUCE_SCATTER"},
+    {"scan", BENCH_SCAN, "SCAN"},
+    {"exscan", BENCH_EXSCAN, "EXSCAN"},
 };
 const int bench_nops = sizeof(bench_ops) / sizeof(bench_ops[0]);
 
@@ -33,9 +33,9 @@ static const arbor_op_t rops[] = {ARBOR_SUM, ARBOR_PROD, ARBOR_MIN,  ARBOR_MAX,
                                   ARBOR_BAND, ARBOR_BOR, ARBOR_BXOR};
 const int bench_nrops = 7;
 
-static bool is_reduction(arb_coll_t c)
+static bool is_reduction(bench_coll_t c)
 {
-    return c >= ARB_COLL_REDUCE;
+    return c >= BENCH_REDUCE;
 }
 
 /* The value rank r contributes at element i of block j: small, so no type overflows. */
@@ -91,7 +91,7 @@ static int64_t reduced(const bench_point_t *p, int lo, int hi, size_t i)
 int bench_setup(bench_point_t *p, const bench_op_t *op, size_t bytes, int dtype_idx, int rop_idx,
                 int root, int rank, int size, int cold)
 {
-    arb_coll_t c = op->coll;
+    bench_coll_t c = op->coll;
     memset(p, 0, sizeof(*p));
     p->op = op;
     p->dtype_idx = dtype_idx;
@@ -101,22 +101,22 @@ int bench_setup(bench_point_t *p, const bench_op_t *op, size_t bytes, int dtype_
     p->size = size;
     size_t dsz;
     arbor_dtype_size(dtypes[dtype_idx], &dsz);
-    p->elem = c == ARB_COLL_BCAST ? 1 : dsz;
-    p->count = c == ARB_COLL_BARRIER ? 0 : bytes / p->elem;
+    p->elem = c == BENCH_BCAST ? 1 : dsz;
+    p->count = c == BENCH_BARRIER ? 0 : bytes / p->elem;
     p->bytes = p->count * p->elem;
     size_t P = (size_t)size, blk = p->bytes;
     switch (c) {
-    case ARB_COLL_BARRIER: break;
-    case ARB_COLL_BCAST: p->send_bytes = p->recv_bytes = blk; break;
-    case ARB_COLL_SCATTER:
-    case ARB_COLL_SCATTERV: p->send_bytes = P * blk, p->recv_bytes = blk; break;
-    case ARB_COLL_GATHER:
-    case ARB_COLL_GATHERV: p->send_bytes = blk, p->recv_bytes = P * blk; break;
-    case ARB_COLL_ALLGATHER:
-    case ARB_COLL_ALLGATHERV: p->send_bytes = blk, p->recv_bytes = P * blk; break;
-    case ARB_COLL_ALLTOALL:
-    case ARB_COLL_ALLTOALLV: p->send_bytes = p->recv_bytes = P * blk; break;
-    case ARB_COLL_REDUCE_SCATTER: p->send_bytes = P * blk, p->recv_bytes = blk; break;
+    case BENCH_BARRIER: break;
+    case BENCH_BCAST: p->send_bytes = p->recv_bytes = blk; break;
+    case BENCH_SCATTER:
+    case BENCH_SCATTERV: p->send_bytes = P * blk, p->recv_bytes = blk; break;
+    case BENCH_GATHER:
+    case BENCH_GATHERV: p->send_bytes = blk, p->recv_bytes = P * blk; break;
+    case BENCH_ALLGATHER:
+    case BENCH_ALLGATHERV: p->send_bytes = blk, p->recv_bytes = P * blk; break;
+    case BENCH_ALLTOALL:
+    case BENCH_ALLTOALLV: p->send_bytes = p->recv_bytes = P * blk; break;
+    case BENCH_REDUCE_SCATTER: p->send_bytes = P * blk, p->recv_bytes = blk; break;
     default: p->send_bytes = p->recv_bytes = blk; break;
     }
     size_t per = p->send_bytes + p->recv_bytes + 2;
@@ -133,20 +133,14 @@ int bench_setup(bench_point_t *p, const bench_op_t *op, size_t bytes, int dtype_
     }
     for (int b = 0; b < p->nbufs; b++) {
         size_t n = p->send_bytes / p->elem, per_block = p->count ? p->count : 1;
-        for (size_t e = 0; c != ARB_COLL_BCAST && e < n; e++)
+        for (size_t e = 0; c != BENCH_BCAST && e < n; e++)
             store(dtype_idx, p->send[b], e,
                   is_reduction(c) ? value(p, rank, 0, e)
                                   : value(p, rank, e / per_block, e % per_block));
-        if (c == ARB_COLL_BCAST)
+        if (c == BENCH_BCAST)
             for (size_t e = 0; e < p->bytes; e++) p->send[b][e] = (unsigned char)value(p, root, 0, e);
         memset(p->recv[b], 0, p->recv_bytes);
     }
-    p->call = (arb_call_t){.coll = c, .sendbuf = p->send[0], .recvbuf = p->recv[0],
-                           .count = c == ARB_COLL_BCAST ? p->bytes : p->count,
-                           .own = p->count, .counts = p->counts, .displs = p->displs,
-                           .rcounts = p->counts, .rdispls = p->displs,
-                           .dtype = dtypes[dtype_idx], .op = rops[rop_idx], .root = root};
-    if (c == ARB_COLL_BCAST) p->call.recvbuf = p->send[0];
     return 0;
 }
 
@@ -155,7 +149,7 @@ void bench_fill(bench_point_t *p, int it, int last)
     int b = it % p->nbufs;
     if (!last) return;
     /* Poison what the last iteration must write, so a call that does nothing fails the check. */
-    if (p->op->coll == ARB_COLL_BCAST) {
+    if (p->op->coll == BENCH_BCAST) {
         if (p->rank != p->root) memset(p->send[b], 0xEE, p->bytes);
         else
             for (size_t e = 0; e < p->bytes; e++)
@@ -174,24 +168,24 @@ arbor_status_t bench_run(bench_point_t *p, int it)
     arbor_op_t op = rops[p->rop_idx];
     arbor_team_h w = ARBOR_TEAM_WORLD;
     switch (p->op->coll) {
-    case ARB_COLL_BARRIER: return arbor_barrier(w);
-    case ARB_COLL_BCAST: return arbor_bcast(w, s, p->bytes, p->root);
-    case ARB_COLL_SCATTER: return arbor_scatter(w, s, r, n, dt, p->root);
-    case ARB_COLL_SCATTERV:
+    case BENCH_BARRIER: return arbor_barrier(w);
+    case BENCH_BCAST: return arbor_bcast(w, s, p->bytes, p->root);
+    case BENCH_SCATTER: return arbor_scatter(w, s, r, n, dt, p->root);
+    case BENCH_SCATTERV:
         return arbor_scatterv(w, s, p->counts, p->displs, r, n, dt, p->root);
-    case ARB_COLL_GATHER: return arbor_gather(w, s, r, n, dt, p->root);
-    case ARB_COLL_GATHERV:
+    case BENCH_GATHER: return arbor_gather(w, s, r, n, dt, p->root);
+    case BENCH_GATHERV:
         return arbor_gatherv(w, s, n, r, p->counts, p->displs, dt, p->root);
-    case ARB_COLL_ALLGATHER: return arbor_allgather(w, s, r, n, dt);
-    case ARB_COLL_ALLGATHERV: return arbor_allgatherv(w, s, n, r, p->counts, p->displs, dt);
-    case ARB_COLL_ALLTOALL: return arbor_alltoall(w, s, r, n, dt);
-    case ARB_COLL_ALLTOALLV:
+    case BENCH_ALLGATHER: return arbor_allgather(w, s, r, n, dt);
+    case BENCH_ALLGATHERV: return arbor_allgatherv(w, s, n, r, p->counts, p->displs, dt);
+    case BENCH_ALLTOALL: return arbor_alltoall(w, s, r, n, dt);
+    case BENCH_ALLTOALLV:
         return arbor_alltoallv(w, s, p->counts, p->displs, r, p->counts, p->displs, dt);
-    case ARB_COLL_REDUCE: return arbor_reduce(w, s, r, n, dt, op, p->root);
-    case ARB_COLL_ALLREDUCE: return arbor_allreduce(w, s, r, n, dt, op);
-    case ARB_COLL_REDUCE_SCATTER: return arbor_reduce_scatter(w, s, r, p->counts, dt, op);
-    case ARB_COLL_SCAN: return arbor_scan(w, s, r, n, dt, op);
-    case ARB_COLL_EXSCAN: return arbor_exscan(w, s, r, n, dt, op);
+    case BENCH_REDUCE: return arbor_reduce(w, s, r, n, dt, op, p->root);
+    case BENCH_ALLREDUCE: return arbor_allreduce(w, s, r, n, dt, op);
+    case BENCH_REDUCE_SCATTER: return arbor_reduce_scatter(w, s, r, p->counts, dt, op);
+    case BENCH_SCAN: return arbor_scan(w, s, r, n, dt, op);
+    case BENCH_EXSCAN: return arbor_exscan(w, s, r, n, dt, op);
     default: return ARBOR_ERR_UNSUPPORTED;
     }
 }
@@ -202,46 +196,46 @@ int bench_check(const bench_point_t *p, int it)
     const unsigned char *r = p->recv[b];
     size_t n = p->count;
     switch (p->op->coll) {
-    case ARB_COLL_BARRIER: return 1;
-    case ARB_COLL_BCAST:
+    case BENCH_BARRIER: return 1;
+    case BENCH_BCAST:
         for (size_t e = 0; e < p->bytes; e++)
             if (p->send[b][e] != (unsigned char)value(p, p->root, 0, e)) return 0;
         return 1;
-    case ARB_COLL_SCATTER:
-    case ARB_COLL_SCATTERV:
+    case BENCH_SCATTER:
+    case BENCH_SCATTERV:
         for (size_t i = 0; i < n; i++)
             if (load(dt, r, i) != value(p, p->root, (size_t)me, i)) return 0;
         return 1;
-    case ARB_COLL_GATHER:
-    case ARB_COLL_GATHERV:
-    case ARB_COLL_ALLGATHER:
-    case ARB_COLL_ALLGATHERV:
-        if (p->op->coll <= ARB_COLL_GATHERV && me != p->root) return 1;
+    case BENCH_GATHER:
+    case BENCH_GATHERV:
+    case BENCH_ALLGATHER:
+    case BENCH_ALLGATHERV:
+        if (p->op->coll <= BENCH_GATHERV && me != p->root) return 1;
         for (int src = 0; src < P; src++)
             for (size_t i = 0; i < n; i++)
                 if (load(dt, r, (size_t)src * n + i) != value(p, src, 0, i)) return 0;
         return 1;
-    case ARB_COLL_ALLTOALL:
-    case ARB_COLL_ALLTOALLV:
+    case BENCH_ALLTOALL:
+    case BENCH_ALLTOALLV:
         for (int src = 0; src < P; src++)
             for (size_t i = 0; i < n; i++)
                 if (load(dt, r, (size_t)src * n + i) != value(p, src, (size_t)me, i)) return 0;
         return 1;
-    case ARB_COLL_REDUCE:
-    case ARB_COLL_ALLREDUCE:
-        if (p->op->coll == ARB_COLL_REDUCE && me != p->root) return 1;
+    case BENCH_REDUCE:
+    case BENCH_ALLREDUCE:
+        if (p->op->coll == BENCH_REDUCE && me != p->root) return 1;
         for (size_t i = 0; i < n; i++)
             if (load(dt, r, i) != reduced(p, 0, P, i)) return 0;
         return 1;
-    case ARB_COLL_REDUCE_SCATTER:
+    case BENCH_REDUCE_SCATTER:
         for (size_t i = 0; i < n; i++)
             if (load(dt, r, i) != reduced(p, 0, P, (size_t)me * n + i)) return 0;
         return 1;
-    case ARB_COLL_SCAN:
+    case BENCH_SCAN:
         for (size_t i = 0; i < n; i++)
             if (load(dt, r, i) != reduced(p, 0, me + 1, i)) return 0;
         return 1;
-    case ARB_COLL_EXSCAN:
+    case BENCH_EXSCAN:
         for (size_t i = 0; me > 0 && i < n; i++)
             if (load(dt, r, i) != reduced(p, 0, me, i)) return 0;
         return 1;

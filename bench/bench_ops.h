@@ -7,13 +7,30 @@
 
 #include <stddef.h>
 
-#include "algorithms/coll.h"
 #include "arbor.h"
-#include "core/coll.h"
+
+/* The collectives arbor-bench drives; the order matters: the reductions come last. */
+typedef enum {
+    BENCH_BARRIER,
+    BENCH_BCAST,
+    BENCH_SCATTER,
+    BENCH_SCATTERV,
+    BENCH_GATHER,
+    BENCH_GATHERV,
+    BENCH_ALLGATHER,
+    BENCH_ALLGATHERV,
+    BENCH_ALLTOALL,
+    BENCH_ALLTOALLV,
+    BENCH_REDUCE,
+    BENCH_ALLREDUCE,
+    BENCH_REDUCE_SCATTER,
+    BENCH_SCAN,
+    BENCH_EXSCAN
+} bench_coll_t;
 
 typedef struct {
-    const char *name;
-    arb_coll_t coll;
+    const char *name; /* as arbor_algorithm_names and arbor_coll_info_t spell the collective */
+    bench_coll_t coll;
     const char *env; /* ARBOR_<env>_ALGORITHM */
 } bench_op_t;
 
@@ -28,9 +45,8 @@ extern const int bench_nrops;
 
 typedef struct {
     const bench_op_t *op;
-    arb_call_t call;        /* the call of buffer set 0 (for introspection) */
-    size_t bytes;           /* reported size */
-    size_t count, elem;     /* elements per block / vector */
+    size_t bytes;       /* reported size */
+    size_t count, elem; /* elements per block / vector */
     size_t send_bytes, recv_bytes;
     int dtype_idx, rop_idx, root, rank, size;
     int nbufs;

@@ -12,7 +12,6 @@
 #include "core/coll_check.h"
 #include "core/dtype.h"
 #include "core/executor.h"
-#include "core/introspect.h"
 #include "core/log.h"
 #include "core/request.h"
 
@@ -363,7 +362,7 @@ static void print_choice(const arb_coll_args_t *a, int alg, int why, const doubl
 /* Builds the schedule of the chosen algorithm, falling back to the next cheapest when a
  * builder cannot handle the case (ARBOR_ERR_UNSUPPORTED), then composes ALLSYNC barriers. */
 static arbor_status_t build(const arb_coll_args_t *a, int forced, int pinned, uint64_t flags,
-                            arb_sched_t *s, int *alg_p)
+                            arb_sched_t *s, int *alg_p, double *predicted_p)
 {
     int n;
     const arb_alg_desc_t *tab = arb_alg_table(a->coll, &n);
@@ -424,13 +423,14 @@ static arbor_status_t build(const arb_coll_args_t *a, int forced, int pinned, ui
         *s = full;
     }
     *alg_p = alg;
+    *predicted_p = predicted[alg];
     return ARBOR_OK;
 }
 
 /* The cached schedule (or a fresh one for calls whose schedule depends on per-rank counts). */
 static arbor_status_t schedule_for(struct arbor_team *t, const arb_call_t *c, const layout_t *L,
                                    size_t elem, uint64_t flags, arb_cached_sched_t **cs_p,
-                                   int *alg_p)
+                                   int *alg_p, double *predicted_p)
 {
     arb_coll_t k = c->coll;
     bool red = reduction(k), vec = vector(k);
@@ -462,12 +462,14 @@ static arbor_status_t schedule_for(struct arbor_team *t, const arb_call_t *c, co
     if (cs) {
         *cs_p = cs;
         *alg_p = cs->alg;
+        *predicted_p = cs->predicted_us;
         return ARBOR_OK;
     }
     double t0 = arb_now_us();
     arb_sched_t s;
     int alg;
-    arbor_status_t status = build(&a, forced, pinned, flags, &s, &alg);
+    double predicted;
+    arbor_status_t status = build(&a, forced, pinned, flags, &s, &alg, &predicted);
     if (status != ARBOR_OK) return status;
     cs = vec ? arb_sched_wrap(&s) : arb_sched_cache_put(&t->cache, &key, &s);
     if (!cs) {
@@ -475,9 +477,11 @@ static arbor_status_t schedule_for(struct arbor_team *t, const arb_call_t *c, co
         return ARBOR_ERR_NO_MEMORY;
     }
     cs->alg = alg;
+    cs->predicted_us = predicted;
     t->cache.build_us += arb_now_us() - t0;
     *cs_p = cs;
     *alg_p = alg;
+    *predicted_p = predicted;
     return ARBOR_OK;
 }
 
@@ -493,7 +497,7 @@ static bool checking; /* inside ARBOR_CHECK's own exchange */
 
 static arbor_status_t run(struct arbor_team *t, const arb_call_t *call,
                           const arbor_op_params_t *params, arbor_request_h *req_p, int blocking,
-                          bool *started);
+                          bool user, bool *started);
 
 arbor_status_t arb_coll_run(arbor_team_h team, const arb_call_t *call,
                             const arbor_op_params_t *params, arbor_request_h *req_p, int blocking)
@@ -503,7 +507,7 @@ arbor_status_t arb_coll_run(arbor_team_h team, const arb_call_t *call,
     if (arb_initialized()) {
         arb_lock();
         struct arbor_team *t = arb_team_lookup(team);
-        status = t ? run(t, call, params, req_p, blocking, &started) : ARBOR_ERR_TEAM;
+        status = t ? run(t, call, params, req_p, blocking, true, &started) : ARBOR_ERR_TEAM;
         arb_unlock();
     }
     if (!started && call->done) call->done(call->done_arg, status);
@@ -515,7 +519,7 @@ arbor_status_t arb_coll_run(arbor_team_h team, const arb_call_t *call,
 arbor_status_t arb_coll_run_team(struct arbor_team *t, const arb_call_t *call)
 {
     bool started = false;
-    arbor_status_t status = run(t, call, NULL, NULL, 1, &started);
+    arbor_status_t status = run(t, call, NULL, NULL, 1, false, &started);
     if (!started && call->done) call->done(call->done_arg, status);
     return status;
 }
@@ -549,9 +553,11 @@ arbor_status_t arb_coll_allgather_internal(struct arbor_team *t, const void *sen
     return arb_coll_run_team(t, &c);
 }
 
+/* @p user: a call of the public API, the one arbor_team_last_collective reports (the
+ * library's own collectives on the team are not the user's question). */
 static arbor_status_t run(struct arbor_team *t, const arb_call_t *call,
                           const arbor_op_params_t *params, arbor_request_h *req_p, int blocking,
-                          bool *started)
+                          bool user, bool *started)
 {
     if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
     if (t->failed != ARBOR_OK) {
@@ -580,8 +586,9 @@ static arbor_status_t run(struct arbor_team *t, const arb_call_t *call,
     arb_cached_sched_t *cs;
     arb_inst_t *inst;
     int alg;
+    double predicted;
     if ((status = lay_out(t, call, elem, &L)) != ARBOR_OK ||
-        (status = schedule_for(t, call, &L, elem, flags, &cs, &alg)) != ARBOR_OK) {
+        (status = schedule_for(t, call, &L, elem, flags, &cs, &alg, &predicted)) != ARBOR_OK) {
         free_vectors(&L);
         free(L.owned);
         return status;
@@ -594,6 +601,13 @@ static arbor_status_t run(struct arbor_team *t, const arb_call_t *call,
         return status;
     }
     inst->owned = L.owned;
+    if (user) {
+        t->last.valid = true;
+        t->last.coll = call->coll;
+        t->last.alg = alg;
+        t->last.predicted_us = predicted;
+        t->last.seq = inst->seq;
+    }
     inst->op = call->op;
     inst->dtype = call->dtype;
     inst->elem = elem ? elem : 1;
@@ -621,22 +635,4 @@ static arbor_status_t run(struct arbor_team *t, const arb_call_t *call,
     }
     arb_exec_chain_free(inst);
     return status;
-}
-
-const char *arb_chosen_algorithm_of(const arb_call_t *call)
-{
-    struct arbor_team *t = arb_team_lookup(ARBOR_TEAM_WORLD);
-    arb_cached_sched_t *cs;
-    layout_t L;
-    int alg, n;
-    if (!t) return NULL;
-    size_t elem = call->coll <= ARB_COLL_BCAST ? 1 : arb_dtype_size(call->dtype);
-    if (validate(t, call, elem) != ARBOR_OK) return NULL;
-    arbor_status_t status = lay_out(t, call, elem, &L);
-    if (status == ARBOR_OK) status = schedule_for(t, call, &L, elem, 0, &cs, &alg);
-    free_vectors(&L);
-    free(L.owned);
-    if (status != ARBOR_OK) return NULL;
-    arb_sched_release(cs);
-    return arb_alg_table(call->coll, &n)[alg].name;
 }

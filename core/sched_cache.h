@@ -21,8 +21,9 @@ typedef struct {
 typedef struct arb_cached_sched {
     arb_sched_t sched;
     arb_sched_key_t key;
-    int alg;  /* the algorithm the selector chose (the key's alg is 0: "whatever it picks") */
-    int refs; /* the cache's own + one per running instance */
+    int alg; /* the algorithm the selector chose (the key's alg is 0: "whatever it picks") */
+    double predicted_us; /* the model's time for alg, kept so a cache hit can still report it */
+    int refs;            /* the cache's own + one per running instance */
     struct arb_cached_sched *lru_prev, *lru_next, *hnext;
 } arb_cached_sched_t;
 

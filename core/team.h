@@ -49,6 +49,12 @@ struct arbor_team {
     bool closing; /* finalize's last barrier: return no credits (no one needs them) */
     arbor_status_t failed; /* ARBOR_OK, or why the team failed (team_fail.c): calls refused */
     arb_sched_cache_t cache;
+    struct {
+        bool valid; /* a user collective has started on the team */
+        int coll, alg;
+        double predicted_us;
+        uint64_t seq;
+    } last; /* what arbor_team_last_collective reports */
 };
 
 static inline uint64_t arb_team_posted_off(const struct arbor_team *t, int s)

@@ -118,6 +118,40 @@ ARBOR_API arbor_status_t arbor_team_size(arbor_team_h team, int *size_p);
 ARBOR_API arbor_status_t arbor_transport_name(const char **name_p);
 
 /**
+ * What the last collective started on a team ran (arbor_team_last_collective). The strings are
+ * the library's own and stay valid until arbor_finalize.
+ */
+typedef struct {
+    const char *collective; /**< "barrier", "bcast", ..., "exscan" */
+    const char *algorithm;  /**< as ARBOR_<COLLECTIVE>_ALGORITHM spells it ("binomial", ...) */
+    double predicted_us;    /**< the LogGP model's time for that algorithm, in microseconds
+                             *   (without the barriers of ARBOR_IN/OUT_ALLSYNC) */
+    const char *transport;  /**< as arbor_transport_name gives it */
+    uint64_t seq;           /**< the collective's sequence number on the team (0, 1, ...) */
+} arbor_coll_info_t;
+
+/**
+ * @brief What the last collective this rank started on @p team ran: its algorithm, the
+ * model's prediction for it and the transport. Collectives the library runs internally (team
+ * split and free, finalize) are not counted. Local.
+ * @return ARBOR_OK, ARBOR_ERR_NOT_INITIALIZED, ARBOR_ERR_TEAM, ARBOR_ERR_INVALID_ARG (NULL
+ *         @p info), ARBOR_ERR_HANDLE (no collective has been started on @p team yet; @p info is
+ *         left unchanged).
+ */
+ARBOR_API arbor_status_t arbor_team_last_collective(arbor_team_h team, arbor_coll_info_t *info);
+
+/**
+ * @brief The algorithm names ARBOR_<COLLECTIVE>_ALGORITHM accepts for @p collective ("barrier",
+ * "bcast", ..., spelled as in arbor_coll_info_t), besides "auto": *names_p gets an array of
+ * *count_p names owned by the library, in the order arbor-info lists them. Local; may be called
+ * before arbor_init.
+ * @return ARBOR_OK, ARBOR_ERR_INVALID_ARG (NULL argument or unknown collective; nothing is
+ *         written).
+ */
+ARBOR_API arbor_status_t arbor_algorithm_names(const char *collective, const char *const **names_p,
+                                               int *count_p);
+
+/**
  * Optional parameters of non-blocking calls (extensible: set the bits of @c field_mask for the
  * fields you fill; NULL means all defaults).
  */

@@ -9,6 +9,9 @@ if(ARBOR_WITH_UCX)
                           TRANSPORTS ucx RANKS 2 3 5 ENV ARBOR_DIRECT=n)
   arbor_add_launched_test(NAME coll_tcp COMMAND $<TARGET_FILE:arbor-test-coll> LABELS coll
                           TRANSPORTS ucx RANKS 2 4 ENV UCX_TLS=tcp,self)
+  # A forced algorithm must be the one arbor_team_last_collective reports.
+  arbor_add_launched_test(NAME coll_forced COMMAND $<TARGET_FILE:arbor-test-coll> LABELS coll
+                          TRANSPORTS ucx RANKS 3 ENV ARBOR_BCAST_ALGORITHM=binomial)
 endif()
 
 add_executable(arbor-test-config ${CMAKE_CURRENT_SOURCE_DIR}/test_config.c)

@@ -3,10 +3,12 @@
  * 4096, 1 MiB + 3, blocking and non-blocking (many in flight at once), every byte checked
  * against a pattern each rank computes itself; the barrier is checked through files each rank
  * creates before entering it; bad arguments must return their specific codes and leave later
- * collectives working.
+ * collectives working. arbor_team_last_collective must name the algorithm each bcast ran (the
+ * one ARBOR_BCAST_ALGORITHM forces, when it is set) with a finite prediction.
  * Run under a PMIx launcher at any rank count (or alone as a singleton).
  */
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,6 +139,88 @@ static void test_barrier(void)
     if (rank == 0) rmdir(dir);
 }
 
+static int is_bcast_algorithm(const char *name)
+{
+    const char *const *names;
+    int n = 0;
+    CHECK_OK(arbor_algorithm_names("bcast", &names, &n));
+    for (int i = 0; name && i < n; i++)
+        if (!strcmp(names[i], name)) return 1;
+    return 0;
+}
+
+/* Local calls, before arbor_init. */
+static void test_algorithm_names(void)
+{
+    const char *const *names = NULL;
+    int n = -1;
+    CHECK_OK(arbor_algorithm_names("bcast", &names, &n));
+    CHECK(n > 1 && names != NULL, "bcast has %d algorithm names", n);
+    CHECK(is_bcast_algorithm("binomial"), "binomial is not a bcast algorithm");
+    CHECK(!is_bcast_algorithm("auto"), "auto listed as an algorithm");
+    CHECK(arbor_algorithm_names("reduce_scatter", &names, &n) == ARBOR_OK && n > 0,
+          "reduce_scatter has no algorithm names");
+    names = NULL, n = -1;
+    CHECK(arbor_algorithm_names("bcast_typo", &names, &n) == ARBOR_ERR_INVALID_ARG,
+          "unknown collective accepted");
+    CHECK(names == NULL && n == -1, "a rejected call wrote its outputs");
+    CHECK(arbor_algorithm_names(NULL, &names, &n) == ARBOR_ERR_INVALID_ARG, "NULL collective");
+    CHECK(arbor_algorithm_names("bcast", NULL, &n) == ARBOR_ERR_INVALID_ARG, "NULL names_p");
+    CHECK(arbor_algorithm_names("bcast", &names, NULL) == ARBOR_ERR_INVALID_ARG, "NULL count_p");
+}
+
+static void test_last_collective(void)
+{
+    arbor_coll_info_t info, before;
+    arbor_team_h half = ARBOR_TEAM_NULL;
+    uint8_t b[64];
+    const char *tp = NULL, *forced = getenv("ARBOR_BCAST_ALGORITHM");
+    CHECK_OK(arbor_transport_name(&tp));
+    CHECK_OK(arbor_team_split(ARBOR_TEAM_WORLD, rank % 2, rank, &half));
+    memset(&info, 0x5A, sizeof(info));
+    before = info;
+    CHECK(arbor_team_last_collective(half, &info) == ARBOR_ERR_HANDLE,
+          "a new team reports a last collective");
+    CHECK(!memcmp(&info, &before, sizeof(info)), "a rejected call wrote info");
+    CHECK(arbor_team_last_collective(half, NULL) == ARBOR_ERR_INVALID_ARG, "NULL info");
+    CHECK(arbor_team_last_collective((arbor_team_h)(uintptr_t)0x42, &info) == ARBOR_ERR_TEAM,
+          "bad team");
+    uint64_t seq = 0;
+    int half_rank = -1;
+    CHECK_OK(arbor_team_rank(half, &half_rank));
+    for (int i = 0; i < 2; i++) {
+        fill(b, sizeof(b), 0, 99, half_rank);
+        CHECK_OK(arbor_bcast(half, b, sizeof(b), 0));
+        check_buf(b, sizeof(b), 0, 99, "bcast on half");
+        CHECK_OK(arbor_team_last_collective(half, &info));
+        CHECK(info.collective && !strcmp(info.collective, "bcast"), "collective %s",
+              info.collective ? info.collective : "(null)");
+        CHECK(is_bcast_algorithm(info.algorithm), "algorithm %s is not a bcast algorithm",
+              info.algorithm ? info.algorithm : "(null)");
+        if (forced && strcmp(forced, "auto"))
+            CHECK(info.algorithm && !strcmp(info.algorithm, forced),
+                  "ARBOR_BCAST_ALGORITHM=%s but %s ran", forced,
+                  info.algorithm ? info.algorithm : "(null)");
+        CHECK(isfinite(info.predicted_us) && info.predicted_us >= 0, "predicted %g us",
+              info.predicted_us);
+        CHECK(info.transport && tp && !strcmp(info.transport, tp), "transport %s, expected %s",
+              info.transport ? info.transport : "(null)", tp ? tp : "(null)");
+        /* The second bcast is a cache hit: it must report the same choice, one later. */
+        if (i == 1)
+            CHECK(info.seq == seq + 1 && !strcmp(info.algorithm, before.algorithm) &&
+                      info.predicted_us == before.predicted_us,
+                  "cache hit reports seq %llu / %s / %g after %llu / %s / %g",
+                  (unsigned long long)info.seq, info.algorithm, info.predicted_us,
+                  (unsigned long long)seq, before.algorithm, before.predicted_us);
+        seq = info.seq;
+        before = info;
+    }
+    CHECK_OK(arbor_barrier(ARBOR_TEAM_WORLD));
+    CHECK_OK(arbor_team_last_collective(ARBOR_TEAM_WORLD, &info));
+    CHECK(!strcmp(info.collective, "barrier"), "world's last collective is %s", info.collective);
+    CHECK_OK(arbor_team_free(&half));
+}
+
 static void test_bad_input(void)
 {
     uint8_t b[8];
@@ -166,6 +250,7 @@ static void test_bad_input(void)
 
 int main(void)
 {
+    test_algorithm_names();
     arbor_status_t st = arbor_init();
     if (st != ARBOR_OK) {
         fprintf(stderr, "arbor_init: %s\n", arbor_strerror(st));
@@ -177,6 +262,7 @@ int main(void)
     test_bcast_blocking();
     test_bcast_nonblocking();
     test_bad_input();
+    test_last_collective();
     CHECK_OK(arbor_finalize());
     CHECK(arbor_finalize() == ARBOR_ERR_NOT_INITIALIZED, "double finalize accepted");
     if (rank == 0 || failures)
