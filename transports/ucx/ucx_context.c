@@ -72,6 +72,24 @@ static arbor_status_t worker_init(arb_tp_t *tp)
     return ARBOR_OK;
 }
 
+/* Clears every page of [base, base + len) that is not already zero. Reading a page that was
+ * never written maps the kernel's zero page and commits nothing, so a large fresh segment is
+ * not committed at init, while heap memory (with old contents, or an allocator's fill pattern)
+ * ends up zero as the contract says. */
+static void zero_dirty_pages(uint8_t *base, size_t len)
+{
+    const size_t page = 4096;
+    for (size_t off = 0; off < len; off += page) {
+        size_t n = len - off < page ? len - off : page;
+        const uint64_t *w = (const uint64_t *)(base + off);
+        size_t words = n / sizeof(uint64_t), i = 0;
+        while (i < words && w[i] == 0) i++;
+        bool dirty = i < words;
+        for (size_t b = words * sizeof(uint64_t); !dirty && b < n; b++) dirty = base[off + b] != 0;
+        if (dirty) memset(base + off, 0, n);
+    }
+}
+
 static arbor_status_t seg_init(arb_tp_t *tp, size_t len)
 {
     ucp_mem_map_params_t params = {0};
@@ -98,9 +116,11 @@ static arbor_status_t seg_init(arb_tp_t *tp, size_t len)
     }
     tp->seg = attr.address;
     tp->seg_size = len;
-    /* No memset: UCX allocates with shmget / shm_open+ftruncate / mmap (UCX_MEM_ALLOC_METHODS
-     * before its last resort, heap), all fresh zero pages. Writing the whole segment here
-     * would commit every page of it at init (4 GiB took 12 s). */
+    /* UCX allocates with shmget / shm_open+ftruncate / mmap (fresh zero pages) before its last
+     * resort, the heap (UCX_TLS=tcp,self: malloc'd memory is not zero, and under ASan it holds
+     * a fill pattern that looked like posted signals). Writing the whole segment would commit
+     * every page at init (4 GiB took 12 s), so only pages that are not zero are cleared. */
+    zero_dirty_pages(tp->seg, len);
     return ARBOR_OK;
 }
 
