@@ -20,6 +20,7 @@
  * they are < P. Radix 2 is the binomial tree: for P = 8 the root sends to 4, 2, 1.
  * BINARY: heap numbering, children 2v+1 then 2v+2. FLAT: the root sends to 1..P-1.
  */
+#include "algorithms/slot_heap.h"
 #include "algorithms/tree.h"
 #include "arbor.h"
 
@@ -27,43 +28,6 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct {
-    double t; /* next send slot of v */
-    int v;
-} heap_ent_t;
-
-/* (time, node id) order */
-static bool ent_less(const heap_ent_t *a, const heap_ent_t *b)
-{
-    return a->t < b->t || (a->t == b->t && a->v < b->v);
-}
-
-static void heap_sift_down(heap_ent_t *h, int n, int i)
-{
-    heap_ent_t e = h[i];
-    for (;;) {
-        int c = 2 * i + 1;
-        if (c >= n) break;
-        if (c + 1 < n && ent_less(&h[c + 1], &h[c])) c++;
-        if (!ent_less(&h[c], &e)) break;
-        h[i] = h[c];
-        i = c;
-    }
-    h[i] = e;
-}
-
-static void heap_push(heap_ent_t *h, int *n, heap_ent_t e)
-{
-    int i = (*n)++;
-    while (i > 0) {
-        int p = (i - 1) / 2;
-        if (!ent_less(&e, &h[p])) break;
-        h[i] = h[p];
-        i = p;
-    }
-    h[i] = e;
-}
 
 static arbor_status_t tree_alloc(arb_tree_t *tree, int P)
 {
@@ -101,12 +65,12 @@ static arbor_status_t build_karp(arb_tree_t *tree, const arb_logp_t *m, size_t b
 {
     int P = tree->size;
     double T = arb_logp_arrival(m, bytes), s = arb_logp_gap(m, bytes);
-    heap_ent_t *heap = malloc((size_t)P * sizeof(heap_ent_t));
+    arb_slot_t *heap = malloc((size_t)P * sizeof(arb_slot_t));
     int n = 0;
 
     if (heap == NULL) return ARBOR_ERR_NO_MEMORY;
     tree->parent[0] = -1;
-    heap_push(heap, &n, (heap_ent_t){0.0, 0});
+    arb_slot_push(heap, &n, (arb_slot_t){0.0, 0});
     for (int v = 1; v < P; v++) {
         /* The earliest free sender u informs v; u's next slot is s later. Each node is in the
          * heap once, so the heap never holds more than P entries. */
@@ -114,8 +78,8 @@ static arbor_status_t build_karp(arb_tree_t *tree, const arb_logp_t *m, size_t b
         double t = heap[0].t;
         tree->parent[v] = u;
         heap[0].t = t + s;
-        heap_sift_down(heap, n, 0);
-        heap_push(heap, &n, (heap_ent_t){t + T, v});
+        arb_slot_sift_down(heap, n, 0);
+        arb_slot_push(heap, &n, (arb_slot_t){t + T, v});
     }
     free(heap);
     csr_from_parents(tree);

@@ -1,6 +1,7 @@
 /*
  * Node-aware broadcast trees and their simulation with per-link costs (topo.h).
  */
+#include "algorithms/slot_heap.h"
 #include "algorithms/topo.h"
 #include "arbor.h"
 
@@ -8,46 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct {
-    double t; /* next free send slot */
-    int v;
-} slot_t;
-
-static bool slot_less(const slot_t *a, const slot_t *b)
-{
-    return a->t < b->t || (a->t == b->t && a->v < b->v);
-}
-
-static void sift_down(slot_t *h, int n, int i)
-{
-    slot_t e = h[i];
-    for (;;) {
-        int c = 2 * i + 1;
-        if (c >= n) break;
-        if (c + 1 < n && slot_less(&h[c + 1], &h[c])) c++;
-        if (!slot_less(&h[c], &e)) break;
-        h[i] = h[c];
-        i = c;
-    }
-    h[i] = e;
-}
-
-static void push(slot_t *h, int *n, slot_t e)
-{
-    int i = (*n)++;
-    while (i > 0) {
-        int p = (i - 1) / 2;
-        if (!slot_less(&e, &h[p])) break;
-        h[i] = h[p];
-        i = p;
-    }
-    h[i] = e;
-}
-
-static void pop(slot_t *h, int *n)
+static void pop(arb_slot_t *h, int *n)
 {
     h[0] = h[--*n];
-    if (*n) sift_down(h, *n, 0);
+    if (*n) arb_slot_sift_down(h, *n, 0);
 }
 
 /* Scratch of one build: per virtual rank its node, per node its ranks in virtual order. */
@@ -142,7 +107,7 @@ static arbor_status_t build_karp_node(arb_tree_t *t, layout_t *l, const arb_logp
     int P = l->P, n = 0, informed = 1, nodes_left = l->nnodes - 1, next_node = 0;
     double T_intra = link_T(intra, topo, true, bytes),
            s_inter = link_gap(intra, topo, false, bytes);
-    slot_t *heap = malloc((size_t)P * sizeof(slot_t));
+    arb_slot_t *heap = malloc((size_t)P * sizeof(arb_slot_t));
     int *nchild = calloc((size_t)P, sizeof(int));
     char *node_done = calloc((size_t)l->nnodes, 1);
     if (!heap || !nchild || !node_done) {
@@ -155,7 +120,7 @@ static arbor_status_t build_karp_node(arb_tree_t *t, layout_t *l, const arb_logp
         if (l->node_first[nd] == l->node_first[nd + 1]) node_done[nd] = 1, nodes_left--;
     node_done[l->vnode[0]] = 1;
     l->next_local[l->vnode[0]]++; /* v = 0 is its node's first member: virtual order */
-    push(heap, &n, (slot_t){0.0, 0});
+    arb_slot_push(heap, &n, (arb_slot_t){0.0, 0});
     while (informed < P && n > 0) {
         int u = heap[0].v, target = -1;
         double slot = heap[0].t;
@@ -182,8 +147,8 @@ static arbor_status_t build_karp_node(arb_tree_t *t, layout_t *l, const arb_logp
         t->parent[target] = u;
         l->seq[target] = nchild[u]++;
         heap[0].t = slot + link_gap(intra, topo, same, bytes);
-        sift_down(heap, n, 0);
-        push(heap, &n, (slot_t){slot + link_T(intra, topo, same, bytes), target});
+        arb_slot_sift_down(heap, n, 0);
+        arb_slot_push(heap, &n, (arb_slot_t){slot + link_T(intra, topo, same, bytes), target});
         informed++;
     }
     free(heap), free(nchild), free(node_done);
