@@ -1,4 +1,5 @@
-# The collective suite on a simulated cluster: 3 hosts x 2 ranks in network namespaces
+# The collective suites and the one-sided and active-message tests on a simulated cluster:
+# 3 hosts x 2 ranks in network namespaces
 # (tests/cluster/cluster.sh, ../shared/docs/MULTIHOST.md), ranks of different hosts talk over
 # TCP through a bridge. Skipped (77) where namespaces are not allowed; one bed at a time (they
 # share the documentation address range). Not in sanitizer builds: the plain build covers the
@@ -20,7 +21,7 @@ if(NOT ARBOR_SANITIZE AND CMAKE_SYSTEM_NAME STREQUAL "Linux")
       endif()
       set(tp_env ARBOR_TRANSPORT=ofi "ARBOR_OFI_PROVIDER=tcp\\;ofi_rxm")
     endif()
-    foreach(prog coll colls)
+    foreach(prog coll colls rma am)
       add_test(NAME cluster.${prog}.${tp}.3x2
                COMMAND ${cluster_run} 3 2 $<TARGET_FILE:arbor-test-${prog}>)
       set_tests_properties(cluster.${prog}.${tp}.3x2 PROPERTIES ENVIRONMENT "${cluster_env};${tp_env}"

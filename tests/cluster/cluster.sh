@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # A simulated cluster on one machine (../shared/docs/MULTIHOST.md): one network namespace per
-# host, each with its own host name (UTS namespace, so UCX and libfabric see ranks of different
-# hosts as remote), a bridge in the root namespace, and `tc netem` adding a one-way delay on
-# every host's link, so messages between hosts cost what they cost on a cluster.
+# host, each with its own host name, SysV IPC and /dev/shm (UTS, IPC and mount namespaces, so
+# UCX and libfabric can reach ranks of other hosts only through the network), a bridge in the
+# root namespace, and `tc netem` adding a one-way delay on every host's link where the kernel
+# has it, so messages between hosts cost what they cost on a cluster.
 #
 #   tests/cluster/cluster.sh run [--hosts N] [--ranks-per-host K] [--delay-us D] [--] CMD...
 #       builds the bed, runs CMD with $SIMCLUSTER_MPIRUN set to an mpirun prefix that
@@ -27,7 +28,11 @@ if [ "${1:-}" = rsh ]; then
     host=$1
     shift
     ns=$(cat "${SIMCLUSTER_DIR:?}/ns-$host")
-    exec ip netns exec "$ns" unshare --uts sh -c 'hostname "$0"; exec sh -c "$1"' "$ns" "$*"
+    # Own host name (UTS), own SysV IPC and own /dev/shm (a private tmpfs in a private mount
+    # namespace): the hosts of one kernel would otherwise share memory, and UCX reaches the
+    # other "hosts" through its shared-memory transports instead of the network.
+    exec ip netns exec "$ns" unshare --uts --ipc --mount --propagation private sh -c \
+        'hostname "$0"; mount -t tmpfs tmpfs /dev/shm; exec sh -c "$1"' "$ns" "$*"
 fi
 
 [ "${1:-}" = run ] || { sed -n '2,16p' "$0"; exit 2; }
