@@ -110,8 +110,8 @@ static const row_t rows[] = {
     ALG_ROW(EXSCAN, exscan, ARB_COLL_EXSCAN),
 #undef ALG_ROW
     {"LOGP", "",
-     "LogGP parameters in microseconds, e.g. L=2.1,os=0.4,or=0.4,g=0.6,G=0.0001 "
-     "(empty: per-transport defaults)",
+     "LogGP parameters in microseconds, e.g. L=2.1,os=0.4,or=0.4,g=0.6,G=0.0001, or per level: "
+     "intra:L=0.3,os=0.5;inter:L=20,g=2 (empty: per-transport defaults)",
      T_STRING, OFF(logp), NULL, 0, 0, F_UNIFORM},
     {"OVERSUB_WAKE", "5",
      "microseconds added to the default LogGP L when some node runs more "
@@ -121,7 +121,8 @@ static const row_t rows[] = {
      T_DOUBLE, OFF(oversub_wake), NULL, 0, 1e6, F_UNIFORM},
     {"LOGP_MEASURE", "n",
      "measure the LogGP parameters at init (ping-pong and back-to-back "
-     "sends between ranks 0 and 1; rank 0's values are broadcast to all)",
+     "sends from rank 0 to its first node-local peer, and to the first rank of another node "
+     "for the inter-node level; rank 0's values are broadcast to all)",
      T_BOOL, OFF(logp_measure), NULL, 0, 0, F_UNIFORM},
     {"TUNE", "",
      "rules pinning algorithms: coll:lo-hi[:ranks=lo-hi]:@alg joined by '#', e.g. "

@@ -1,6 +1,8 @@
 /*
- * LogGP measurement at init, between ranks 0 and 1 over the real data path (the team's landing
- * channels, direct or RMA), using hand-built schedules:
+ * LogGP measurement at init over the real data path (the team's landing channels, direct or
+ * RMA), using hand-built schedules, for each level the job has: inside a node between rank 0
+ * and its first node-local peer, and between nodes between rank 0 and the first rank of another
+ * node (docs/TOPOLOGY.md):
  *   T(0) = o_s + L + o_r     half the round trip of an empty message (median of many)
  *   g                        extra time per extra back-to-back empty send before the reply
  *   G                        (T(m) - T(0)) / m with m one landing slot
@@ -23,20 +25,21 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Rank 0 sends `sends` messages of `blocks` blocks to rank 1, which answers with one empty
- * message; returns rank 0's median round trip over REPS runs (0 on rank 1). */
-static arbor_status_t round_trip(int sends, size_t bytes, uint8_t *buf, double *median_p)
+/* Rank a sends `sends` messages of `bytes` bytes to rank b, which answers with one empty
+ * message; returns a's median round trip over REPS runs (0 on b). Called by a and b only. */
+static arbor_status_t round_trip(int a, int b, int sends, size_t bytes, uint8_t *buf,
+                                 double *median_p)
 {
     struct arbor_team *t = arb_ctx.world;
     double times[REPS];
     arb_sched_t s;
     arb_sched_init(&s);
     for (int i = 0; i < sends; i++) {
-        if (t->rank == 0) arb_sched_send(&s, 0, 1, ARB_BUF_SRC, 0, 1, -1);
-        else arb_sched_recv(&s, 0, 0, ARB_BUF_DST, 0, 1, 0, -1);
+        if (t->rank == a) arb_sched_send(&s, 0, b, ARB_BUF_SRC, 0, 1, -1);
+        else arb_sched_recv(&s, 0, a, ARB_BUF_DST, 0, 1, 0, -1);
     }
-    if (t->rank == 0) arb_sched_recv(&s, 1, 1, ARB_BUF_DST, 0, 0, 0, -1);
-    else arb_sched_send(&s, 1, 0, ARB_BUF_SRC, 0, 0, -1);
+    if (t->rank == a) arb_sched_recv(&s, 1, b, ARB_BUF_DST, 0, 0, 0, -1);
+    else arb_sched_send(&s, 1, a, ARB_BUF_SRC, 0, 0, -1);
     arb_cached_sched_t *cs = arb_sched_wrap(&s);
     if (!cs) return ARBOR_ERR_NO_MEMORY;
 
@@ -60,12 +63,43 @@ static arbor_status_t round_trip(int sends, size_t bytes, uint8_t *buf, double *
     return status;
 }
 
+/* The five LogGP figures between ranks a and b (into v on rank a). */
+static arbor_status_t measure_pair(int a, int b, size_t m, int k, uint8_t *buf, double v[5])
+{
+    double rt0, rt1, rtk, rtm;
+    arbor_status_t status;
+    if ((status = round_trip(a, b, 1, 0, buf, &rt0)) != ARBOR_OK ||
+        (status = round_trip(a, b, 1, 0, buf, &rt1)) != ARBOR_OK ||
+        (status = round_trip(a, b, k, 0, buf, &rtk)) != ARBOR_OK ||
+        (status = round_trip(a, b, 1, m, buf, &rtm)) != ARBOR_OK || arb_ctx.world->rank != a)
+        return status;
+    double T0 = (rt0 < rt1 ? rt0 : rt1) / 2, g = (rtk - rt1) / (k - 1);
+    double Tm = rtm - T0; /* the reply is empty */
+    g = g > 0 ? g : 0;
+    double o = g < T0 / 3 ? g : T0 / 3;
+    v[0] = T0 - 2 * o; /* L */
+    v[1] = v[2] = o;
+    v[3] = g;
+    v[4] = Tm > T0 ? (Tm - T0) / (double)m : 0;
+    return ARBOR_OK;
+}
+
+/* The first rank after 0 on rank 0's node (same), or on another node (!same); -1 if none. */
+static int partner(bool same)
+{
+    for (int r = 1; r < arb_ctx.size; r++) {
+        bool local = !arb_ctx.node_of || arb_ctx.node_of[r] == arb_ctx.node_of[0];
+        if (local == same) return r;
+    }
+    return -1;
+}
+
 arbor_status_t arb_logp_measure(void)
 {
     struct arbor_team *t = arb_ctx.world;
     size_t m = t->chunk;
     int k = t->depth > 1 ? t->depth : 2;
-    double v[5] = {0};
+    double v[11] = {0}; /* intra L os or g G, inter L os or g G, which levels were measured */
     arbor_status_t status = ARBOR_OK;
 
     if (t->size < 2) {
@@ -75,26 +109,22 @@ arbor_status_t arb_logp_measure(void)
     }
     uint8_t *buf = calloc(1, m);
     if (!buf) return ARBOR_ERR_NO_MEMORY;
-    if (t->rank <= 1) {
-        double rt0, rt1, rtk, rtm;
-        if ((status = round_trip(1, 0, buf, &rt0)) == ARBOR_OK &&
-            (status = round_trip(1, 0, buf, &rt1)) == ARBOR_OK &&
-            (status = round_trip(k, 0, buf, &rtk)) == ARBOR_OK &&
-            (status = round_trip(1, m, buf, &rtm)) == ARBOR_OK && t->rank == 0) {
-            double T0 = (rt0 < rt1 ? rt0 : rt1) / 2, g = (rtk - rt1) / (k - 1);
-            double Tm = rtm - T0; /* the reply is empty */
-            g = g > 0 ? g : 0;
-            double o = g < T0 / 3 ? g : T0 / 3;
-            v[0] = T0 - 2 * o; /* L */
-            v[1] = v[2] = o;
-            v[3] = g;
-            v[4] = Tm > T0 ? (Tm - T0) / (double)m : 0;
-        }
-    }
+    int intra = partner(true), inter = partner(false), me = t->rank;
+    if (intra > 0 && (me == 0 || me == intra))
+        status = measure_pair(0, intra, m, k, buf, v);
+    if (status == ARBOR_OK && inter > 0 && (me == 0 || me == inter))
+        status = measure_pair(0, inter, m, k, buf, v + 5);
+    v[10] = (intra > 0) + 2 * (inter > 0);
     free(buf);
     if (status != ARBOR_OK) return status;
     if ((status = arbor_bcast(ARBOR_TEAM_WORLD, v, sizeof(v), 0)) != ARBOR_OK) return status;
-    arb_ctx.model = (arb_logp_t){.L = v[0], .os = v[1], .orecv = v[2], .g = v[3], .G = v[4]};
+    if ((int)v[10] & 1)
+        arb_ctx.model = (arb_logp_t){.L = v[0], .os = v[1], .orecv = v[2], .g = v[3], .G = v[4]};
+    if ((int)v[10] & 2) {
+        arb_ctx.model_inter =
+            (arb_logp_t){.L = v[5], .os = v[6], .orecv = v[7], .g = v[8], .G = v[9]};
+        t->topo.inter = arb_ctx.model_inter; /* the world team was made before the measurement */
+    }
     arb_ctx.model_source = "measured";
     return ARBOR_OK;
 }

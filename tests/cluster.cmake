@@ -28,4 +28,12 @@ if(NOT ARBOR_SANITIZE AND CMAKE_SYSTEM_NAME STREQUAL "Linux")
         TIMEOUT 300 SKIP_RETURN_CODE 77 RESOURCE_LOCK simcluster PROCESSORS 2 LABELS "cluster;launched")
     endforeach()
   endforeach()
+  # Both LogGP levels measured at init (core/measure.c) on a job that spans hosts.
+  if(ARBOR_WITH_UCX)
+    add_test(NAME cluster.coll_measured.ucx.3x2 COMMAND ${cluster_run} 3 2 $<TARGET_FILE:arbor-test-coll>)
+    set_tests_properties(cluster.coll_measured.ucx.3x2 PROPERTIES
+      ENVIRONMENT "${cluster_env};ARBOR_TRANSPORT=ucx;ARBOR_LOGP_MEASURE=1;ARBOR_PRINT_ALGORITHM=1"
+      TIMEOUT 300 SKIP_RETURN_CODE 77 RESOURCE_LOCK simcluster PROCESSORS 2 LABELS "cluster;launched"
+      PASS_REGULAR_EXPRESSION "inter-node LogGP L=[0-9.e+-]+ .*passed")
+  endif()
 endif()
