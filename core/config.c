@@ -70,7 +70,8 @@ static const row_t rows[] = {
      T_ENUM, OFF(poll_yield), yield_names, 0, 0, 0},
     {"PROGRESS", "poll",
      "who advances collectives: poll (inside arbor calls) or thread (also a "
-     "background thread that sleeps while no collective is in flight); the thread also starts "
+     "background thread that, while no collective is in flight, sleeps, or on a transport whose "
+     "targets must progress (OFI) only reads the transport every 200 us); the thread also starts "
      "by itself, polling every 100 us, once symmetric allocations exist on a transport whose "
      "one-sided targets must progress (docs/ONESIDED.md)",
      T_ENUM, OFF(progress), progress_names, 0, 0, 0},

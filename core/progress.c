@@ -118,8 +118,15 @@ void arb_unlock(void)
  * exist on a transport whose targets must progress for one-sided operations aimed at them
  * (docs/ONESIDED.md), or active-message handlers are registered (docs/AM.md), it polls the
  * transport and the one-sided hook every ARB_PASSIVE_US: a target computing without calling
- * arbor still serves gets, puts, atomics and active messages. */
+ * arbor still serves gets, puts, atomics and active messages.
+ *
+ * On such a transport it also drives the transport at every idle wake (ARB_IDLE_US) even with
+ * nothing allocated: peers still inside a collective we have left return credits to us, and
+ * those wait for our progress. On ofi:shm an initiator's completions come in posting order, so
+ * one credit we never read holds back every later completion of that peer: it stalled until we
+ * called arbor again (Global Arrays in ARMCI_Group_create, tests/test_split_leave.c). */
 #define ARB_PASSIVE_US 100
+#define ARB_IDLE_US    200
 
 static void *progress_main(void *arg)
 {
@@ -127,18 +134,18 @@ static void *progress_main(void *arg)
     while (!stop) {
         pthread_mutex_lock(&lock);
         bool live = arb_ctx.active_head != NULL, moved = live && arb_progress_all() > 0;
-        bool passive = !live && ((arb_rma_target_progress_needed() && arb_mem_any_live()) ||
-                                 arb_am_active());
-        if (passive && !arb_ctx.in_progress) {
+        bool serve = !live && arb_rma_target_progress_needed();
+        bool passive = (serve && arb_mem_any_live()) || (!live && arb_am_active());
+        if ((serve || passive) && !arb_ctx.in_progress) {
             arb_ctx.in_progress = true;
             while (arb_ctx.tp_ops->progress(arb_ctx.tp) > 0) {
             }
-            arb_rma_poll();
+            if (passive) arb_rma_poll();
             arb_ctx.in_progress = false;
         }
         pthread_mutex_unlock(&lock);
         if (!live)
-            usleep(passive ? ARB_PASSIVE_US : 200);
+            usleep(passive ? ARB_PASSIVE_US : ARB_IDLE_US);
         else if (!moved)
             sched_yield();
     }

@@ -67,3 +67,10 @@ add_executable(arbor-test-stress ${CMAKE_CURRENT_SOURCE_DIR}/test_stress.c)
 target_link_libraries(arbor-test-stress PRIVATE arbor)
 arbor_add_launched_test(NAME stress COMMAND $<TARGET_FILE:arbor-test-stress>
                         LABELS stress RANKS 3 TRANSPORTS ${ARB_REL_TRANSPORTS} TIMEOUT 120)
+
+# Ranks that leave a split and stop calling arbor (blocked in MPI) while others keep working on
+# a team of their own: the workers must not stall until the sleepers return (about 5 s per run).
+add_executable(arbor-test-split-leave ${CMAKE_CURRENT_SOURCE_DIR}/test_split_leave.c)
+target_link_libraries(arbor-test-split-leave PRIVATE arbor)
+arbor_add_launched_test(NAME split_leave COMMAND $<TARGET_FILE:arbor-test-split-leave>
+                        LABELS reliability RANKS 2 3 4 TRANSPORTS ${ARB_REL_TRANSPORTS} TIMEOUT 60)

@@ -83,10 +83,6 @@ void ARMCI_Group_create_child(int grp_size, int *pid_list, ARMCI_Group *group_ou
     /* Team rank = position in pid_list: ARMCI numbers a group's members in list order. */
     arbor_team_h team = NULL, parent_team = armcia_group_team(parent);
     arbor_status_t st = arbor_team_split(parent_team, index >= 0 ? 0 : -1, index, &team);
-    /* Nobody leaves before every member is done: a rank that left may block in MPI (GA's next
-     * call), and a member still inside the split of the young team can then starve (seen on
-     * ofi:shm at P = 4). The parent's barrier keeps everyone progressing arbor until then. */
-    if (st == ARBOR_OK) st = arbor_barrier(parent_team);
     if (st != ARBOR_OK) armcia_die("ARMCI_Group_create", st);
     MPI_Comm comm = armcia_comm_split(parent->comm, index >= 0, index);
     memset(group_out, 0, sizeof *group_out);

@@ -7,8 +7,7 @@
 
 int armcia_me = -1;
 int armcia_nproc = 0;
-static int init_count;     /* ARMCI_Init may be called more than once; Finalize as often */
-static arbor_mem_h anchor; /* see ARMCI_Init */
+static int init_count; /* ARMCI_Init may be called more than once; Finalize as often */
 
 void armcia_die(const char *where, int status)
 {
@@ -47,6 +46,10 @@ int ARMCI_Init(void)
         init_count++;
         return 0;
     }
+    /* ARMCI promises asynchronous progress, and a GA program blocks in MPI between ARMCI calls:
+     * arbor's progress thread then serves what peers aim at this rank (one-sided operations,
+     * the credits of a collective this rank has already left), which they may be waiting on. */
+    if (setenv("ARBOR_PROGRESS", "thread", 0) != 0) return ARBOR_ERR_NO_MEMORY;
     arbor_status_t st = arbor_init();
     if (st == ARBOR_OK) st = arbor_team_rank(ARBOR_TEAM_WORLD, &armcia_me);
     if (st == ARBOR_OK) st = arbor_team_size(ARBOR_TEAM_WORLD, &armcia_nproc);
@@ -93,8 +96,7 @@ int ARMCI_Finalize(void)
     armcia_mem_fini();
     armcia_group_fini();
     armcia_hdl_fini();
-    arbor_status_t st = arbor_mem_free(&anchor), fst = arbor_finalize();
-    if (st == ARBOR_OK) st = fst;
+    arbor_status_t st = arbor_finalize();
     return rc ? rc : armcia_status("ARMCI_Finalize", st);
 }
 

@@ -288,6 +288,19 @@ void arb_ofi_ctx_done(arb_tp_t *tp, arb_ofi_ctx_t *ctx, arbor_status_t status)
     if (--req->chunks == 0 && req->done == req->len) req_finish(tp, req);
 }
 
+/* A queued put whose chunks all went out copied (inject, staging) is done for the caller, as
+ * arb_ofi_submit says of one posted at once; a later failure goes to the next flush. Waiting for
+ * its completion instead would wait for the target's progress, and on shm for every operation
+ * posted before it, to any peer: a peer that has left the collective and stopped calling arbor
+ * (blocked in MPI) may never read the credits we returned to it, and this put would then never
+ * complete (Global Arrays in ARMCI_Group_create). */
+static void release_copied(arb_ofi_req_t *req)
+{
+    if (!req->counted || req->kind != ARB_OFI_PUT || !req->copied) return;
+    req->counted = false;
+    req->comp->pending -= 1;
+}
+
 /* Posts queued requests in order, peer by peer, until the provider pushes back. */
 void arb_ofi_drain(arb_tp_t *tp)
 {
@@ -304,7 +317,10 @@ void arb_ofi_drain(arb_tp_t *tp)
             if (status == ARB_ERR_AGAIN) return; /* contexts or provider queues are full */
             if ((peer->head = req->next) == NULL) peer->tail = NULL;
             tp->queued--;
-            if (status != ARBOR_OK) truncate_failed(tp, req, status);
+            if (status != ARBOR_OK)
+                truncate_failed(tp, req, status);
+            else
+                release_copied(req);
         }
         if (peer->head == NULL) {
             peer->active = false;
