@@ -7,6 +7,7 @@
 #include "core/config.h"
 #include "core/log.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -90,6 +91,24 @@ static void zero_dirty_pages(uint8_t *base, size_t len)
     }
 }
 
+/* True when the mapping holding addr is shared memory that UCX just created (a SysV segment or
+ * a /dev/shm file): fresh pages, zero, that a read would commit on tmpfs. */
+static bool fresh_shared_mapping(const void *addr)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    char line[512];
+    bool fresh = false;
+    uintptr_t a = (uintptr_t)addr;
+    while (f && fgets(line, sizeof(line), f)) {
+        unsigned long lo, hi;
+        if (sscanf(line, "%lx-%lx", &lo, &hi) != 2 || a < lo || a >= hi) continue;
+        fresh = strstr(line, "/dev/shm/") != NULL || strstr(line, "SYSV") != NULL;
+        break;
+    }
+    if (f) fclose(f);
+    return fresh;
+}
+
 static arbor_status_t seg_init(arb_tp_t *tp, size_t len)
 {
     ucp_mem_map_params_t params = {0};
@@ -120,7 +139,7 @@ static arbor_status_t seg_init(arb_tp_t *tp, size_t len)
      * resort, the heap (UCX_TLS=tcp,self: malloc'd memory is not zero, and under ASan it holds
      * a fill pattern that looked like posted signals). Writing the whole segment would commit
      * every page at init (4 GiB took 12 s), so only pages that are not zero are cleared. */
-    zero_dirty_pages(tp->seg, len);
+    if (!fresh_shared_mapping(tp->seg)) zero_dirty_pages(tp->seg, len);
     return ARBOR_OK;
 }
 
