@@ -298,13 +298,14 @@ static arbor_status_t lock_target(int rank)
 {
     uint64_t me = (uint64_t)arb_ctx.rank + 1, old = 0;
     double since = 0;
+    unsigned polls = 0;
     for (unsigned tries = 0;; tries++) {
         arbor_status_t status =
             arb_rma_amo64(rank, arb_rma.lock_off, ARB_TP_AMO_CSWAP, me, 0, &old);
         if (status != ARBOR_OK) return status;
         if (old == 0) return ARBOR_OK;
-        arb_rma_backoff(&tries);
-        if (tries % 256) continue;
+        arb_rma_backoff(&tries); /* may step tries too: the clock has its own count */
+        if (++polls % 256) continue;
         double now = arb_now_us();
         if (since == 0) since = now;
         if (arb_ctx.cfg.timeout_s > 0 && now - since > arb_ctx.cfg.timeout_s * 1e6) {
