@@ -650,7 +650,7 @@ static void test_acc_large(void)
     if (!y) return;
     int target = size > 1 ? 1 : 0;
     CHECK_OK(arbor_mem_alloc(ARBOR_TEAM_WORLD, N * sizeof(double), &m, (void **)&x));
-    for (int i = 0; i < N; i++) y[i] = (double)((rank + 1) * (i % 1000));
+    for (int i = 0; i < N; i++) y[i] = (double)((rank + 1) * (i % 1000 + 1));
     void *rx = addr_of(m, target);
     CHECK_OK(arbor_acc(target, rx, y, N, ARBOR_DOUBLE, ARBOR_SUM, NULL));
     CHECK_OK(arbor_acc(target, rx, y, N, ARBOR_DOUBLE, ARBOR_SUM, &two));
@@ -659,7 +659,7 @@ static void test_acc_large(void)
         int bad = 0;
         double ranks = (double)size * (size + 1) / 2;
         for (int i = 0; i < N; i++)
-            if (x[i] != 3 * ranks * (i % 1000)) bad++;
+            if (x[i] != 3 * ranks * (i % 1000 + 1)) bad++;
         CHECK(bad == 0, "large DOUBLE accumulate: %d of %d elements wrong", bad, (int)N);
     }
     CHECK_OK(arbor_barrier(ARBOR_TEAM_WORLD));
