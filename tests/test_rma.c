@@ -638,6 +638,35 @@ enum { ACC_N = 37, ACC_K = 24 };
         CHECK_OK(arbor_barrier(ARBOR_TEAM_WORLD));                                                 \
     } while (0)
 
+/* A DOUBLE accumulate larger than the lock path's chunk (256 KiB) and not a multiple of it,
+ * from every rank at once to one target, twice (once scaled): the chunk pipeline (unmapped
+ * targets) and the in-place loop (mapped ones) under the lock must give the exact sum. */
+static void test_acc_large(void)
+{
+    enum { N = 70001 }; /* 560 KB: two full chunks and a tail */
+    arbor_mem_h m;
+    double *x, *y = malloc(N * sizeof(double)), two = 2;
+    CHECK(y != NULL, "malloc");
+    if (!y) return;
+    int target = size > 1 ? 1 : 0;
+    CHECK_OK(arbor_mem_alloc(ARBOR_TEAM_WORLD, N * sizeof(double), &m, (void **)&x));
+    for (int i = 0; i < N; i++) y[i] = (double)((rank + 1) * (i % 1000 + 1));
+    void *rx = addr_of(m, target);
+    CHECK_OK(arbor_acc(target, rx, y, N, ARBOR_DOUBLE, ARBOR_SUM, NULL));
+    CHECK_OK(arbor_acc(target, rx, y, N, ARBOR_DOUBLE, ARBOR_SUM, &two));
+    sync_all();
+    if (rank == target) {
+        int bad = 0;
+        double ranks = (double)size * (size + 1) / 2;
+        for (int i = 0; i < N; i++)
+            if (x[i] != 3 * ranks * (i % 1000 + 1)) bad++;
+        CHECK(bad == 0, "large DOUBLE accumulate: %d of %d elements wrong", bad, (int)N);
+    }
+    CHECK_OK(arbor_barrier(ARBOR_TEAM_WORLD));
+    CHECK_OK(arbor_mem_free(&m));
+    free(y);
+}
+
 #define MK_INT(_r, _i)  (((_r) + 1) * ((_i) + 1) - 3 * (_r))
 #define MK_CPLX(_r, _i) (((_r) + 1) * ((_i) + 1) + ((_i) - (_r)) * I)
 #define EQ(_a, _b)      ((_a) == (_b))
@@ -1146,6 +1175,7 @@ int main(void)
     test_put_signal();
     test_order();
     test_acc();
+    test_acc_large();
     test_strided();
     test_vector();
     test_passive();
