@@ -342,6 +342,11 @@ arbor_status_t arbor_finalize(void)
     arbor_status_t rma_status = arb_rma_quiet();
     if (rma_status != ARBOR_OK)
         arb_warn("completing one-sided operations at finalize: %s", arbor_strerror(rma_status));
+    /* and every active message this rank sent has run at its target (every rank is here, in a
+     * waiting loop that serves its mailbox) */
+    if (arb_ctx.world->failed == ARBOR_OK && (rma_status = arb_am_complete_to(-1)) != ARBOR_OK)
+        arb_warn("running the active messages sent before finalize: %s",
+                 arbor_strerror(rma_status));
     if (arb_req_live())
         arb_warn("finalize with %d non-blocking operations never completed by test / wait",
                  arb_req_live());

@@ -750,7 +750,8 @@ ARBOR_API arbor_status_t arbor_test_until(uint64_t *addr, arbor_cmp_t cmp, uint6
  * the requester. Handlers must not block (no waits, no blocking arbor calls); they may call
  * arbor_am_reply and non-blocking implicit one-sided calls. The payload is copied: the buffer
  * passed to a handler is valid only during the call. Payloads up to arbor_am_max_payload()
- * bytes. Requests from one origin to one target run in issue order.
+ * bytes. Requests from one origin to one target run in issue order. arbor_finalize returns only
+ * after every request this rank sent has run at its target (replies: wait for them first).
  */
 typedef struct arbor_am_token *arbor_am_token_h;
 typedef void arbor_am_handler_t(arbor_am_token_h token, int src_rank, void *payload,

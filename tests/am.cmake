@@ -16,3 +16,8 @@ add_executable(arbor-test-am-strided ${CMAKE_CURRENT_SOURCE_DIR}/test_am_strided
 target_link_libraries(arbor-test-am-strided PRIVATE arbor_internal)
 arbor_add_launched_test(NAME am_strided COMMAND $<TARGET_FILE:arbor-test-am-strided>
                         LABELS am RANKS 1 2 3 TIMEOUT 120)
+# arbor_finalize runs every request sent before it (rank 0 never polls before finalizing).
+add_executable(arbor-test-am-finalize ${CMAKE_CURRENT_SOURCE_DIR}/test_am_finalize.c)
+target_link_libraries(arbor-test-am-finalize PRIVATE arbor)
+arbor_add_launched_test(NAME am_finalize COMMAND $<TARGET_FILE:arbor-test-am-finalize> LABELS am
+                        RANKS 2 3 TIMEOUT 120)
