@@ -48,10 +48,10 @@ const char *const *arb_alg_names(arb_coll_t coll)
 
 const char *arb_coll_name(arb_coll_t coll)
 {
-    static const char *const names[] = {
-        "barrier",   "bcast",      "scatter", "scatterv",  "gather",         "gatherv",
-        "allgather", "allgatherv", "alltoall", "alltoallv", "reduce",         "allreduce",
-        "reduce_scatter", "scan",  "exscan"};
+    static const char *const names[] = {"barrier",        "bcast",     "scatter",   "scatterv",
+                                        "gather",         "gatherv",   "allgather", "allgatherv",
+                                        "alltoall",       "alltoallv", "reduce",    "allreduce",
+                                        "reduce_scatter", "scan",      "exscan"};
     return coll < ARB_COLL_KINDS ? names[coll] : "?";
 }
 

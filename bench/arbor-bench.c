@@ -46,10 +46,11 @@ static double now_us(void)
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: arbor-bench [--op LIST|all] [--sizes 8,64K,1M] [--iters N] [--warmup N]\n"
-               "                   [--root R] [--algorithm NAME] [--dtype int32|int64|float|double]\n"
-               "                   [--reduce-op sum|prod|min|max|band|bor|bxor] [--cold]\n"
-               "                   [--format table|csv|json]\nops:");
+    fprintf(f,
+            "usage: arbor-bench [--op LIST|all] [--sizes 8,64K,1M] [--iters N] [--warmup N]\n"
+            "                   [--root R] [--algorithm NAME] [--dtype int32|int64|float|double]\n"
+            "                   [--reduce-op sum|prod|min|max|band|bor|bxor] [--cold]\n"
+            "                   [--format table|csv|json]\nops:");
     for (int i = 0; i < bench_nops; i++) fprintf(f, " %s", bench_ops[i].name);
     fprintf(f, "\none-sided ops (onesided: all of them):");
     for (int i = 0; i < bench_rma_nops; i++) fprintf(f, " %s", bench_rma_names[i]);
@@ -70,8 +71,10 @@ static int one_size(const char *tok, opts_t *o)
 {
     char *end;
     double v = strtod(tok, &end);
-    if (*end == 'k' || *end == 'K') v *= 1024, end++;
-    else if (*end == 'm' || *end == 'M') v *= 1024 * 1024, end++;
+    if (*end == 'k' || *end == 'K')
+        v *= 1024, end++;
+    else if (*end == 'm' || *end == 'M')
+        v *= 1024 * 1024, end++;
     if (*end || v < 0 || v > 1e10 || o->nsizes == 64) {
         fprintf(stderr, "arbor-bench: bad size '%s'\n", tok);
         return -1;
@@ -107,10 +110,10 @@ static int find_name(const char *const *names, int n, const char *s)
 static int parse_args(int argc, char **argv, opts_t *o)
 {
     static const struct option lo[] = {
-        {"op", 1, 0, 'o'},        {"sizes", 1, 0, 's'},     {"iters", 1, 0, 'i'},
-        {"warmup", 1, 0, 'w'},    {"root", 1, 0, 'r'},      {"algorithm", 1, 0, 'a'},
-        {"format", 1, 0, 'f'},    {"dtype", 1, 0, 'd'},     {"reduce-op", 1, 0, 'p'},
-        {"cold", 0, 0, 'c'},      {"help", 0, 0, 'h'},      {0, 0, 0, 0}};
+        {"op", 1, 0, 'o'},     {"sizes", 1, 0, 's'}, {"iters", 1, 0, 'i'},
+        {"warmup", 1, 0, 'w'}, {"root", 1, 0, 'r'},  {"algorithm", 1, 0, 'a'},
+        {"format", 1, 0, 'f'}, {"dtype", 1, 0, 'd'}, {"reduce-op", 1, 0, 'p'},
+        {"cold", 0, 0, 'c'},   {"help", 0, 0, 'h'},  {0, 0, 0, 0}};
     int c;
     *o = (opts_t){.op_mask = 3, .iters = 1000, .warmup = 100, .format = "table"};
     o->sizes[0] = 8;
@@ -119,24 +122,47 @@ static int parse_args(int argc, char **argv, opts_t *o)
     while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
         char *end = NULL;
         switch (c) {
-        case 'o': o->op_mask = 0; if (parse_list(optarg, one_op, o)) return -1; break;
-        case 's': o->nsizes = 0; if (parse_list(optarg, one_size, o)) return -1; break;
-        case 'i': o->iters = (int)strtol(optarg, &end, 10); break;
-        case 'w': o->warmup = (int)strtol(optarg, &end, 10); break;
-        case 'r': o->root = (int)strtol(optarg, &end, 10); break;
-        case 'a': o->algorithm = optarg; break;
-        case 'f': o->format = optarg; break;
-        case 'c': o->cold = 1; break;
+        case 'o':
+            o->op_mask = 0;
+            if (parse_list(optarg, one_op, o)) return -1;
+            break;
+        case 's':
+            o->nsizes = 0;
+            if (parse_list(optarg, one_size, o)) return -1;
+            break;
+        case 'i':
+            o->iters = (int)strtol(optarg, &end, 10);
+            break;
+        case 'w':
+            o->warmup = (int)strtol(optarg, &end, 10);
+            break;
+        case 'r':
+            o->root = (int)strtol(optarg, &end, 10);
+            break;
+        case 'a':
+            o->algorithm = optarg;
+            break;
+        case 'f':
+            o->format = optarg;
+            break;
+        case 'c':
+            o->cold = 1;
+            break;
         case 'd':
             if ((o->dtype_idx = find_name(bench_dtype_names, bench_ndtypes, optarg)) < 0)
-                return fprintf(stderr, "arbor-bench: --dtype takes int32, int64, float, double\n"), -1;
+                return fprintf(stderr, "arbor-bench: --dtype takes int32, int64, float, double\n"),
+                       -1;
             break;
         case 'p':
             if ((o->rop_idx = find_name(bench_rop_names, bench_nrops, optarg)) < 0)
                 return fprintf(stderr, "arbor-bench: unknown --reduce-op '%s'\n", optarg), -1;
             break;
-        case 'h': usage(stdout); exit(0);
-        default: usage(stderr); return -1;
+        case 'h':
+            usage(stdout);
+            exit(0);
+        default:
+            usage(stderr);
+            return -1;
         }
         if (end && (*end || o->iters < 1 || o->warmup < 0 || o->root < 0))
             return fprintf(stderr, "arbor-bench: bad number '%s'\n", optarg), -1;
@@ -182,8 +208,9 @@ static void print_row(const opts_t *o, const char *op, size_t bytes, const char 
 {
     const char *check = ok ? "ok" : "FAIL";
     if (!strcmp(o->format, "csv")) {
-        if (first) printf("op,bytes,ranks,algorithm,avg_us,min_us,max_us,check,transport,"
-                          "median_us,p99_us\n");
+        if (first)
+            printf("op,bytes,ranks,algorithm,avg_us,min_us,max_us,check,transport,"
+                   "median_us,p99_us\n");
         printf("%s,%zu,%d,%s,%.3f,%.3f,%.3f,%s,%s,%.3f,%.3f\n", op, bytes, size, alg, v[0], v[1],
                v[2], check, tp, v[3], v[4]);
     } else if (!strcmp(o->format, "json")) {
@@ -209,8 +236,7 @@ typedef struct {
 
 /* Reduces this rank's times to the row on rank 0 (with arbor's own collectives). With
  * @p driver_only (one-sided ops) the row is rank 0's: the targets only wait in barriers. */
-static int summarize(const opts_t *o, double *t, int ok, int driver_only, double v[5],
-                     int *allok)
+static int summarize(const opts_t *o, double *t, int ok, int driver_only, double v[5], int *allok)
 {
     rank_result_t mine = {0, ok}, *all = malloc(sizeof(*all) * (size_t)size);
     double *slowest = malloc(sizeof(double) * (size_t)o->iters);
@@ -300,8 +326,8 @@ int main(int argc, char **argv)
         if (!(o.op_mask & (1u << op))) continue;
         for (int s = 0; s < o.nsizes && rc == 0; s++) {
             bench_point_t pt;
-            if (bench_setup(&pt, &bench_ops[op], o.sizes[s], o.dtype_idx, o.rop_idx, o.root,
-                            rank, size, o.cold)) {
+            if (bench_setup(&pt, &bench_ops[op], o.sizes[s], o.dtype_idx, o.rop_idx, o.root, rank,
+                            size, o.cold)) {
                 rc = 1;
                 break;
             }

@@ -29,8 +29,8 @@ const char *const bench_dtype_names[] = {"int32", "int64", "float", "double"};
 static const arbor_dtype_t dtypes[] = {ARBOR_INT32, ARBOR_INT64, ARBOR_FLOAT, ARBOR_DOUBLE};
 const int bench_ndtypes = 4;
 const char *const bench_rop_names[] = {"sum", "prod", "min", "max", "band", "bor", "bxor"};
-static const arbor_op_t rops[] = {ARBOR_SUM, ARBOR_PROD, ARBOR_MIN,  ARBOR_MAX,
-                                  ARBOR_BAND, ARBOR_BOR, ARBOR_BXOR};
+static const arbor_op_t rops[] = {ARBOR_SUM,  ARBOR_PROD, ARBOR_MIN, ARBOR_MAX,
+                                  ARBOR_BAND, ARBOR_BOR,  ARBOR_BXOR};
 const int bench_nrops = 7;
 
 static bool is_reduction(bench_coll_t c)
@@ -50,33 +50,52 @@ static int64_t value(const bench_point_t *p, int r, size_t j, size_t i)
 static void store(int dt, void *buf, size_t idx, int64_t v)
 {
     switch (dt) {
-    case 0: ((int32_t *)buf)[idx] = (int32_t)v; break;
-    case 1: ((int64_t *)buf)[idx] = v; break;
-    case 2: ((float *)buf)[idx] = (float)v; break;
-    default: ((double *)buf)[idx] = (double)v; break;
+    case 0:
+        ((int32_t *)buf)[idx] = (int32_t)v;
+        break;
+    case 1:
+        ((int64_t *)buf)[idx] = v;
+        break;
+    case 2:
+        ((float *)buf)[idx] = (float)v;
+        break;
+    default:
+        ((double *)buf)[idx] = (double)v;
+        break;
     }
 }
 
 static int64_t load(int dt, const void *buf, size_t idx)
 {
     switch (dt) {
-    case 0: return ((const int32_t *)buf)[idx];
-    case 1: return ((const int64_t *)buf)[idx];
-    case 2: return (int64_t)((const float *)buf)[idx];
-    default: return (int64_t)((const double *)buf)[idx];
+    case 0:
+        return ((const int32_t *)buf)[idx];
+    case 1:
+        return ((const int64_t *)buf)[idx];
+    case 2:
+        return (int64_t)((const float *)buf)[idx];
+    default:
+        return (int64_t)((const double *)buf)[idx];
     }
 }
 
 static int64_t fold(arbor_op_t op, int64_t a, int64_t b)
 {
     switch (op) {
-    case ARBOR_SUM: return a + b;
-    case ARBOR_PROD: return a * b;
-    case ARBOR_MIN: return a < b ? a : b;
-    case ARBOR_MAX: return a > b ? a : b;
-    case ARBOR_BAND: return a & b;
-    case ARBOR_BOR: return a | b;
-    default: return a ^ b;
+    case ARBOR_SUM:
+        return a + b;
+    case ARBOR_PROD:
+        return a * b;
+    case ARBOR_MIN:
+        return a < b ? a : b;
+    case ARBOR_MAX:
+        return a > b ? a : b;
+    case ARBOR_BAND:
+        return a & b;
+    case ARBOR_BOR:
+        return a | b;
+    default:
+        return a ^ b;
     }
 }
 
@@ -106,18 +125,33 @@ int bench_setup(bench_point_t *p, const bench_op_t *op, size_t bytes, int dtype_
     p->bytes = p->count * p->elem;
     size_t P = (size_t)size, blk = p->bytes;
     switch (c) {
-    case BENCH_BARRIER: break;
-    case BENCH_BCAST: p->send_bytes = p->recv_bytes = blk; break;
+    case BENCH_BARRIER:
+        break;
+    case BENCH_BCAST:
+        p->send_bytes = p->recv_bytes = blk;
+        break;
     case BENCH_SCATTER:
-    case BENCH_SCATTERV: p->send_bytes = P * blk, p->recv_bytes = blk; break;
+    case BENCH_SCATTERV:
+        p->send_bytes = P * blk, p->recv_bytes = blk;
+        break;
     case BENCH_GATHER:
-    case BENCH_GATHERV: p->send_bytes = blk, p->recv_bytes = P * blk; break;
+    case BENCH_GATHERV:
+        p->send_bytes = blk, p->recv_bytes = P * blk;
+        break;
     case BENCH_ALLGATHER:
-    case BENCH_ALLGATHERV: p->send_bytes = blk, p->recv_bytes = P * blk; break;
+    case BENCH_ALLGATHERV:
+        p->send_bytes = blk, p->recv_bytes = P * blk;
+        break;
     case BENCH_ALLTOALL:
-    case BENCH_ALLTOALLV: p->send_bytes = p->recv_bytes = P * blk; break;
-    case BENCH_REDUCE_SCATTER: p->send_bytes = P * blk, p->recv_bytes = blk; break;
-    default: p->send_bytes = p->recv_bytes = blk; break;
+    case BENCH_ALLTOALLV:
+        p->send_bytes = p->recv_bytes = P * blk;
+        break;
+    case BENCH_REDUCE_SCATTER:
+        p->send_bytes = P * blk, p->recv_bytes = blk;
+        break;
+    default:
+        p->send_bytes = p->recv_bytes = blk;
+        break;
     }
     size_t per = p->send_bytes + p->recv_bytes + 2;
     p->nbufs = cold ? (int)((64u << 20) / per + 1) : 1;
@@ -138,7 +172,8 @@ int bench_setup(bench_point_t *p, const bench_op_t *op, size_t bytes, int dtype_
                   is_reduction(c) ? value(p, rank, 0, e)
                                   : value(p, rank, e / per_block, e % per_block));
         if (c == BENCH_BCAST)
-            for (size_t e = 0; e < p->bytes; e++) p->send[b][e] = (unsigned char)value(p, root, 0, e);
+            for (size_t e = 0; e < p->bytes; e++)
+                p->send[b][e] = (unsigned char)value(p, root, 0, e);
         memset(p->recv[b], 0, p->recv_bytes);
     }
     return 0;
@@ -150,7 +185,8 @@ void bench_fill(bench_point_t *p, int it, int last)
     if (!last) return;
     /* Poison what the last iteration must write, so a call that does nothing fails the check. */
     if (p->op->coll == BENCH_BCAST) {
-        if (p->rank != p->root) memset(p->send[b], 0xEE, p->bytes);
+        if (p->rank != p->root)
+            memset(p->send[b], 0xEE, p->bytes);
         else
             for (size_t e = 0; e < p->bytes; e++)
                 p->send[b][e] = (unsigned char)value(p, p->root, 0, e);
@@ -168,25 +204,38 @@ arbor_status_t bench_run(bench_point_t *p, int it)
     arbor_op_t op = rops[p->rop_idx];
     arbor_team_h w = ARBOR_TEAM_WORLD;
     switch (p->op->coll) {
-    case BENCH_BARRIER: return arbor_barrier(w);
-    case BENCH_BCAST: return arbor_bcast(w, s, p->bytes, p->root);
-    case BENCH_SCATTER: return arbor_scatter(w, s, r, n, dt, p->root);
+    case BENCH_BARRIER:
+        return arbor_barrier(w);
+    case BENCH_BCAST:
+        return arbor_bcast(w, s, p->bytes, p->root);
+    case BENCH_SCATTER:
+        return arbor_scatter(w, s, r, n, dt, p->root);
     case BENCH_SCATTERV:
         return arbor_scatterv(w, s, p->counts, p->displs, r, n, dt, p->root);
-    case BENCH_GATHER: return arbor_gather(w, s, r, n, dt, p->root);
+    case BENCH_GATHER:
+        return arbor_gather(w, s, r, n, dt, p->root);
     case BENCH_GATHERV:
         return arbor_gatherv(w, s, n, r, p->counts, p->displs, dt, p->root);
-    case BENCH_ALLGATHER: return arbor_allgather(w, s, r, n, dt);
-    case BENCH_ALLGATHERV: return arbor_allgatherv(w, s, n, r, p->counts, p->displs, dt);
-    case BENCH_ALLTOALL: return arbor_alltoall(w, s, r, n, dt);
+    case BENCH_ALLGATHER:
+        return arbor_allgather(w, s, r, n, dt);
+    case BENCH_ALLGATHERV:
+        return arbor_allgatherv(w, s, n, r, p->counts, p->displs, dt);
+    case BENCH_ALLTOALL:
+        return arbor_alltoall(w, s, r, n, dt);
     case BENCH_ALLTOALLV:
         return arbor_alltoallv(w, s, p->counts, p->displs, r, p->counts, p->displs, dt);
-    case BENCH_REDUCE: return arbor_reduce(w, s, r, n, dt, op, p->root);
-    case BENCH_ALLREDUCE: return arbor_allreduce(w, s, r, n, dt, op);
-    case BENCH_REDUCE_SCATTER: return arbor_reduce_scatter(w, s, r, p->counts, dt, op);
-    case BENCH_SCAN: return arbor_scan(w, s, r, n, dt, op);
-    case BENCH_EXSCAN: return arbor_exscan(w, s, r, n, dt, op);
-    default: return ARBOR_ERR_UNSUPPORTED;
+    case BENCH_REDUCE:
+        return arbor_reduce(w, s, r, n, dt, op, p->root);
+    case BENCH_ALLREDUCE:
+        return arbor_allreduce(w, s, r, n, dt, op);
+    case BENCH_REDUCE_SCATTER:
+        return arbor_reduce_scatter(w, s, r, p->counts, dt, op);
+    case BENCH_SCAN:
+        return arbor_scan(w, s, r, n, dt, op);
+    case BENCH_EXSCAN:
+        return arbor_exscan(w, s, r, n, dt, op);
+    default:
+        return ARBOR_ERR_UNSUPPORTED;
     }
 }
 
@@ -196,7 +245,8 @@ int bench_check(const bench_point_t *p, int it)
     const unsigned char *r = p->recv[b];
     size_t n = p->count;
     switch (p->op->coll) {
-    case BENCH_BARRIER: return 1;
+    case BENCH_BARRIER:
+        return 1;
     case BENCH_BCAST:
         for (size_t e = 0; e < p->bytes; e++)
             if (p->send[b][e] != (unsigned char)value(p, p->root, 0, e)) return 0;
@@ -239,7 +289,8 @@ int bench_check(const bench_point_t *p, int it)
         for (size_t i = 0; me > 0 && i < n; i++)
             if (load(dt, r, i) != reduced(p, 0, me, i)) return 0;
         return 1;
-    default: return 0;
+    default:
+        return 0;
     }
 }
 

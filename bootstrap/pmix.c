@@ -35,10 +35,19 @@ typedef struct {
     bool has_handler;
 } pmix_boot_t;
 
-static pmix_boot_t *self_of(arb_boot_t *b) { return (pmix_boot_t *)b; }
+static pmix_boot_t *self_of(arb_boot_t *b)
+{
+    return (pmix_boot_t *)b;
+}
 
-static int p_rank(arb_boot_t *b) { return (int)self_of(b)->me.rank; }
-static int p_size(arb_boot_t *b) { return self_of(b)->size; }
+static int p_rank(arb_boot_t *b)
+{
+    return (int)self_of(b)->me.rank;
+}
+static int p_size(arb_boot_t *b)
+{
+    return self_of(b)->size;
+}
 
 static void p_local_ranks(arb_boot_t *b, const int **ranks_p, int *n_p)
 {

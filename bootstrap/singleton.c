@@ -17,8 +17,14 @@ typedef struct {
     int zero;
 } single_t;
 
-static int s_rank(arb_boot_t *b) { return (void)b, 0; }
-static int s_size(arb_boot_t *b) { return (void)b, 1; }
+static int s_rank(arb_boot_t *b)
+{
+    return (void)b, 0;
+}
+static int s_size(arb_boot_t *b)
+{
+    return (void)b, 1;
+}
 
 static void s_local_ranks(arb_boot_t *b, const int **ranks_p, int *n_p)
 {
@@ -42,7 +48,10 @@ static arbor_status_t s_put(arb_boot_t *b, const char *key, const void *data, si
     return ARBOR_OK;
 }
 
-static arbor_status_t s_nop(arb_boot_t *b) { return (void)b, ARBOR_OK; }
+static arbor_status_t s_nop(arb_boot_t *b)
+{
+    return (void)b, ARBOR_OK;
+}
 
 static arbor_status_t s_get(arb_boot_t *b, int peer, const char *key, void **data_p, size_t *len_p)
 {

@@ -37,7 +37,7 @@ typedef struct {
     uint64_t *seg_bases; /* [size] every rank's segment address in its own process */
     arb_heap_t heap;     /* the symmetric heap over the segment (core/rma/) */
     struct arbor_team *world;
-    size_t *images; /* arbor_images_init: images of each world rank (NULL until then) */
+    size_t *images;         /* arbor_images_init: images of each world rank (NULL until then) */
     arb_logp_t model;       /* between ranks of one node (the only level on one node) */
     arb_logp_t model_inter; /* between nodes */
     int *node_of;           /* [size] node index of every world rank (first appearance order) */

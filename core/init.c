@@ -263,9 +263,9 @@ arbor_status_t arbor_init(void)
 
     arb_logp_default(arb_ctx.tp_name, &arb_ctx.model);
     arb_logp_default_inter(arb_ctx.tp_name, &arb_ctx.model_inter);
-    if (arb_ctx.cfg.logp[0] && arb_logp_parse_levels(arb_ctx.cfg.logp, &arb_ctx.model,
-                                                     &arb_ctx.model_inter, err,
-                                                     sizeof(err)) != ARBOR_OK) {
+    if (arb_ctx.cfg.logp[0] &&
+        arb_logp_parse_levels(arb_ctx.cfg.logp, &arb_ctx.model, &arb_ctx.model_inter, err,
+                              sizeof(err)) != ARBOR_OK) {
         arb_error("invalid value '%s' for ARBOR_LOGP: %s", arb_ctx.cfg.logp, err);
         status = ARBOR_ERR_CONFIG;
         goto err;
@@ -355,8 +355,8 @@ arbor_status_t arbor_finalize(void)
      * credits (everyone has flushed, and nothing is left in flight). Transports whose RMA
      * needs the target's progress (UCX over TCP) complete the flush because every peer is
      * still polling in the second barrier; only then may a rank block in the PMIx fence. */
-    arbor_status_t status = arb_ctx.world->failed != ARBOR_OK ? arb_ctx.world->failed
-                                                              : arbor_barrier(ARBOR_TEAM_WORLD);
+    arbor_status_t status =
+        arb_ctx.world->failed != ARBOR_OK ? arb_ctx.world->failed : arbor_barrier(ARBOR_TEAM_WORLD);
     if (status == ARBOR_OK) status = arb_ctx.tp_ops->flush(arb_ctx.tp);
     arb_ctx.world->closing = true;
     if (status == ARBOR_OK) status = arbor_barrier(ARBOR_TEAM_WORLD);

@@ -35,11 +35,15 @@ static arbor_status_t round_trip(int a, int b, int sends, size_t bytes, uint8_t 
     arb_sched_t s;
     arb_sched_init(&s);
     for (int i = 0; i < sends; i++) {
-        if (t->rank == a) arb_sched_send(&s, 0, b, ARB_BUF_SRC, 0, 1, -1);
-        else arb_sched_recv(&s, 0, a, ARB_BUF_DST, 0, 1, 0, -1);
+        if (t->rank == a)
+            arb_sched_send(&s, 0, b, ARB_BUF_SRC, 0, 1, -1);
+        else
+            arb_sched_recv(&s, 0, a, ARB_BUF_DST, 0, 1, 0, -1);
     }
-    if (t->rank == a) arb_sched_recv(&s, 1, b, ARB_BUF_DST, 0, 0, 0, -1);
-    else arb_sched_send(&s, 1, a, ARB_BUF_SRC, 0, 0, -1);
+    if (t->rank == a)
+        arb_sched_recv(&s, 1, b, ARB_BUF_DST, 0, 0, 0, -1);
+    else
+        arb_sched_send(&s, 1, a, ARB_BUF_SRC, 0, 0, -1);
     arb_cached_sched_t *cs = arb_sched_wrap(&s);
     if (!cs) return ARBOR_ERR_NO_MEMORY;
 
@@ -110,8 +114,7 @@ arbor_status_t arb_logp_measure(void)
     uint8_t *buf = calloc(1, m);
     if (!buf) return ARBOR_ERR_NO_MEMORY;
     int intra = partner(true), inter = partner(false), me = t->rank;
-    if (intra > 0 && (me == 0 || me == intra))
-        status = measure_pair(0, intra, m, k, buf, v);
+    if (intra > 0 && (me == 0 || me == intra)) status = measure_pair(0, intra, m, k, buf, v);
     if (status == ARBOR_OK && inter > 0 && (me == 0 || me == inter))
         status = measure_pair(0, inter, m, k, buf, v + 5);
     v[10] = (intra > 0) + 2 * (inter > 0);

@@ -43,10 +43,10 @@ struct arbor_team {
     uint8_t **peer_region; /* peer's region mapped here, or NULL (then RMA through rkey) */
     arb_tp_rkey_t **rkey;  /* peer's segment key */
     arb_chan_t *out, *in;
-    int *node;      /* [size] node index (0..topo.nnodes-1) of each member, in team order */
-    arb_topo_t topo; /* what the selector sees (topo.node = node) */
-    uint64_t seq; /* collectives started */
-    bool closing; /* finalize's last barrier: return no credits (no one needs them) */
+    int *node;             /* [size] node index (0..topo.nnodes-1) of each member, in team order */
+    arb_topo_t topo;       /* what the selector sees (topo.node = node) */
+    uint64_t seq;          /* collectives started */
+    bool closing;          /* finalize's last barrier: return no credits (no one needs them) */
     arbor_status_t failed; /* ARBOR_OK, or why the team failed (team_fail.c): calls refused */
     arb_sched_cache_t cache;
     struct {

@@ -39,31 +39,31 @@ extern "C" {
 /** Status codes. The numbers are ABI: never renumber, only append. */
 typedef enum {
     ARBOR_OK = 0,
-    ARBOR_INPROGRESS = 1,         /**< test calls: not complete yet */
-    ARBOR_ERR_INVALID_ARG = -1,   /**< an argument is invalid (NULL output pointer, ...) */
+    ARBOR_INPROGRESS = 1,           /**< test calls: not complete yet */
+    ARBOR_ERR_INVALID_ARG = -1,     /**< an argument is invalid (NULL output pointer, ...) */
     ARBOR_ERR_NOT_INITIALIZED = -2, /**< arbor_init has not succeeded (or finalize ran) */
-    ARBOR_ERR_CONFIG = -3,        /**< an ARBOR_* variable has a bad value */
-    ARBOR_ERR_TEAM = -4,          /**< unknown, freed or failed (after a timeout) team */
-    ARBOR_ERR_RANK = -5,          /**< rank out of range */
-    ARBOR_ERR_ROOT = -6,          /**< root out of range */
-    ARBOR_ERR_COUNT = -7,         /**< count or byte size invalid */
-    ARBOR_ERR_DATATYPE = -8,      /**< unknown datatype */
-    ARBOR_ERR_OP = -9,            /**< unknown operation, or not defined for the datatype */
-    ARBOR_ERR_FLAGS = -10,        /**< invalid flag combination */
-    ARBOR_ERR_BUFFER = -11,       /**< NULL buffer with a nonzero size */
-    ARBOR_ERR_HANDLE = -12,       /**< unknown, completed or freed handle */
-    ARBOR_ERR_NO_MEMORY = -13,    /**< allocation failed or segment exhausted */
-    ARBOR_ERR_TRANSPORT = -14,    /**< the transport reported an error */
-    ARBOR_ERR_TIMEOUT = -15,      /**< no progress for ARBOR_TIMEOUT seconds: the collective is
-                                   *   cancelled and its team failed (ARBOR_ERR_TEAM after) */
-    ARBOR_ERR_PEER_LOST = -16,    /**< a peer process went away */
-    ARBOR_ERR_UNSUPPORTED = -17,  /**< not supported by this build, transport or algorithm */
-    ARBOR_ERR_BOOTSTRAP = -18,    /**< the PMIx bootstrap failed */
-    ARBOR_ERR_ALGORITHM = -19,    /**< the requested algorithm does not exist or cannot run */
-    ARBOR_ERR_BUSY = -20,         /**< the object is still in use (e.g. finalize with live handles) */
-    ARBOR_ERR_ADDRESS = -21,      /**< a remote range is not inside one live symmetric allocation */
-    ARBOR_ERR_ALIGNMENT = -22,    /**< a misaligned atomic or accumulate address */
-    ARBOR_ERR_MISMATCH = -23,     /**< ARBOR_CHECK: the members called different collectives */
+    ARBOR_ERR_CONFIG = -3,          /**< an ARBOR_* variable has a bad value */
+    ARBOR_ERR_TEAM = -4,            /**< unknown, freed or failed (after a timeout) team */
+    ARBOR_ERR_RANK = -5,            /**< rank out of range */
+    ARBOR_ERR_ROOT = -6,            /**< root out of range */
+    ARBOR_ERR_COUNT = -7,           /**< count or byte size invalid */
+    ARBOR_ERR_DATATYPE = -8,        /**< unknown datatype */
+    ARBOR_ERR_OP = -9,              /**< unknown operation, or not defined for the datatype */
+    ARBOR_ERR_FLAGS = -10,          /**< invalid flag combination */
+    ARBOR_ERR_BUFFER = -11,         /**< NULL buffer with a nonzero size */
+    ARBOR_ERR_HANDLE = -12,         /**< unknown, completed or freed handle */
+    ARBOR_ERR_NO_MEMORY = -13,      /**< allocation failed or segment exhausted */
+    ARBOR_ERR_TRANSPORT = -14,      /**< the transport reported an error */
+    ARBOR_ERR_TIMEOUT = -15,        /**< no progress for ARBOR_TIMEOUT seconds: the collective is
+                                     *   cancelled and its team failed (ARBOR_ERR_TEAM after) */
+    ARBOR_ERR_PEER_LOST = -16,      /**< a peer process went away */
+    ARBOR_ERR_UNSUPPORTED = -17,    /**< not supported by this build, transport or algorithm */
+    ARBOR_ERR_BOOTSTRAP = -18,      /**< the PMIx bootstrap failed */
+    ARBOR_ERR_ALGORITHM = -19,      /**< the requested algorithm does not exist or cannot run */
+    ARBOR_ERR_BUSY = -20,      /**< the object is still in use (e.g. finalize with live handles) */
+    ARBOR_ERR_ADDRESS = -21,   /**< a remote range is not inside one live symmetric allocation */
+    ARBOR_ERR_ALIGNMENT = -22, /**< a misaligned atomic or accumulate address */
+    ARBOR_ERR_MISMATCH = -23,  /**< ARBOR_CHECK: the members called different collectives */
 } arbor_status_t;
 
 /** Opaque handles. */
@@ -74,7 +74,7 @@ typedef struct arbor_request *arbor_request_h;
  * ARBOR_TEAM_NULL ("no team": a negative split colour, a freed team), which every call rejects
  * with ARBOR_ERR_TEAM, as it does a freed or forged handle (handles carry a generation). */
 #define ARBOR_TEAM_WORLD ((arbor_team_h)(uintptr_t)1)
-#define ARBOR_TEAM_NULL ((arbor_team_h)0)
+#define ARBOR_TEAM_NULL  ((arbor_team_h)0)
 
 /** @brief Name of a status code ("ARBOR_ERR_ROOT: root out of range"). Never NULL. Local. */
 ARBOR_API const char *arbor_strerror(arbor_status_t status);
@@ -201,19 +201,36 @@ ARBOR_API arbor_status_t arbor_bcast_nb(arbor_team_h team, void *buf, size_t nby
  * BOR, BXOR) only on integer types; MIN / MAX not on complex or pair types; MINLOC / MAXLOC only on
  * the pair types; SUM / PROD / LAND / LOR not on pair types. Others give ARBOR_ERR_OP. */
 typedef enum {
-    ARBOR_BYTE = 0, ARBOR_CHAR, ARBOR_UCHAR, ARBOR_SHORT, ARBOR_USHORT, ARBOR_INT, ARBOR_UINT,
-    ARBOR_LONG, ARBOR_ULONG, ARBOR_LONGLONG, ARBOR_ULONGLONG,
-    ARBOR_INT8, ARBOR_UINT8, ARBOR_INT16, ARBOR_UINT16, ARBOR_INT32, ARBOR_UINT32, ARBOR_INT64,
+    ARBOR_BYTE = 0,
+    ARBOR_CHAR,
+    ARBOR_UCHAR,
+    ARBOR_SHORT,
+    ARBOR_USHORT,
+    ARBOR_INT,
+    ARBOR_UINT,
+    ARBOR_LONG,
+    ARBOR_ULONG,
+    ARBOR_LONGLONG,
+    ARBOR_ULONGLONG,
+    ARBOR_INT8,
+    ARBOR_UINT8,
+    ARBOR_INT16,
+    ARBOR_UINT16,
+    ARBOR_INT32,
+    ARBOR_UINT32,
+    ARBOR_INT64,
     ARBOR_UINT64,
-    ARBOR_FLOAT, ARBOR_DOUBLE, ARBOR_LONGDOUBLE,
-    ARBOR_CPLX,        /**< float _Complex */
-    ARBOR_DBLCPLX,     /**< double _Complex */
-    ARBOR_LONGDBLCPLX, /**< long double _Complex */
-    ARBOR_FLOAT_INT,   /**< struct { float v; int i; } (MINLOC / MAXLOC) */
-    ARBOR_DOUBLE_INT,  /**< struct { double v; int i; } */
-    ARBOR_LONG_INT,    /**< struct { long v; int i; } */
-    ARBOR_2INT,        /**< struct { int v; int i; } */
-    ARBOR_SHORT_INT,   /**< struct { short v; int i; } */
+    ARBOR_FLOAT,
+    ARBOR_DOUBLE,
+    ARBOR_LONGDOUBLE,
+    ARBOR_CPLX,            /**< float _Complex */
+    ARBOR_DBLCPLX,         /**< double _Complex */
+    ARBOR_LONGDBLCPLX,     /**< long double _Complex */
+    ARBOR_FLOAT_INT,       /**< struct { float v; int i; } (MINLOC / MAXLOC) */
+    ARBOR_DOUBLE_INT,      /**< struct { double v; int i; } */
+    ARBOR_LONG_INT,        /**< struct { long v; int i; } */
+    ARBOR_2INT,            /**< struct { int v; int i; } */
+    ARBOR_SHORT_INT,       /**< struct { short v; int i; } */
     ARBOR_LONG_DOUBLE_INT, /**< struct { long double v; int i; } */
     ARBOR_DTYPE_COUNT
 } arbor_dtype_t;
@@ -221,8 +238,17 @@ typedef enum {
 /** Reduction operations; values >= ARBOR_OP_USER_BASE are user operations (arbor_op_create). */
 typedef int arbor_op_t;
 enum {
-    ARBOR_SUM = 0, ARBOR_PROD, ARBOR_BAND, ARBOR_BOR, ARBOR_BXOR, ARBOR_LAND, ARBOR_LOR,
-    ARBOR_MIN, ARBOR_MAX, ARBOR_MINLOC, ARBOR_MAXLOC,
+    ARBOR_SUM = 0,
+    ARBOR_PROD,
+    ARBOR_BAND,
+    ARBOR_BOR,
+    ARBOR_BXOR,
+    ARBOR_LAND,
+    ARBOR_LOR,
+    ARBOR_MIN,
+    ARBOR_MAX,
+    ARBOR_MINLOC,
+    ARBOR_MAXLOC,
     ARBOR_OP_PREDEFINED,
     ARBOR_OP_USER_BASE = 1000
 };
@@ -286,8 +312,8 @@ ARBOR_API arbor_status_t arbor_team_free(arbor_team_h *team_p);
  * For the "i" calls below they say what an address list holds; for every other collective
  * they are accepted and change nothing (each rank's own buffer arguments are all arbor reads,
  * so single-valued and local addresses are treated alike). */
-#define ARBOR_SINGLE      (1u << 8) /**< address lists are single-valued: NImages entries */
-#define ARBOR_LOCAL       (1u << 9) /**< default: a list holds only this rank's images */
+#define ARBOR_SINGLE (1u << 8) /**< address lists are single-valued: NImages entries */
+#define ARBOR_LOCAL  (1u << 9) /**< default: a list holds only this rank's images */
 
 /* Collectives. Buffers: "send" buffers are read, "recv" buffers written. ARBOR_IN_PLACE as the
  * send buffer (root only for gather/reduce; every rank for allgather, allreduce, scan, exscan,
@@ -322,23 +348,21 @@ ARBOR_API arbor_status_t arbor_gather_nb(arbor_team_h team, const void *sendbuf,
 ARBOR_API arbor_status_t arbor_gatherv(arbor_team_h team, const void *sendbuf, size_t sendcount,
                                        void *recvbuf, const size_t *recvcounts,
                                        const size_t *displs, arbor_dtype_t dtype, int root);
-ARBOR_API arbor_status_t arbor_gatherv_nb(arbor_team_h team, const void *sendbuf,
-                                          size_t sendcount, void *recvbuf,
-                                          const size_t *recvcounts, const size_t *displs,
-                                          arbor_dtype_t dtype, int root,
+ARBOR_API arbor_status_t arbor_gatherv_nb(arbor_team_h team, const void *sendbuf, size_t sendcount,
+                                          void *recvbuf, const size_t *recvcounts,
+                                          const size_t *displs, arbor_dtype_t dtype, int root,
                                           const arbor_op_params_t *params, arbor_request_h *req_p);
 /** Every rank's count elements to every rank, in rank order. */
 ARBOR_API arbor_status_t arbor_allgather(arbor_team_h team, const void *sendbuf, void *recvbuf,
                                          size_t count, arbor_dtype_t dtype);
-ARBOR_API arbor_status_t arbor_allgather_nb(arbor_team_h team, const void *sendbuf,
-                                            void *recvbuf, size_t count, arbor_dtype_t dtype,
+ARBOR_API arbor_status_t arbor_allgather_nb(arbor_team_h team, const void *sendbuf, void *recvbuf,
+                                            size_t count, arbor_dtype_t dtype,
                                             const arbor_op_params_t *params,
                                             arbor_request_h *req_p);
 /** recvcounts / displs (single-valued arrays) say where each rank's piece lands. */
-ARBOR_API arbor_status_t arbor_allgatherv(arbor_team_h team, const void *sendbuf,
-                                          size_t sendcount, void *recvbuf,
-                                          const size_t *recvcounts, const size_t *displs,
-                                          arbor_dtype_t dtype);
+ARBOR_API arbor_status_t arbor_allgatherv(arbor_team_h team, const void *sendbuf, size_t sendcount,
+                                          void *recvbuf, const size_t *recvcounts,
+                                          const size_t *displs, arbor_dtype_t dtype);
 ARBOR_API arbor_status_t arbor_allgatherv_nb(arbor_team_h team, const void *sendbuf,
                                              size_t sendcount, void *recvbuf,
                                              const size_t *recvcounts, const size_t *displs,
@@ -349,8 +373,7 @@ ARBOR_API arbor_status_t arbor_alltoall(arbor_team_h team, const void *sendbuf, 
                                         size_t count, arbor_dtype_t dtype);
 ARBOR_API arbor_status_t arbor_alltoall_nb(arbor_team_h team, const void *sendbuf, void *recvbuf,
                                            size_t count, arbor_dtype_t dtype,
-                                           const arbor_op_params_t *params,
-                                           arbor_request_h *req_p);
+                                           const arbor_op_params_t *params, arbor_request_h *req_p);
 ARBOR_API arbor_status_t arbor_alltoallv(arbor_team_h team, const void *sendbuf,
                                          const size_t *sendcounts, const size_t *sdispls,
                                          void *recvbuf, const size_t *recvcounts,
@@ -365,20 +388,19 @@ ARBOR_API arbor_status_t arbor_alltoallv_nb(arbor_team_h team, const void *sendb
 ARBOR_API arbor_status_t arbor_reduce(arbor_team_h team, const void *sendbuf, void *recvbuf,
                                       size_t count, arbor_dtype_t dtype, arbor_op_t op, int root);
 ARBOR_API arbor_status_t arbor_reduce_nb(arbor_team_h team, const void *sendbuf, void *recvbuf,
-                                         size_t count, arbor_dtype_t dtype, arbor_op_t op,
-                                         int root, const arbor_op_params_t *params,
-                                         arbor_request_h *req_p);
+                                         size_t count, arbor_dtype_t dtype, arbor_op_t op, int root,
+                                         const arbor_op_params_t *params, arbor_request_h *req_p);
 ARBOR_API arbor_status_t arbor_allreduce(arbor_team_h team, const void *sendbuf, void *recvbuf,
                                          size_t count, arbor_dtype_t dtype, arbor_op_t op);
-ARBOR_API arbor_status_t arbor_allreduce_nb(arbor_team_h team, const void *sendbuf,
-                                            void *recvbuf, size_t count, arbor_dtype_t dtype,
-                                            arbor_op_t op, const arbor_op_params_t *params,
+ARBOR_API arbor_status_t arbor_allreduce_nb(arbor_team_h team, const void *sendbuf, void *recvbuf,
+                                            size_t count, arbor_dtype_t dtype, arbor_op_t op,
+                                            const arbor_op_params_t *params,
                                             arbor_request_h *req_p);
 /** The reduction of everyone's sum(recvcounts) elements; rank r keeps recvcounts[r] of them
  * (in rank order). recvcounts is single-valued. */
-ARBOR_API arbor_status_t arbor_reduce_scatter(arbor_team_h team, const void *sendbuf,
-                                              void *recvbuf, const size_t *recvcounts,
-                                              arbor_dtype_t dtype, arbor_op_t op);
+ARBOR_API arbor_status_t arbor_reduce_scatter(arbor_team_h team, const void *sendbuf, void *recvbuf,
+                                              const size_t *recvcounts, arbor_dtype_t dtype,
+                                              arbor_op_t op);
 ARBOR_API arbor_status_t arbor_reduce_scatter_nb(arbor_team_h team, const void *sendbuf,
                                                  void *recvbuf, const size_t *recvcounts,
                                                  arbor_dtype_t dtype, arbor_op_t op,
@@ -451,25 +473,23 @@ ARBOR_API arbor_status_t arbor_team_images(arbor_team_h team, size_t *nimages_p,
 ARBOR_API arbor_status_t arbor_bcasti(arbor_team_h team, void *const dstlist[], size_t srcimage,
                                       const void *src, size_t nbytes,
                                       const arbor_op_params_t *params);
-ARBOR_API arbor_status_t arbor_bcasti_nb(arbor_team_h team, void *const dstlist[],
-                                         size_t srcimage, const void *src, size_t nbytes,
+ARBOR_API arbor_status_t arbor_bcasti_nb(arbor_team_h team, void *const dstlist[], size_t srcimage,
+                                         const void *src, size_t nbytes,
                                          const arbor_op_params_t *params, arbor_request_h *req_p);
 /** Scatter: @p src (at @p srcimage) holds NImages blocks of @p nbytes; image i gets block i. */
-ARBOR_API arbor_status_t arbor_scatteri(arbor_team_h team, void *const dstlist[],
-                                        size_t srcimage, const void *src, size_t nbytes,
+ARBOR_API arbor_status_t arbor_scatteri(arbor_team_h team, void *const dstlist[], size_t srcimage,
+                                        const void *src, size_t nbytes,
                                         const arbor_op_params_t *params);
 ARBOR_API arbor_status_t arbor_scatteri_nb(arbor_team_h team, void *const dstlist[],
                                            size_t srcimage, const void *src, size_t nbytes,
-                                           const arbor_op_params_t *params,
-                                           arbor_request_h *req_p);
+                                           const arbor_op_params_t *params, arbor_request_h *req_p);
 /** Gather: @p dst (at @p dstimage) receives image i's @p nbytes as block i of NImages. */
 ARBOR_API arbor_status_t arbor_gatheri(arbor_team_h team, size_t dstimage, void *dst,
                                        void *const srclist[], size_t nbytes,
                                        const arbor_op_params_t *params);
 ARBOR_API arbor_status_t arbor_gatheri_nb(arbor_team_h team, size_t dstimage, void *dst,
                                           void *const srclist[], size_t nbytes,
-                                          const arbor_op_params_t *params,
-                                          arbor_request_h *req_p);
+                                          const arbor_op_params_t *params, arbor_request_h *req_p);
 /** Gather to all (GASNet gather_alli): every image's dst receives NImages blocks of
  * @p nbytes, block i from image i's src. */
 ARBOR_API arbor_status_t arbor_allgatheri(arbor_team_h team, void *const dstlist[],
@@ -554,8 +574,7 @@ ARBOR_API arbor_status_t arbor_mem_free(arbor_mem_h *mem_p);
  * how many bytes that member allocated. Either output may be NULL. Local.
  * ARBOR_ERR_HANDLE, ARBOR_ERR_RANK.
  */
-ARBOR_API arbor_status_t arbor_mem_addr(arbor_mem_h mem, int rank, void **addr_p,
-                                        size_t *nbytes_p);
+ARBOR_API arbor_status_t arbor_mem_addr(arbor_mem_h mem, int rank, void **addr_p, size_t *nbytes_p);
 /**
  * @brief The heap's use on this rank: bytes in live allocations and bytes still free (the
  * largest free block in @p largest_p). Any output may be NULL. Local.
@@ -639,18 +658,17 @@ ARBOR_API arbor_status_t arbor_acc_nb(int rank, void *dst, const void *src, size
 ARBOR_API arbor_status_t arbor_acc_strided(int rank, void *dst, const ptrdiff_t dst_stride[],
                                            const void *src, const ptrdiff_t src_stride[],
                                            const size_t count[], int stride_levels,
-                                           arbor_dtype_t dtype, arbor_op_t op,
-                                           const void *scale);
+                                           arbor_dtype_t dtype, arbor_op_t op, const void *scale);
 ARBOR_API arbor_status_t arbor_acc_strided_nb(int rank, void *dst, const ptrdiff_t dst_stride[],
                                               const void *src, const ptrdiff_t src_stride[],
                                               const size_t count[], int stride_levels,
-                                              arbor_dtype_t dtype, arbor_op_t op,
-                                              const void *scale, arbor_request_h *req_p);
+                                              arbor_dtype_t dtype, arbor_op_t op, const void *scale,
+                                              arbor_request_h *req_p);
 ARBOR_API arbor_status_t arbor_acc_vector(int rank, const arbor_iov_t *iov, size_t niov,
                                           arbor_dtype_t dtype, arbor_op_t op, const void *scale);
 ARBOR_API arbor_status_t arbor_acc_vector_nb(int rank, const arbor_iov_t *iov, size_t niov,
-                                             arbor_dtype_t dtype, arbor_op_t op,
-                                             const void *scale, arbor_request_h *req_p);
+                                             arbor_dtype_t dtype, arbor_op_t op, const void *scale,
+                                             arbor_request_h *req_p);
 
 /*
  * Remote atomics on one 32- or 64-bit word (dtype ARBOR_INT32, UINT32, INT64, UINT64, and
@@ -681,9 +699,8 @@ typedef enum {
 } arbor_amo_t;
 ARBOR_API arbor_status_t arbor_atomic(int rank, void *dst, arbor_amo_t op, arbor_dtype_t dtype,
                                       const void *operand, const void *compare, void *result);
-ARBOR_API arbor_status_t arbor_atomic_nb(int rank, void *dst, arbor_amo_t op,
-                                         arbor_dtype_t dtype, const void *operand,
-                                         const void *compare, void *result,
+ARBOR_API arbor_status_t arbor_atomic_nb(int rank, void *dst, arbor_amo_t op, arbor_dtype_t dtype,
+                                         const void *operand, const void *compare, void *result,
                                          arbor_request_h *req_p);
 
 /* Ordering and completion. */
@@ -720,15 +737,19 @@ typedef enum { ARBOR_SIGNAL_SET = 0, ARBOR_SIGNAL_ADD } arbor_signal_op_t;
  * until the source is reusable. With req_p: the _nb forms' rules.
  */
 ARBOR_API arbor_status_t arbor_put_signal(int rank, void *dst, const void *src, size_t nbytes,
-                                          uint64_t *sig, uint64_t value,
-                                          arbor_signal_op_t sig_op);
+                                          uint64_t *sig, uint64_t value, arbor_signal_op_t sig_op);
 ARBOR_API arbor_status_t arbor_put_signal_nb(int rank, void *dst, const void *src, size_t nbytes,
                                              uint64_t *sig, uint64_t value,
                                              arbor_signal_op_t sig_op, arbor_request_h *req_p);
 
 /** Comparisons of arbor_wait_until (OpenSHMEM's SHMEM_CMP_*). */
 typedef enum {
-    ARBOR_CMP_EQ = 0, ARBOR_CMP_NE, ARBOR_CMP_GT, ARBOR_CMP_GE, ARBOR_CMP_LT, ARBOR_CMP_LE
+    ARBOR_CMP_EQ = 0,
+    ARBOR_CMP_NE,
+    ARBOR_CMP_GT,
+    ARBOR_CMP_GE,
+    ARBOR_CMP_LT,
+    ARBOR_CMP_LE
 } arbor_cmp_t;
 /**
  * @brief Wait until the local 64-bit word @p addr (in this rank's symmetric heap) compares to
@@ -754,8 +775,8 @@ ARBOR_API arbor_status_t arbor_test_until(uint64_t *addr, arbor_cmp_t cmp, uint6
  * after every request this rank sent has run at its target (replies: wait for them first).
  */
 typedef struct arbor_am_token *arbor_am_token_h;
-typedef void arbor_am_handler_t(arbor_am_token_h token, int src_rank, void *payload,
-                                size_t nbytes, void *arg);
+typedef void arbor_am_handler_t(arbor_am_token_h token, int src_rank, void *payload, size_t nbytes,
+                                void *arg);
 #define ARBOR_AM_MAX_HANDLERS 64
 /** @brief Register @p fn at @p index (0 <= index < ARBOR_AM_MAX_HANDLERS). Local.
  * ARBOR_ERR_INVALID_ARG (bad index, NULL fn), ARBOR_ERR_BUSY (index already taken). */
@@ -767,8 +788,7 @@ ARBOR_API size_t arbor_am_max_payload(void);
  * (payload too large), ARBOR_ERR_INVALID_ARG (unregistered index), ARBOR_ERR_RANK,
  * ARBOR_ERR_BUFFER (NULL payload with nbytes > 0), ARBOR_ERR_BUSY (called from a handler),
  * ARBOR_ERR_TIMEOUT (the target served nothing for ARBOR_TIMEOUT seconds). */
-ARBOR_API arbor_status_t arbor_am_request(int rank, int index, const void *payload,
-                                          size_t nbytes);
+ARBOR_API arbor_status_t arbor_am_request(int rank, int index, const void *payload, size_t nbytes);
 /** @brief Reply from inside a request handler (at most once per request). ARBOR_ERR_HANDLE
  * outside a request handler or for a second reply. */
 ARBOR_API arbor_status_t arbor_am_reply(arbor_am_token_h token, int index, const void *payload,
