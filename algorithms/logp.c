@@ -32,9 +32,17 @@
 /* One second: far above any network's latency, overhead or per-byte gap. */
 #define ARB_LOGP_MAX_US 1e6
 
-static const arb_logp_t logp_ucx = {.L = 0.1, .os = 0.05, .orecv = 0.05, .g = 0.05, .G = 0.00008};
-static const arb_logp_t logp_ofi_shm = {.L = 0.5, .os = 0.3, .orecv = 0.3, .g = 0.3, .G = 0.0001};
-static const arb_logp_t logp_ofi_net = {.L = 15, .os = 2, .orecv = 2, .g = 2, .G = 0.001};
+/* G1 (one copy, the receiver reading the sender's buffer in place): a chunk through a landing
+ * slot is written by one core and read by another, so each of its lines crosses between the
+ * caches twice; one copy reads each line once. docs/PERFORMANCE.md ("One copy") measured a
+ * 1 MiB bcast at P=2 through slots at 1.3-2x one memcpy, and one copy at about one memcpy:
+ * G1 = G / 2 on the mapped transports. Over a network there is no in-place read: G1 = G. */
+static const arb_logp_t logp_ucx = {
+    .L = 0.1, .os = 0.05, .orecv = 0.05, .g = 0.05, .G = 0.00008, .G1 = 0.00004};
+static const arb_logp_t logp_ofi_shm = {
+    .L = 0.5, .os = 0.3, .orecv = 0.3, .g = 0.3, .G = 0.0001, .G1 = 0.00005};
+static const arb_logp_t logp_ofi_net = {
+    .L = 15, .os = 2, .orecv = 2, .g = 2, .G = 0.001, .G1 = 0.001};
 
 static bool has_prefix(const char *s, const char *prefix)
 {
@@ -64,12 +72,12 @@ static void set_err(char *err, size_t errlen, const char *fmt, ...)
 }
 
 /* The keys, in the order of the syntax string; g and G differ by case only. */
-static const char *const logp_keys[] = {"L", "os", "or", "g", "G"};
+static const char *const logp_keys[] = {"L", "os", "or", "g", "G", "G1"};
 #define LOGP_NKEYS (sizeof(logp_keys) / sizeof(logp_keys[0]))
 
 static double *key_slot(arb_logp_t *m, size_t k)
 {
-    double *slots[LOGP_NKEYS] = {&m->L, &m->os, &m->orecv, &m->g, &m->G};
+    double *slots[LOGP_NKEYS] = {&m->L, &m->os, &m->orecv, &m->g, &m->G, &m->G1};
     return slots[k];
 }
 
@@ -91,7 +99,7 @@ static arbor_status_t parse_item(const char *item, size_t len, arb_logp_t *m, un
     while (len > 0 && is_blank(item[0])) item++, len--;
     while (len > 0 && is_blank(item[len - 1])) len--;
     if (len == 0) {
-        set_err(err, errlen, "logp: empty item (expected key=value, keys L, os, or, g, G)");
+        set_err(err, errlen, "logp: empty item (expected key=value, keys L, os, or, g, G, G1)");
         return ARBOR_ERR_CONFIG;
     }
     if (len >= sizeof(buf)) {
@@ -110,7 +118,7 @@ static arbor_status_t parse_item(const char *item, size_t len, arb_logp_t *m, un
     for (k = 0; k < LOGP_NKEYS; k++)
         if (strlen(logp_keys[k]) == klen && strncmp(buf, logp_keys[k], klen) == 0) break;
     if (k == LOGP_NKEYS) {
-        set_err(err, errlen, "logp: unknown key \"%.*s\" in \"%s\" (keys: L, os, or, g, G)",
+        set_err(err, errlen, "logp: unknown key \"%.*s\" in \"%s\" (keys: L, os, or, g, G, G1)",
                 (int)klen, buf, buf);
         return ARBOR_ERR_CONFIG;
     }
@@ -171,7 +179,8 @@ arbor_status_t arb_logp_parse(const char *text, arb_logp_t *out, char *err, size
  * tests/cluster (MULTIHOST.md): UCX put latency between hosts over TCP is 20-25 us, so L = 20,
  * o_s = o_r = g = 2 (per-message CPU and NIC cost), G = 0.001 us/B (1 GB/s). On an RDMA fabric
  * these are an order of magnitude lower: set them with ARBOR_LOGP="inter:..." (or measure). */
-static const arb_logp_t logp_inter_tcp = {.L = 20, .os = 2, .orecv = 2, .g = 2, .G = 0.001};
+static const arb_logp_t logp_inter_tcp = {
+    .L = 20, .os = 2, .orecv = 2, .g = 2, .G = 0.001, .G1 = 0.001};
 
 void arb_logp_default_inter(const char *transport, arb_logp_t *out)
 {

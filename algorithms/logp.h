@@ -10,8 +10,13 @@
 
 #include "arbor.h"
 
+/* G is the per-byte cost of a message through the channel: on one node, a copy into the peer's
+ * landing slot and a copy out of it, pipelined chunk by chunk. G1 is the per-byte cost of one
+ * copy, the receiver reading straight from the sender's buffer (the one-copy path of
+ * symmetric buffers, core/coll_direct.c); 0 means not known, taken as G / 2. */
 typedef struct {
     double L, os, orecv, g, G;
+    double G1;
 } arb_logp_t;
 
 static inline double arb_logp_arrival(const arb_logp_t *m, size_t bytes)
@@ -26,7 +31,22 @@ static inline double arb_logp_gap(const arb_logp_t *m, size_t bytes)
     return s > bg ? s : bg;
 }
 
-/* Parses "L=2.1,os=0.4,or=0.4,g=0.6,G=0.0001" (any subset; others keep *out's values).
+/* The model of the one-copy path: every chunk costs one copy (G1 per byte) instead of two. The
+ * sender also waits for its readers' completion signal before its call completes, one more
+ * latency: arb_logp_one_copy_settle. */
+static inline arb_logp_t arb_logp_one_copy(const arb_logp_t *m)
+{
+    arb_logp_t c = *m;
+    c.G = m->G1 > 0 ? m->G1 : m->G / 2;
+    return c;
+}
+
+static inline double arb_logp_one_copy_settle(const arb_logp_t *m)
+{
+    return m->L + m->orecv;
+}
+
+/* Parses "L=2.1,os=0.4,or=0.4,g=0.6,G=0.0001,G1=0.00005" (any subset; others keep *out's values).
  * ARBOR_ERR_CONFIG with a message in err on a bad key or number. */
 /* Reductions: the model has no compute term, so combining a payload is priced like moving it
  * once more through memory (G per byte). */

@@ -23,7 +23,7 @@ static const char *const field_name[SIG_N] = {
 
 #define SYNC_FLAGS                                                                                 \
     (ARBOR_IN_NOSYNC | ARBOR_IN_MYSYNC | ARBOR_IN_ALLSYNC | ARBOR_OUT_NOSYNC | ARBOR_OUT_MYSYNC |  \
-     ARBOR_OUT_ALLSYNC)
+     ARBOR_OUT_ALLSYNC | ARBOR_SYMMETRIC)
 
 static bool is_rooted(arb_coll_t c)
 {

@@ -10,6 +10,7 @@
 
 #include "core/coll.h"
 #include "core/coll_check.h"
+#include "core/coll_direct.h"
 #include "core/dtype.h"
 #include "core/executor.h"
 #include "core/log.h"
@@ -17,7 +18,8 @@
 
 #define KNOWN_FLAGS                                                                                \
     (ARBOR_IN_NOSYNC | ARBOR_IN_MYSYNC | ARBOR_IN_ALLSYNC | ARBOR_OUT_NOSYNC | ARBOR_OUT_MYSYNC |  \
-     ARBOR_OUT_ALLSYNC | ARBOR_ASYNC_FENCE | ARBOR_AGGREGATE | ARBOR_SINGLE | ARBOR_LOCAL)
+     ARBOR_OUT_ALLSYNC | ARBOR_ASYNC_FENCE | ARBOR_AGGREGATE | ARBOR_SINGLE | ARBOR_LOCAL |        \
+     ARBOR_SYMMETRIC)
 #define MAX_BYTES ((size_t)1 << 48)
 
 static bool rooted(arb_coll_t c)
@@ -361,13 +363,14 @@ static void print_choice(const arb_coll_args_t *a, int alg, int why, const doubl
 
 /* Builds the schedule of the chosen algorithm, falling back to the next cheapest when a
  * builder cannot handle the case (ARBOR_ERR_UNSUPPORTED), then composes ALLSYNC barriers. */
-static arbor_status_t build(const arb_coll_args_t *a, int forced, int pinned, uint64_t flags,
-                            arb_sched_t *s, int *alg_p, double *predicted_p)
+static arbor_status_t build(const arb_coll_args_t *a, const arb_logp_t *model, int forced,
+                            int pinned, uint64_t flags, arb_sched_t *s, int *alg_p,
+                            double *predicted_p)
 {
     int n;
     const arb_alg_desc_t *tab = arb_alg_table(a->coll, &n);
     double predicted[32] = {0};
-    int alg = arb_select(a, &arb_ctx.model, forced ? forced : pinned, predicted);
+    int alg = arb_select(a, model, forced ? forced : pinned, predicted);
     arbor_status_t status = ARBOR_ERR_UNSUPPORTED;
     bool tried[32] = {false};
     static uint32_t warned[ARB_COLL_KINDS];
@@ -375,7 +378,7 @@ static arbor_status_t build(const arb_coll_args_t *a, int forced, int pinned, ui
     arb_sched_init(s);
     for (int attempt = 0; attempt < n && n <= 32; attempt++) {
         tried[alg] = true;
-        status = tab[alg].build(&tab[alg], a, &arb_ctx.model, s);
+        status = tab[alg].build(&tab[alg], a, model, s);
         if (status != ARBOR_ERR_UNSUPPORTED) break;
         /* A forced or pinned algorithm that cannot serve this call (a non-commutative op on a
          * ring, P not a power of two) gives way to the model's next choice, said once. */
@@ -430,7 +433,7 @@ static arbor_status_t build(const arb_coll_args_t *a, int forced, int pinned, ui
 /* The cached schedule (or a fresh one for calls whose schedule depends on per-rank counts). */
 static arbor_status_t schedule_for(struct arbor_team *t, const arb_call_t *c, const layout_t *L,
                                    size_t elem, uint64_t flags, arb_cached_sched_t **cs_p,
-                                   int *alg_p, double *predicted_p)
+                                   int *alg_p, double *predicted_p, bool *one_copy_p)
 {
     arb_coll_t k = c->coll;
     bool red = reduction(k), vec = vector(k);
@@ -458,18 +461,27 @@ static arbor_status_t schedule_for(struct arbor_team *t, const arb_call_t *c, co
                            .bytes = red ? (c->count | (1ull << 63)) : cls,
                            .variant = (uint32_t)(flags & (ARBOR_IN_ALLSYNC | ARBOR_OUT_ALLSYNC)) |
                                       (uint32_t)a.commutative << 8 | (uint32_t)elem << 9};
+    /* Symmetric buffers: the model may choose the one-copy path (core/coll_direct.h), and the
+     * algorithm it prices best there; the choice is cached with the schedule. */
+    bool symmetric = arb_direct_eligible(t, k, flags);
+    key.variant |= (uint32_t)symmetric << 31;
     arb_cached_sched_t *cs = vec ? NULL : arb_sched_cache_get(&t->cache, &key);
     if (cs) {
         *cs_p = cs;
         *alg_p = cs->alg;
         *predicted_p = cs->predicted_us;
+        *one_copy_p = cs->one_copy;
         return ARBOR_OK;
     }
+    arb_logp_t one_copy_model;
+    bool one_copy = symmetric && arb_direct_choose(&a, forced ? forced : pinned, &arb_ctx.model,
+                                                   &one_copy_model);
     double t0 = arb_now_us();
     arb_sched_t s;
     int alg;
     double predicted;
-    arbor_status_t status = build(&a, forced, pinned, flags, &s, &alg, &predicted);
+    arbor_status_t status = build(&a, one_copy ? &one_copy_model : &arb_ctx.model, forced, pinned,
+                                  flags, &s, &alg, &predicted);
     if (status != ARBOR_OK) return status;
     cs = vec ? arb_sched_wrap(&s) : arb_sched_cache_put(&t->cache, &key, &s);
     if (!cs) {
@@ -478,10 +490,12 @@ static arbor_status_t schedule_for(struct arbor_team *t, const arb_call_t *c, co
     }
     cs->alg = alg;
     cs->predicted_us = predicted;
+    cs->one_copy = one_copy;
     t->cache.build_us += arb_now_us() - t0;
     *cs_p = cs;
     *alg_p = alg;
     *predicted_p = predicted;
+    *one_copy_p = one_copy;
     return ARBOR_OK;
 }
 
@@ -587,8 +601,10 @@ static arbor_status_t run(struct arbor_team *t, const arb_call_t *call,
     arb_inst_t *inst;
     int alg;
     double predicted;
+    bool one_copy = false;
     if ((status = lay_out(t, call, elem, &L)) != ARBOR_OK ||
-        (status = schedule_for(t, call, &L, elem, flags, &cs, &alg, &predicted)) != ARBOR_OK) {
+        (status = schedule_for(t, call, &L, elem, flags, &cs, &alg, &predicted, &one_copy)) !=
+            ARBOR_OK) {
         free_vectors(&L);
         free(L.owned);
         return status;
@@ -613,6 +629,7 @@ static arbor_status_t run(struct arbor_team *t, const arb_call_t *call,
     inst->elem = elem ? elem : 1;
     inst->combine = reduction(call->coll) ? combine_op : NULL; /* NULL: nothing combines */
     inst->combine_arg = inst;
+    inst->one_copy = one_copy;
     inst->done = call->done;
     inst->done_arg = call->done_arg;
     *started = true;

@@ -38,6 +38,7 @@ static const char *const log_names[] = {"error", "warn", "info", "debug", "trace
 static const char *const transport_names[] = {"auto", "ucx", "ofi", NULL};
 static const char *const yield_names[] = {"auto", "always", "never", NULL};
 static const char *const progress_names[] = {"poll", "thread", NULL};
+static const char *const onecopy_names[] = {"auto", "always", "never", NULL};
 
 #define OFF(_f) offsetof(arb_config_t, _f)
 
@@ -79,6 +80,11 @@ static const row_t rows[] = {
      "move data with loads and stores into mapped peer segments where the "
      "transport can map them",
      T_BOOL, OFF(direct), NULL, 0, 0, F_UNIFORM},
+    {"ONECOPY", "auto",
+     "collectives flagged ARBOR_SYMMETRIC (bcast, allgather, alltoall) between mapped peers: "
+     "auto lets the LogGP model choose between one copy (the receiver reads the sender's "
+     "buffer in place) and the two copies through landing slots; always / never force it",
+     T_ENUM, OFF(onecopy), onecopy_names, 0, 0, F_UNIFORM},
     {"CHECK", "n",
      "check every collective: the members exchange a signature (kind, root, byte count, type, "
      "op, sync flags, whether the arguments were valid) before data moves, and a difference "

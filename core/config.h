@@ -17,6 +17,7 @@ enum { ARB_LOG_ERROR = 0, ARB_LOG_WARN, ARB_LOG_INFO, ARB_LOG_DEBUG, ARB_LOG_TRA
 enum { ARB_TRANSPORT_AUTO = 0, ARB_TRANSPORT_UCX, ARB_TRANSPORT_OFI };
 enum { ARB_YIELD_AUTO = 0, ARB_YIELD_ALWAYS, ARB_YIELD_NEVER };
 enum { ARB_PROGRESS_POLL = 0, ARB_PROGRESS_THREAD };
+enum { ARB_ONECOPY_AUTO = 0, ARB_ONECOPY_ALWAYS, ARB_ONECOPY_NEVER };
 
 #define ARB_CFG_STR_MAX 1024
 
@@ -32,7 +33,8 @@ struct arb_config {
     int poll_yield;
     int progress; /* ARB_PROGRESS_* */
     bool direct;  /* use mapped peer segments where the transport offers them */
-    bool check; /* ARBOR_CHECK: exchange a signature per collective (coll_check.c) */
+    int onecopy;  /* ARB_ONECOPY_*: symmetric-buffer collectives (core/coll_direct.c) */
+    bool check;   /* ARBOR_CHECK: exchange a signature per collective (coll_check.c) */
     bool stats;
     bool warn_unknown;
     int coll_alg[ARB_COLL_KINDS]; /* forced algorithm per collective (table index; 0 = auto) */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/coll_direct.h"
 #include "core/log.h"
 #include "core/peer_copy.h"
 
@@ -226,7 +227,9 @@ static bool send_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
     uint64_t sig = arb_team_posted_off(t, t->rank);
     const uint8_t *src = chunk_ptr(inst, step->space, step->off, c);
     size_t len = chunk_len(inst, step, c, t->chunk);
-    if (t->peer_region[p] && len <= ARB_INLINE_MAX) {
+    if (inst->one_copy && arb_direct_send(inst, p, ticket, src, len)) {
+        st->settle = ticket + 1; /* the receiver reads src: the instance waits for it */
+    } else if (t->peer_region[p] && len <= ARB_INLINE_MAX) {
         uint8_t *line = t->peer_region[p] + arb_team_line_off(t, t->rank, ticket % t->depth);
         if (len) memcpy(line + ARB_INLINE_HDR, src, len);
         store_rel(line, ticket + 1);
@@ -280,7 +283,9 @@ static bool recv_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
     if (t->in[p].next_done != ticket) return false;
     size_t len = chunk_len(inst, step, c, t->chunk);
     const uint8_t *slot = NULL;
-    if (len <= ARB_INLINE_MAX) {
+    if (inst->one_copy && len > ARB_INLINE_MAX) {
+        if (!arb_direct_source(inst, p, ticket, len, &slot)) return false; /* slot: the sender's */
+    } else if (len <= ARB_INLINE_MAX) {
         /* Inline (a mapped sender) or in a slot: the line's ticket tells, rechecked after
          * posted[s] so a line stored before a later posted[s] is not missed. */
         const uint8_t *line = t->local + arb_team_line_off(t, p, ticket % t->depth);
@@ -364,6 +369,13 @@ bool arb_exec_advance(arb_inst_t *inst)
     bool moved = false;
 
     while (!inst->complete) {
+        if (inst->first == s->nsteps) {
+            /* Every step is done; a one-copy sender's readers may still read its buffer. */
+            if (inst->one_copy && !arb_direct_settled(inst)) break;
+            finish(inst);
+            moved = true;
+            break;
+        }
         bool round_done = true;
         int i = inst->first;
         for (; i < s->nsteps && s->steps[i].round == inst->round; i++)
@@ -375,7 +387,6 @@ bool arb_exec_advance(arb_inst_t *inst)
         if (!round_done) break;
         inst->first = i;
         inst->round++;
-        if (i == s->nsteps) finish(inst);
         moved = true;
     }
     if (moved) arb_ctx.epoch++;

@@ -17,6 +17,8 @@ typedef struct {
     uint32_t issued;    /* SEND: chunks posted */
     uint32_t done;      /* RECV / COPY: chunks landed */
     arb_tp_comp_t comp; /* SEND over RMA: local completion of the posted chunks */
+    uint64_t settle;    /* one copy: ticket + 1 of the last chunk a receiver reads from our
+                         * buffer (its credit tells it has), 0 for none (core/coll_direct.h) */
 } arb_step_state_t;
 
 /* Combines in into inout (bytes long) for steps flagged combine: order ARB_COMBINE_AFTER gives
@@ -49,6 +51,7 @@ struct arb_inst {
     int first; /* first step of the current round */
     arbor_status_t status;
     bool complete, active, has_handle;
+    bool one_copy; /* chunks may go as descriptors (core/coll_direct.h) */
     int coll, alg;
     uint64_t seq; /* the team's collective number of this instance (messages) */
     double t_start;

@@ -7,6 +7,7 @@
 #ifndef ARB_CORE_SCHED_CACHE_H
 #define ARB_CORE_SCHED_CACHE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,6 +24,7 @@ typedef struct arb_cached_sched {
     arb_sched_key_t key;
     int alg; /* the algorithm the selector chose (the key's alg is 0: "whatever it picks") */
     double predicted_us; /* the model's time for alg, kept so a cache hit can still report it */
+    bool one_copy;       /* symmetric buffers: the model chose one copy (core/coll_direct.h) */
     int refs;            /* the cache's own + one per running instance */
     struct arb_cached_sched *lru_prev, *lru_next, *hnext;
 } arb_cached_sched_t;

@@ -158,7 +158,7 @@ ARBOR_API arbor_status_t arbor_algorithm_names(const char *collective, const cha
 typedef struct {
     uint64_t field_mask;
     uint64_t flags; /**< ARBOR_IN_* / ARBOR_OUT_* / ARBOR_ASYNC_FENCE / ARBOR_AGGREGATE /
-                     *   ARBOR_SINGLE / ARBOR_LOCAL */
+                     *   ARBOR_SINGLE / ARBOR_LOCAL / ARBOR_SYMMETRIC */
 } arbor_op_params_t;
 
 #define ARBOR_OP_PARAM_FLAGS (1ull << 0)
@@ -314,6 +314,15 @@ ARBOR_API arbor_status_t arbor_team_free(arbor_team_h *team_p);
  * so single-valued and local addresses are treated alike). */
 #define ARBOR_SINGLE (1u << 8) /**< address lists are single-valued: NImages entries */
 #define ARBOR_LOCAL  (1u << 9) /**< default: a list holds only this rank's images */
+/* Buffer placement (docs/PERFORMANCE.md, "One copy"): the caller promises that, on every
+ * member, the call's send and receive buffers lie in symmetric allocations (arbor_mem_alloc).
+ * Every member must pass the flag alike (ARBOR_CHECK compares it). bcast, allgather and alltoall
+ * between mapped peers may then move each chunk with one copy: the receiver reads it straight
+ * from the sender's buffer instead of through a landing slot, and the sender's call completes
+ * once its readers are done. The model chooses (ARBOR_ONECOPY, ARBOR_PRINT_ALGORITHM). A
+ * buffer that is not in the heap after all is sent through landing slots, correctly. Other
+ * collectives, unmapped peers (OFI, ARBOR_DIRECT=n, other nodes): accepted, no effect. */
+#define ARBOR_SYMMETRIC (1u << 10)
 
 /* Collectives. Buffers: "send" buffers are read, "recv" buffers written. ARBOR_IN_PLACE as the
  * send buffer (root only for gather/reduce; every rank for allgather, allreduce, scan, exscan,

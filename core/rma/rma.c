@@ -59,6 +59,7 @@ arbor_status_t arb_rma_init_world(void)
                                          ARBOR_MIN);
     if (status != ARBOR_OK) return status;
     bool ofi = strcmp(arb_ctx.tp_ops->name, "ofi") == 0;
+    arb_rma.all_mapped = all_mapped != 0;
     arb_rma.cpu_atomics = !ofi && all_mapped;
     arb_rma.target_progress = ofi || !all_mapped;
     arb_debug("one-sided: %s atomics, targets %s their own progress",

@@ -30,6 +30,7 @@ typedef struct {
     uint8_t **peer_seg;      /* [size] mapped segment of each rank (self: ours), or NULL */
     arb_tp_comp_t *imp;      /* [size] implicit operations without a finish step, per target */
     bool cpu_atomics;        /* atomics use CPU instructions on mapped memory (docs/ONESIDED.md) */
+    bool all_mapped;         /* every rank maps every other's segment (agreed by all at init) */
     bool target_progress;    /* targets need their own progress (OFI, unmapped UCX peers) */
     bool posted;             /* a transport operation was posted since the last flush */
     uint64_t *notify;        /* [size] this rank's notification counters (in the segment) */

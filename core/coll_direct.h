@@ -1,0 +1,56 @@
+/*
+ * One-copy collectives on symmetric buffers (docs/PERFORMANCE.md, "One copy"). Through the
+ * landing channels every byte is copied twice: the sender into the receiver's slot, the
+ * receiver out of it. When the sender's chunk lies in its segment (a symmetric allocation) and
+ * the receiver maps that segment, the sender instead posts a descriptor in the channel's line
+ * for that ticket (the chunk's segment offset, ticket + 1 stored last with release) and the
+ * receiver copies the chunk straight out of the sender's buffer: one copy. The receiver's usual
+ * credit then also says "done reading", and the sender's instance completes only once every
+ * chunk it described has been read (its buffer must not be reused before).
+ *
+ * Agreement. Tickets, chunks and lines are the channel's own, so the schedule is unchanged and
+ * descriptors mix with slot chunks on one channel, in flight with any other collectives. What
+ * must be agreed is the choice of algorithm, which depends on whether the call is one-copy:
+ * that comes from the caller's ARBOR_SYMMETRIC flag (every member passes it alike), the
+ * collective, and whether every rank maps every other (agreed at init). Whether a given chunk
+ * then goes as a descriptor is the sender's local decision (its buffer is in its segment or
+ * not); the receiver of a one-copy instance looks at the line first and handles either.
+ *
+ * Only collectives whose schedules never write a buffer region after sending from it take the
+ * path (bcast, allgather, alltoall): a SEND step counts as done once posted, and only the end of
+ * the instance waits for the readers.
+ */
+#ifndef ARB_CORE_COLL_DIRECT_H
+#define ARB_CORE_COLL_DIRECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "algorithms/coll.h"
+#include "core/executor.h"
+
+/* Whether a call on t may run one-copy: ARBOR_SYMMETRIC in flags, a collective that takes the
+ * path, every rank mapping every other, ARBOR_ONECOPY not "never". The same on every member. */
+bool arb_direct_eligible(const struct arbor_team *t, int coll, uint64_t flags);
+
+/* The selector's choice for an eligible call: prices the algorithms with the two-copy model m
+ * and the one-copy model (logp.h), and returns whether one copy wins (ARBOR_ONECOPY=always: it
+ * does). *m1 receives the one-copy model, for the builder. Prints both under
+ * ARBOR_PRINT_ALGORITHM. forced: the forced or pinned algorithm (0: none). */
+bool arb_direct_choose(const arb_coll_args_t *a, int forced, const arb_logp_t *m, arb_logp_t *m1);
+
+/* Executor hooks for a one-copy instance. */
+/* Sender: posts chunk `ticket` of len bytes at src to team rank p as a descriptor when it can
+ * (src in our segment, p mapped, len above the inline size); false: send it the usual way. The
+ * channel's credit for the ticket has been checked by the caller. */
+bool arb_direct_send(const arb_inst_t *inst, int p, uint64_t ticket, const uint8_t *src,
+                     size_t len);
+/* Receiver (len above the inline size): false when chunk `ticket` from p has not arrived;
+ * true with *src_p = where to copy it from: the sender's buffer (a descriptor) or NULL (it came
+ * through the landing slot). A descriptor this rank cannot read fails the instance. */
+bool arb_direct_source(arb_inst_t *inst, int p, uint64_t ticket, size_t len, const uint8_t **src_p);
+/* Whether every chunk this instance described has been read by its receiver. */
+bool arb_direct_settled(arb_inst_t *inst);
+
+#endif /* ARB_CORE_COLL_DIRECT_H */
