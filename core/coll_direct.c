@@ -30,27 +30,53 @@ bool arb_direct_eligible(const struct arbor_team *t, int coll, uint64_t flags)
     return t->size > 1 && arb_rma.all_mapped;
 }
 
-bool arb_direct_choose(const arb_coll_args_t *a, int forced, const arb_logp_t *m, arb_logp_t *m1)
+/* Whether alg's schedule for a sends from its private scratch (bruck's packing): those chunks
+ * are not in the segment and travel through landing slots even on symmetric buffers. */
+static bool sends_from_scratch(const arb_alg_desc_t *alg, const arb_coll_args_t *a,
+                               const arb_logp_t *m, bool *ok)
+{
+    arb_sched_t s;
+    arb_sched_init(&s);
+    *ok = alg->build(alg, a, m, &s) == ARBOR_OK;
+    bool scratch = false;
+    for (int i = 0; *ok && i < s.nsteps; i++)
+        scratch |= s.steps[i].kind == ARB_STEP_SEND && s.steps[i].space == ARB_BUF_SCRATCH;
+    arb_sched_free(&s);
+    return scratch;
+}
+
+int arb_direct_choose(const arb_coll_args_t *a, int forced, const arb_logp_t *m, arb_logp_t *m1)
 {
     int n;
-    arb_alg_table(a->coll, &n);
+    const arb_alg_desc_t *tab = arb_alg_table(a->coll, &n);
     *m1 = arb_logp_one_copy(m);
     double p2[32] = {0}, p1[32] = {0};
-    if (n > 32) return false;
-    int a2 = arb_select(a, m, forced, p2), a1 = arb_select(a, m1, forced, p1);
-    /* The one-copy sender completes once its last reader signals back. */
-    double t2 = p2[a2], t1 = p1[a1] + arb_logp_one_copy_settle(m);
-    bool one = arb_ctx.cfg.onecopy == ARB_ONECOPY_ALWAYS || (isfinite(t1) && t1 < t2);
+    if (n > 32) return 0;
+    int a2 = arb_select(a, m, forced, p2), a1 = 0;
+    arb_select(a, m1, forced, p1);
+    /* One copy: every candidate priced with G1, plus the sender's wait for its last reader;
+     * one that sends from scratch keeps its two-copy price (it cannot read in place). */
+    double settle = arb_logp_one_copy_settle(m), t1 = INFINITY;
+    for (int i = 1; i < n; i++) {
+        if (forced > 0 && forced < n && i != forced) continue;
+        bool ok;
+        if (!isfinite(p1[i])) continue;
+        if (sends_from_scratch(&tab[i], a, m1, &ok)) p1[i] = p2[i];
+        if (!ok) continue;
+        p1[i] += settle;
+        if (p1[i] < t1) t1 = p1[i], a1 = i;
+    }
+    double t2 = p2[a2];
+    bool one = a1 > 0 && (arb_ctx.cfg.onecopy == ARB_ONECOPY_ALWAYS || t1 < t2);
     if (arb_ctx.cfg.print_algorithm && a->rank == 0) {
-        const char *const *names = arb_alg_names(a->coll);
         fprintf(stderr,
                 "arbor: %s bytes=%zu ranks=%d symmetric buffers: one copy %s=%.3gus, two copies "
                 "%s=%.3gus -> %s%s\n",
-                arb_coll_name(a->coll), a->bytes, a->size, names[a1], t1, names[a2], t2,
-                one ? "one copy" : "two copies",
+                arb_coll_name(a->coll), a->bytes, a->size, a1 ? tab[a1].name : "none", t1,
+                tab[a2].name, t2, one ? "one copy" : "two copies",
                 arb_ctx.cfg.onecopy == ARB_ONECOPY_ALWAYS ? " (ARBOR_ONECOPY=always)" : "");
     }
-    return one;
+    return one ? a1 : 0;
 }
 
 bool arb_direct_send(const arb_inst_t *inst, int p, uint64_t ticket, const uint8_t *src, size_t len)
@@ -91,6 +117,7 @@ bool arb_direct_source(arb_inst_t *inst, int p, uint64_t ticket, size_t len, con
         return false;
     }
     *src_p = base + off;
+    inst->team->last.one_copy_bytes += len;
     return true;
 }
 

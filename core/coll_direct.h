@@ -34,11 +34,13 @@
  * path, every rank mapping every other, ARBOR_ONECOPY not "never". The same on every member. */
 bool arb_direct_eligible(const struct arbor_team *t, int coll, uint64_t flags);
 
-/* The selector's choice for an eligible call: prices the algorithms with the two-copy model m
- * and the one-copy model (logp.h), and returns whether one copy wins (ARBOR_ONECOPY=always: it
- * does). *m1 receives the one-copy model, for the builder. Prints both under
- * ARBOR_PRINT_ALGORITHM. forced: the forced or pinned algorithm (0: none). */
-bool arb_direct_choose(const arb_coll_args_t *a, int forced, const arb_logp_t *m, arb_logp_t *m1);
+/* The selector's choice for an eligible call: prices every algorithm with the two-copy model m
+ * and with the one-copy model (logp.h: G1 per byte, plus the sender's wait for its last
+ * reader; an algorithm that sends from scratch keeps its two-copy price), and returns the
+ * one-copy algorithm when it is the cheaper (ARBOR_ONECOPY=always: whenever there is one), else
+ * 0 (two copies, the usual selection). *m1 receives the one-copy model, for the builder.
+ * Prints both under ARBOR_PRINT_ALGORITHM. forced: a forced or pinned algorithm (0: none). */
+int arb_direct_choose(const arb_coll_args_t *a, int forced, const arb_logp_t *m, arb_logp_t *m1);
 
 /* Executor hooks for a one-copy instance. */
 /* Sender: posts chunk `ticket` of len bytes at src to team rank p as a descriptor when it can

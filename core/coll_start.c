@@ -474,13 +474,20 @@ static arbor_status_t schedule_for(struct arbor_team *t, const arb_call_t *c, co
         return ARBOR_OK;
     }
     arb_logp_t one_copy_model;
-    bool one_copy = symmetric && arb_direct_choose(&a, forced ? forced : pinned, &arb_ctx.model,
-                                                   &one_copy_model);
+    int one_copy_alg =
+        symmetric ? arb_direct_choose(&a, forced ? forced : pinned, &arb_ctx.model, &one_copy_model)
+                  : 0;
+    bool one_copy = one_copy_alg > 0;
+    /* The one-copy choice is pinned only where the plain selection over the one-copy model
+     * would differ (it skipped an algorithm that sends from scratch). */
+    int pin = pinned;
+    if (one_copy && !forced && !pinned && arb_select(&a, &one_copy_model, 0, NULL) != one_copy_alg)
+        pin = one_copy_alg;
     double t0 = arb_now_us();
     arb_sched_t s;
     int alg;
     double predicted;
-    arbor_status_t status = build(&a, one_copy ? &one_copy_model : &arb_ctx.model, forced, pinned,
+    arbor_status_t status = build(&a, one_copy ? &one_copy_model : &arb_ctx.model, forced, pin,
                                   flags, &s, &alg, &predicted);
     if (status != ARBOR_OK) return status;
     cs = vec ? arb_sched_wrap(&s) : arb_sched_cache_put(&t->cache, &key, &s);
@@ -623,6 +630,7 @@ static arbor_status_t run(struct arbor_team *t, const arb_call_t *call,
         t->last.alg = alg;
         t->last.predicted_us = predicted;
         t->last.seq = inst->seq;
+        t->last.one_copy = one_copy;
     }
     inst->op = call->op;
     inst->dtype = call->dtype;

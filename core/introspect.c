@@ -25,7 +25,9 @@ arbor_status_t arbor_team_last_collective(arbor_team_h team, arbor_coll_info_t *
                                     .algorithm = arb_alg_table(c, &n)[t->last.alg].name,
                                     .predicted_us = t->last.predicted_us,
                                     .transport = arb_ctx.tp_name,
-                                    .seq = t->last.seq};
+                                    .seq = t->last.seq,
+                                    .one_copy = t->last.one_copy,
+                                    .one_copy_bytes = t->last.one_copy_bytes};
     }
     arb_unlock();
     return status;

@@ -54,7 +54,9 @@ struct arbor_team {
         int coll, alg;
         double predicted_us;
         uint64_t seq;
-    } last; /* what arbor_team_last_collective reports */
+        bool one_copy;           /* chosen for it (core/coll_direct.h) */
+        uint64_t one_copy_bytes; /* read in place from peers' buffers, every collective */
+    } last;                      /* what arbor_team_last_collective reports */
 };
 
 static inline uint64_t arb_team_posted_off(const struct arbor_team *t, int s)
