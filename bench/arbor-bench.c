@@ -10,7 +10,9 @@
  * last-level cache so that small messages are not measured warm.
  * The one-sided ops (--op put,get,acc,fetch_add,cswap,strided_get,strided_put,vector_get, or
  * onesided for all of them) are driven by rank 0 against the other ranks in turn (bench/rma_ops.c);
- * their rows report rank 0's times.
+ * their rows report rank 0's times. --symmetric takes the collectives' buffers from the
+ * symmetric heap and flags bcast, allgather and alltoall ARBOR_SYMMETRIC (bench_ops.h); their
+ * algorithm column then ends in "+1copy" where the model chose one copy.
  */
 #include <getopt.h>
 #include <math.h>
@@ -50,7 +52,7 @@ static void usage(FILE *f)
             "usage: arbor-bench [--op LIST|all] [--sizes 8,64K,1M] [--iters N] [--warmup N]\n"
             "                   [--root R] [--algorithm NAME] [--dtype int32|int64|float|double]\n"
             "                   [--reduce-op sum|prod|min|max|band|bor|bxor] [--cold]\n"
-            "                   [--format table|csv|json]\nops:");
+            "                   [--symmetric] [--format table|csv|json]\nops:");
     for (int i = 0; i < bench_nops; i++) fprintf(f, " %s", bench_ops[i].name);
     fprintf(f, "\none-sided ops (onesided: all of them):");
     for (int i = 0; i < bench_rma_nops; i++) fprintf(f, " %s", bench_rma_names[i]);
@@ -113,7 +115,8 @@ static int parse_args(int argc, char **argv, opts_t *o)
         {"op", 1, 0, 'o'},     {"sizes", 1, 0, 's'}, {"iters", 1, 0, 'i'},
         {"warmup", 1, 0, 'w'}, {"root", 1, 0, 'r'},  {"algorithm", 1, 0, 'a'},
         {"format", 1, 0, 'f'}, {"dtype", 1, 0, 'd'}, {"reduce-op", 1, 0, 'p'},
-        {"cold", 0, 0, 'c'},   {"help", 0, 0, 'h'},  {0, 0, 0, 0}};
+        {"cold", 0, 0, 'c'},   {"help", 0, 0, 'h'},  {"symmetric", 0, 0, 'y'},
+        {0, 0, 0, 0}};
     int c;
     *o = (opts_t){.op_mask = 3, .iters = 1000, .warmup = 100, .format = "table"};
     o->sizes[0] = 8;
@@ -148,6 +151,9 @@ static int parse_args(int argc, char **argv, opts_t *o)
         case 'c':
             o->cold = 1;
             break;
+        case 'y':
+            bench_symmetric = 1;
+            break;
         case 'd':
             if ((o->dtype_idx = find_name(bench_dtype_names, bench_ndtypes, optarg)) < 0)
                 return fprintf(stderr, "arbor-bench: --dtype takes int32, int64, float, double\n"),
@@ -168,6 +174,8 @@ static int parse_args(int argc, char **argv, opts_t *o)
             return fprintf(stderr, "arbor-bench: bad number '%s'\n", optarg), -1;
     }
     if (optind < argc) return fprintf(stderr, "arbor-bench: unexpected '%s'\n", argv[optind]), -1;
+    if (bench_symmetric && o->cold)
+        return fprintf(stderr, "arbor-bench: --symmetric takes no --cold (one buffer pair)\n"), -1;
     if (strcmp(o->format, "table") && strcmp(o->format, "csv") && strcmp(o->format, "json"))
         return fprintf(stderr, "arbor-bench: --format takes table, csv or json\n"), -1;
     return 0;
@@ -356,9 +364,15 @@ int main(int argc, char **argv)
             /* Asked before summarize, whose own collectives would be the last ones then. */
             arbor_coll_info_t info;
             const char *alg = "?";
+            char alg_buf[64];
             if (arbor_team_last_collective(ARBOR_TEAM_WORLD, &info) == ARBOR_OK &&
-                !strcmp(info.collective, bench_ops[op].name))
+                !strcmp(info.collective, bench_ops[op].name)) {
                 alg = info.algorithm;
+                if (info.one_copy) {
+                    snprintf(alg_buf, sizeof(alg_buf), "%s+1copy", info.algorithm);
+                    alg = alg_buf;
+                }
+            }
             double v[5];
             int allok = 0;
             if (summarize(&o, t, ok, 0, v, &allok)) rc = 1;

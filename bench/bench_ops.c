@@ -160,7 +160,18 @@ int bench_setup(bench_point_t *p, const bench_op_t *op, size_t bytes, int dtype_
     p->displs = calloc(P, sizeof(size_t));
     if (!p->counts || !p->displs) return -1;
     for (size_t r = 0; r < P; r++) p->counts[r] = p->count, p->displs[r] = r * p->count;
-    for (int b = 0; b < p->nbufs; b++) {
+    if (bench_symmetric) {
+        /* One allocation, send then recv, each 64-byte aligned like a block of its own. */
+        size_t s_len = (p->send_bytes + 64) & ~(size_t)63;
+        void *base = NULL;
+        p->nbufs = 1;
+        if (arbor_mem_alloc(ARBOR_TEAM_WORLD, s_len + p->recv_bytes + 1, &p->mem, &base) !=
+            ARBOR_OK)
+            return -1;
+        p->send[0] = base;
+        p->recv[0] = (unsigned char *)base + s_len;
+    }
+    for (int b = 0; !bench_symmetric && b < p->nbufs; b++) {
         p->send[b] = malloc(p->send_bytes + 1);
         p->recv[b] = malloc(p->recv_bytes + 1);
         if (!p->send[b] || !p->recv[b]) return -1;
@@ -195,8 +206,20 @@ void bench_fill(bench_point_t *p, int it, int last)
     }
 }
 
+int bench_symmetric;
+
+/* A _nb call flagged ARBOR_SYMMETRIC, waited for. */
+#define SYMMETRIC_CALL(_call_nb, ...)                                                              \
+    do {                                                                                           \
+        arbor_request_h req;                                                                       \
+        arbor_status_t st = _call_nb(__VA_ARGS__, &sym, &req);                                     \
+        return st == ARBOR_OK ? arbor_wait(&req) : st;                                             \
+    } while (0)
+
 arbor_status_t bench_run(bench_point_t *p, int it)
 {
+    static const arbor_op_params_t sym = {.field_mask = ARBOR_OP_PARAM_FLAGS,
+                                          .flags = ARBOR_SYMMETRIC};
     int b = it % p->nbufs;
     void *s = p->send[b], *r = p->recv[b];
     size_t n = p->count;
@@ -207,6 +230,7 @@ arbor_status_t bench_run(bench_point_t *p, int it)
     case BENCH_BARRIER:
         return arbor_barrier(w);
     case BENCH_BCAST:
+        if (bench_symmetric) SYMMETRIC_CALL(arbor_bcast_nb, w, s, p->bytes, p->root);
         return arbor_bcast(w, s, p->bytes, p->root);
     case BENCH_SCATTER:
         return arbor_scatter(w, s, r, n, dt, p->root);
@@ -217,10 +241,12 @@ arbor_status_t bench_run(bench_point_t *p, int it)
     case BENCH_GATHERV:
         return arbor_gatherv(w, s, n, r, p->counts, p->displs, dt, p->root);
     case BENCH_ALLGATHER:
+        if (bench_symmetric) SYMMETRIC_CALL(arbor_allgather_nb, w, s, r, n, dt);
         return arbor_allgather(w, s, r, n, dt);
     case BENCH_ALLGATHERV:
         return arbor_allgatherv(w, s, n, r, p->counts, p->displs, dt);
     case BENCH_ALLTOALL:
+        if (bench_symmetric) SYMMETRIC_CALL(arbor_alltoall_nb, w, s, r, n, dt);
         return arbor_alltoall(w, s, r, n, dt);
     case BENCH_ALLTOALLV:
         return arbor_alltoallv(w, s, p->counts, p->displs, r, p->counts, p->displs, dt);
@@ -296,7 +322,10 @@ int bench_check(const bench_point_t *p, int it)
 
 void bench_teardown(bench_point_t *p)
 {
-    for (int b = 0; b < p->nbufs; b++) free(p->send[b]), free(p->recv[b]);
+    if (p->mem)
+        arbor_mem_free(&p->mem);
+    else
+        for (int b = 0; b < p->nbufs; b++) free(p->send[b]), free(p->recv[b]);
     free(p->counts);
     free(p->displs);
     memset(p, 0, sizeof(*p));

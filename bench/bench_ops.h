@@ -52,7 +52,14 @@ typedef struct {
     int nbufs;
     unsigned char *send[BENCH_MAX_BUFS], *recv[BENCH_MAX_BUFS];
     size_t *counts, *displs;
+    arbor_mem_h mem; /* --symmetric: the allocation holding send[0] and recv[0], else NULL */
 } bench_point_t;
+
+/* --symmetric: buffers come from the symmetric heap (one arbor_mem_alloc per point: a
+ * collective, so every rank sets the same), and bcast, allgather and alltoall run as _nb calls
+ * flagged ARBOR_SYMMETRIC (the one-copy path, docs/PERFORMANCE.md); the other ops run as usual
+ * on those buffers. Not with cold buffers. */
+extern int bench_symmetric;
 
 int bench_setup(bench_point_t *p, const bench_op_t *op, size_t bytes, int dtype_idx, int rop_idx,
                 int root, int rank, int size, int cold);
