@@ -30,7 +30,8 @@ static void check(bool ok, const char *fmt, ...)
 
 static bool same(const arb_logp_t *a, const arb_logp_t *b)
 {
-    return a->L == b->L && a->os == b->os && a->orecv == b->orecv && a->g == b->g && a->G == b->G;
+    return a->L == b->L && a->os == b->os && a->orecv == b->orecv && a->g == b->g && a->G == b->G &&
+           a->G1 == b->G1;
 }
 
 static void test_good(void)
@@ -51,6 +52,23 @@ static void test_good(void)
     check(st == ARBOR_OK && m.g == 3 && m.G == 0, "g vs G: g %g G %g", m.g, m.G);
     st = arb_logp_parse("L=1e1,os=0,or=.5", &m, NULL, 0);
     check(st == ARBOR_OK && m.L == 10 && m.os == 0 && m.orecv == 0.5, "exponent / NULL err buffer");
+
+    /* G1, the one-copy per-byte cost, is its own key; unset (0) the one-copy model takes G / 2. */
+    m = want;
+    st = arb_logp_parse("G1=0.00003", &m, err, sizeof(err));
+    check(st == ARBOR_OK && m.G1 == 0.00003 && m.G == 0.0001, "G1: status %d G1 %g G %g", st, m.G1,
+          m.G);
+    arb_logp_t one = arb_logp_one_copy(&m);
+    check(one.G == 0.00003 && one.L == m.L, "one-copy model with G1: G %g", one.G);
+    m.G1 = 0;
+    one = arb_logp_one_copy(&m);
+    check(one.G == 0.00005, "one-copy model without G1: G %g, want G / 2", one.G);
+    arb_logp_default("ucx", &m);
+    check(m.G1 > 0 && m.G1 < m.G, "ucx default: G1 %g not below G %g", m.G1, m.G);
+    arb_logp_default("ofi:tcp;ofi_rxm", &m);
+    check(m.G1 == m.G, "network default: G1 %g != G %g (no in-place read)", m.G1, m.G);
+    st = arb_logp_parse("G1=-1", &m, err, sizeof(err));
+    check(st == ARBOR_ERR_CONFIG, "G1=-1: status %d", st);
 }
 
 static void test_bad(void)
