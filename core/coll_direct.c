@@ -136,3 +136,22 @@ bool arb_direct_settled(arb_inst_t *inst)
     }
     return true;
 }
+
+int arb_direct_awaited(const arb_inst_t *inst, int *world, int n, int max)
+{
+    const struct arbor_team *t = inst->team;
+    const arb_sched_t *s = &inst->cs->sched;
+    for (int i = 0; i < s->nsteps; i++) {
+        int p = s->steps[i].peer;
+        if (!inst->st[i].settle || p < 0 || p >= t->size) continue;
+        if (load_acq(t->local + arb_team_consumed_off(t, p)) >= inst->st[i].settle) continue;
+        int w = t->world[p], j = n;
+        bool seen = false;
+        for (int k = 0; k < n; k++) seen |= world[k] == w;
+        if (seen || n == max) continue;
+        while (j > 0 && world[j - 1] > w) world[j] = world[j - 1], j--;
+        world[j] = w;
+        n++;
+    }
+    return n;
+}

@@ -54,5 +54,8 @@ bool arb_direct_send(const arb_inst_t *inst, int p, uint64_t ticket, const uint8
 bool arb_direct_source(arb_inst_t *inst, int p, uint64_t ticket, size_t len, const uint8_t **src_p);
 /* Whether every chunk this instance described has been read by its receiver. */
 bool arb_direct_settled(arb_inst_t *inst);
+/* arb_exec_awaited's part for an instance past its last round: adds the world ranks still
+ * reading its buffer to world[0..n) (ascending, each once, at most max); returns the count. */
+int arb_direct_awaited(const arb_inst_t *inst, int *world, int n, int max);
 
 #endif /* ARB_CORE_COLL_DIRECT_H */

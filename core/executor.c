@@ -447,6 +447,7 @@ int arb_exec_awaited(const arb_inst_t *inst, int *world, int max)
         world[j] = w;
         n++;
     }
+    if (inst->one_copy && inst->first == s->nsteps) n = arb_direct_awaited(inst, world, n, max);
     return n;
 }
 

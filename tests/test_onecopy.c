@@ -213,6 +213,23 @@ static void test_mixed(uint8_t *a, uint8_t *b, uint8_t *c)
     free(gathered);
 }
 
+/* ARBOR_CHECK=1: a call flagged on some members only is a mismatch on every member (the
+ * members would otherwise pick different algorithms), and nothing is written. */
+static void test_flag_mismatch(uint8_t *buf)
+{
+    size_t n = 65536 + 3;
+    memset(buf, rank == 0 ? 0x11 : 0x22, n);
+    arbor_request_h req;
+    const arbor_op_params_t *params = rank == 0 ? &symmetric : NULL;
+    arbor_status_t st = arbor_bcast_nb(ARBOR_TEAM_WORLD, buf, n, 0, params, &req);
+    if (st == ARBOR_OK) st = arbor_wait(&req);
+    CHECK(st == ARBOR_ERR_MISMATCH, "bcast flagged on rank 0 only: %s, expected a mismatch",
+          arbor_strerror(st));
+    size_t bad = 0;
+    for (size_t i = 0; i < n; i++) bad += buf[i] != (rank == 0 ? 0x11 : 0x22);
+    CHECK(bad == 0, "a mismatched bcast wrote %zu bytes", bad);
+}
+
 int main(void)
 {
     const char *e = getenv("ONECOPY_EXPECT");
@@ -234,6 +251,8 @@ int main(void)
         test_alltoall(b, c);
         test_flag_on_heap_memory();
         test_mixed(a, b, c);
+        const char *check = getenv("ARBOR_CHECK");
+        if (check && !strcmp(check, "1") && size > 1) test_flag_mismatch(a);
     }
     CHECK_OK(arbor_mem_free(&hc));
     CHECK_OK(arbor_mem_free(&hb));
