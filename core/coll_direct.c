@@ -25,7 +25,8 @@ bool arb_direct_eligible(const struct arbor_team *t, int coll, uint64_t flags)
 {
     if (!(flags & ARBOR_SYMMETRIC) || arb_ctx.cfg.onecopy == ARB_ONECOPY_NEVER) return false;
     /* Schedules of these never write a region after sending from it (coll_direct.h). */
-    if (coll != ARB_COLL_BCAST && coll != ARB_COLL_ALLGATHER && coll != ARB_COLL_ALLTOALL)
+    if (coll != ARB_COLL_BCAST && coll != ARB_COLL_SCATTER && coll != ARB_COLL_GATHER &&
+        coll != ARB_COLL_ALLGATHER && coll != ARB_COLL_ALLTOALL)
         return false;
     return t->size > 1 && arb_rma.all_mapped;
 }

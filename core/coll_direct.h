@@ -17,8 +17,9 @@
  * not); the receiver of a one-copy instance looks at the line first and handles either.
  *
  * Only collectives whose schedules never write a buffer region after sending from it take the
- * path (bcast, allgather, alltoall): a SEND step counts as done once posted, and only the end of
- * the instance waits for the readers.
+ * path (bcast, scatter, gather, allgather, alltoall; not their v-variants, whose schedules are
+ * built per call): a SEND step counts as done once posted, and only the end of the instance
+ * waits for the readers. Reductions combine into what they just sent.
  */
 #ifndef ARB_CORE_COLL_DIRECT_H
 #define ARB_CORE_COLL_DIRECT_H

@@ -1,6 +1,7 @@
 /*
  * Launched test of one-copy collectives on symmetric buffers (ARBOR_SYMMETRIC,
- * core/coll_direct.h): bcast from every root, allgather and alltoall, on buffers from
+ * core/coll_direct.h): bcast, scatter and gather from / to every root, allgather and alltoall,
+ * on buffers from
  * arbor_mem_alloc, at odd sizes (1, 48, 49 bytes, 64 KiB + 3, 1 MiB + 7); the flag on buffers
  * that are not in the heap (the promise broken: still correct, through landing slots); and
  * symmetric and plain calls in flight together. Every byte is checked against a pattern the
@@ -87,6 +88,15 @@ static void check_path(const char *what, uint64_t before, size_t got, size_t pie
     }
 }
 
+/* Whether every block of the last call came straight from the root's or a leaf's buffer (a
+ * flat tree, or P = 2). */
+static bool direct_tree(void)
+{
+    arbor_coll_info_t info;
+    if (arbor_team_last_collective(ARBOR_TEAM_WORLD, &info) != ARBOR_OK) return false;
+    return size == 2 || !strcmp(info.algorithm, "flat");
+}
+
 static void *sym_alloc(size_t n, arbor_mem_h *h)
 {
     void *p = NULL;
@@ -144,6 +154,40 @@ static void test_alltoall(uint8_t *send, uint8_t *recv)
             check_block(recv + (size_t)r * n, n, r, rank, 200 + s, "symmetric alltoall");
         check_path("alltoall", before, n * (size_t)(size - 1), n);
     }
+}
+
+/* Scatter from and gather to every root. Through a binomial tree the blocks an inner rank
+ * forwards travel from its private scratch, through the slots: the in-place bytes are checked
+ * exactly where every block comes straight from the root's or a leaf's buffer (direct_tree). */
+static void test_rooted(uint8_t *big, uint8_t *one)
+{
+    for (int s = 0; s < NSIZES; s++)
+        for (int root = 0; root < size; root++) {
+            size_t n = sizes[s];
+            int salt = 500 + s * 16 + root;
+            arbor_request_h req;
+            if (rank == root)
+                for (int r = 0; r < size; r++) fill(big + (size_t)r * n, n, root, r, salt);
+            memset(one, 0x77, n);
+            uint64_t before = one_copy_bytes();
+            CHECK_OK(arbor_scatter_nb(ARBOR_TEAM_WORLD, big, one, n, ARBOR_UINT8, root, &symmetric,
+                                      &req));
+            CHECK_OK(arbor_wait(&req));
+            check_block(one, n, root, rank, salt, "symmetric scatter");
+            if (rank != root && direct_tree()) check_path("scatter", before, n, n);
+
+            fill(one, n, rank, root, salt + 8);
+            memset(big, 0x66, n * (size_t)size);
+            before = one_copy_bytes();
+            CHECK_OK(arbor_gather_nb(ARBOR_TEAM_WORLD, one, big, n, ARBOR_UINT8, root, &symmetric,
+                                     &req));
+            CHECK_OK(arbor_wait(&req));
+            if (rank == root) {
+                for (int r = 0; r < size; r++)
+                    check_block(big + (size_t)r * n, n, r, root, salt + 8, "symmetric gather");
+                if (direct_tree()) check_path("gather", before, n * (size_t)(size - 1), n);
+            }
+        }
 }
 
 /* The flag on malloc'd buffers: the promise is broken, the data still arrives (slots). */
@@ -249,6 +293,7 @@ int main(void)
         test_bcast(a);
         test_allgather(a, b);
         test_alltoall(b, c);
+        test_rooted(b, c);
         test_flag_on_heap_memory();
         test_mixed(a, b, c);
         const char *check = getenv("ARBOR_CHECK");
