@@ -233,10 +233,12 @@ arbor_status_t bench_run(bench_point_t *p, int it)
         if (bench_symmetric) SYMMETRIC_CALL(arbor_bcast_nb, w, s, p->bytes, p->root);
         return arbor_bcast(w, s, p->bytes, p->root);
     case BENCH_SCATTER:
+        if (bench_symmetric) SYMMETRIC_CALL(arbor_scatter_nb, w, s, r, n, dt, p->root);
         return arbor_scatter(w, s, r, n, dt, p->root);
     case BENCH_SCATTERV:
         return arbor_scatterv(w, s, p->counts, p->displs, r, n, dt, p->root);
     case BENCH_GATHER:
+        if (bench_symmetric) SYMMETRIC_CALL(arbor_gather_nb, w, s, r, n, dt, p->root);
         return arbor_gather(w, s, r, n, dt, p->root);
     case BENCH_GATHERV:
         return arbor_gatherv(w, s, n, r, p->counts, p->displs, dt, p->root);

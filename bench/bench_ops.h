@@ -56,9 +56,9 @@ typedef struct {
 } bench_point_t;
 
 /* --symmetric: buffers come from the symmetric heap (one arbor_mem_alloc per point: a
- * collective, so every rank sets the same), and bcast, allgather and alltoall run as _nb calls
- * flagged ARBOR_SYMMETRIC (the one-copy path, docs/PERFORMANCE.md); the other ops run as usual
- * on those buffers. Not with cold buffers. */
+ * collective, so every rank sets the same), and bcast, scatter, gather, allgather and alltoall run
+ * as _nb calls flagged ARBOR_SYMMETRIC (the one-copy path, docs/PERFORMANCE.md); the other ops run
+ * as usual on those buffers. Not with cold buffers. */
 extern int bench_symmetric;
 
 int bench_setup(bench_point_t *p, const bench_op_t *op, size_t bytes, int dtype_idx, int rop_idx,
