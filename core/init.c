@@ -300,9 +300,10 @@ arbor_status_t arbor_init(void)
         (status = arb_progress_thread_start()) != ARBOR_OK)
         goto err;
     if (arb_ctx.rank == 0 && (arb_ctx.cfg.stats || arb_ctx.cfg.print_algorithm)) {
-        fprintf(stderr, "arbor: transport %s, LogGP L=%g os=%g or=%g g=%g G=%g (%s)\n",
+        fprintf(stderr, "arbor: transport %s, LogGP L=%g os=%g or=%g g=%g G=%g G1=%g (%s)\n",
                 arb_ctx.tp_name, arb_ctx.model.L, arb_ctx.model.os, arb_ctx.model.orecv,
-                arb_ctx.model.g, arb_ctx.model.G, arb_ctx.model_source);
+                arb_ctx.model.g, arb_ctx.model.G, arb_logp_one_copy(&arb_ctx.model).G,
+                arb_ctx.model_source);
         print_topology();
     }
     arb_ctx.init_count = 1;
