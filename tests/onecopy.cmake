@@ -24,3 +24,18 @@ if(ARBOR_WITH_OFI)
   arbor_add_launched_test(NAME onecopy COMMAND $<TARGET_FILE:arbor-test-onecopy> LABELS onecopy
                           TRANSPORTS "ofi:shm" RANKS 1 2 3 4 5 TIMEOUT 180 ENV ONECOPY_EXPECT=0)
 endif()
+# Smoke test of bench/compare --symmetric (label perf): one round of a 64 KiB bcast on 2 ranks,
+# malloc'd against symmetric buffers (ucx, where the model chooses one copy at that size).
+# Passes on a bcast row whose symmetric run reports one copy and a ratio.
+find_program(ARBOR_PYTHON3 python3)
+if(ARBOR_PYTHON3 AND ARBOR_WITH_UCX AND NOT ARBOR_SANITIZE)
+  set(_bin ${CMAKE_BINARY_DIR}/bin)
+  add_test(NAME compare_symmetric_smoke
+    COMMAND sh -c "test -x '${_bin}/arbor-bench' || { echo 'arbor-bench not built'; exit 77; }
+out=$('${ARBOR_PYTHON3}' '${CMAKE_SOURCE_DIR}/bench/compare' --build '${CMAKE_BINARY_DIR}' --symmetric --ranks 2 --ops bcast --sizes 64K --iters 20 --rounds 1 --timeout 120) || { rc=$?; echo \"$out\"; echo \"bench/compare exited $rc\"; exit 1; }
+echo \"$out\"
+echo \"$out\" | grep -Eq '^bcast +65536 +2 +[0-9]+[.][0-9]+ +[0-9]+[.][0-9]+ +[a-z_]+[+]1copy .* [0-9]+[.][0-9]+ ' || { echo 'no one-copy bcast row'; exit 1; }")
+  set_tests_properties(compare_symmetric_smoke PROPERTIES LABELS "perf;onecopy"
+    SKIP_RETURN_CODE 77 TIMEOUT 300 RUN_SERIAL TRUE
+    ENVIRONMENT "ARBOR_TIMEOUT=60;ARBOR_TRANSPORT=ucx;OMPI_MCA_rmaps_base_oversubscribe=1")
+endif()
