@@ -80,22 +80,50 @@ int arb_direct_choose(const arb_coll_args_t *a, int forced, const arb_logp_t *m,
     return one ? a1 : 0;
 }
 
-bool arb_direct_send(const arb_inst_t *inst, int p, uint64_t ticket, const uint8_t *src, size_t len)
+/* Chunks c.. of step that may move now: up to the end of the step and, while the step's
+ * dependency runs, up to what it has completed (the executor's gate). */
+static uint32_t movable(const arb_inst_t *inst, const arb_step_t *step, uint32_t c)
+{
+    const arb_step_state_t *st = &inst->st[step - inst->cs->sched.steps];
+    uint32_t end = st->nchunks;
+    if (step->dep >= 0 && inst->st[step->dep].done < inst->st[step->dep].nchunks &&
+        inst->st[step->dep].done < end)
+        end = inst->st[step->dep].done;
+    return end > c ? end - c : 0;
+}
+
+/* Bytes of chunks [c, c + span) of step: consecutive in its buffer. */
+static size_t span_bytes(const arb_inst_t *inst, const arb_step_t *step, uint32_t c, uint32_t span)
+{
+    uint64_t total = step->bytes * inst->block, at = (uint64_t)c * inst->team->chunk;
+    uint64_t want = (uint64_t)span * inst->team->chunk;
+    return (size_t)(total - at < want ? total - at : want);
+}
+
+uint32_t arb_direct_send(const arb_inst_t *inst, const arb_step_t *step, uint32_t c,
+                         uint64_t ticket, const uint8_t *src, size_t len)
 {
     const struct arbor_team *t = inst->team;
-    if (len <= ARB_INLINE_MAX || !t->peer_region[p]) return false;
+    int p = step->peer;
+    if (len <= ARB_INLINE_MAX || !t->peer_region[p]) return 0;
+    uint32_t span = movable(inst, step, c);
+    if (span == 0) return 0;
+    size_t bytes = span_bytes(inst, step, c, span);
     uintptr_t a = (uintptr_t)src, base = (uintptr_t)arb_ctx.seg;
-    if (a < base || len > arb_ctx.seg_size || a - base > arb_ctx.seg_size - len) return false;
+    if (a < base || bytes > arb_ctx.seg_size || a - base > arb_ctx.seg_size - bytes) return 0;
     uint64_t off = (uint64_t)(a - base);
     uint8_t *line = t->peer_region[p] + arb_team_line_off(t, t->rank, ticket % (uint64_t)t->depth);
     memcpy(line + ARB_INLINE_HDR, &off, sizeof(off));
+    memcpy(line + ARB_INLINE_HDR + sizeof(off), &span, sizeof(span));
     store_rel(line, ticket + 1);
-    return true;
+    return span;
 }
 
-bool arb_direct_source(arb_inst_t *inst, int p, uint64_t ticket, size_t len, const uint8_t **src_p)
+bool arb_direct_source(arb_inst_t *inst, const arb_step_t *step, uint32_t c, uint64_t ticket,
+                       size_t *len_p, uint32_t *span_p, const uint8_t **src_p)
 {
     const struct arbor_team *t = inst->team;
+    int p = step->peer;
     /* The line's ticket tells a descriptor; rechecked after posted[p] (as for inline chunks) so
      * a descriptor stored before a later slot chunk's signal is not missed. */
     const uint8_t *line = t->local + arb_team_line_off(t, p, ticket % (uint64_t)t->depth);
@@ -107,16 +135,27 @@ bool arb_direct_source(arb_inst_t *inst, int p, uint64_t ticket, size_t len, con
         }
     }
     uint64_t off;
+    uint32_t span;
     memcpy(&off, line + ARB_INLINE_HDR, sizeof(off));
+    memcpy(&span, line + ARB_INLINE_HDR + sizeof(off), sizeof(span));
     const uint8_t *base = arb_peer_map(t->world[p]);
-    if (!base || len > arb_ctx.seg_size || off > arb_ctx.seg_size - len) {
+    uint32_t left = inst->st[step - inst->cs->sched.steps].nchunks - c;
+    size_t len = span >= 1 && span <= left ? span_bytes(inst, step, c, span) : 0;
+    if (!base || !t->peer_region[p] || !len || len > arb_ctx.seg_size ||
+        off > arb_ctx.seg_size - len) {
         /* Cannot happen while mapping is agreed (arb_direct_eligible): fail, never read wild. */
-        arb_error("one copy: rank %d described %zu bytes at segment offset %llu that this rank "
-                  "cannot read (%s)",
-                  t->world[p], len, (unsigned long long)off, base ? "out of range" : "not mapped");
+        arb_error("one copy: rank %d described %u chunk(s) at segment offset %llu that this "
+                  "rank cannot read (%s)",
+                  t->world[p], span, (unsigned long long)off,
+                  base && t->peer_region[p] ? "out of range" : "not mapped");
         inst->status = ARBOR_ERR_TRANSPORT;
         return false;
     }
+    /* A gated receive (its dependency still running) takes the span only once all of it may
+     * land; the sender's span never exceeds what it had, so this only waits. */
+    if (movable(inst, step, c) < span) return false;
+    *len_p = len;
+    *span_p = span;
     *src_p = base + off;
     inst->team->last.one_copy_bytes += len;
     return true;

@@ -44,15 +44,21 @@ bool arb_direct_eligible(const struct arbor_team *t, int coll, uint64_t flags);
 int arb_direct_choose(const arb_coll_args_t *a, int forced, const arb_logp_t *m, arb_logp_t *m1);
 
 /* Executor hooks for a one-copy instance. */
-/* Sender: posts chunk `ticket` of len bytes at src to team rank p as a descriptor when it can
- * (src in our segment, p mapped, len above the inline size); false: send it the usual way. The
- * channel's credit for the ticket has been checked by the caller. */
-bool arb_direct_send(const arb_inst_t *inst, int p, uint64_t ticket, const uint8_t *src,
-                     size_t len);
-/* Receiver (len above the inline size): false when chunk `ticket` from p has not arrived;
- * true with *src_p = where to copy it from: the sender's buffer (a descriptor) or NULL (it came
- * through the landing slot). A descriptor this rank cannot read fails the instance. */
-bool arb_direct_source(arb_inst_t *inst, int p, uint64_t ticket, size_t len, const uint8_t **src_p);
+/* Sender: posts chunk c of step (ticket, len bytes at src) as a descriptor when it can (src in
+ * our segment, the peer mapped, len above the inline size). The descriptor spans every chunk
+ * from c that may move now (to the end of the step, or as far as its dependency has landed):
+ * a source that holds the whole payload hands it over at once, a relay describes what has
+ * arrived, so a tree still pipelines. Returns the chunks described (0: send chunk c the usual
+ * way). The caller has checked the credit for the ticket; the span's later tickets use no line
+ * or slot. */
+uint32_t arb_direct_send(const arb_inst_t *inst, const arb_step_t *step, uint32_t c,
+                         uint64_t ticket, const uint8_t *src, size_t len);
+/* Receiver, chunk c of step (ticket; its len above the inline size): false when it has not
+ * arrived; true with *src_p = where to copy from: the sender's buffer (a descriptor: *len_p and
+ * *span_p then say how many bytes and chunks) or NULL (the landing slot; *len_p, *span_p kept).
+ * A descriptor this rank cannot read fails the instance. */
+bool arb_direct_source(arb_inst_t *inst, const arb_step_t *step, uint32_t c, uint64_t ticket,
+                       size_t *len_p, uint32_t *span_p, const uint8_t **src_p);
 /* Whether every chunk this instance described has been read by its receiver. */
 bool arb_direct_settled(arb_inst_t *inst);
 /* arb_exec_awaited's part for an instance past its last round: adds the world ranks still

@@ -227,9 +227,14 @@ static bool send_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
     uint64_t sig = arb_team_posted_off(t, t->rank);
     const uint8_t *src = chunk_ptr(inst, step->space, step->off, c);
     size_t len = chunk_len(inst, step, c, t->chunk);
-    if (inst->one_copy && arb_direct_send(inst, p, ticket, src, len)) {
-        st->settle = ticket + 1; /* the receiver reads src: the instance waits for it */
-    } else if (t->peer_region[p] && len <= ARB_INLINE_MAX) {
+    uint32_t span = inst->one_copy ? arb_direct_send(inst, step, c, ticket, src, len) : 0;
+    if (span) { /* described: the receiver reads span chunks at src (core/coll_direct.h) */
+        st->settle = ticket + span;
+        t->out[p].next_done += span;
+        st->issued += span;
+        return true;
+    }
+    if (t->peer_region[p] && len <= ARB_INLINE_MAX) {
         uint8_t *line = t->peer_region[p] + arb_team_line_off(t, t->rank, ticket % t->depth);
         if (len) memcpy(line + ARB_INLINE_HDR, src, len);
         store_rel(line, ticket + 1);
@@ -283,8 +288,10 @@ static bool recv_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
     if (t->in[p].next_done != ticket) return false;
     size_t len = chunk_len(inst, step, c, t->chunk);
     const uint8_t *slot = NULL;
+    uint32_t span = 1;
     if (inst->one_copy && len > ARB_INLINE_MAX) {
-        if (!arb_direct_source(inst, p, ticket, len, &slot)) return false; /* slot: the sender's */
+        /* A descriptor: slot is the sender's buffer, len and span what it describes. */
+        if (!arb_direct_source(inst, step, c, ticket, &len, &span, &slot)) return false;
     } else if (len <= ARB_INLINE_MAX) {
         /* Inline (a mapped sender) or in a slot: the line's ticket tells, rechecked after
          * posted[s] so a line stored before a later posted[s] is not missed. */
@@ -304,9 +311,9 @@ static bool recv_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
         inst->combine(dst, slot, len, step->combine, inst->combine_arg);
     else if (len)
         memcpy(dst, slot, len);
-    t->in[p].next_done++;
-    st->done++;
-    if (!t->closing) return_credit(t, p, ticket + 1);
+    t->in[p].next_done += span;
+    st->done += span;
+    if (!t->closing) return_credit(t, p, ticket + span);
     return true;
 }
 
