@@ -55,15 +55,15 @@ int arb_direct_choose(const arb_coll_args_t *a, int forced, const arb_logp_t *m,
     if (n > 32) return 0;
     int a2 = arb_select(a, m, forced, p2), a1 = 0;
     arb_select(a, m1, forced, p1);
-    /* One copy: every candidate priced with G1, plus the sender's wait for its last reader;
-     * one that sends from scratch keeps its two-copy price (it cannot read in place). */
+    /* One copy: every candidate priced with G1, plus the sender's wait for its last reader.
+     * One that sends from scratch cannot read in place: it is no one-copy candidate (its
+     * two-copy price plus the wait could never win anyway). */
     double settle = arb_logp_one_copy_settle(m), t1 = INFINITY;
     for (int i = 1; i < n; i++) {
         if (forced > 0 && forced < n && i != forced) continue;
         bool ok;
         if (!isfinite(p1[i])) continue;
-        if (sends_from_scratch(&tab[i], a, m1, &ok)) p1[i] = p2[i];
-        if (!ok) continue;
+        if (sends_from_scratch(&tab[i], a, m1, &ok) || !ok) continue;
         p1[i] += settle;
         if (p1[i] < t1) t1 = p1[i], a1 = i;
     }

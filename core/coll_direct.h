@@ -37,10 +37,11 @@ bool arb_direct_eligible(const struct arbor_team *t, int coll, uint64_t flags);
 
 /* The selector's choice for an eligible call: prices every algorithm with the two-copy model m
  * and with the one-copy model (logp.h: G1 per byte, plus the sender's wait for its last
- * reader; an algorithm that sends from scratch keeps its two-copy price), and returns the
- * one-copy algorithm when it is the cheaper (ARBOR_ONECOPY=always: whenever there is one), else
- * 0 (two copies, the usual selection). *m1 receives the one-copy model, for the builder.
- * Prints both under ARBOR_PRINT_ALGORITHM. forced: a forced or pinned algorithm (0: none). */
+ * reader; an algorithm that sends from scratch is no one-copy candidate), and returns the
+ * cheapest one-copy algorithm when it beats the cheapest two-copy one (ARBOR_ONECOPY=always:
+ * whenever there is one), else 0 (two copies, the usual selection). *m1 receives the one-copy
+ * model, for the builder. Prints both under ARBOR_PRINT_ALGORITHM. forced: a forced or pinned
+ * algorithm (0: none). */
 int arb_direct_choose(const arb_coll_args_t *a, int forced, const arb_logp_t *m, arb_logp_t *m1);
 
 /* Executor hooks for a one-copy instance. */
