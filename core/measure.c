@@ -6,6 +6,9 @@
  *   T(0) = o_s + L + o_r     half the round trip of an empty message (median of many)
  *   g                        extra time per extra back-to-back empty send before the reply
  *   G                        (T(m) - T(0)) / m with m one landing slot
+ *   G1                       the same with the message in the segment and the one-copy path
+ *                            (core/coll_direct.h): the receiver reads it in place; where the
+ *                            pair is not mapped that path is not taken and G1 comes out as G
  * o_s and o_r cannot be told apart from L by timing alone; both are taken as min(g, T(0) / 3)
  * and L as the rest. Rank 0 broadcasts its figures so every rank prices algorithms alike.
  */
@@ -16,6 +19,7 @@
 
 #include "core/executor.h"
 #include "core/log.h"
+#include "core/rma/rma.h"
 
 enum { REPS = 101 };
 
@@ -26,8 +30,9 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* Rank a sends `sends` messages of `bytes` bytes to rank b, which answers with one empty
- * message; returns a's median round trip over REPS runs (0 on b). Called by a and b only. */
-static arbor_status_t round_trip(int a, int b, int sends, size_t bytes, uint8_t *buf,
+ * message; returns a's median round trip over REPS runs (0 on b). Called by a and b only.
+ * one_copy: the instance may move its chunks as descriptors (buf must be in the segment). */
+static arbor_status_t round_trip(int a, int b, int sends, size_t bytes, uint8_t *buf, bool one_copy,
                                  double *median_p)
 {
     struct arbor_team *t = arb_ctx.world;
@@ -57,6 +62,7 @@ static arbor_status_t round_trip(int a, int b, int sends, size_t bytes, uint8_t 
             arb_sched_release(cs);
             break;
         }
+        inst->one_copy = one_copy;
         status = arb_exec_wait(inst);
         times[r] = arb_now_us() - t0;
         arb_exec_free(inst);
@@ -67,15 +73,19 @@ static arbor_status_t round_trip(int a, int b, int sends, size_t bytes, uint8_t 
     return status;
 }
 
-/* The five LogGP figures between ranks a and b (into v on rank a). */
-static arbor_status_t measure_pair(int a, int b, size_t m, int k, uint8_t *buf, double v[5])
+/* The five LogGP figures between ranks a and b (into v on rank a), and G1 into *g1 when
+ * seg_buf (m bytes in the segment) is given. */
+static arbor_status_t measure_pair(int a, int b, size_t m, int k, uint8_t *buf, uint8_t *seg_buf,
+                                   double v[5], double *g1)
 {
-    double rt0, rt1, rtk, rtm;
+    double rt0, rt1, rtk, rtm, rt1c = 0;
     arbor_status_t status;
-    if ((status = round_trip(a, b, 1, 0, buf, &rt0)) != ARBOR_OK ||
-        (status = round_trip(a, b, 1, 0, buf, &rt1)) != ARBOR_OK ||
-        (status = round_trip(a, b, k, 0, buf, &rtk)) != ARBOR_OK ||
-        (status = round_trip(a, b, 1, m, buf, &rtm)) != ARBOR_OK || arb_ctx.world->rank != a)
+    if ((status = round_trip(a, b, 1, 0, buf, false, &rt0)) != ARBOR_OK ||
+        (status = round_trip(a, b, 1, 0, buf, false, &rt1)) != ARBOR_OK ||
+        (status = round_trip(a, b, k, 0, buf, false, &rtk)) != ARBOR_OK ||
+        (status = round_trip(a, b, 1, m, buf, false, &rtm)) != ARBOR_OK ||
+        (seg_buf && (status = round_trip(a, b, 1, m, seg_buf, true, &rt1c)) != ARBOR_OK) ||
+        arb_ctx.world->rank != a)
         return status;
     double T0 = (rt0 < rt1 ? rt0 : rt1) / 2, g = (rtk - rt1) / (k - 1);
     double Tm = rtm - T0; /* the reply is empty */
@@ -85,6 +95,7 @@ static arbor_status_t measure_pair(int a, int b, size_t m, int k, uint8_t *buf, 
     v[1] = v[2] = o;
     v[3] = g;
     v[4] = Tm > T0 ? (Tm - T0) / (double)m : 0;
+    if (seg_buf) *g1 = rt1c - T0 > T0 ? (rt1c - T0 - T0) / (double)m : 0;
     return ARBOR_OK;
 }
 
@@ -103,7 +114,8 @@ arbor_status_t arb_logp_measure(void)
     struct arbor_team *t = arb_ctx.world;
     size_t m = t->chunk;
     int k = t->depth > 1 ? t->depth : 2;
-    double v[11] = {0}; /* intra L os or g G, inter L os or g G, which levels were measured */
+    /* intra L os or g G, inter L os or g G, which levels were measured, intra G1 */
+    double v[12] = {0};
     arbor_status_t status = ARBOR_OK;
 
     if (t->size < 2) {
@@ -114,18 +126,25 @@ arbor_status_t arb_logp_measure(void)
     uint8_t *buf = calloc(1, m);
     if (!buf) return ARBOR_ERR_NO_MEMORY;
     int intra = partner(true), inter = partner(false), me = t->rank;
-    if (intra > 0 && (me == 0 || me == intra)) status = measure_pair(0, intra, m, k, buf, v);
+    /* The one-copy message must lie in the sender's segment (a descriptor carries its offset,
+     * so the block need not be the same on every rank); given back after the bcast. */
+    uint64_t seg_off = 0;
+    bool seg = intra > 0 && arb_mem_take_local(m, &seg_off) == ARBOR_OK;
+    if (intra > 0 && (me == 0 || me == intra))
+        status = measure_pair(0, intra, m, k, buf, seg ? arb_ctx.seg + seg_off : NULL, v, &v[11]);
     if (status == ARBOR_OK && inter > 0 && (me == 0 || me == inter))
-        status = measure_pair(0, inter, m, k, buf, v + 5);
+        status = measure_pair(0, inter, m, k, buf, NULL, v + 5, NULL);
     v[10] = (intra > 0) + 2 * (inter > 0);
     free(buf);
+    if (status == ARBOR_OK) status = arbor_bcast(ARBOR_TEAM_WORLD, v, sizeof(v), 0);
+    if (seg) arb_mem_give_local(seg_off, m); /* after the bcast: nobody reads it any more */
     if (status != ARBOR_OK) return status;
-    if ((status = arbor_bcast(ARBOR_TEAM_WORLD, v, sizeof(v), 0)) != ARBOR_OK) return status;
     if ((int)v[10] & 1)
-        arb_ctx.model = (arb_logp_t){.L = v[0], .os = v[1], .orecv = v[2], .g = v[3], .G = v[4]};
+        arb_ctx.model =
+            (arb_logp_t){.L = v[0], .os = v[1], .orecv = v[2], .g = v[3], .G = v[4], .G1 = v[11]};
     if ((int)v[10] & 2) {
         arb_ctx.model_inter =
-            (arb_logp_t){.L = v[5], .os = v[6], .orecv = v[7], .g = v[8], .G = v[9]};
+            (arb_logp_t){.L = v[5], .os = v[6], .orecv = v[7], .g = v[8], .G = v[9], .G1 = v[9]};
         t->topo.inter = arb_ctx.model_inter; /* the world team was made before the measurement */
     }
     arb_ctx.model_source = "measured";
