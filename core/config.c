@@ -37,7 +37,7 @@ typedef struct {
 static const char *const log_names[] = {"error", "warn", "info", "debug", "trace", NULL};
 static const char *const transport_names[] = {"auto", "ucx", "ofi", NULL};
 static const char *const yield_names[] = {"auto", "always", "never", NULL};
-static const char *const progress_names[] = {"poll", "thread", NULL};
+static const char *const progress_names[] = {"poll", "thread", "interrupt", NULL};
 
 #define OFF(_f) offsetof(arb_config_t, _f)
 
@@ -73,8 +73,14 @@ static const row_t rows[] = {
      "background thread that, while no collective is in flight, sleeps, or on a transport whose "
      "targets must progress (OFI) only reads the transport every 200 us); the thread also starts "
      "by itself, polling every 100 us, once symmetric allocations exist on a transport whose "
-     "one-sided targets must progress (docs/ONESIDED.md)",
+     "one-sided targets must progress (docs/ONESIDED.md); or interrupt (set on every rank): a "
+     "wait that sees nothing move for ARBOR_SPIN_US blocks in poll() on the transport's wait "
+     "descriptor and a doorbell that mapped peers ring (docs/PROGRESS.md), falling back to "
+     "thread, with one warning, where the transport has no wait descriptor",
      T_ENUM, OFF(progress), progress_names, 0, 0, 0},
+    {"SPIN_US", "50",
+     "interrupt mode: microseconds a wait polls without seeing progress before it sleeps", T_DOUBLE,
+     OFF(spin_us), NULL, 0, 1e9, 0},
     {"DIRECT", "y",
      "move data with loads and stores into mapped peer segments where the "
      "transport can map them",

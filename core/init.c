@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "core/context.h"
+#include "core/doorbell.h"
 #include "core/executor.h"
 #include "core/log.h"
 #include "core/measure.h"
@@ -32,10 +33,11 @@ static uint64_t uniform_hash(const arb_config_t *c)
 {
     const char *fields[] = {c->ofi_provider, c->logp, c->tune};
     uint64_t h = 1469598103934665603ull,
-             vals[] = {(uint64_t)c->transport, c->segment_size,
-                       c->chunk_size,          (uint64_t)c->channel_depth,
-                       (uint64_t)c->direct,    (uint64_t)c->logp_measure,
-                       (uint64_t)c->check,     (uint64_t)(c->oversub_wake * 1000)};
+             vals[] = {(uint64_t)c->transport, c->segment_size, c->chunk_size,
+                       (uint64_t)c->channel_depth, (uint64_t)c->direct, (uint64_t)c->logp_measure,
+                       (uint64_t)c->check, (uint64_t)(c->oversub_wake * 1000),
+                       /* senders ring mapped peers' doorbells only in interrupt mode */
+                       (uint64_t)(c->progress == ARB_PROGRESS_INTERRUPT)};
     for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++)
         h = (h ^ vals[i]) * 1099511628211ull;
     for (int i = 0; i < ARB_COLL_KINDS; i++) h = (h ^ (uint64_t)c->coll_alg[i]) * 1099511628211ull;
@@ -214,6 +216,7 @@ static void teardown(void)
     arb_team_destroy_all();
     arb_team_destroy(arb_ctx.world);
     arb_am_fini();
+    arb_bell_fini();
     arb_rma_fini();
     free(arb_ctx.seg_bases);
     if (arb_ctx.tp) arb_ctx.tp_ops->close(arb_ctx.tp);
@@ -295,6 +298,7 @@ arbor_status_t arbor_init(void)
     arb_ctx.init_count = 1; /* the measurement runs collectives */
     if ((status = arb_rma_init_world()) != ARBOR_OK) goto err;
     if ((status = arb_am_init()) != ARBOR_OK) goto err;
+    if ((status = arb_bell_init()) != ARBOR_OK) goto err; /* may fall back to thread mode */
     if (arb_ctx.cfg.logp_measure && (status = arb_logp_measure()) != ARBOR_OK) goto err;
     if (arb_ctx.cfg.progress == ARB_PROGRESS_THREAD &&
         (status = arb_progress_thread_start()) != ARBOR_OK)

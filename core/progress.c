@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/doorbell.h"
 #include "core/executor.h"
 #include "core/log.h"
 #include "core/rma/am.h"
@@ -57,21 +58,29 @@ static bool team_lost_peer(const struct arbor_team *t)
     return false;
 }
 
+/* The re-check of interrupt mode's waiting step (core/doorbell.h). */
+static bool exec_recheck(void *arg)
+{
+    return arb_progress_all() > 0 || ((arb_inst_t *)arg)->complete;
+}
+
 arbor_status_t arb_exec_wait(arb_inst_t *inst)
 {
     uint64_t seen = arb_ctx.epoch;
     double since = 0;
     unsigned idle = 0;
+    arb_nap_t nap = {0};
 
     while (!inst->complete) {
         if (arb_progress_all() || arb_ctx.epoch != seen) {
             seen = arb_ctx.epoch;
             idle = 0;
             since = 0;
+            nap.idle_since = 0;
             continue;
         }
         if (arb_ctx.yield) sched_yield();
-        if (++idle % 256) continue;
+        if (!arb_bell_nap(&nap, exec_recheck, inst) && ++idle % 256) continue;
         if (team_lost_peer(inst->team)) {
             arb_team_fail(inst->team, inst, ARBOR_ERR_PEER_LOST);
             return ARBOR_ERR_PEER_LOST;
@@ -145,7 +154,7 @@ static void *progress_main(void *arg)
         }
         pthread_mutex_unlock(&lock);
         if (!live)
-            usleep(passive ? ARB_PASSIVE_US : ARB_IDLE_US);
+            arb_bell_thread_nap(passive ? ARB_PASSIVE_US : ARB_IDLE_US);
         else if (!moved)
             sched_yield();
     }

@@ -1,0 +1,218 @@
+/*
+ * Interrupt-mode progress: the sleeping word, the doorbell and the waiting step
+ * (docs/PROGRESS.md has the protocol and the choice of the bell).
+ *
+ * The doorbell line: one 64-byte line of every rank's segment, at the same offset everywhere
+ * (taken at init like the notification counters). It holds the number of this rank's threads
+ * asleep in a wait, and the abstract-namespace name of this rank's bell: a non-blocking unix
+ * datagram socket that the kernel names for us (autobind), so no name can collide and nothing
+ * has to be published through the bootstrap: a mapped peer reads the name from our segment.
+ *
+ * The handshake is Dekker's: the sleeper adds itself to the word (sequentially consistent),
+ * re-checks for work, then sleeps; a sender stores its data, fences, and loads the word. Either
+ * the sleeper's re-check sees the data or the sender sees the sleeper and rings.
+ */
+#include "core/doorbell.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stddef.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "core/context.h"
+#include "core/executor.h"
+#include "core/log.h"
+#include "core/rma/rma.h"
+
+#define BELL_LINE         64
+#define BELL_NAME_MAX     48
+#define BELL_SLICE_US     10000.0 /* longest sleep: timeout and lost-peer checks run between */
+#define BELL_MIN_SLICE_US 200.0
+
+typedef struct {
+    uint32_t sleepers;        /* threads of this rank asleep in a wait (atomic) */
+    uint32_t name_len;        /* bytes of name; 0 until the bell is open */
+    char name[BELL_NAME_MAX]; /* abstract socket name, without the leading NUL */
+} bell_line_t;
+
+_Static_assert(sizeof(bell_line_t) <= BELL_LINE, "the doorbell line is one cache line");
+
+bool arb_bell_armed;
+
+static struct {
+    bool sleeps;       /* this process sleeps in its waits */
+    int sock;          /* our bell (also the socket we ring others from) */
+    int tp_fd;         /* the transport's wait descriptor */
+    uint64_t off;      /* segment offset of the doorbell line (every rank) */
+    bell_line_t *mine; /* our line */
+    bool warned_unreachable;
+} bell = {.sock = -1, .tp_fd = -1};
+
+static bell_line_t *line_of(int world_rank)
+{
+    uint8_t *seg = arb_rma_peer_seg(world_rank);
+    return seg ? (bell_line_t *)(seg + bell.off) : NULL;
+}
+
+static arbor_status_t open_socket(void)
+{
+    bell.sock = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (bell.sock < 0) {
+        arb_error("interrupt mode: cannot create the doorbell socket: %s", strerror(errno));
+        return ARBOR_ERR_TRANSPORT;
+    }
+    /* Binding with only the family asks the kernel for a unique abstract name (autobind). */
+    struct sockaddr_un addr = {.sun_family = AF_UNIX};
+    socklen_t len = sizeof(sa_family_t);
+    if (bind(bell.sock, (struct sockaddr *)&addr, len) != 0 ||
+        (len = sizeof(addr), getsockname(bell.sock, (struct sockaddr *)&addr, &len)) != 0 ||
+        len <= offsetof(struct sockaddr_un, sun_path) + 1 ||
+        len - offsetof(struct sockaddr_un, sun_path) - 1 > BELL_NAME_MAX) {
+        arb_error("interrupt mode: cannot name the doorbell socket: %s", strerror(errno));
+        close(bell.sock);
+        bell.sock = -1;
+        return ARBOR_ERR_TRANSPORT;
+    }
+    size_t n = len - offsetof(struct sockaddr_un, sun_path) - 1;
+    memcpy(bell.mine->name, addr.sun_path + 1, n);
+    __atomic_store_n(&bell.mine->name_len, (uint32_t)n, __ATOMIC_RELEASE);
+    return ARBOR_OK;
+}
+
+arbor_status_t arb_bell_init(void)
+{
+    /* Every rank takes the line, whatever its mode, so later init-time blocks stay at the same
+     * offset everywhere. */
+    arbor_status_t status = arb_mem_take_local(BELL_LINE, &bell.off);
+    if (status != ARBOR_OK) {
+        arb_error("no room in the segment for the doorbell line");
+        return status;
+    }
+    bell.mine = (bell_line_t *)(arb_ctx.seg + bell.off);
+    if (arb_ctx.cfg.progress != ARB_PROGRESS_INTERRUPT) return ARBOR_OK;
+    /* Interrupt mode is uniform (init checks it), so every sender rings. */
+    arb_bell_armed = true;
+    if ((status = open_socket()) != ARBOR_OK) return status;
+    int fd = -1;
+    if (!(arb_ctx.tp_ops->caps(arb_ctx.tp) & ARB_TP_CAP_WAIT_FD) ||
+        arb_ctx.tp_ops->wait_fd(arb_ctx.tp, &fd) != ARBOR_OK || fd < 0) {
+        /* Peers still ring us (they do not know): harmless, nobody reads the bell. */
+        arb_warn("ARBOR_PROGRESS=interrupt: transport %s gives no wait descriptor; falling back "
+                 "to thread mode (a progress thread)",
+                 arb_ctx.tp_name);
+        arb_ctx.cfg.progress = ARB_PROGRESS_THREAD;
+        return ARBOR_OK;
+    }
+    bell.tp_fd = fd;
+    bell.sleeps = true;
+    arb_debug("interrupt mode: doorbell @%.*s, transport descriptor %d", (int)bell.mine->name_len,
+              bell.mine->name, fd);
+    return ARBOR_OK;
+}
+
+void arb_bell_fini(void)
+{
+    if (bell.sock >= 0) close(bell.sock);
+    bell.sock = bell.tp_fd = -1;
+    bell.sleeps = false;
+    bell.mine = NULL;
+    bell.warned_unreachable = false;
+    arb_bell_armed = false;
+}
+
+bool arb_bell_sleeps(void)
+{
+    return bell.sleeps;
+}
+
+void arb_bell_ring_slow(int world_rank)
+{
+    /* Orders our data store before the load of the word (the other half of the handshake). */
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    bell_line_t *l = line_of(world_rank);
+    if (!l || __atomic_load_n(&l->sleepers, __ATOMIC_RELAXED) == 0 || bell.sock < 0) return;
+    uint32_t n = __atomic_load_n(&l->name_len, __ATOMIC_ACQUIRE);
+    if (n == 0 || n > BELL_NAME_MAX) return;
+    struct sockaddr_un addr = {.sun_family = AF_UNIX};
+    memcpy(addr.sun_path + 1, l->name, n);
+    socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n);
+    char byte = 1;
+    /* EAGAIN: the bell's queue is full, so it is ringing already. */
+    if (sendto(bell.sock, &byte, 1, MSG_DONTWAIT | MSG_NOSIGNAL, (struct sockaddr *)&addr, len) <
+            0 &&
+        errno != EAGAIN && errno != EWOULDBLOCK && !bell.warned_unreachable) {
+        bell.warned_unreachable = true;
+        arb_warn("interrupt mode: the doorbell of rank %d is unreachable (%s): it wakes only at "
+                 "its next %g ms check",
+                 world_rank, strerror(errno), BELL_SLICE_US / 1000);
+    }
+}
+
+static void drain_bell(void)
+{
+    char buf[64];
+    while (recv(bell.sock, buf, sizeof(buf), MSG_DONTWAIT) > 0) {
+    }
+}
+
+/* Drives the transport until it reports nothing, then arms it: true when it is armed (an event
+ * from now on makes its descriptor readable). */
+static bool drain_and_arm(void)
+{
+    if (arb_ctx.tp_ops->progress(arb_ctx.tp) > 0) return false;
+    return arb_ctx.tp_ops->arm(arb_ctx.tp) == ARBOR_OK;
+}
+
+static double slice_us(void)
+{
+    double s = BELL_SLICE_US, t = arb_ctx.cfg.timeout_s * 1e6 / 4;
+    if (t > 0 && t < s) s = t;
+    return s < BELL_MIN_SLICE_US ? BELL_MIN_SLICE_US : s;
+}
+
+/* Blocks on the transport's descriptor and the bell; true when one of them fired. */
+static bool sleep_on_fds(double max_us)
+{
+    struct pollfd fds[2] = {{.fd = bell.sock, .events = POLLIN},
+                            {.fd = bell.tp_fd, .events = POLLIN}};
+    int rc = poll(fds, 2, (int)(max_us / 1000) > 0 ? (int)(max_us / 1000) : 1);
+    if (rc > 0 && (fds[0].revents & POLLIN)) drain_bell();
+    return rc > 0;
+}
+
+bool arb_bell_nap(arb_nap_t *nap, bool (*check)(void *), void *arg)
+{
+    if (!bell.sleeps) return false;
+    double now = arb_now_us();
+    if (nap->idle_since == 0) nap->idle_since = now;
+    if (now - nap->idle_since < arb_ctx.cfg.spin_us) return false;
+
+    __atomic_fetch_add(&bell.mine->sleepers, 1, __ATOMIC_SEQ_CST);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    bool woke = true;
+    if (!check(arg) && drain_and_arm()) woke = sleep_on_fds(slice_us());
+    __atomic_fetch_sub(&bell.mine->sleepers, 1, __ATOMIC_SEQ_CST);
+    /* Woken (or work found): poll again for a spin budget before the next sleep. A sleep that
+     * ran out with nothing to show keeps the idle stretch: the next idle turn sleeps at once. */
+    if (woke) nap->idle_since = 0;
+    return true;
+}
+
+void arb_bell_thread_nap(unsigned max_us)
+{
+    if (!bell.sleeps) {
+        usleep(max_us);
+        return;
+    }
+    /* The arbor lock orders our transport calls with the application thread's. */
+    arb_lock();
+    __atomic_fetch_add(&bell.mine->sleepers, 1, __ATOMIC_SEQ_CST);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    bool armed = !arb_ctx.in_progress && drain_and_arm();
+    arb_unlock();
+    if (armed) sleep_on_fds(BELL_SLICE_US);
+    __atomic_fetch_sub(&bell.mine->sleepers, 1, __ATOMIC_SEQ_CST);
+}

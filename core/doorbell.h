@@ -1,0 +1,54 @@
+/*
+ * Interrupt-mode progress (ARBOR_PROGRESS=interrupt, docs/PROGRESS.md): a waiting loop that sees
+ * nothing move for ARBOR_SPIN_US blocks in poll() on the transport's wait descriptor and on this
+ * rank's doorbell. Data between mapped peers moves by loads and stores and raises no transport
+ * event, so a sender that stores into a mapped peer's segment rings that peer's doorbell, but
+ * only when the peer said it is sleeping (a word in its segment).
+ */
+#ifndef ARB_CORE_DOORBELL_H
+#define ARB_CORE_DOORBELL_H
+
+#include <stdbool.h>
+
+#include "arbor.h"
+
+/* True in every process of a job that runs in interrupt mode: senders then look at a mapped
+ * peer's sleeping word after each store that may end its wait. */
+extern bool arb_bell_armed;
+
+/* After the world team and the one-sided areas exist (init takes the doorbell line of every
+ * segment at the same offset): opens this rank's bell and, in interrupt mode, checks that the
+ * transport has a wait descriptor (else one warning and ARBOR_PROGRESS falls back to thread). */
+arbor_status_t arb_bell_init(void);
+void arb_bell_fini(void);
+
+void arb_bell_ring_slow(int world_rank);
+
+/* After a store (release order) into world_rank's mapped segment that a waiter there may be
+ * waiting for: costs a flag test outside interrupt mode, a full fence and one load in it. */
+static inline void arb_bell_ring(int world_rank)
+{
+    if (arb_bell_armed) arb_bell_ring_slow(world_rank);
+}
+
+/* The waiting step of a waiting loop. The loop calls it on every idle turn (nothing moved); it
+ * returns false at once outside interrupt mode and while the spin budget lasts. Past it, it
+ * publishes "sleeping", runs check(arg) once more (a progress turn: true when anything moved
+ * or the wait is over), drains and arms the transport, and blocks in poll() on the transport's
+ * descriptor and the doorbell for at most a slice of ARBOR_TIMEOUT (and 10 ms), so the
+ * caller's timeout and lost-peer checks still run. Returns true when it went that far: the
+ * caller then runs those checks. */
+typedef struct {
+    double idle_since; /* start of the current idle stretch (0: none) */
+} arb_nap_t;
+bool arb_bell_nap(arb_nap_t *nap, bool (*check)(void *), void *arg);
+
+/* The progress thread's idle sleep: in interrupt mode it blocks (up to max_us) on the same
+ * descriptors, woken by transport events and doorbells; else it sleeps max_us. Called without
+ * the arbor lock; takes it to drive and arm the transport. */
+void arb_bell_thread_nap(unsigned max_us);
+
+/* Whether this process sleeps in its waits (interrupt mode with a wait descriptor). */
+bool arb_bell_sleeps(void);
+
+#endif /* ARB_CORE_DOORBELL_H */
