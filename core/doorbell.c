@@ -34,6 +34,7 @@
 
 typedef struct {
     uint32_t sleepers;        /* threads of this rank asleep in a wait (atomic) */
+    uint32_t rung;            /* a sender rang since the sleeper last cleared it (atomic) */
     uint32_t name_len;        /* bytes of name; 0 until the bell is open */
     char name[BELL_NAME_MAX]; /* abstract socket name, without the leading NUL */
 } bell_line_t;
@@ -134,6 +135,9 @@ void arb_bell_ring_slow(int world_rank)
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     bell_line_t *l = line_of(world_rank);
     if (!l || __atomic_load_n(&l->sleepers, __ATOMIC_RELAXED) == 0 || bell.sock < 0) return;
+    /* One ring per sleep: the stores that follow the first (the rest of a message, credits)
+     * find it rung and skip the system call. */
+    if (__atomic_exchange_n(&l->rung, 1, __ATOMIC_SEQ_CST)) return;
     uint32_t n = __atomic_load_n(&l->name_len, __ATOMIC_ACQUIRE);
     if (n == 0 || n > BELL_NAME_MAX) return;
     struct sockaddr_un addr = {.sun_family = AF_UNIX};
@@ -173,13 +177,14 @@ static double slice_us(void)
     return s < BELL_MIN_SLICE_US ? BELL_MIN_SLICE_US : s;
 }
 
-/* Blocks on the transport's descriptor and the bell; true when one of them fired. */
-static bool sleep_on_fds(double max_us)
+/* Blocks on the transport's descriptor and (with_bell) the bell; true when one fired. */
+static bool sleep_on_fds(double max_us, bool with_bell)
 {
-    struct pollfd fds[2] = {{.fd = bell.sock, .events = POLLIN},
-                            {.fd = bell.tp_fd, .events = POLLIN}};
-    int rc = poll(fds, 2, (int)(max_us / 1000) > 0 ? (int)(max_us / 1000) : 1);
-    if (rc > 0 && (fds[0].revents & POLLIN)) drain_bell();
+    struct pollfd fds[2] = {{.fd = bell.tp_fd, .events = POLLIN},
+                            {.fd = bell.sock, .events = POLLIN}};
+    int ms = (int)(max_us / 1000);
+    int rc = poll(fds, with_bell ? 2 : 1, ms > 0 ? ms : 1);
+    if (rc > 0 && with_bell && (fds[1].revents & POLLIN)) drain_bell();
     return rc > 0;
 }
 
@@ -190,10 +195,11 @@ bool arb_bell_nap(arb_nap_t *nap, bool (*check)(void *), void *arg)
     if (nap->idle_since == 0) nap->idle_since = now;
     if (now - nap->idle_since < arb_ctx.cfg.spin_us) return false;
 
+    __atomic_store_n(&bell.mine->rung, 0, __ATOMIC_SEQ_CST); /* before we count as asleep */
     __atomic_fetch_add(&bell.mine->sleepers, 1, __ATOMIC_SEQ_CST);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     bool woke = true;
-    if (!check(arg) && drain_and_arm()) woke = sleep_on_fds(slice_us());
+    if (!check(arg) && drain_and_arm()) woke = sleep_on_fds(slice_us(), true);
     __atomic_fetch_sub(&bell.mine->sleepers, 1, __ATOMIC_SEQ_CST);
     /* Woken (or work found): poll again for a spin budget before the next sleep. A sleep that
      * ran out with nothing to show keeps the idle stretch: the next idle turn sleeps at once. */
@@ -207,12 +213,12 @@ void arb_bell_thread_nap(unsigned max_us)
         usleep(max_us);
         return;
     }
-    /* The arbor lock orders our transport calls with the application thread's. */
+    /* The arbor lock orders our transport calls with the application thread's. The thread
+     * waits for transport events only: it is not counted as a sleeper and leaves the bell to
+     * the application thread (two readers of one bell could take each other's ring). Mapped
+     * peers' stores need no target progress, so it has nothing to do for them. */
     arb_lock();
-    __atomic_fetch_add(&bell.mine->sleepers, 1, __ATOMIC_SEQ_CST);
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
     bool armed = !arb_ctx.in_progress && drain_and_arm();
     arb_unlock();
-    if (armed) sleep_on_fds(BELL_SLICE_US);
-    __atomic_fetch_sub(&bell.mine->sleepers, 1, __ATOMIC_SEQ_CST);
+    if (armed) sleep_on_fds(BELL_SLICE_US, false);
 }

@@ -43,9 +43,9 @@ typedef struct {
 } arb_nap_t;
 bool arb_bell_nap(arb_nap_t *nap, bool (*check)(void *), void *arg);
 
-/* The progress thread's idle sleep: in interrupt mode it blocks (up to max_us) on the same
- * descriptors, woken by transport events and doorbells; else it sleeps max_us. Called without
- * the arbor lock; takes it to drive and arm the transport. */
+/* The progress thread's idle sleep: in interrupt mode it blocks (up to 10 ms) on the transport's
+ * descriptor, woken by transport events; else it sleeps max_us. Called without the arbor lock;
+ * takes it to drive and arm the transport. */
 void arb_bell_thread_nap(unsigned max_us);
 
 /* Whether this process sleeps in its waits (interrupt mode with a wait descriptor). */

@@ -21,3 +21,10 @@ if(ARBOR_INTERRUPT_TRANSPORTS)
                           LABELS "interrupt;colls" RANKS 2 3 4
                           TRANSPORTS ${ARBOR_INTERRUPT_TRANSPORTS} ENV ARBOR_PROGRESS=interrupt)
 endif()
+# Where the transport gives no wait descriptor (ofi:shm, docs/TRANSPORTS.md): one warning, thread
+# mode, right results (the CPU ratio is printed, not checked).
+if(ARBOR_WITH_OFI)
+  arbor_add_launched_test(NAME interrupt_fallback COMMAND $<TARGET_FILE:arbor-test-interrupt>
+                          --expect-fallback LABELS interrupt RANKS 2 TRANSPORTS ofi:shm
+                          TIMEOUT 120 ENV ARBOR_PROGRESS=interrupt)
+endif()
