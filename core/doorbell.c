@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <sched.h>
 #include <stddef.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -193,7 +194,15 @@ bool arb_bell_nap(arb_nap_t *nap, bool (*check)(void *), void *arg)
     if (!bell.sleeps) return false;
     double now = arb_now_us();
     if (nap->idle_since == 0) nap->idle_since = now;
-    if (now - nap->idle_since < arb_ctx.cfg.spin_us) return false;
+    double idle = now - nap->idle_since;
+    if (idle < arb_ctx.cfg.spin_us) {
+        /* Past the first quarter of the budget, give the core away on each turn: a peer we rang
+         * may need it to wake (with fewer free cores than ranks, spinning here holds it off for
+         * the whole budget, then both ranks sleep in turn on every message: measured 2 x the
+         * budget per collective in docs/PROGRESS.md). */
+        if (!arb_ctx.yield && idle > arb_ctx.cfg.spin_us / 4) sched_yield();
+        return false;
+    }
 
     __atomic_store_n(&bell.mine->rung, 0, __ATOMIC_SEQ_CST); /* before we count as asleep */
     __atomic_fetch_add(&bell.mine->sleepers, 1, __ATOMIC_SEQ_CST);
