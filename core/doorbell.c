@@ -31,6 +31,8 @@
 #define BELL_LINE         64
 #define BELL_NAME_MAX     48
 #define BELL_SLICE_US     10000.0 /* longest sleep: timeout and lost-peer checks run between */
+#define BELL_PURE_SPIN_US 2.0     /* spin without yielding this long first */
+#define BELL_WOKE_BOOST   4       /* spin budget multiplier right after a wake */
 #define BELL_MIN_SLICE_US 200.0
 
 typedef struct {
@@ -51,6 +53,7 @@ static struct {
     uint64_t off;      /* segment offset of the doorbell line (every rank) */
     bell_line_t *mine; /* our line */
     bool warned_unreachable;
+    bool just_woke; /* the last sleep ended by an event */
 } bell = {.sock = -1, .tp_fd = -1};
 
 static bell_line_t *line_of(int world_rank)
@@ -195,12 +198,15 @@ bool arb_bell_nap(arb_nap_t *nap, bool (*check)(void *), void *arg)
     double now = arb_now_us();
     if (nap->idle_since == 0) nap->idle_since = now;
     double idle = now - nap->idle_since;
-    if (idle < arb_ctx.cfg.spin_us) {
-        /* Past the first quarter of the budget, give the core away on each turn: a peer we rang
-         * may need it to wake (with fewer free cores than ranks, spinning here holds it off for
-         * the whole budget, then both ranks sleep in turn on every message: measured 2 x the
-         * budget per collective in docs/PROGRESS.md). */
-        if (!arb_ctx.yield && idle > arb_ctx.cfg.spin_us / 4) sched_yield();
+    /* Just woken by an event: the peer that rang is likely answering soon (a message exchange
+     * in progress), so wait longer before sleeping again. Without it two ranks that share too
+     * few free cores can lock into sleeping in turn on every message (docs/PROGRESS.md). */
+    double budget = arb_ctx.cfg.spin_us * (bell.just_woke ? BELL_WOKE_BOOST : 1);
+    if (idle < budget) {
+        /* Past the first microseconds (a peer running on another core answers within them),
+         * give the core away on each turn: a peer we rang may need it to wake, and once woken
+         * it often runs on our core (the kernel places a woken task near its waker). */
+        if (!arb_ctx.yield && idle > BELL_PURE_SPIN_US) sched_yield();
         return false;
     }
 
@@ -210,6 +216,7 @@ bool arb_bell_nap(arb_nap_t *nap, bool (*check)(void *), void *arg)
     bool woke = true;
     if (!check(arg) && drain_and_arm()) woke = sleep_on_fds(slice_us(), true);
     __atomic_fetch_sub(&bell.mine->sleepers, 1, __ATOMIC_SEQ_CST);
+    bell.just_woke = woke;
     /* Woken (or work found): poll again for a spin budget before the next sleep. A sleep that
      * ran out with nothing to show keeps the idle stretch: the next idle turn sleeps at once. */
     if (woke) nap->idle_since = 0;
