@@ -56,9 +56,15 @@ static struct {
     bool just_woke; /* the last sleep ended by an event */
 } bell = {.sock = -1, .tp_fd = -1};
 
+/* The peer's doorbell line where its segment can be mapped here. Not only arbor's own mapped
+ * path: with ARBOR_DIRECT=n, transport operations between ranks of a node (UCX shared memory)
+ * land without an event at the target too, and the transport still maps the segment. Ranks
+ * of other nodes (whatever the transport maps) live in another network namespace or host. */
 static bell_line_t *line_of(int world_rank)
 {
     uint8_t *seg = arb_rma_peer_seg(world_rank);
+    if (!seg && arb_ctx.node_of && arb_ctx.node_of[world_rank] == arb_ctx.node_of[arb_ctx.rank])
+        seg = arb_ctx.tp_ops->peer_ptr(arb_ctx.tp, world_rank);
     return seg ? (bell_line_t *)(seg + bell.off) : NULL;
 }
 

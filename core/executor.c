@@ -251,6 +251,7 @@ static bool send_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
             inst->status = status;
             return false;
         }
+        arb_bell_ring(t->world[p]); /* a peer of this node: the put raised no event there */
     }
     t->out[p].next_done++;
     st->issued++;
@@ -273,6 +274,8 @@ static void return_credit(struct arbor_team *t, int p, uint64_t consumed)
     }
     if (status != ARBOR_OK)
         arb_error("credit to rank %d failed: %s", t->world[p], arbor_strerror(status));
+    else
+        arb_bell_ring(t->world[p]);
 }
 
 /* Lands chunk c of a RECV; false when it has not arrived (or it is not its turn). */

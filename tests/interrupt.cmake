@@ -21,6 +21,12 @@ if(ARBOR_INTERRUPT_TRANSPORTS)
                           LABELS "interrupt;colls" RANKS 2 3 4
                           TRANSPORTS ${ARBOR_INTERRUPT_TRANSPORTS} ENV ARBOR_PROGRESS=interrupt)
 endif()
+# UCX without arbor's mapped path: transport operations within the node ring the doorbell.
+if(ARBOR_WITH_UCX)
+  arbor_add_launched_test(NAME interrupt_nodirect COMMAND $<TARGET_FILE:arbor-test-interrupt>
+                          LABELS interrupt RANKS 2 TRANSPORTS ucx TIMEOUT 120
+                          ENV ARBOR_PROGRESS=interrupt ARBOR_DIRECT=n)
+endif()
 # Where the transport gives no wait descriptor (ofi:shm, docs/TRANSPORTS.md): one warning, thread
 # mode, right results (the CPU ratio is printed, not checked).
 if(ARBOR_WITH_OFI)

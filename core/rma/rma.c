@@ -423,6 +423,7 @@ int arb_rma_req_live(void)
 void arb_rma_after_post(int rank)
 {
     arb_rma.posted = true;
+    arb_bell_ring(rank); /* a transport operation within a node raises no event at its target */
     if (arb_ctx.cfg.rma_ordered) arb_ctx.tp_ops->fence(arb_ctx.tp, rank);
 }
 
