@@ -27,6 +27,12 @@ if(ARBOR_WITH_UCX)
                           LABELS interrupt RANKS 2 TRANSPORTS ucx TIMEOUT 120
                           ENV ARBOR_PROGRESS=interrupt ARBOR_DIRECT=n)
 endif()
+# ARBOR_TIMEOUT still holds in interrupt mode (sleeps are sliced): a timed-out bcast is cancelled.
+if(ARBOR_WITH_UCX)
+  arbor_add_launched_test(NAME cancel_interrupt COMMAND $<TARGET_FILE:arbor-test-cancel>
+                          LABELS "interrupt;reliability" RANKS 3 TRANSPORTS ucx TIMEOUT 60
+                          ENV ARBOR_TIMEOUT=1 ARBOR_PROGRESS=interrupt)
+endif()
 # Where the transport gives no wait descriptor (ofi:shm, docs/TRANSPORTS.md): one warning, thread
 # mode, right results (the CPU ratio is printed, not checked).
 if(ARBOR_WITH_OFI)
