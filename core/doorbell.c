@@ -229,18 +229,46 @@ bool arb_bell_nap(arb_nap_t *nap, bool (*check)(void *), void *arg)
     return true;
 }
 
-void arb_bell_thread_nap(unsigned max_us)
+/* The progress thread's re-check for a collective in flight. */
+static bool thread_recheck(bool live)
+{
+    return live && arb_ctx.active_head && arb_progress_all() > 0;
+}
+
+void arb_bell_thread_nap(unsigned max_us, bool live)
 {
     if (!bell.sleeps) {
-        usleep(max_us);
+        if (live)
+            sched_yield();
+        else
+            usleep(max_us);
         return;
     }
-    /* The arbor lock orders our transport calls with the application thread's. The thread
-     * waits for transport events only: it is not counted as a sleeper and leaves the bell to
-     * the application thread (two readers of one bell could take each other's ring). Mapped
-     * peers' stores need no target progress, so it has nothing to do for them. */
+    /* The same handshake as a wait, under the arbor lock (it orders our transport calls with
+     * the application thread's), but the thread sleeps without it. The bell is drained only
+     * under the lock: the application thread, which holds the lock through its own sleep,
+     * then never loses its ring to us (a datagram read by one of two pollers wakes only that
+     * one). */
     arb_lock();
-    bool armed = !arb_ctx.in_progress && drain_and_arm();
+    bool armed = false, counted = !arb_ctx.in_progress;
+    if (counted) {
+        __atomic_store_n(&bell.mine->rung, 0, __ATOMIC_SEQ_CST);
+        __atomic_fetch_add(&bell.mine->sleepers, 1, __ATOMIC_SEQ_CST);
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        armed = !thread_recheck(live) && drain_and_arm();
+    }
     arb_unlock();
-    if (armed) sleep_on_fds(BELL_SLICE_US, false);
+    if (!armed) {
+        if (counted) __atomic_fetch_sub(&bell.mine->sleepers, 1, __ATOMIC_SEQ_CST);
+        return;
+    }
+    struct pollfd fds[2] = {{.fd = bell.tp_fd, .events = POLLIN},
+                            {.fd = bell.sock, .events = POLLIN}};
+    int rc = poll(fds, 2, (int)(BELL_SLICE_US / 1000));
+    __atomic_fetch_sub(&bell.mine->sleepers, 1, __ATOMIC_SEQ_CST);
+    if (rc > 0 && (fds[1].revents & POLLIN)) {
+        arb_lock();
+        drain_bell();
+        arb_unlock();
+    }
 }

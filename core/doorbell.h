@@ -43,10 +43,11 @@ typedef struct {
 } arb_nap_t;
 bool arb_bell_nap(arb_nap_t *nap, bool (*check)(void *), void *arg);
 
-/* The progress thread's idle sleep: in interrupt mode it blocks (up to 10 ms) on the transport's
- * descriptor, woken by transport events; else it sleeps max_us. Called without the arbor lock;
- * takes it to drive and arm the transport. */
-void arb_bell_thread_nap(unsigned max_us);
+/* The progress thread's sleep when nothing moved (live: a collective is in flight). In
+ * interrupt mode it blocks (up to 10 ms) on the transport's descriptor and the doorbell, after
+ * the same handshake as a wait; else it yields (live) or sleeps max_us, as before. Called
+ * without the arbor lock; takes it to drive and arm the transport. */
+void arb_bell_thread_nap(unsigned max_us, bool live);
 
 /* Whether this process sleeps in its waits (interrupt mode with a wait descriptor). */
 bool arb_bell_sleeps(void);

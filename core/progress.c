@@ -153,10 +153,7 @@ static void *progress_main(void *arg)
             arb_ctx.in_progress = false;
         }
         pthread_mutex_unlock(&lock);
-        if (!live)
-            arb_bell_thread_nap(passive ? ARB_PASSIVE_US : ARB_IDLE_US);
-        else if (!moved)
-            sched_yield();
+        if (!live || !moved) arb_bell_thread_nap(passive ? ARB_PASSIVE_US : ARB_IDLE_US, live);
     }
     return NULL;
 }

@@ -10,10 +10,19 @@ endif()
 if(ARBOR_WITH_OFI)
   list(APPEND ARBOR_INTERRUPT_TRANSPORTS "ofi:tcp^ofi_rxm")
 endif()
-if(ARBOR_INTERRUPT_TRANSPORTS)
+if(ARBOR_WITH_UCX)
   arbor_add_launched_test(NAME interrupt COMMAND $<TARGET_FILE:arbor-test-interrupt>
-                          LABELS interrupt RANKS 2 3 TRANSPORTS ${ARBOR_INTERRUPT_TRANSPORTS}
-                          TIMEOUT 120 ENV ARBOR_PROGRESS=interrupt)
+                          LABELS interrupt RANKS 2 3 TRANSPORTS ucx TIMEOUT 120
+                          ENV ARBOR_PROGRESS=interrupt)
+endif()
+# On OFI a symmetric allocation starts the progress thread (passive targets): --thread checks
+# that it sleeps too while the rank computes with a collective in flight.
+if(ARBOR_WITH_OFI)
+  arbor_add_launched_test(NAME interrupt COMMAND $<TARGET_FILE:arbor-test-interrupt> --thread
+                          LABELS interrupt RANKS 2 3 TRANSPORTS "ofi:tcp^ofi_rxm" TIMEOUT 120
+                          ENV ARBOR_PROGRESS=interrupt)
+endif()
+if(ARBOR_INTERRUPT_TRANSPORTS)
   arbor_add_launched_test(NAME coll_interrupt COMMAND $<TARGET_FILE:arbor-test-coll>
                           LABELS "interrupt;coll" RANKS 2 3 4
                           TRANSPORTS ${ARBOR_INTERRUPT_TRANSPORTS} ENV ARBOR_PROGRESS=interrupt)

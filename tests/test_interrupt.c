@@ -10,6 +10,9 @@
  * rank's call to the waiter's return (CLOCK_MONOTONIC is one clock for every process of a node,
  * so the test runs on one node), printed as medians. Every result is checked.
  *
+ * --thread: also a round where the ranks compute while a non-blocking allreduce waits for the
+ * late rank: the progress thread (OFI starts it for passive targets) must not spin either.
+ *
  * --expect-fallback: the transport gives no wait descriptor. The test then checks that init
  * warned that it falls back to thread mode (stderr captured around arbor_init) and that the
  * results are right; the CPU ratio is printed, not checked.
@@ -139,6 +142,46 @@ static sample_t notify_round(int r, double late_s)
     return s;
 }
 
+/* --thread: the rank computes (sleeps, no arbor call) while a non-blocking allreduce is in
+ * flight and its peer is late; the progress thread (started by a symmetric allocation on a
+ * transport whose targets must progress: OFI) must sleep too, not spin. */
+static void thread_round(void)
+{
+    int late = size - 1;
+    arbor_mem_h mem = NULL;
+    void *local = NULL;
+    CHECK(arbor_mem_alloc(ARBOR_TEAM_WORLD, 64, &mem, &local) == ARBOR_OK, "mem_alloc");
+    CHECK(arbor_barrier(ARBOR_TEAM_WORLD) == ARBOR_OK, "barrier before the thread round");
+    uint64_t in = (uint64_t)rank + 7, out = 0, want = (uint64_t)size * (uint64_t)(size + 13) / 2;
+    double ratio = 0, wall = 0;
+    if (rank == late) {
+        sleep_s(LONG_S);
+        CHECK(arbor_allreduce(ARBOR_TEAM_WORLD, &in, &out, 1, ARBOR_UINT64, ARBOR_SUM) == ARBOR_OK,
+              "late allreduce");
+    } else {
+        arbor_request_h req = NULL;
+        CHECK(arbor_allreduce_nb(ARBOR_TEAM_WORLD, &in, &out, 1, ARBOR_UINT64, ARBOR_SUM, NULL,
+                                 &req) == ARBOR_OK,
+              "allreduce_nb");
+        double w0 = now_s(), c0 = cpu_s();
+        sleep_s(LONG_S + 0.5); /* "computing" without calling arbor */
+        wall = now_s() - w0;
+        ratio = (cpu_s() - c0) / wall;
+        CHECK(req && arbor_wait(&req) == ARBOR_OK, "allreduce_nb completes");
+        CHECK(ratio < MAX_RATIO,
+              "thread round: the process used %.1f%% of %.2f s in CPU while a collective waited "
+              "for a late peer (limit %.0f%%)",
+              100 * ratio, wall, 100 * MAX_RATIO);
+    }
+    CHECK(out == want, "thread round: %llu, expected %llu", (unsigned long long)out,
+          (unsigned long long)want);
+    if (rank == 0)
+        printf("interrupt progress thread P=%d: computing %.2f s with a collective in flight, "
+               "%.2f%% CPU\n",
+               size, wall, 100 * ratio);
+    CHECK(arbor_mem_free(&mem) == ARBOR_OK, "mem_free");
+}
+
 static void report(const char *what, sample_t (*round)(int, double), bool fallback)
 {
     sample_t l = round(0, LONG_S);
@@ -163,6 +206,7 @@ static void report(const char *what, sample_t (*round)(int, double), bool fallba
 int main(int argc, char **argv)
 {
     bool fallback = argc > 1 && strcmp(argv[1], "--expect-fallback") == 0;
+    bool thread = argc > 1 && strcmp(argv[1], "--thread") == 0;
     static char log[65536];
     if (init_captured(log, sizeof(log)) != ARBOR_OK) return 1;
     arbor_team_rank(ARBOR_TEAM_WORLD, &rank);
@@ -178,6 +222,7 @@ int main(int argc, char **argv)
     }
     report("allreduce", allreduce_round, fallback);
     report("notify_wait", notify_round, fallback);
+    if (thread) thread_round();
 
     int total = failures;
     arbor_allreduce(ARBOR_TEAM_WORLD, &failures, &total, 1, ARBOR_INT32, ARBOR_SUM);
