@@ -110,10 +110,14 @@ arbor_status_t arb_bell_init(void)
     int fd = -1;
     if (!(arb_ctx.tp_ops->caps(arb_ctx.tp) & ARB_TP_CAP_WAIT_FD) ||
         arb_ctx.tp_ops->wait_fd(arb_ctx.tp, &fd) != ARBOR_OK || fd < 0) {
-        /* Peers still ring us (they do not know): harmless, nobody reads the bell. */
-        arb_warn("ARBOR_PROGRESS=interrupt: transport %s gives no wait descriptor; falling back "
-                 "to thread mode (a progress thread)",
-                 arb_ctx.tp_name);
+        /* We never count as sleeping, so nobody rings us; we still ring mapped peers. One
+         * warning per process, however often it initialises. */
+        static bool warned;
+        if (!warned)
+            arb_warn("ARBOR_PROGRESS=interrupt: transport %s gives no wait descriptor; falling "
+                     "back to thread mode (a progress thread)",
+                     arb_ctx.tp_name);
+        warned = true;
         arb_ctx.cfg.progress = ARB_PROGRESS_THREAD;
         return ARBOR_OK;
     }
@@ -132,11 +136,6 @@ void arb_bell_fini(void)
     bell.mine = NULL;
     bell.warned_unreachable = false;
     arb_bell_armed = false;
-}
-
-bool arb_bell_sleeps(void)
-{
-    return bell.sleeps;
 }
 
 void arb_bell_ring_slow(int world_rank)
@@ -187,15 +186,20 @@ static double slice_us(void)
     return s < BELL_MIN_SLICE_US ? BELL_MIN_SLICE_US : s;
 }
 
-/* Blocks on the transport's descriptor and (with_bell) the bell; true when one fired. */
-static bool sleep_on_fds(double max_us, bool with_bell)
+enum { FIRED_TRANSPORT = 1, FIRED_BELL = 2 };
+
+/* Blocks in poll() on the transport's descriptor and the bell, at most max_us (rounded to
+ * whole milliseconds, at least one). Returns which fired (0: the time ran out); drains the
+ * bell when asked (the caller holds the arbor lock). */
+static int sleep_on_fds(double max_us, bool drain)
 {
     struct pollfd fds[2] = {{.fd = bell.tp_fd, .events = POLLIN},
                             {.fd = bell.sock, .events = POLLIN}};
     int ms = (int)(max_us / 1000);
-    int rc = poll(fds, with_bell ? 2 : 1, ms > 0 ? ms : 1);
-    if (rc > 0 && with_bell && (fds[1].revents & POLLIN)) drain_bell();
-    return rc > 0;
+    if (poll(fds, 2, ms > 0 ? ms : 1) <= 0) return 0;
+    int fired = (fds[0].revents ? FIRED_TRANSPORT : 0) | (fds[1].revents ? FIRED_BELL : 0);
+    if (drain && (fired & FIRED_BELL)) drain_bell();
+    return fired;
 }
 
 bool arb_bell_nap(arb_nap_t *nap, bool (*check)(void *), void *arg)
@@ -220,7 +224,7 @@ bool arb_bell_nap(arb_nap_t *nap, bool (*check)(void *), void *arg)
     __atomic_fetch_add(&bell.mine->sleepers, 1, __ATOMIC_SEQ_CST);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     bool woke = true;
-    if (!check(arg) && drain_and_arm()) woke = sleep_on_fds(slice_us(), true);
+    if (!check(arg) && drain_and_arm()) woke = sleep_on_fds(slice_us(), true) != 0;
     __atomic_fetch_sub(&bell.mine->sleepers, 1, __ATOMIC_SEQ_CST);
     bell.just_woke = woke;
     /* Woken (or work found): poll again for a spin budget before the next sleep. A sleep that
@@ -262,11 +266,9 @@ void arb_bell_thread_nap(unsigned max_us, bool live)
         if (counted) __atomic_fetch_sub(&bell.mine->sleepers, 1, __ATOMIC_SEQ_CST);
         return;
     }
-    struct pollfd fds[2] = {{.fd = bell.tp_fd, .events = POLLIN},
-                            {.fd = bell.sock, .events = POLLIN}};
-    int rc = poll(fds, 2, (int)(BELL_SLICE_US / 1000));
+    int fired = sleep_on_fds(BELL_SLICE_US, false);
     __atomic_fetch_sub(&bell.mine->sleepers, 1, __ATOMIC_SEQ_CST);
-    if (rc > 0 && (fds[1].revents & POLLIN)) {
+    if (fired & FIRED_BELL) {
         arb_lock();
         drain_bell();
         arb_unlock();

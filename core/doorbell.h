@@ -49,7 +49,4 @@ bool arb_bell_nap(arb_nap_t *nap, bool (*check)(void *), void *arg);
  * without the arbor lock; takes it to drive and arm the transport. */
 void arb_bell_thread_nap(unsigned max_us, bool live);
 
-/* Whether this process sleeps in its waits (interrupt mode with a wait descriptor). */
-bool arb_bell_sleeps(void);
-
 #endif /* ARB_CORE_DOORBELL_H */
