@@ -12,6 +12,7 @@
 #include "core/coll_check.h"
 #include "core/dtype.h"
 #include "core/executor.h"
+#include "core/progress.h"
 #include "core/log.h"
 #include "core/request.h"
 
@@ -499,19 +500,12 @@ static arbor_status_t run(struct arbor_team *t, const arb_call_t *call,
                           const arbor_op_params_t *params, arbor_request_h *req_p, int blocking,
                           bool user, bool *started);
 
-arbor_status_t arb_coll_run(arbor_team_h team, const arb_call_t *call,
-                            const arbor_op_params_t *params, arbor_request_h *req_p, int blocking)
+/* A call of the public API on a resolved team (coll_api.c resolves the handle, under the lock). */
+arbor_status_t arb_coll_run_user(struct arbor_team *t, const arb_call_t *call,
+                                 const arbor_op_params_t *params, arbor_request_h *req_p,
+                                 int blocking, bool *started)
 {
-    bool started = false;
-    arbor_status_t status = ARBOR_ERR_NOT_INITIALIZED;
-    if (arb_initialized()) {
-        arb_lock();
-        struct arbor_team *t = arb_team_lookup(team);
-        status = t ? run(t, call, params, req_p, blocking, true, &started) : ARBOR_ERR_TEAM;
-        arb_unlock();
-    }
-    if (!started && call->done) call->done(call->done_arg, status);
-    return status;
+    return run(t, call, params, req_p, blocking, true, started);
 }
 
 /* Internal blocking collectives on a team structure (teams being built or freed, the heap):
@@ -527,6 +521,12 @@ arbor_status_t arb_coll_run_team(struct arbor_team *t, const arb_call_t *call)
 arbor_status_t arb_coll_barrier_internal(struct arbor_team *t)
 {
     arb_call_t c = {.coll = ARB_COLL_BARRIER};
+    return arb_coll_run_team(t, &c);
+}
+
+arbor_status_t arb_coll_bcast_internal(struct arbor_team *t, void *buf, size_t nbytes, int root)
+{
+    arb_call_t c = {.coll = ARB_COLL_BCAST, .recvbuf = buf, .count = nbytes, .root = root};
     return arb_coll_run_team(t, &c);
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/coll.h"
 #include "core/context.h"
 #include "core/executor.h"
 #include "core/log.h"
@@ -355,11 +356,12 @@ arbor_status_t arbor_finalize(void)
      * credits (everyone has flushed, and nothing is left in flight). Transports whose RMA
      * needs the target's progress (UCX over TCP) complete the flush because every peer is
      * still polling in the second barrier; only then may a rank block in the PMIx fence. */
-    arbor_status_t status =
-        arb_ctx.world->failed != ARBOR_OK ? arb_ctx.world->failed : arbor_barrier(ARBOR_TEAM_WORLD);
+    arbor_status_t status = arb_ctx.world->failed != ARBOR_OK
+                                ? arb_ctx.world->failed
+                                : arb_coll_barrier_internal(arb_ctx.world);
     if (status == ARBOR_OK) status = arb_ctx.tp_ops->flush(arb_ctx.tp);
     arb_ctx.world->closing = true;
-    if (status == ARBOR_OK) status = arbor_barrier(ARBOR_TEAM_WORLD);
+    if (status == ARBOR_OK) status = arb_coll_barrier_internal(arb_ctx.world);
     if (status != ARBOR_OK) arb_warn("closing barrier failed: %s", arbor_strerror(status));
     if (arb_ctx.cfg.stats) print_stats();
     /* After a failure the peers are out of step or gone: a fence could wait forever. */

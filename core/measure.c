@@ -14,7 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/coll.h"
 #include "core/executor.h"
+#include "core/progress.h"
 #include "core/log.h"
 
 enum { REPS = 101 };
@@ -120,7 +122,7 @@ arbor_status_t arb_logp_measure(void)
     v[10] = (intra > 0) + 2 * (inter > 0);
     free(buf);
     if (status != ARBOR_OK) return status;
-    if ((status = arbor_bcast(ARBOR_TEAM_WORLD, v, sizeof(v), 0)) != ARBOR_OK) return status;
+    if ((status = arb_coll_bcast_internal(t, v, sizeof(v), 0)) != ARBOR_OK) return status;
     if ((int)v[10] & 1)
         arb_ctx.model = (arb_logp_t){.L = v[0], .os = v[1], .orecv = v[2], .g = v[3], .G = v[4]};
     if ((int)v[10] & 2) {

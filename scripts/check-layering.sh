@@ -9,6 +9,8 @@
 # algorithms' trees and legitimately uses algorithms/ internals; tools/arbor-info.c should be a
 # client too but still reads the config table, the log level and the transport registry, for
 # which arbor.h has no query yet: its internal includes are listed as pending, not failed.
+# No library file calls a public arbor_* function (only its definition, the thin wrapper, names
+# it), and core's files form no dependency cycle (scripts/layering.py, which says how).
 # Prints every violation; exits 1 if there is any.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -65,6 +67,18 @@ fi
 if [ -f tools/arbor-info.c ]; then
     hits=$(internal_includes tools/arbor-info.c)
     [ -z "$hits" ] || { echo "[layering] pending (not failed): arbor-info is not yet a client of arbor.h:"; printf '%s\n' "$hits"; }
+fi
+# No call of a public arbor_* function inside the library (definitions, i.e. the thin public
+# wrappers, excepted), and no dependency cycle between core's files (scripts/layering.py).
+lib=()
+for d in core algorithms transports bootstrap; do [ -d "$d" ] && lib+=("$d"); done
+if [ ${#lib[@]} -gt 0 ] && ! python3 scripts/layering.py public-calls "${lib[@]}"; then
+    echo "[layering] the library calls its own public API (above); call the internal entry"
+    bad=1
+fi
+if [ -d core ] && ! python3 scripts/layering.py cycles core; then
+    echo "[layering] core's files form a dependency cycle (above)"
+    bad=1
 fi
 if [ "$bad" -ne 0 ]; then exit 1; fi
 echo "[layering] ok (${dirs[*]}; benchmarks: ${clients[*]:-none})"

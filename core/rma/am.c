@@ -22,6 +22,7 @@
 
 #include "core/context.h"
 #include "core/executor.h"
+#include "core/progress.h"
 #include "core/log.h"
 #include "core/rma/rma.h"
 #include "core/rma/rma_impl.h"
@@ -445,9 +446,14 @@ arbor_status_t arbor_am_register(int index, arbor_am_handler_t *fn, void *arg)
     return st;
 }
 
-size_t arbor_am_max_payload(void)
+size_t arb_am_max_payload(void)
 {
     return AM_MAX_PAYLOAD;
+}
+
+size_t arbor_am_max_payload(void)
+{
+    return arb_am_max_payload();
 }
 
 static arbor_status_t check_message(int index, const void *payload, size_t nbytes)

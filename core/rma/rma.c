@@ -12,6 +12,7 @@
 
 #include "core/coll.h"
 #include "core/executor.h"
+#include "core/progress.h"
 #include "core/log.h"
 #include "core/rma/rma_impl.h"
 
