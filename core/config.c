@@ -19,6 +19,8 @@
 
 extern char **environ;
 
+_Static_assert(ARB_CFG_COLL_KINDS == ARB_COLL_KINDS, "one forced algorithm per collective family");
+
 typedef enum { T_ENUM, T_SIZE, T_INT, T_DOUBLE, T_BOOL, T_STRING } row_type_t;
 
 enum { F_UNIFORM = 1 << 0, F_ADVANCED = 1 << 1 };

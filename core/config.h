@@ -10,10 +10,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "algorithms/coll.h"
 #include "arbor.h"
+#include "core/log.h" /* ARB_LOG_*: the values of log_level */
 
-enum { ARB_LOG_ERROR = 0, ARB_LOG_WARN, ARB_LOG_INFO, ARB_LOG_DEBUG, ARB_LOG_TRACE };
+/* A bottom header: nothing of algorithms/ or core/ comes with it. The forced-algorithm array
+ * has one entry per collective family (config.c asserts that this is ARB_COLL_KINDS). */
+#define ARB_CFG_COLL_KINDS 15
 enum { ARB_TRANSPORT_AUTO = 0, ARB_TRANSPORT_UCX, ARB_TRANSPORT_OFI };
 enum { ARB_YIELD_AUTO = 0, ARB_YIELD_ALWAYS, ARB_YIELD_NEVER };
 enum { ARB_PROGRESS_POLL = 0, ARB_PROGRESS_THREAD };
@@ -35,7 +37,7 @@ struct arb_config {
     bool check; /* ARBOR_CHECK: exchange a signature per collective (coll_check.c) */
     bool stats;
     bool warn_unknown;
-    int coll_alg[ARB_COLL_KINDS]; /* forced algorithm per collective (table index; 0 = auto) */
+    int coll_alg[ARB_CFG_COLL_KINDS]; /* forced algorithm per collective (table index; 0 = auto) */
     char logp[ARB_CFG_STR_MAX];
     bool logp_measure;
     double oversub_wake; /* us added to the default L when a node is oversubscribed */

@@ -9,6 +9,7 @@
 
 #include "core/coll.h"
 #include "core/context.h"
+#include "core/tp_call.h"
 #include "core/executor.h"
 #include "core/log.h"
 #include "core/measure.h"
@@ -59,7 +60,9 @@ static arbor_status_t open_transport(void)
                          .size = arb_ctx.size,
                          .segment_size = arb_ctx.cfg.segment_size,
                          .nlocal = local_count(),
-                         .config = &arb_ctx.cfg};
+                         .provider = arb_ctx.cfg.ofi_provider,
+                         .timeout_s = arb_ctx.cfg.timeout_s,
+                         .yield = arb_ctx.cfg.poll_yield != ARB_YIELD_NEVER};
     static const char *const wanted[] = {NULL, "ucx", "ofi"};
     const char *want = wanted[arb_ctx.cfg.transport];
     arbor_status_t status = ARBOR_ERR_UNSUPPORTED;
@@ -359,7 +362,7 @@ arbor_status_t arbor_finalize(void)
     arbor_status_t status = arb_ctx.world->failed != ARBOR_OK
                                 ? arb_ctx.world->failed
                                 : arb_coll_barrier_internal(arb_ctx.world);
-    if (status == ARBOR_OK) status = arb_ctx.tp_ops->flush(arb_ctx.tp);
+    if (status == ARBOR_OK) status = arb_tp_flush();
     arb_ctx.world->closing = true;
     if (status == ARBOR_OK) status = arb_coll_barrier_internal(arb_ctx.world);
     if (status != ARBOR_OK) arb_warn("closing barrier failed: %s", arbor_strerror(status));

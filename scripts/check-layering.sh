@@ -34,6 +34,32 @@ rule "UCX header" '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"](ucp|uct|ucs
 rule "libfabric header" '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]rdma/' transports/ofi/
 rule "getenv of an ARBOR_ variable" 'getenv[[:space:]]*\([[:space:]]*"ARBOR_' core/config.c
 
+# Logging and configuration are a bottom utility: below them nothing of the library (config.h
+# may name log.h for the level values). Transports, the bootstrap and the algorithms take from
+# core/ only the log header; a backend gets its settings as fields of arb_tp_params_t.
+for f in core/log.h core/config.h; do
+    [ -f "$f" ] || continue
+    hits=$(grep -nHE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"(core|algorithms|transports|bootstrap)/' "$f" |
+        grep -vE '^core/config\.h:[0-9]+:#include "core/log\.h"' || true)
+    if [ -n "$hits" ]; then
+        echo "[layering] the log / config utility includes a library header (it must stay at the bottom):"
+        printf '%s\n' "$hits"
+        bad=1
+    fi
+done
+below=()
+for d in transports bootstrap algorithms; do [ -d "$d" ] && below+=("$d"); done
+if [ ${#below[@]} -gt 0 ]; then
+    hits=$(grep -rnE --include='*.c' --include='*.h' '^[[:space:]]*#[[:space:]]*include[[:space:]]*"core/' "${below[@]}" |
+        grep -vE '#[[:space:]]*include[[:space:]]*"core/log\.h"' || true)
+    hits2=$(grep -rnwE --include='*.c' --include='*.h' 'arb_ctx|arb_config_t' transports bootstrap 2>/dev/null || true)
+    if [ -n "$hits$hits2" ]; then
+        echo "[layering] transports / bootstrap / algorithms reach into core (only core/log.h allowed; settings come in arb_tp_params_t):"
+        printf '%s\n' "$hits" "$hits2" | grep -v '^$'
+        bad=1
+    fi
+fi
+
 # Quoted includes other than "arbor.h" and "bench/...", and library headers in <>, in the
 # given files.
 internal_includes() {

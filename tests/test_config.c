@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "arbor.h"
+#include "algorithms/coll.h"
 #include "core/config.h"
 
 static int failures;

@@ -18,10 +18,11 @@
 
 static void print_caps(uint32_t caps)
 {
-    static const char *const names[] = {"direct-map", "float-atomics", "triggered-ops",
-                                        "hw-collectives", "wait-fd", "remote-cq-data"};
+    static const char *const names[] = {"direct-map",     "float-atomics", "triggered-ops",
+                                        "hw-collectives", "wait-fd",       "remote-cq-data",
+                                        "mapped-cpu-amo"};
     int any = 0;
-    for (int i = 0; i < 6; i++)
+    for (int i = 0; i < (int)(sizeof(names) / sizeof(names[0])); i++)
         if (caps & (1u << i)) printf("%s%s", any++ ? "," : "", names[i]);
     if (!any) printf("-");
 }
@@ -33,7 +34,13 @@ static void probe(const arb_tp_ops_t *ops, const char *provider)
     arb_tp_t *tp;
     arb_config_parse(&cfg, err, sizeof(err), warn, sizeof(warn));
     if (provider) snprintf(cfg.ofi_provider, sizeof(cfg.ofi_provider), "%s", provider);
-    arb_tp_params_t p = {.rank = 0, .size = 1, .segment_size = 1 << 20, .config = &cfg};
+    arb_tp_params_t p = {.rank = 0,
+                         .size = 1,
+                         .segment_size = 1 << 20,
+                         .nlocal = 1,
+                         .provider = cfg.ofi_provider,
+                         .timeout_s = cfg.timeout_s,
+                         .yield = cfg.poll_yield != ARB_YIELD_NEVER};
     arbor_status_t st = ops->open(&p, &tp);
     printf("  %-6s %-16s ", ops->name, provider ? (*provider ? provider : "(auto)") : "");
     if (st != ARBOR_OK) {
@@ -48,7 +55,7 @@ static void probe(const arb_tp_ops_t *ops, const char *provider)
 
 static void print_transports(void)
 {
-    static const char *const providers[] = {"", "shm", "tcp;ofi_rxm", "sockets", "verbs;ofi_rxm",
+    static const char *const providers[] = {"",    "shm", "tcp;ofi_rxm", "sockets", "verbs;ofi_rxm",
                                             "efa", "cxi", "psm3"};
     printf("transports (compiled in, in ARBOR_TRANSPORT=auto order):\n");
     int saved = arb_log_level;
