@@ -409,7 +409,8 @@ static arbor_status_t build(const arb_coll_args_t *a, int forced, int pinned, ui
         arb_sched_init(&bar);
         arb_sched_init(&full);
         const arb_alg_desc_t *btab = arb_alg_table(ARB_COLL_BARRIER, &n);
-        status = btab[1].build(&btab[1], &b, &arb_ctx.model, &bar);
+        int bi = arb_select_sync_barrier(&b, &arb_ctx.model);
+        status = btab[bi].build(&btab[bi], &b, &arb_ctx.model, &bar);
         if (status == ARBOR_OK &&
             (((flags & ARBOR_IN_ALLSYNC) && arb_sched_append_all(&full, &bar)) ||
              arb_sched_append_all(&full, s) ||
