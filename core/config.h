@@ -34,7 +34,7 @@ struct arb_config {
     int poll_yield;
     int progress; /* ARB_PROGRESS_* */
     bool direct;  /* use mapped peer segments where the transport offers them */
-    bool check; /* ARBOR_CHECK: exchange a signature per collective (coll_check.c) */
+    bool check;   /* ARBOR_CHECK: exchange a signature per collective (coll_check.c) */
     bool stats;
     bool warn_unknown;
     int coll_alg[ARB_CFG_COLL_KINDS]; /* forced algorithm per collective (table index; 0 = auto) */
@@ -65,5 +65,15 @@ size_t arb_config_rows(void);
 void arb_config_row(size_t i, arb_config_row_info_t *info);
 /* Current value of row i in cfg, formatted into buf. */
 void arb_config_format(const arb_config_t *cfg, size_t i, char *buf, size_t len);
+
+/* The settings that must agree on every rank are the table's F_UNIFORM rows (the only list).
+ * The digest hashes their names and exact values; the text lists them as "NAME\0value\0"...
+ * (malloc'd, *len_p bytes) for a rank to compare with another's; arb_config_uniform_diff
+ * writes "ARBOR_X differs: <mine> here, <theirs> on rank <rank>" for the first row that
+ * differs and returns true, or false when the texts agree. */
+uint64_t arb_config_uniform_digest(const arb_config_t *cfg);
+char *arb_config_uniform_text(const arb_config_t *cfg, size_t *len_p);
+bool arb_config_uniform_diff(const char *mine, size_t mine_len, const char *theirs,
+                             size_t theirs_len, int rank, char *msg, size_t msglen);
 
 #endif /* ARB_CORE_CONFIG_H */
