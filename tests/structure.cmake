@@ -40,3 +40,9 @@ foreach(tp IN LISTS arb_uniform_transports)
       LABELS "launched;${tp};reliability")
   endforeach()
 endforeach()
+
+# arbor_info_get, the public introspection arbor-info is built on (singleton, no launcher).
+add_executable(arbor-test-info ${CMAKE_CURRENT_SOURCE_DIR}/test_info.c)
+target_link_libraries(arbor-test-info PRIVATE arbor)
+add_test(NAME unit.info COMMAND arbor-test-info)
+set_tests_properties(unit.info PROPERTIES LABELS unit TIMEOUT 60 ENVIRONMENT "${ARBOR_TEST_ENV}")
