@@ -577,7 +577,11 @@ static arbor_status_t run(struct arbor_team *t, const arb_call_t *call,
         arb_inst_t *run_so_far = aggregate_head;
         aggregate_head = NULL;
         checking = true;
-        status = arb_coll_check(t, call, elem, flags, status);
+        uint64_t mine[ARB_CHECK_WORDS], all[ARB_CHECK_WORDS];
+        arb_coll_check_sign(t, call, elem, flags, status == ARBOR_OK, mine);
+        arbor_status_t exchange =
+            arb_coll_allreduce_internal(t, mine, all, ARB_CHECK_WORDS, ARBOR_UINT64, ARBOR_MAX);
+        status = arb_coll_check_verdict(t, call, all, status, exchange);
         checking = false;
         aggregate_head = run_so_far;
     }
