@@ -2,7 +2,8 @@
 # Layering rules of STYLE.md checked by grep over the library sources (core, algorithms,
 # transports, bootstrap, include): PMIx headers only in bootstrap/, UCX headers only in
 # transports/ucx/, libfabric headers only in transports/ofi/, getenv("ARBOR_...") only in
-# core/config.c. Benchmarks and tools are clients of the public API: bench/*.c and bench/*.h
+# core/config.c, a launcher's variables (OMPI_*, SLURM_*, PMIX_*, ...) only in bootstrap/.
+# Benchmarks and tools are clients of the public API: bench/*.c and bench/*.h
 # (not bench/micro, which times internals on purpose, nor the MPI twins bench/mpi*) include
 # only system headers, "arbor.h" and "bench/..." headers; client runtimes (clients/<name>/)
 # only system headers, "arbor.h" and their own folder's headers; tools (tools/*.c) only
@@ -32,6 +33,7 @@ rule "PMIx header" '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]pmix' boots
 rule "UCX header" '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"](ucp|uct|ucs)/' transports/ucx/
 rule "libfabric header" '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]rdma/' transports/ofi/
 rule "getenv of an ARBOR_ variable" 'getenv[[:space:]]*\([[:space:]]*"ARBOR_' core/config.c
+rule "a launcher's variable" 'getenv[[:space:]]*\([[:space:]]*"(OMPI_|SLURM_|PMIX_|PMI_|PRTE_|PALS_|HYDRA_|I_MPI_|MV2_|MPI_LOCAL)' bootstrap/
 
 # Logging and configuration are a bottom utility: below them nothing of the library (config.h
 # may name log.h for the level values). Transports, the bootstrap and the algorithms take from
