@@ -94,10 +94,11 @@ def public_calls(dirs):
 def cycles(dirs):
     defined = re.compile(r"^[A-Za-z_][^;()=]*?\b([a-z_][a-z0-9_]*)\s*\([^;]*$", re.M)
     include = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
-    text = {}
+    text, raw = {}, {}
     for rel, path in sources(dirs, (".c", ".h")):
         with open(path, errors="replace") as f:
-            text[rel] = strip(f.read())
+            raw[rel] = f.read()
+        text[rel] = strip(raw[rel])
     # Every non-static function and the .c file that defines it.
     owner = {}
     for rel, t in text.items():
@@ -124,7 +125,7 @@ def cycles(dirs):
                     deps.add(node(owner[n]))
                     why.setdefault((rel, node(owner[n])), set()).add(n)
         else:  # X.h -> Y.h: X.h includes Y.h (a header cycle hides behind include guards)
-            for inc in include.findall(t):
+            for inc in include.findall(raw[rel]):
                 if inc in text and inc.endswith(".h"):
                     deps.add(inc)
         deps.discard(rel)
