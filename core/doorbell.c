@@ -23,12 +23,10 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "core/clock.h"
 #include "core/context.h"
-#include "core/executor.h"
 #include "core/log.h"
-#include "core/rma/rma.h"
 
-#define BELL_LINE         64
 #define BELL_NAME_MAX     48
 #define BELL_SLICE_US     10000.0 /* longest sleep: timeout and lost-peer checks run between */
 #define BELL_PURE_SPIN_US 2.0     /* spin without yielding this long first */
@@ -42,7 +40,7 @@ typedef struct {
     char name[BELL_NAME_MAX]; /* abstract socket name, without the leading NUL */
 } bell_line_t;
 
-_Static_assert(sizeof(bell_line_t) <= BELL_LINE, "the doorbell line is one cache line");
+_Static_assert(sizeof(bell_line_t) <= ARB_BELL_LINE_BYTES, "the doorbell line is one cache line");
 
 bool arb_bell_armed;
 
@@ -56,14 +54,17 @@ static struct {
     bool just_woke; /* the last sleep ended by an event */
 } bell = {.sock = -1, .tp_fd = -1};
 
-/* The peer's doorbell line where its segment can be mapped here. Not only arbor's own mapped
- * path: with ARBOR_DIRECT=n, transport operations between ranks of a node (UCX shared memory)
- * land without an event at the target too, and the transport still maps the segment. Ranks
- * of other nodes (whatever the transport maps) live in another network namespace or host. */
+/* The peer's doorbell line where its segment can be mapped here: any peer of this node whose
+ * segment the transport maps, not only those of arbor's own mapped path (with ARBOR_DIRECT=n,
+ * transport operations between ranks of a node, UCX shared memory, land without an event at
+ * the target too). Ranks of other nodes (whatever the transport maps) live in another network
+ * namespace or host. */
 static bell_line_t *line_of(int world_rank)
 {
-    uint8_t *seg = arb_rma_peer_seg(world_rank);
-    if (!seg && arb_ctx.node_of && arb_ctx.node_of[world_rank] == arb_ctx.node_of[arb_ctx.rank])
+    uint8_t *seg = NULL;
+    if (world_rank == arb_ctx.rank)
+        seg = arb_ctx.seg;
+    else if (!arb_ctx.node_of || arb_ctx.node_of[world_rank] == arb_ctx.node_of[arb_ctx.rank])
         seg = arb_ctx.tp_ops->peer_ptr(arb_ctx.tp, world_rank);
     return seg ? (bell_line_t *)(seg + bell.off) : NULL;
 }
@@ -93,15 +94,10 @@ static arbor_status_t open_socket(void)
     return ARBOR_OK;
 }
 
-arbor_status_t arb_bell_init(void)
+arbor_status_t arb_bell_init(uint64_t line_off)
 {
-    /* Every rank takes the line, whatever its mode, so later init-time blocks stay at the same
-     * offset everywhere. */
-    arbor_status_t status = arb_mem_take_local(BELL_LINE, &bell.off);
-    if (status != ARBOR_OK) {
-        arb_error("no room in the segment for the doorbell line");
-        return status;
-    }
+    arbor_status_t status;
+    bell.off = line_off;
     bell.mine = (bell_line_t *)(arb_ctx.seg + bell.off);
     if (arb_ctx.cfg.progress != ARB_PROGRESS_INTERRUPT) return ARBOR_OK;
     /* Interrupt mode is uniform (init checks it), so every sender rings. */
@@ -233,13 +229,7 @@ bool arb_bell_nap(arb_nap_t *nap, bool (*check)(void *), void *arg)
     return true;
 }
 
-/* The progress thread's re-check for a collective in flight. */
-static bool thread_recheck(bool live)
-{
-    return live && arb_ctx.active_head && arb_progress_all() > 0;
-}
-
-void arb_bell_thread_nap(unsigned max_us, bool live)
+void arb_bell_thread_nap(unsigned max_us, bool live, const arb_bell_thread_hooks_t *h)
 {
     if (!bell.sleeps) {
         if (live)
@@ -253,15 +243,15 @@ void arb_bell_thread_nap(unsigned max_us, bool live)
      * under the lock: the application thread, which holds the lock through its own sleep,
      * then never loses its ring to us (a datagram read by one of two pollers wakes only that
      * one). */
-    arb_lock();
+    h->lock();
     bool armed = false, counted = !arb_ctx.in_progress;
     if (counted) {
         __atomic_store_n(&bell.mine->rung, 0, __ATOMIC_SEQ_CST);
         __atomic_fetch_add(&bell.mine->sleepers, 1, __ATOMIC_SEQ_CST);
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
-        armed = !thread_recheck(live) && drain_and_arm();
+        armed = !(live && h->recheck()) && drain_and_arm();
     }
-    arb_unlock();
+    h->unlock();
     if (!armed) {
         if (counted) __atomic_fetch_sub(&bell.mine->sleepers, 1, __ATOMIC_SEQ_CST);
         return;
@@ -269,8 +259,8 @@ void arb_bell_thread_nap(unsigned max_us, bool live)
     int fired = sleep_on_fds(BELL_SLICE_US, false);
     __atomic_fetch_sub(&bell.mine->sleepers, 1, __ATOMIC_SEQ_CST);
     if (fired & FIRED_BELL) {
-        arb_lock();
+        h->lock();
         drain_bell();
-        arb_unlock();
+        h->unlock();
     }
 }

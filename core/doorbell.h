@@ -9,6 +9,7 @@
 #define ARB_CORE_DOORBELL_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "arbor.h"
 
@@ -16,10 +17,12 @@
  * peer's sleeping word after each store that may end its wait. */
 extern bool arb_bell_armed;
 
-/* After the world team and the one-sided areas exist (init takes the doorbell line of every
- * segment at the same offset): opens this rank's bell and, in interrupt mode, checks that the
- * transport has a wait descriptor (else one warning and ARBOR_PROGRESS falls back to thread). */
-arbor_status_t arb_bell_init(void);
+/* BELL_LINE_BYTES at line_off of every rank's segment (init takes it at the same offset on
+ * every rank, in every mode, so the layout never depends on the mode). Opens this rank's bell
+ * and, in interrupt mode, checks that the transport has a wait descriptor (else one warning
+ * and ARBOR_PROGRESS falls back to thread). */
+#define ARB_BELL_LINE_BYTES 64
+arbor_status_t arb_bell_init(uint64_t line_off);
 void arb_bell_fini(void);
 
 void arb_bell_ring_slow(int world_rank);
@@ -45,8 +48,15 @@ bool arb_bell_nap(arb_nap_t *nap, bool (*check)(void *), void *arg);
 
 /* The progress thread's sleep when nothing moved (live: a collective is in flight). In
  * interrupt mode it blocks (up to 10 ms) on the transport's descriptor and the doorbell, after
- * the same handshake as a wait; else it yields (live) or sleeps max_us, as before. Called
- * without the arbor lock; takes it to drive and arm the transport. */
-void arb_bell_thread_nap(unsigned max_us, bool live);
+ * the same handshake as a wait, made under the arbor lock; else it yields (live) or sleeps
+ * max_us, as before. Called without the lock. The hooks come from the engine (this file calls
+ * nothing of it by name): its lock, and a progress turn (called under the lock when live:
+ * true when it moved something). */
+typedef struct {
+    void (*lock)(void);
+    void (*unlock)(void);
+    bool (*recheck)(void);
+} arb_bell_thread_hooks_t;
+void arb_bell_thread_nap(unsigned max_us, bool live, const arb_bell_thread_hooks_t *h);
 
 #endif /* ARB_CORE_DOORBELL_H */

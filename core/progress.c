@@ -8,18 +8,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/progress.h"
+
 #include "core/doorbell.h"
 #include "core/executor.h"
 #include "core/log.h"
 #include "core/rma/am.h"
 #include "core/rma/rma.h"
-
-double arb_now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
-}
 
 int arb_progress_all(void)
 {
@@ -97,6 +92,15 @@ arbor_status_t arb_exec_wait(arb_inst_t *inst)
     return inst->status;
 }
 
+arbor_status_t arb_exec_chain_wait(arb_inst_t *inst)
+{
+    for (arb_inst_t *i = inst; i; i = i->agg_next) {
+        arbor_status_t status = arb_exec_wait(i);
+        if (status == ARBOR_ERR_TIMEOUT) return status;
+    }
+    return arb_exec_chain_status(inst);
+}
+
 arbor_status_t arbor_poll(void)
 {
     if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
@@ -137,6 +141,13 @@ void arb_unlock(void)
 #define ARB_PASSIVE_US 100
 #define ARB_IDLE_US    200
 
+/* What the thread's sleep in interrupt mode needs from the engine (core/doorbell.h). */
+static bool thread_recheck(void)
+{
+    return arb_ctx.active_head && arb_progress_all() > 0;
+}
+static const arb_bell_thread_hooks_t thread_hooks = {arb_lock, arb_unlock, thread_recheck};
+
 static void *progress_main(void *arg)
 {
     (void)arg;
@@ -153,7 +164,8 @@ static void *progress_main(void *arg)
             arb_ctx.in_progress = false;
         }
         pthread_mutex_unlock(&lock);
-        if (!live || !moved) arb_bell_thread_nap(passive ? ARB_PASSIVE_US : ARB_IDLE_US, live);
+        if (!live || !moved)
+            arb_bell_thread_nap(passive ? ARB_PASSIVE_US : ARB_IDLE_US, live, &thread_hooks);
     }
     return NULL;
 }
