@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/doorbell.h"
 #include "core/log.h"
 #include "core/rma/rma_impl.h"
 
@@ -116,6 +117,7 @@ uint32_t arb_direct_send(const arb_inst_t *inst, const arb_step_t *step, uint32_
     memcpy(line + ARB_INLINE_HDR, &off, sizeof(off));
     memcpy(line + ARB_INLINE_HDR + sizeof(off), &span, sizeof(span));
     store_rel(line, ticket + 1);
+    arb_bell_ring(t->world[p]); /* interrupt mode: the receiver may sleep (core/doorbell.h) */
     return span;
 }
 

@@ -1,8 +1,8 @@
 /*
  * LogGP measurement at init over the real data path (the team's landing channels, direct or
- * RMA), using hand-built schedules, for each level the job has: inside a node between rank 0
- * and its first node-local peer, and between nodes between rank 0 and the first rank of another
- * node (docs/TOPOLOGY.md):
+ * RMA), timing the probe schedule of algorithms/probe.c, for each level the job has: inside a
+ * node between rank 0 and its first node-local peer, and between nodes between rank 0 and the
+ * first rank of another node (docs/TOPOLOGY.md):
  *   T(0) = o_s + L + o_r     half the round trip of an empty message (median of many)
  *   g                        extra time per extra back-to-back empty send before the reply
  *   G                        (T(m) - T(0)) / m with m one landing slot
@@ -17,7 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/coll.h"
 #include "core/executor.h"
+#include "core/progress.h"
 #include "core/log.h"
 #include "core/rma/rma.h"
 
@@ -38,21 +40,13 @@ static arbor_status_t round_trip(int a, int b, int sends, size_t bytes, uint8_t 
     struct arbor_team *t = arb_ctx.world;
     double times[REPS];
     arb_sched_t s;
-    arb_sched_init(&s);
-    for (int i = 0; i < sends; i++) {
-        if (t->rank == a)
-            arb_sched_send(&s, 0, b, ARB_BUF_SRC, 0, 1, -1);
-        else
-            arb_sched_recv(&s, 0, a, ARB_BUF_DST, 0, 1, 0, -1);
-    }
-    if (t->rank == a)
-        arb_sched_recv(&s, 1, b, ARB_BUF_DST, 0, 0, 0, -1);
-    else
-        arb_sched_send(&s, 1, a, ARB_BUF_SRC, 0, 0, -1);
+    arbor_status_t status = arb_probe_build(t->rank, a, b, sends, &s);
+    if (status != ARBOR_OK) return status;
     arb_cached_sched_t *cs = arb_sched_wrap(&s);
-    if (!cs) return ARBOR_ERR_NO_MEMORY;
-
-    arbor_status_t status = ARBOR_OK;
+    if (!cs) {
+        arb_sched_free(&s);
+        return ARBOR_ERR_NO_MEMORY;
+    }
     for (int r = 0; r < REPS && status == ARBOR_OK; r++) {
         arb_inst_t *inst;
         cs->refs++;
@@ -136,7 +130,7 @@ arbor_status_t arb_logp_measure(void)
         status = measure_pair(0, inter, m, k, buf, NULL, v + 5, NULL);
     v[10] = (intra > 0) + 2 * (inter > 0);
     free(buf);
-    if (status == ARBOR_OK) status = arbor_bcast(ARBOR_TEAM_WORLD, v, sizeof(v), 0);
+    if (status == ARBOR_OK) status = arb_coll_bcast_internal(t, v, sizeof(v), 0);
     if (seg) arb_mem_give_local(seg_off, m); /* after the bcast: nobody reads it any more */
     if (status != ARBOR_OK) return status;
     if ((int)v[10] & 1)

@@ -24,6 +24,10 @@ if(ARBOR_WITH_UCX)
   set_tests_properties(onecopy_measured.ucx.2 PROPERTIES
     PASS_REGULAR_EXPRESSION "G1=[0-9][^ ]* \\(measured\\).*test_onecopy: [0-9]+ checks passed"
     FAIL_REGULAR_EXPRESSION "FAIL")
+  # Interrupt-mode progress (docs/PROGRESS.md): a descriptor rings the receiver's doorbell.
+  arbor_add_launched_test(NAME onecopy_interrupt COMMAND $<TARGET_FILE:arbor-test-onecopy>
+                          LABELS onecopy TRANSPORTS ucx RANKS 3 TIMEOUT 180
+                          ENV ONECOPY_EXPECT=1 ARBOR_PROGRESS=interrupt)
   arbor_add_launched_test(NAME onecopy_nodirect COMMAND $<TARGET_FILE:arbor-test-onecopy>
                           LABELS onecopy TRANSPORTS ucx RANKS 3 TIMEOUT 180
                           ENV ONECOPY_EXPECT=0 ARBOR_DIRECT=n)
