@@ -241,7 +241,7 @@ arbor_status_t arbor_init(void)
     }
     arb_log_level = arb_ctx.cfg.log_level;
 
-    if ((status = arb_boot_open(&arb_ctx.boot)) != ARBOR_OK) {
+    if ((status = arb_boot_open(&arb_ctx.boot, arb_ctx.cfg.timeout_s)) != ARBOR_OK) {
         arb_error("bootstrap failed: %s", arbor_strerror(status));
         return status;
     }
