@@ -12,4 +12,12 @@
 arbor_status_t arb_coll_check(const struct arbor_team *t, const arb_call_t *c, size_t elem,
                               uint64_t flags, arbor_status_t local);
 
+/* Init, with ARBOR_CHECK on: the board word pair of every rank's segment (same offset). */
+arbor_status_t arb_coll_check_board_init(void);
+/* Idle point of a wait on inst of t: ARBOR_ERR_MISMATCH when t's signature exchange waits for a
+ * member that waits, in the exchange of another team this rank belongs to, for this rank (a
+ * team mismatch: neither can ever complete); the other team is failed too. Else ARBOR_OK. */
+struct arb_inst;
+arbor_status_t arb_coll_check_crossing(struct arbor_team *t, struct arb_inst *inst);
+
 #endif /* ARB_CORE_COLL_CHECK_H */

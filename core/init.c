@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/coll_check.h"
 #include "core/context.h"
 #include "core/executor.h"
 #include "core/log.h"
@@ -295,6 +296,7 @@ arbor_status_t arbor_init(void)
     arb_ctx.init_count = 1; /* the measurement runs collectives */
     if ((status = arb_rma_init_world()) != ARBOR_OK) goto err;
     if ((status = arb_am_init()) != ARBOR_OK) goto err;
+    if (arb_ctx.cfg.check && (status = arb_coll_check_board_init()) != ARBOR_OK) goto err;
     if (arb_ctx.cfg.logp_measure && (status = arb_logp_measure()) != ARBOR_OK) goto err;
     if (arb_ctx.cfg.progress == ARB_PROGRESS_THREAD &&
         (status = arb_progress_thread_start()) != ARBOR_OK)
