@@ -270,11 +270,15 @@ static arbor_status_t p_get(arb_boot_t *b, int peer, const char *key, void **dat
     return ARBOR_OK;
 }
 
-static void mark_lost(pmix_boot_t *pb, pmix_rank_t r)
+/* how: what saw it (one line per lost rank says it, for the user and for the figures of
+ * docs/TRANSPORTS.md). */
+static void mark_lost(pmix_boot_t *pb, pmix_rank_t r, const char *how)
 {
     if (pb->lost && r < (pmix_rank_t)pb->size && r != pb->me.rank &&
-        !atomic_exchange(&pb->lost[r], 1))
+        !atomic_exchange(&pb->lost[r], 1)) {
         atomic_fetch_add(&pb->nlost, 1);
+        arb_warn("world rank %u is gone (%s)", (unsigned)r, how);
+    }
 }
 
 /* The bootstrap the event handler and the transports report to (PMIx passes the handler no
@@ -284,7 +288,7 @@ static pmix_boot_t *_Atomic events_for;
 void arb_boot_peer_lost(int rank)
 {
     pmix_boot_t *pb = atomic_load(&events_for);
-    if (pb && rank >= 0) mark_lost(pb, (pmix_rank_t)rank);
+    if (pb && rank >= 0) mark_lost(pb, (pmix_rank_t)rank, "the transport's error path");
 }
 
 #define PID_KEY "arbor.pid"
@@ -312,7 +316,7 @@ static void probe_local(pmix_boot_t *pb)
             if (v) PMIX_VALUE_RELEASE(v);
         }
         if (r >= 0 && r < pb->size && pb->pid[r] > 0 && kill(pb->pid[r], 0) != 0 && errno == ESRCH)
-            mark_lost(pb, (pmix_rank_t)r);
+            mark_lost(pb, (pmix_rank_t)r, "its PID on this node is gone");
     }
 }
 
@@ -341,7 +345,8 @@ static void on_termination(size_t id, pmix_status_t status, const pmix_proc_t *s
         if (PMIX_CHECK_KEY(&info[i], PMIX_EVENT_AFFECTED_PROC) && info[i].value.type == PMIX_PROC &&
             info[i].value.data.proc)
             who = info[i].value.data.proc;
-    if (pb && who && PMIX_CHECK_NSPACE(who->nspace, pb->me.nspace)) mark_lost(pb, who->rank);
+    if (pb && who && PMIX_CHECK_NSPACE(who->nspace, pb->me.nspace))
+        mark_lost(pb, who->rank, "the launcher's termination event");
     if (cbfunc) cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
 }
 

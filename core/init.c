@@ -45,20 +45,17 @@ static uint64_t uniform_hash(const arb_config_t *c)
     return h;
 }
 
-static int local_count(void)
+static arbor_status_t open_transport(void)
 {
     const int *local;
     int nlocal;
     arb_ctx.boot->ops->local_ranks(arb_ctx.boot, &local, &nlocal);
-    return nlocal;
-}
-
-static arbor_status_t open_transport(void)
-{
     arb_tp_params_t p = {.rank = arb_ctx.rank,
                          .size = arb_ctx.size,
                          .segment_size = arb_ctx.cfg.segment_size,
-                         .nlocal = local_count(),
+                         .nlocal = nlocal,
+                         .local = local,
+                         .peer_lost = arb_boot_peer_lost,
                          .config = &arb_ctx.cfg};
     static const char *const wanted[] = {NULL, "ucx", "ofi"};
     const char *want = wanted[arb_ctx.cfg.transport];

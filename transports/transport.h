@@ -59,6 +59,10 @@ typedef struct {
     size_t segment_size;        /* bytes to allocate and register */
     const arb_config_t *config; /* parsed ARBOR_* values (provider name, ...) */
     int nlocal;                 /* processes of the job on this node (from the bootstrap) */
+    const int *local;           /* their ranks (NULL: unknown) */
+    /* Reports a peer whose process is gone, seen on the backend's error path (an endpoint
+     * error, a failed completion); any thread. NULL: nobody listens. */
+    void (*peer_lost)(int rank);
 } arb_tp_params_t;
 
 typedef struct arb_tp_ops {

@@ -257,6 +257,7 @@ static arbor_status_t ofi_open(const arb_tp_params_t *params, arb_tp_t **tp_p)
     tp->size = params->size;
     /* The bootstrap knows the node's ranks (PMIx local peers): every rank local means one node. */
     tp->all_local = params->size <= 1 || params->nlocal == params->size;
+    tp->peer_lost = params->peer_lost;
     tp->timeout_s = cfg ? cfg->timeout_s : DEFAULT_TIMEOUT_S;
     tp->yield = cfg ? cfg->poll_yield != ARB_YIELD_NEVER : true;
     tp->wait_fd = -1;
