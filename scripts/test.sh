@@ -14,8 +14,7 @@
 # Knobs: ARBOR_JOBS (build jobs, default nproc), ARBOR_CTEST_JOBS (default 2),
 # ARBOR_CTEST_TIMEOUT (per test without its own TIMEOUT, default 300 s), ARBOR_CTEST_ARGS
 # (extra ctest arguments, e.g. "-L unit"), ARBOR_SKIP_ASAN=1, ARBOR_SKIP_VALGRIND=1,
-# ARBOR_SKIP_SLURM=1,
-# ARBOR_SLURM_SMOKE_BINS (default "arbor-test-coll").
+# ARBOR_SKIP_SLURM=1, ARBOR_SLURM_SMOKE_BINS (default "arbor-test-coll").
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
