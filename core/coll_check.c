@@ -25,8 +25,8 @@
 #include "core/dtype.h"
 #include "core/executor.h"
 #include "core/log.h"
-#include "core/rma/rma.h"
 #include "core/team.h"
+#include "core/tp_call.h"
 
 enum { SIG_VALID, SIG_KIND, SIG_ROOT, SIG_BYTES, SIG_DTYPE, SIG_OP, SIG_SYNC, SIG_N };
 
@@ -124,17 +124,19 @@ static void report(const struct arbor_team *t, const arb_call_t *c, const uint64
 
 enum { BOARD_ID, BOARD_SEQ, BOARD_GONE0, BOARD_GONE1, BOARD_WORDS };
 static uint64_t board_off; /* 0: no board (ARBOR_CHECK off, or init has not run) */
+static struct arbor_team *(*team_by_id)(uint64_t id);
 
-arbor_status_t arb_coll_check_board_init(void)
+static arbor_status_t crossing(struct arbor_team *t, struct arb_inst *inst);
+
+void arb_coll_check_board_init(uint64_t off, struct arbor_team *(*by_id)(uint64_t id))
 {
-    board_off = 0;
-    uint64_t off;
-    arbor_status_t status = arb_mem_take_local(BOARD_WORDS * sizeof(uint64_t), &off);
-    if (status != ARBOR_OK) return status;
-    uint64_t *b = (uint64_t *)(void *)(arb_ctx.seg + off);
-    for (int i = 0; i < BOARD_WORDS; i++) b[i] = 0;
     board_off = off;
-    return ARBOR_OK;
+    team_by_id = by_id;
+    if (off) {
+        uint64_t *b = (uint64_t *)(void *)(arb_ctx.seg + off);
+        for (int i = 0; i < BOARD_WORDS; i++) b[i] = 0;
+    }
+    arb_team_set_stall_hook(off ? crossing : NULL);
 }
 
 static void board_post(uint64_t id, uint64_t seq)
@@ -161,10 +163,9 @@ static bool board_read(int world_rank, uint64_t *id, uint64_t *seq, uint64_t *go
 {
     static uint64_t w[BOARD_WORDS];
     static arb_tp_comp_t comp = {0, ARBOR_OK};
-    arb_rma_target_t t;
-    arb_rma_target_at(world_rank, board_off, &t);
-    if (t.ptr) {
-        const uint64_t *b = (const uint64_t *)(void *)t.ptr;
+    uint8_t *base = world_rank == arb_ctx.rank ? arb_ctx.seg : arb_peer_map(world_rank);
+    if (base) {
+        const uint64_t *b = (const uint64_t *)(void *)(base + board_off);
         gone[0] = __atomic_load_n(&b[BOARD_GONE0], __ATOMIC_ACQUIRE);
         gone[1] = __atomic_load_n(&b[BOARD_GONE1], __ATOMIC_ACQUIRE);
         *id = __atomic_load_n(&b[BOARD_ID], __ATOMIC_ACQUIRE);
@@ -172,16 +173,17 @@ static bool board_read(int world_rank, uint64_t *id, uint64_t *seq, uint64_t *go
         return true;
     }
     double until = arb_now_us() + 1e5;
-    while (comp.pending && arb_now_us() < until) arb_ctx.tp_ops->progress(arb_ctx.tp);
+    while (comp.pending && arb_now_us() < until) arb_tp_progress();
     if (comp.pending) return false;
+    arb_tp_rkey_t *key = arb_tp_seg_rkey(world_rank);
+    if (!key) return false;
     comp.status = ARBOR_OK;
     arbor_status_t st;
-    while ((st = arb_ctx.tp_ops->get(arb_ctx.tp, w, sizeof(w), t.rkey, t.off, &comp)) ==
-               ARB_ERR_AGAIN &&
+    while ((st = arb_tp_get(w, sizeof(w), key, board_off, &comp)) == ARB_ERR_AGAIN &&
            arb_now_us() < until)
-        arb_ctx.tp_ops->progress(arb_ctx.tp);
+        arb_tp_progress();
     if (st != ARBOR_OK) return false;
-    while (comp.pending && arb_now_us() < until) arb_ctx.tp_ops->progress(arb_ctx.tp);
+    while (comp.pending && arb_now_us() < until) arb_tp_progress();
     if (comp.pending || comp.status != ARBOR_OK) return false;
     *id = w[BOARD_ID];
     *seq = w[BOARD_SEQ];
@@ -198,7 +200,10 @@ static struct {
     double first_us;
 } suspect;
 
-arbor_status_t arb_coll_check_crossing(struct arbor_team *t, struct arb_inst *inst)
+/* The stall hook (arb_team_stall_reason) while ARBOR_CHECK is on: ARBOR_ERR_MISMATCH when t's
+ * signature exchange waits for a member that waits, in the exchange of another team this rank
+ * belongs to, for this rank (neither can ever complete); the other team is failed too. */
+static arbor_status_t crossing(struct arbor_team *t, struct arb_inst *inst)
 {
     if (!board_off) return ARBOR_OK;
     const uint64_t *mine = (const uint64_t *)(void *)(arb_ctx.seg + board_off);
@@ -211,7 +216,7 @@ arbor_status_t arb_coll_check_crossing(struct arbor_team *t, struct arb_inst *in
         if (gone[0] == t->id || gone[1] == t->id) {
             /* The member found the crossing first and failed this team (and the other one). */
             uint64_t other = gone[0] == t->id ? gone[1] : gone[0];
-            struct arbor_team *x = arb_team_by_id(other);
+            struct arbor_team *x = team_by_id(other);
             arb_error("ARBOR_CHECK: team mismatch: world rank %d, awaited in a collective on team "
                       "%p (%d members, id %016llx), called one on another team (id %016llx) "
                       "instead. Both teams are failed",
@@ -222,7 +227,7 @@ arbor_status_t arb_coll_check_crossing(struct arbor_team *t, struct arb_inst *in
             return ARBOR_ERR_MISMATCH;
         }
         if (id == 0 || id == t->id) continue;
-        struct arbor_team *x = arb_team_by_id(id);
+        struct arbor_team *x = team_by_id(id);
         if (!x || x->seq > seq || x->failed != ARBOR_OK) continue; /* not ours, or we are past it */
         if (suspect.inst != inst || suspect.peer != awaited[i] || suspect.id != id ||
             suspect.seq != seq) {
@@ -246,17 +251,23 @@ arbor_status_t arb_coll_check_crossing(struct arbor_team *t, struct arb_inst *in
     return ARBOR_OK;
 }
 
-arbor_status_t arb_coll_check(const struct arbor_team *t, const arb_call_t *c, size_t elem,
-                              uint64_t flags, arbor_status_t local)
+_Static_assert(ARB_CHECK_WORDS == 2 * SIG_N, "a signature and its complement");
+
+void arb_coll_check_sign(const struct arbor_team *t, const arb_call_t *c, size_t elem,
+                         uint64_t flags, bool valid, uint64_t mine[ARB_CHECK_WORDS])
 {
-    uint64_t mine[2 * SIG_N], all[2 * SIG_N], lo[SIG_N];
-    signature(t, c, elem, flags, local == ARBOR_OK, mine);
+    signature(t, c, elem, flags, valid, mine);
     for (int f = 0; f < SIG_N; f++) mine[SIG_N + f] = ~mine[f];
-    board_post(t->id, t->seq);
-    arbor_status_t status =
-        arbor_allreduce(t->handle, mine, all, 2 * SIG_N, ARBOR_UINT64, ARBOR_MAX);
+    board_post(t->id, t->seq); /* the exchange starts: until the verdict */
+}
+
+arbor_status_t arb_coll_check_verdict(const struct arbor_team *t, const arb_call_t *c,
+                                      const uint64_t all[ARB_CHECK_WORDS], arbor_status_t local,
+                                      arbor_status_t exchange)
+{
+    uint64_t lo[SIG_N];
     board_post(0, 0);
-    if (status != ARBOR_OK) return local != ARBOR_OK ? local : status;
+    if (exchange != ARBOR_OK) return local != ARBOR_OK ? local : exchange;
     bool same = true;
     for (int f = 0; f < SIG_N; f++) {
         lo[f] = ~all[SIG_N + f];

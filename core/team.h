@@ -103,6 +103,12 @@ uint64_t arb_team_child_id(const struct arbor_team *parent, int color);
  * launcher event or transport error); ARBOR_ERR_MISMATCH: ARBOR_CHECK saw members waiting in
  * the signature exchanges of different teams (coll_check.c). Cheap: no work unless reported. */
 arbor_status_t arb_team_stall_reason(struct arbor_team *t, struct arb_inst *inst);
+/* A further reason asked by arb_team_stall_reason (ARBOR_CHECK's team-mismatch detection,
+ * registered from above so that this engine-level file does not call up); NULL: none. */
+typedef arbor_status_t (*arb_team_stall_fn)(struct arbor_team *t, struct arb_inst *inst);
+void arb_team_set_stall_hook(arb_team_stall_fn fn);
+/* Finalize: forgets the hook and the probes of the closing transport. */
+void arb_team_fail_reset(void);
 /* Fails t without an instance of its own (the other team of a crossing): cancels its
  * collectives in flight; later calls on it return ARBOR_ERR_TEAM. */
 void arb_team_fail_all(struct arbor_team *t, arbor_status_t why);

@@ -6,11 +6,12 @@
  * are refused; the other teams keep working.
  */
 #include <stdio.h>
+#include <string.h>
 
-#include "core/coll_check.h"
 #include "core/executor.h"
 #include "core/log.h"
 #include "core/team.h"
+#include "core/tp_call.h"
 
 uint64_t arb_team_child_id(const struct arbor_team *parent, int color)
 {
@@ -116,11 +117,10 @@ static void probe_peers(const struct arbor_team *t, const arb_inst_t *inst)
     if (!s || now - probe.since_us < PROBE_AFTER_US || now - probe.posted_us < PROBE_EVERY_US)
         return;
     int r = probe_target(t, inst);
-    arb_tp_rkey_t *key = r >= 0 ? arb_ctx.tp_ops->seg_rkey(arb_ctx.tp, r) : NULL;
+    arb_tp_rkey_t *key = r >= 0 ? arb_tp_seg_rkey(r) : NULL;
     if (!key) return;
     s->comp = (arb_tp_comp_t){0, ARBOR_OK};
-    arbor_status_t st =
-        arb_ctx.tp_ops->get(arb_ctx.tp, &s->word, sizeof(s->word), key, 0, &s->comp);
+    arbor_status_t st = arb_tp_get(&s->word, sizeof(s->word), key, 0, &s->comp);
     if (st == ARB_ERR_AGAIN) return; /* the transport is busy: next idle point */
     if (st != ARBOR_OK) s->comp.status = st, s->comp.pending = 0;
     s->peer = r;
@@ -128,12 +128,24 @@ static void probe_peers(const struct arbor_team *t, const arb_inst_t *inst)
     arb_debug("probe of world rank %d posted (%s)", r, arbor_strerror(st));
 }
 
+static arb_team_stall_fn stall_hook;
+
+void arb_team_fail_reset(void)
+{
+    memset(&probe, 0, sizeof(probe)); /* a read of the closed transport never completes */
+    stall_hook = NULL;
+}
+
+void arb_team_set_stall_hook(arb_team_stall_fn fn)
+{
+    stall_hook = fn;
+}
+
 arbor_status_t arb_team_stall_reason(struct arbor_team *t, arb_inst_t *inst)
 {
     if (arb_ctx.size > 1) probe_peers(t, inst);
     if (team_lost_peer(t)) return ARBOR_ERR_PEER_LOST;
-    if (arb_ctx.cfg.check) return arb_coll_check_crossing(t, inst);
-    return ARBOR_OK;
+    return stall_hook ? stall_hook(t, inst) : ARBOR_OK;
 }
 
 void arb_team_fail_all(struct arbor_team *t, arbor_status_t why)
