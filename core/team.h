@@ -107,7 +107,7 @@ arbor_status_t arb_team_stall_reason(struct arbor_team *t, struct arb_inst *inst
  * registered from above so that this engine-level file does not call up); NULL: none. */
 typedef arbor_status_t (*arb_team_stall_fn)(struct arbor_team *t, struct arb_inst *inst);
 void arb_team_set_stall_hook(arb_team_stall_fn fn);
-/* Finalize: forgets the hook and the probes of the closing transport. */
+/* Finalize: forgets the hook. */
 void arb_team_fail_reset(void);
 /* Fails t without an instance of its own (the other team of a crossing): cancels its
  * collectives in flight; later calls on it return ARBOR_ERR_TEAM. */
