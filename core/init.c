@@ -10,6 +10,7 @@
 #include "core/coll.h"
 #include "core/coll_check.h"
 #include "core/context.h"
+#include "core/doorbell.h"
 #include "core/tp_call.h"
 #include "core/executor.h"
 #include "core/log.h"
@@ -257,6 +258,7 @@ static void teardown(void)
     arb_team_destroy_all();
     arb_team_destroy(arb_ctx.world);
     arb_am_fini();
+    arb_bell_fini();
     arb_rma_fini();
     free(arb_ctx.seg_bases);
     if (arb_ctx.tp) arb_ctx.tp_ops->close(arb_ctx.tp);
@@ -335,6 +337,10 @@ arbor_status_t arbor_init(void)
     arb_ctx.init_count = 1; /* the measurement runs collectives */
     if ((status = arb_rma_init_world()) != ARBOR_OK) goto err;
     if ((status = arb_am_init()) != ARBOR_OK) goto err;
+    uint64_t bell_off; /* the doorbell line, in every mode (layouts never depend on it) */
+    if ((status = arb_mem_take_local(ARB_BELL_LINE_BYTES, &bell_off)) != ARBOR_OK ||
+        (status = arb_bell_init(bell_off)) != ARBOR_OK) /* may fall back to thread mode */
+        goto err;
     /* ARBOR_CHECK's board for team mismatches: the same block of every heap (init takes the
      * same blocks in the same order everywhere). */
     uint64_t board = 0;

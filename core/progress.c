@@ -10,6 +10,7 @@
 
 #include "core/progress.h"
 
+#include "core/doorbell.h"
 #include "core/executor.h"
 #include "core/log.h"
 #include "core/rma/am.h"
@@ -42,21 +43,29 @@ int arb_progress_turn(void)
     return moved;
 }
 
+/* The re-check of interrupt mode's waiting step (core/doorbell.h). */
+static bool exec_recheck(void *arg)
+{
+    return arb_progress_all() > 0 || ((arb_inst_t *)arg)->complete;
+}
+
 arbor_status_t arb_exec_wait(arb_inst_t *inst)
 {
     uint64_t seen = arb_ctx.epoch;
     double since = 0;
     unsigned idle = 0;
+    arb_nap_t nap = {0};
 
     while (!inst->complete) {
         if (arb_progress_all() || arb_ctx.epoch != seen) {
             seen = arb_ctx.epoch;
             idle = 0;
             since = 0;
+            nap.idle_since = 0;
             continue;
         }
         if (arb_ctx.yield) sched_yield();
-        if (++idle % 256) continue;
+        if (!arb_bell_nap(&nap, exec_recheck, inst) && ++idle % 256) continue;
         arbor_status_t why = arb_team_stall_reason(inst->team, inst);
         if (why != ARBOR_OK) {
             arb_team_fail(inst->team, inst, why);
@@ -123,6 +132,13 @@ void arb_unlock(void)
 #define ARB_PASSIVE_US 100
 #define ARB_IDLE_US    200
 
+/* What the thread's sleep in interrupt mode needs from the engine (core/doorbell.h). */
+static bool thread_recheck(void)
+{
+    return arb_ctx.active_head && arb_progress_all() > 0;
+}
+static const arb_bell_thread_hooks_t thread_hooks = {arb_lock, arb_unlock, thread_recheck};
+
 static void *progress_main(void *arg)
 {
     (void)arg;
@@ -139,10 +155,8 @@ static void *progress_main(void *arg)
             arb_ctx.in_progress = false;
         }
         pthread_mutex_unlock(&lock);
-        if (!live)
-            usleep(passive ? ARB_PASSIVE_US : ARB_IDLE_US);
-        else if (!moved)
-            sched_yield();
+        if (!live || !moved)
+            arb_bell_thread_nap(passive ? ARB_PASSIVE_US : ARB_IDLE_US, live, &thread_hooks);
     }
     return NULL;
 }
