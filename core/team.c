@@ -7,6 +7,7 @@
  */
 #include "core/team.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -157,7 +158,12 @@ arbor_status_t arb_team_open_in(struct arbor_team *t, int p)
                   "bytes)",
                   (void *)t->handle, t->world[p], bytes, (unsigned long long)block, t->open_in,
                   arb_team_landing_bytes(t));
-        arb_team_publish(t, p); /* else the receive retries it */
+        if (arb_ctx.cfg.print_algorithm && t->rank == 0)
+            fprintf(stderr,
+                    "arbor: team %p (%d members), rank 0: channel from rank %d opened; landing "
+                    "memory %zu bytes, %d channels\n",
+                    (void *)t->handle, t->size, t->world[p], arb_team_landing_bytes(t), t->open_in);
+                arb_team_publish(t, p); /* else the receive retries it */
         return ARBOR_OK;
     }
     in->state = ARB_CHAN_FAILED;

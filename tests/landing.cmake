@@ -24,3 +24,17 @@ arbor_add_launched_test(NAME landing COMMAND $<TARGET_FILE:arbor-test-landing>
                         LABELS memory RANKS 3 8 TRANSPORTS ${ARB_LANDING_TRANSPORTS} TIMEOUT 120
                         ENV ARBOR_BCAST_ALGORITHM=binomial ARBOR_ALLTOALL_ALGORITHM=pairwise
                             ARBOR_SEGMENT_SIZE=8M)
+
+# arbor-tree --memory: the landing-memory table at scale (docs/TOPOLOGY.md); a tree bcast opens
+# one channel per rank, and bad arguments exit 2.
+if(TARGET arbor-tree)
+  add_test(NAME unit.arbor-tree.memory COMMAND arbor-tree --memory 1024,65536)
+  set_tests_properties(unit.arbor-tree.memory PROPERTIES LABELS "unit;memory" TIMEOUT 60
+    PASS_REGULAR_EXPRESSION "\\| 65536 \\| bcast, binomial tree \\| 1 \\| 1.00 \\| 4.250 \\|")
+  foreach(bad "--memory;1" "--memory;8,x" "--depth;4" "--memory;64;--nodes;2")
+    string(MAKE_C_IDENTIFIER "${bad}" slug)
+    add_test(NAME unit.arbor-tree.memory_bad${slug} COMMAND arbor-tree ${bad})
+    set_tests_properties(unit.arbor-tree.memory_bad${slug} PROPERTIES LABELS "unit;memory"
+                         TIMEOUT 30 WILL_FAIL TRUE)
+  endforeach()
+endif()

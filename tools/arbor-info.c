@@ -16,6 +16,8 @@
 #include "core/log.h"
 #include "transports/transport.h"
 
+int arbor_info_landing(void);
+
 static void print_caps(uint32_t caps)
 {
     static const char *const names[] = {"direct-map", "float-atomics", "triggered-ops",
@@ -109,6 +111,7 @@ int main(int argc, char **argv)
     if (!strcmp(what, "--readme")) return print_config(1);
     if (!strcmp(what, "-c")) return print_config(0);
     if (!strcmp(what, "-A")) return print_algorithms(), 0;
+    if (!strcmp(what, "-L")) return arbor_info_landing(); /* tools/info_landing.c */
     if (argc > 1) {
         fprintf(stderr, "usage: arbor-info [-c | -A | --readme]\n");
         return 2;
