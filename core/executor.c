@@ -85,13 +85,16 @@ arbor_status_t arb_exec_start(struct arbor_team *team, arb_cached_sched_t *cs, v
 {
     const arb_sched_t *s = &cs->sched;
     /* Channels open on first use: the receiving end allocates its block now, before any
-     * ticket is taken (a rank without room fails here, and its senders learn it). */
+     * ticket is taken. A rank without room fails here, after telling every sender of the
+     * collective whose channel is not open (so none of them waits). */
+    arbor_status_t open = ARBOR_OK;
     for (int i = 0; i < s->nsteps; i++) {
         const arb_step_t *step = &s->steps[i];
         if (step->kind != ARB_STEP_RECV || team->in[step->peer].state == ARB_CHAN_OPEN) continue;
         arbor_status_t status = arb_team_open_in(team, step->peer);
-        if (status != ARBOR_OK) return status; /* the caller releases cs */
+        if (open == ARBOR_OK) open = status;
     }
+    if (open != ARBOR_OK) return open; /* the caller releases cs */
     arb_inst_t *inst = take_instance((size_t)s->nsteps, s->scratch_blocks * block);
     if (!inst) return ARBOR_ERR_NO_MEMORY;
     inst->team = team;

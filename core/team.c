@@ -141,43 +141,57 @@ bool arb_team_publish(struct arbor_team *t, int p)
     return true;
 }
 
+/* Marks the channel from p refused and tells p, so that it fails rather than waits (bounded like
+ * a cancel: the transport may ask us to try again while its queue is full). */
+static void refuse(struct arbor_team *t, int p)
+{
+    arbor_status_t status;
+    double until = arb_now_us() + 1e6;
+    t->in[p].state = ARB_CHAN_FAILED;
+    while (!write_dir(t, p, ARB_CHAN_REFUSED, &status) && arb_now_us() < until)
+        arb_ctx.tp_ops->progress(arb_ctx.tp);
+}
+
 arbor_status_t arb_team_open_in(struct arbor_team *t, int p)
 {
     arb_chan_t *in = &t->in[p];
     if (in->state == ARB_CHAN_OPEN) return ARBOR_OK;
     if (in->state == ARB_CHAN_FAILED) return ARBOR_ERR_NO_MEMORY;
+    if (t->failed == ARBOR_ERR_NO_MEMORY) {
+        /* A channel of this collective could not be opened: the others are refused too, so
+         * that every sender of it learns (nothing more is allocated for a failed team). */
+        refuse(t, p);
+        return ARBOR_ERR_NO_MEMORY;
+    }
     size_t bytes = arb_chan_bytes(t->depth, t->chunk);
     uint64_t block = 0;
     /* The heap keeps free space zero-filled: posted and the lines' words start at 0. */
-    if (arb_mem_take_local(bytes, &block) == ARBOR_OK) {
-        in->block = block;
-        in->state = ARB_CHAN_OPEN;
-        in->publish = true;
-        t->open_in++;
-        arb_debug("team %p: channel from rank %d opened (%zu bytes at %llu; %d open, %zu landing "
-                  "bytes)",
-                  (void *)t->handle, t->world[p], bytes, (unsigned long long)block, t->open_in,
-                  arb_team_landing_bytes(t));
-        if (arb_ctx.cfg.print_algorithm && t->rank == 0)
-            fprintf(stderr,
-                    "arbor: team %p (%d members), rank 0: channel from rank %d opened; landing "
-                    "memory %zu bytes, %d channels\n",
-                    (void *)t->handle, t->size, t->world[p], arb_team_landing_bytes(t), t->open_in);
-                arb_team_publish(t, p); /* else the receive retries it */
-        return ARBOR_OK;
+    if (arb_mem_take_local(bytes, &block) != ARBOR_OK) {
+        arb_error("team %p: no room in the segment for the channel from rank %d (%zu bytes; "
+                  "largest free block %llu): the collective fails with ARBOR_ERR_NO_MEMORY and "
+                  "the team is failed. Raise ARBOR_SEGMENT_SIZE or lower ARBOR_CHANNEL_DEPTH / "
+                  "ARBOR_CHUNK_SIZE",
+                  (void *)t->handle, t->world[p], bytes,
+                  (unsigned long long)arb_mem_largest_free());
+        if (t->failed == ARBOR_OK) t->failed = ARBOR_ERR_NO_MEMORY;
+        refuse(t, p);
+        return ARBOR_ERR_NO_MEMORY;
     }
-    in->state = ARB_CHAN_FAILED;
-    arb_error("team %p: no room in the segment for the channel from rank %d (%zu bytes; largest "
-              "free block %llu): the collective fails with ARBOR_ERR_NO_MEMORY and the team is "
-              "failed. Raise ARBOR_SEGMENT_SIZE or lower ARBOR_CHANNEL_DEPTH / ARBOR_CHUNK_SIZE",
-              (void *)t->handle, t->world[p], bytes, (unsigned long long)arb_mem_largest_free());
-    /* Tell the sender, so that it fails rather than waits; bounded like a cancel. */
-    arbor_status_t status;
-    double until = arb_now_us() + 1e6;
-    while (!write_dir(t, p, ARB_CHAN_REFUSED, &status) && arb_now_us() < until)
-        arb_ctx.tp_ops->progress(arb_ctx.tp);
-    if (t->failed == ARBOR_OK) t->failed = ARBOR_ERR_NO_MEMORY;
-    return ARBOR_ERR_NO_MEMORY;
+    in->block = block;
+    in->state = ARB_CHAN_OPEN;
+    in->publish = true;
+    t->open_in++;
+    arb_debug(
+        "team %p: channel from rank %d opened (%zu bytes at %llu; %d open, %zu landing bytes)",
+        (void *)t->handle, t->world[p], bytes, (unsigned long long)block, t->open_in,
+        arb_team_landing_bytes(t));
+    if (arb_ctx.cfg.print_algorithm && t->rank == 0)
+        fprintf(stderr,
+                "arbor: team %p (%d members), rank 0: channel from rank %d opened; landing memory "
+                "%zu bytes, %d channels\n",
+                (void *)t->handle, t->size, t->world[p], arb_team_landing_bytes(t), t->open_in);
+    arb_team_publish(t, p); /* else the receive retries it */
+    return ARBOR_OK;
 }
 
 size_t arb_team_landing_bytes(const struct arbor_team *t)

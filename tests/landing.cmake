@@ -38,3 +38,9 @@ if(TARGET arbor-tree)
                          TIMEOUT 30 WILL_FAIL TRUE)
   endforeach()
 endif()
+
+# Exhaustion: rank 0 without room for a channel; a flat gather to it fails with
+# ARBOR_ERR_NO_MEMORY on every rank (the refusal reaches every sender: no ARBOR_TIMEOUT wait).
+arbor_add_launched_test(NAME landing_exhaust COMMAND $<TARGET_FILE:arbor-test-landing> exhaust
+                        LABELS memory RANKS 3 TRANSPORTS ${ARB_LANDING_TRANSPORTS} TIMEOUT 60
+                        ENV ARBOR_GATHER_ALGORITHM=flat ARBOR_SEGMENT_SIZE=8M)

@@ -11,6 +11,11 @@
  *     (ARBOR_SEGMENT_SIZE=8M) that holds the channels of only a few such teams; the world's
  *     landing bytes stop growing once its internal collectives (split, free) have run once.
  * Rank 0 prints the bytes per rank after each step.
+ * With the argument "exhaust" (ARBOR_GATHER_ALGORITHM=flat): rank 0's heap is filled until no
+ * channel block fits, then a flat gather to rank 0 on a fresh team fails with
+ * ARBOR_ERR_NO_MEMORY on every rank at once (rank 0 cannot open its channels and refuses them;
+ * every sender reads the refusal instead of waiting for ARBOR_TIMEOUT), the failed team frees
+ * locally and the world keeps working.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -158,11 +163,58 @@ static void suite(arbor_team_h t, size_t n, landing_t *l)
     free(counts);
 }
 
-int main(void)
+/* Fills rank 0's heap with allocations on the world (rank 0 asks for its largest free block, the
+ * others for nothing) until no channel block fits there: the smallest block is
+ * 64 + 1 x (64 + 1 KiB) bytes. */
+enum { MIN_BLOCK = 64 + 64 + 1024, MAX_FILL = 64 };
+
+static int exhaust(void)
+{
+    arbor_team_h u = ARBOR_TEAM_NULL;
+    CHECK(arbor_team_split(ARBOR_TEAM_WORLD, 0, rank, &u) == ARBOR_OK, "split");
+    arbor_mem_h fill[MAX_FILL];
+    int nfill = 0;
+    for (; nfill < MAX_FILL; nfill++) {
+        size_t largest = 0;
+        CHECK(arbor_mem_usage(NULL, NULL, &largest) == ARBOR_OK, "usage");
+        uint64_t more = rank == 0 && largest >= MIN_BLOCK, any = 0;
+        CHECK(arbor_allreduce(ARBOR_TEAM_WORLD, &more, &any, 1, ARBOR_UINT64, ARBOR_MAX) ==
+                  ARBOR_OK,
+              "allreduce");
+        if (!any) break;
+        arbor_status_t st =
+            arbor_mem_alloc(ARBOR_TEAM_WORLD, rank == 0 ? largest : 0, &fill[nfill], NULL);
+        CHECK(st == ARBOR_OK, "fill %d (%zu bytes): %s", nfill, largest, arbor_strerror(st));
+        if (st != ARBOR_OK) break;
+    }
+    CHECK(nfill > 0 && nfill < MAX_FILL, "%d allocations to fill rank 0's heap", nfill);
+    int64_t mine = rank + 1, *all = calloc((size_t)size, sizeof(int64_t));
+    arbor_status_t st = arbor_gather(u, &mine, all, 1, ARBOR_INT64, 0);
+    CHECK(st == ARBOR_ERR_NO_MEMORY, "gather into a full rank 0: %s", arbor_strerror(st));
+    st = arbor_barrier(u);
+    CHECK(st == ARBOR_ERR_TEAM, "the team is failed: barrier gives %s", arbor_strerror(st));
+    CHECK(arbor_team_free(&u) == ARBOR_OK, "a failed team frees locally");
+    for (int i = 0; i < nfill; i++) CHECK(arbor_mem_free(&fill[i]) == ARBOR_OK, "free %d", i);
+    int64_t sum = 0;
+    st = arbor_allreduce(ARBOR_TEAM_WORLD, &mine, &sum, 1, ARBOR_INT64, ARBOR_SUM);
+    CHECK(st == ARBOR_OK && sum == (int64_t)size * (size + 1) / 2, "world afterwards: %s, %lld",
+          arbor_strerror(st), (long long)sum);
+    if (rank == 0)
+        printf("exhaustion: rank 0 filled with %d allocations; the gather failed with "
+               "ARBOR_ERR_NO_MEMORY on every rank; the world works\n",
+               nfill);
+    free(all);
+    arbor_finalize();
+    if (rank == 0 || failures) printf("rank %d: %d checks, %d failures\n", rank, checks, failures);
+    return failures != 0;
+}
+
+int main(int argc, char **argv)
 {
     if (arbor_init() != ARBOR_OK) return 1;
     arbor_team_rank(ARBOR_TEAM_WORLD, &rank);
     arbor_team_size(ARBOR_TEAM_WORLD, &size);
+    if (argc > 1 && strcmp(argv[1], "exhaust") == 0) return exhaust();
 
     size_t b = 0;
     int c = 0;

@@ -319,6 +319,12 @@ static void test_exhaustion(uint8_t *seg)
           (unsigned long long)published(&sr, 3));
     check(sr.t->failed == ARBOR_ERR_NO_MEMORY, "the team is failed");
     check(arb_team_open_in(sr.t, 3) == ARBOR_ERR_NO_MEMORY, "and stays refused");
+    /* The collective's other channels are refused too, without allocating, so that every
+     * sender of it learns. */
+    uint64_t used = arb_ctx.heap.used;
+    check(arb_team_open_in(sr.t, 4) == ARBOR_ERR_NO_MEMORY &&
+              published(&sr, 4) == ARB_CHAN_REFUSED && arb_ctx.heap.used == used,
+          "a failed team refuses the next channel: %llu", (unsigned long long)published(&sr, 4));
     check(arb_team_landing_bytes(sr.t) == arb_team_region_bytes(P) + 2 * block,
           "landing bytes count the two open channels");
     sim_close(&sr); /* a failed team keeps its blocks out of the heap (late messages) */
