@@ -87,14 +87,18 @@ arbor_status_t arb_exec_start(struct arbor_team *team, arb_cached_sched_t *cs, v
     /* Channels open on first use: the receiving end allocates its block now, before any
      * ticket is taken. A rank without room fails here, after telling every sender of the
      * collective whose channel is not open (so none of them waits). */
-    arbor_status_t open = ARBOR_OK;
-    for (int i = 0; i < s->nsteps; i++) {
-        const arb_step_t *step = &s->steps[i];
-        if (step->kind != ARB_STEP_RECV || team->in[step->peer].state == ARB_CHAN_OPEN) continue;
-        arbor_status_t status = arb_team_open_in(team, step->peer);
-        if (open == ARBOR_OK) open = status;
+    if (__builtin_expect(!cs->channels_open, 0)) {
+        arbor_status_t open = ARBOR_OK;
+        for (int i = 0; i < s->nsteps; i++) {
+            const arb_step_t *step = &s->steps[i];
+            if (step->kind != ARB_STEP_RECV || team->in[step->peer].state == ARB_CHAN_OPEN)
+                continue;
+            arbor_status_t status = arb_team_open_in(team, step->peer);
+            if (open == ARBOR_OK) open = status;
+        }
+        if (open != ARBOR_OK) return open; /* the caller releases cs */
+        cs->channels_open = true;
     }
-    if (open != ARBOR_OK) return open; /* the caller releases cs */
     arb_inst_t *inst = take_instance((size_t)s->nsteps, s->scratch_blocks * block);
     if (!inst) return ARBOR_ERR_NO_MEMORY;
     inst->team = team;
@@ -221,7 +225,7 @@ void arb_exec_cleanup(void)
 /* The first message to team rank p: whether p has published the channel block (the directory
  * word in our link line for p). Until then the send waits like one without credit, bounded by
  * ARBOR_TIMEOUT through the instance's wait; a refusal fails the instance. */
-static bool out_channel_ready(arb_inst_t *inst, int p)
+__attribute__((noinline, cold)) static bool out_channel_ready(arb_inst_t *inst, int p)
 {
     struct arbor_team *t = inst->team;
     arb_chan_t *ch = &t->out[p];
@@ -253,7 +257,8 @@ static bool send_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
     uint64_t ticket = st->ticket + c;
     arb_chan_t *ch = &t->out[p];
     if (ch->next_done != ticket) return false;
-    if (ch->state != ARB_CHAN_OPEN && !out_channel_ready(inst, p)) return false;
+    if (__builtin_expect(ch->state != ARB_CHAN_OPEN, 0) && !out_channel_ready(inst, p))
+        return false;
     /* Re-read the credit line (written by the peer: a cache miss) only when the credits we
      * already know of are used up. */
     if (ticket - ch->credit >= (uint64_t)t->depth) {
@@ -318,7 +323,7 @@ static bool recv_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
     arb_chan_t *in = &t->in[p];
     if (in->next_done != ticket) return false;
     /* The sender cannot have sent before the block was published: finish that first. */
-    if (in->publish && !arb_team_publish(t, p)) return false;
+    if (__builtin_expect(in->publish, 0) && !arb_team_publish(t, p)) return false;
     const uint8_t *chan = arb_ctx.seg + in->block;
     size_t len = chunk_len(inst, step, c, t->chunk);
     const uint8_t *slot = NULL;

@@ -14,6 +14,7 @@
 #include "core/coll.h"
 #include "core/log.h"
 #include "core/request.h"
+#include "core/rma/heap.h"
 #include "core/rma/rma.h"
 
 /* The worst case of one rank's landing memory: a channel from every other member (alltoall). */
@@ -165,8 +166,10 @@ arbor_status_t arb_team_open_in(struct arbor_team *t, int p)
     }
     size_t bytes = arb_chan_bytes(t->depth, t->chunk);
     uint64_t block = 0;
-    /* The heap keeps free space zero-filled: posted and the lines' words start at 0. */
-    if (arb_mem_take_local(bytes, &block) != ARBOR_OK) {
+    /* From the top of the heap (heap.h: init's blocks stay where every rank expects them). The
+     * heap keeps free space zero-filled: posted and the lines' words start at 0. */
+    block = arb_heap_fit_top(&arb_ctx.heap, bytes);
+    if (block == ARB_HEAP_NONE || arb_heap_take(&arb_ctx.heap, block, bytes) != ARBOR_OK) {
         arb_error("team %p: no room in the segment for the channel from rank %d (%zu bytes; "
                   "largest free block %llu): the collective fails with ARBOR_ERR_NO_MEMORY and "
                   "the team is failed. Raise ARBOR_SEGMENT_SIZE or lower ARBOR_CHANNEL_DEPTH / "

@@ -233,6 +233,7 @@ static void test_suite(const char *transport, uint8_t *seg, uint64_t seg_size)
         check(arb_ctx.heap.used - sr.base_used == arb_heap_round(block) * (uint64_t)c,
               "rank %d: heap grew by %llu for %d channels", r,
               (unsigned long long)(arb_ctx.heap.used - sr.base_used), c);
+        uint64_t top_end = 0;
         for (int p = 0; p < P; p++) {
             uint64_t w = published(&sr, p);
             if (!all[r * P + p]) {
@@ -244,6 +245,7 @@ static void test_suite(const char *transport, uint8_t *seg, uint64_t seg_size)
                   (unsigned long long)w, (unsigned long long)sr.t->in[p].block);
             /* No two blocks overlap, and none overlaps the link lines. */
             uint64_t b = sr.t->in[p].block;
+            if (b + arb_heap_round(block) > top_end) top_end = b + arb_heap_round(block);
             check(b >= sr.t->region + link || b + block <= sr.t->region, "rank %d: block in links",
                   r);
             for (int q = p + 1; q < P; q++)
@@ -251,6 +253,10 @@ static void test_suite(const char *transport, uint8_t *seg, uint64_t seg_size)
                     check(b + block <= sr.t->in[q].block || sr.t->in[q].block + block <= b,
                           "rank %d: blocks of %d and %d overlap", r, p, q);
         }
+        check(c == 0 || top_end == arb_ctx.heap.size,
+              "rank %d: blocks end at %llu, not at the "
+              "top of the heap (%llu)",
+              r, (unsigned long long)top_end, (unsigned long long)arb_ctx.heap.size);
         uint64_t base = sr.base_used;
         sim_close(&sr);
         check(arb_ctx.heap.used == base, "rank %d: team destroy left %llu channel bytes", r,
@@ -330,6 +336,25 @@ static void test_exhaustion(uint8_t *seg)
     sim_close(&sr); /* a failed team keeps its blocks out of the heap (late messages) */
 }
 
+/* Channel blocks come from the top of the heap; init's bottom-up blocks do not move. */
+static void test_top(void)
+{
+    arb_heap_t h;
+    check(arb_heap_init(&h, 1 << 20) == ARBOR_OK, "heap");
+    check(arb_heap_fit_top(&h, 100) == (1 << 20) - 128, "top of an empty heap: %llu",
+          (unsigned long long)arb_heap_fit_top(&h, 100));
+    check(arb_heap_take(&h, (1 << 20) - 128, 100) == ARBOR_OK, "take the top");
+    check(arb_heap_fit(&h, 64, 0) == 0, "the bottom stays free");
+    check(arb_heap_take(&h, 0, 4096) == ARBOR_OK &&
+              arb_heap_take(&h, 8192, (1 << 20) - 8192 - 128) == ARBOR_OK,
+          "fill all but [4096, 8192)");
+    check(arb_heap_fit_top(&h, 4096) == 4096, "the only hole: %llu",
+          (unsigned long long)arb_heap_fit_top(&h, 4096));
+    check(arb_heap_fit_top(&h, 4097) == ARB_HEAP_NONE, "too big for the hole");
+    check(arb_heap_fit_top(&h, 0) != ARB_HEAP_NONE, "nothing always fits");
+    arb_heap_fini(&h);
+}
+
 int main(void)
 {
     /* One rank's segment: link lines and a channel from every other rank, with room. */
@@ -340,6 +365,7 @@ int main(void)
     test_suite("ucx", seg, seg_size);
     test_suite("ofi:tcp", seg, seg_size);
     test_updown();
+    test_top();
     test_exhaustion(seg);
     arb_heap_fini(&arb_ctx.heap);
     free(seg);

@@ -40,6 +40,11 @@ void arb_heap_fini(arb_heap_t *h);
 /* Lowest granule-aligned offset >= from where len bytes (rounded) are free; len 0 fits at
  * from (rounded up). ARB_HEAP_NONE when nothing fits. */
 uint64_t arb_heap_fit(const arb_heap_t *h, uint64_t len, uint64_t from);
+/* The highest ARB_HEAP_ALIGN-aligned offset where len bytes are free, or ARB_HEAP_NONE. Local
+ * allocations that ranks make in different numbers and orders (landing channel blocks) come
+ * from the top, so they never move the blocks init takes from the bottom in the same order on
+ * every rank, and rarely meet the common-offset search. */
+uint64_t arb_heap_fit_top(const arb_heap_t *h, uint64_t len);
 /* Takes [off, off + round(len)), which must lie in one free extent (ARBOR_ERR_INVALID_ARG
  * otherwise, nothing changes). len 0 takes nothing. */
 arbor_status_t arb_heap_take(arb_heap_t *h, uint64_t off, uint64_t len);
