@@ -180,7 +180,7 @@ arbor_status_t arb_team_open_in(struct arbor_team *t, int p)
         refuse(t, p);
         return ARBOR_ERR_NO_MEMORY;
     }
-    in->block = block;
+    in->block = block + arb_chan_skew(t);
     in->state = ARB_CHAN_OPEN;
     in->publish = true;
     t->open_in++;
@@ -208,7 +208,7 @@ static void close_channels(struct arbor_team *t)
     size_t bytes = arb_chan_bytes(t->depth, t->chunk);
     for (int p = 0; t->in && p < t->size; p++) {
         if (t->in[p].state != ARB_CHAN_OPEN) continue;
-        arb_mem_give_local(t->in[p].block, bytes);
+        arb_mem_give_local(t->in[p].block - arb_chan_skew(t), bytes);
         t->in[p].state = ARB_CHAN_CLOSED;
     }
     t->open_in = 0;

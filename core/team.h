@@ -7,8 +7,9 @@
  *   word 0  consumed: our messages p has copied out (credits)
  *   word 1  directory: where p put the channel block for our messages to it, published once
  *           (block offset | 1), or ARB_CHAN_REFUSED when p could not allocate it
- * Channel block of the channel s -> r, allocated by the receiver r from its own heap (a local,
- * not symmetric, allocation) when the first collective whose schedule receives from s starts:
+ * Channel block of the channel s -> r, allocated by the receiver r from the top of its own heap (a
+ * local, not symmetric, allocation) when the first collective whose schedule receives from s
+ * starts, and starting arb_chan_skew lines into the allocation:
  *   posted       64-byte line: messages s has put into our slots
  *   lines[k]     depth 64-byte lines for tiny messages from a mapped s
  *   slots[k]     depth slots of chunk bytes
@@ -95,10 +96,21 @@ static inline uint64_t arb_chan_slot_off(const struct arbor_team *t, uint64_t k)
 {
     return 64 + (uint64_t)t->depth * 64 + k * t->chunk;
 }
-/* Bytes of one channel block, and of a team's fixed region. */
+/* A channel block starts (rank in the team mod ARB_CHAN_SKEW) lines into what the receiver
+ * allocated. Heaps of different ranks fill alike, so without it the two blocks of a pair of
+ * ranks (r's for s, s's for r) would lie at one offset, and a rank's stores into its peer's lines
+ * would alias in the low 12 address bits with its loads of its own (4K aliasing: the load waits
+ * for the unrelated store). */
+enum { ARB_CHAN_SKEW = 32 };
+static inline uint64_t arb_chan_skew(const struct arbor_team *t)
+{
+    return (uint64_t)(t->rank % ARB_CHAN_SKEW) * 64;
+}
+/* Bytes of one channel block as allocated (skew room, posted, lines, slots), and of a team's
+ * fixed region. */
 static inline size_t arb_chan_bytes(int depth, size_t chunk)
 {
-    return 64 + (size_t)depth * (64 + chunk);
+    return (size_t)ARB_CHAN_SKEW * 64 + (size_t)depth * (64 + chunk);
 }
 static inline size_t arb_team_region_bytes(int size)
 {

@@ -245,7 +245,8 @@ static void test_suite(const char *transport, uint8_t *seg, uint64_t seg_size)
                   (unsigned long long)w, (unsigned long long)sr.t->in[p].block);
             /* No two blocks overlap, and none overlaps the link lines. */
             uint64_t b = sr.t->in[p].block;
-            if (b + arb_heap_round(block) > top_end) top_end = b + arb_heap_round(block);
+            uint64_t taken = b - arb_chan_skew(sr.t);
+            if (taken + arb_heap_round(block) > top_end) top_end = taken + arb_heap_round(block);
             check(b >= sr.t->region + link || b + block <= sr.t->region, "rank %d: block in links",
                   r);
             for (int q = p + 1; q < P; q++)

@@ -300,7 +300,7 @@ static int ceil_log2(long x)
 /* One row: a schedule shape and the channels (receive peers) of its ranks. */
 static void memory_row(const opts_t *o, int P, const char *what, long max_ch, double mean_ch)
 {
-    double block = 64.0 + (double)o->depth * (64.0 + (double)o->chunk);
+    double block = 2048.0 + (double)o->depth * (64.0 + (double)o->chunk); /* team.h */
     double links = 64.0 * P,
            dense = 128.0 * P + (double)P * (double)o->depth * (64.0 + (double)o->chunk);
     double worst = links + (double)max_ch * block, mean = links + mean_ch * block;
@@ -343,7 +343,7 @@ static bool memory_tree(const opts_t *o, int P, int kind, const arb_topo_t *topo
 
 static int print_memory(const opts_t *o)
 {
-    double block = 64.0 + (double)o->depth * (64.0 + (double)o->chunk);
+    double block = 2048.0 + (double)o->depth * (64.0 + (double)o->chunk); /* team.h */
     printf("Landing memory per rank and team: depth %zu x chunk %zu bytes, one channel block = "
            "%.0f bytes, plus a 64-byte link line per member; %d ranks per node. Channels: the "
            "peers a rank's schedules receive from (max over ranks, and mean).\n\n",
