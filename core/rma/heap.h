@@ -1,7 +1,9 @@
 /*
  * The symmetric heap's free list: first fit with coalescing over the whole segment, in units of
  * ARB_HEAP_ALIGN bytes. Pure bookkeeping (no communication, no arbor state), so the unit test
- * drives it directly. The collective common-offset search is built from two steps so that the
+ * drives it directly. Its code is core/heap.c, a leaf of core outside core/rma/, so that the
+ * landing channels (core/channel.c, used by the executor) take blocks without depending on the
+ * one-sided layer. The collective common-offset search is built from two steps so that the
  * same code runs over a team (core/rma/mem.c) and in the unit test (several heaps in one
  * process):
  *   c = 0
