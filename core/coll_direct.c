@@ -106,14 +106,15 @@ uint32_t arb_direct_send(const arb_inst_t *inst, const arb_step_t *step, uint32_
 {
     const struct arbor_team *t = inst->team;
     int p = step->peer;
-    if (len <= ARB_INLINE_MAX || !t->peer_region[p]) return 0;
+    if (len <= ARB_INLINE_MAX || !t->peer_seg[p]) return 0;
     uint32_t span = movable(inst, step, c);
     if (span == 0) return 0;
     size_t bytes = span_bytes(inst, step, c, span);
     uintptr_t a = (uintptr_t)src, base = (uintptr_t)arb_ctx.seg;
     if (a < base || bytes > arb_ctx.seg_size || a - base > arb_ctx.seg_size - bytes) return 0;
     uint64_t off = (uint64_t)(a - base);
-    uint8_t *line = t->peer_region[p] + arb_team_line_off(t, t->rank, ticket % (uint64_t)t->depth);
+    uint8_t *line =
+        t->peer_seg[p] + t->out[p].block + arb_chan_line_off(ticket % (uint64_t)t->depth);
     memcpy(line + ARB_INLINE_HDR, &off, sizeof(off));
     memcpy(line + ARB_INLINE_HDR + sizeof(off), &span, sizeof(span));
     store_rel(line, ticket + 1);
@@ -128,9 +129,10 @@ bool arb_direct_source(arb_inst_t *inst, const arb_step_t *step, uint32_t c, uin
     int p = step->peer;
     /* The line's ticket tells a descriptor; rechecked after posted[p] (as for inline chunks) so
      * a descriptor stored before a later slot chunk's signal is not missed. */
-    const uint8_t *line = t->local + arb_team_line_off(t, p, ticket % (uint64_t)t->depth);
+    const uint8_t *chan = arb_ctx.seg + t->in[p].block;
+    const uint8_t *line = chan + arb_chan_line_off(ticket % (uint64_t)t->depth);
     if (load_acq(line) != ticket + 1) {
-        if (load_acq(t->local + arb_team_posted_off(t, p)) <= ticket) return false;
+        if (load_acq(chan + ARB_CHAN_POSTED) <= ticket) return false;
         if (load_acq(line) != ticket + 1) {
             *src_p = NULL; /* in the landing slot */
             return true;
@@ -140,16 +142,14 @@ bool arb_direct_source(arb_inst_t *inst, const arb_step_t *step, uint32_t c, uin
     uint32_t span;
     memcpy(&off, line + ARB_INLINE_HDR, sizeof(off));
     memcpy(&span, line + ARB_INLINE_HDR + sizeof(off), sizeof(span));
-    const uint8_t *base = arb_peer_map(t->world[p]);
+    const uint8_t *base = t->peer_seg[p];
     uint32_t left = inst->st[step - inst->cs->sched.steps].nchunks - c;
     size_t len = span >= 1 && span <= left ? span_bytes(inst, step, c, span) : 0;
-    if (!base || !t->peer_region[p] || !len || len > arb_ctx.seg_size ||
-        off > arb_ctx.seg_size - len) {
+    if (!base || !len || len > arb_ctx.seg_size || off > arb_ctx.seg_size - len) {
         /* Cannot happen while mapping is agreed (arb_direct_eligible): fail, never read wild. */
         arb_error("one copy: rank %d described %u chunk(s) at segment offset %llu that this "
                   "rank cannot read (%s)",
-                  t->world[p], span, (unsigned long long)off,
-                  base && t->peer_region[p] ? "out of range" : "not mapped");
+                  t->world[p], span, (unsigned long long)off, base ? "out of range" : "not mapped");
         inst->status = ARBOR_ERR_TRANSPORT;
         return false;
     }
@@ -173,7 +173,7 @@ bool arb_direct_settled(arb_inst_t *inst)
         int p = s->steps[i].peer;
         arb_chan_t *ch = &t->out[p];
         if (ch->credit >= want) continue;
-        ch->credit = load_acq(t->local + arb_team_consumed_off(t, p));
+        ch->credit = load_acq(t->local + arb_team_link_off(p) + ARB_LINK_CONSUMED);
         if (ch->credit < want) return false;
     }
     return true;
@@ -186,7 +186,8 @@ int arb_direct_awaited(const arb_inst_t *inst, int *world, int n, int max)
     for (int i = 0; i < s->nsteps; i++) {
         int p = s->steps[i].peer;
         if (!inst->st[i].settle || p < 0 || p >= t->size) continue;
-        if (load_acq(t->local + arb_team_consumed_off(t, p)) >= inst->st[i].settle) continue;
+        if (load_acq(t->local + arb_team_link_off(p) + ARB_LINK_CONSUMED) >= inst->st[i].settle)
+            continue;
         int w = t->world[p], j = n;
         bool seen = false;
         for (int k = 0; k < n; k++) seen |= world[k] == w;

@@ -26,6 +26,8 @@ typedef struct arb_cached_sched {
     double predicted_us; /* the model's time for alg, kept so a cache hit can still report it */
     bool one_copy;       /* symmetric buffers: the model chose one copy (core/coll_direct.h) */
     int refs;            /* the cache's own + one per running instance */
+    bool channels_open;  /* every channel its RECV steps use is open (core/team.h): a cached
+                          * schedule serves one team, whose channels stay open while it lives */
     struct arb_cached_sched *lru_prev, *lru_next, *hnext;
 } arb_cached_sched_t;
 
