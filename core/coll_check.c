@@ -106,14 +106,15 @@ static void report(const struct arbor_team *t, const arb_call_t *c, const uint64
                   arb_coll_name(c->coll), (void *)t->handle, t->seq, t->size, what);
 }
 
-arbor_status_t arb_coll_check(const struct arbor_team *t, const arb_call_t *c, size_t elem,
+arbor_status_t arb_coll_check(struct arbor_team *t, const arb_call_t *c, size_t elem,
                               uint64_t flags, arbor_status_t local)
 {
     uint64_t mine[2 * SIG_N], all[2 * SIG_N], lo[SIG_N];
     signature(t, c, elem, flags, local == ARBOR_OK, mine);
     for (int f = 0; f < SIG_N; f++) mine[SIG_N + f] = ~mine[f];
     arbor_status_t status =
-        arbor_allreduce(t->handle, mine, all, 2 * SIG_N, ARBOR_UINT64, ARBOR_MAX);
+        arb_coll_allreduce_internal(t, mine, all, 2 * SIG_N, ARBOR_UINT64,
+                                    ARBOR_MAX);
     if (status != ARBOR_OK) return local != ARBOR_OK ? local : status;
     bool same = true;
     for (int f = 0; f < SIG_N; f++) {

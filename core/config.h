@@ -31,6 +31,7 @@ struct arb_config {
     double timeout_s;  /* 0 = wait forever */
     int poll_yield;
     int progress; /* ARB_PROGRESS_* */
+    int threads;  /* ARBOR_THREAD_* level of a plain arbor_init */
     bool direct;  /* use mapped peer segments where the transport offers them */
     bool check; /* ARBOR_CHECK: exchange a signature per collective (coll_check.c) */
     bool stats;

@@ -38,7 +38,8 @@ static size_t user_ops_cap;
 #define USER_OP_GENS ((uint32_t)((0x7fffffff - ARBOR_OP_USER_BASE) / USER_OPS_MAX))
 
 /* Staging for non-commutative user ops combined AFTER (see combine_user). Static, so a
- * reduction of any length allocates nothing; arbor is single-threaded (arbor.h). */
+ * reduction of any length allocates nothing; reductions run inside the
+ * progress engine, under the engine lock whenever several threads may call arbor. */
 static alignas(max_align_t) unsigned char user_tmp[64 * 1024];
 
 static bool dtype_valid(arbor_dtype_t dtype)
@@ -101,9 +102,14 @@ bool arb_op_commutative(arbor_op_t op)
 static void combine_user(const user_op_t *u, arbor_dtype_t dtype, void *inout, const void *in,
                          size_t count, int order)
 {
+    /* An arbor call from fn is refused (ARBOR_ERR_BUSY) rather than deadlocking on the
+     * engine lock this thread holds. */
+    int outer = arb_in_callback;
+    arb_in_callback = ARB_CB_USER;
     if (order != ARB_COMBINE_AFTER || u->commute) {
         /* fn takes a non-const in (the MPI signature); it must not write it. */
         u->fn((void *)in, inout, count, dtype);
+        arb_in_callback = outer;
         return;
     }
     size_t elem = arb_dtype_info[dtype].size;
@@ -116,6 +122,7 @@ static void combine_user(const user_op_t *u, arbor_dtype_t dtype, void *inout, c
         u->fn(io + done * elem, user_tmp, len, dtype);
         memcpy(io + done * elem, user_tmp, len * elem);
     }
+    arb_in_callback = outer;
 }
 
 /* inout and in must not overlap (the kernels are restrict; the executor always combines a
@@ -177,7 +184,7 @@ arbor_status_t arbor_op_free(arbor_op_t op)
 {
     if (!user_op_get(op)) return ARBOR_ERR_OP; /* built-in, unknown or already freed */
     /* Freeing under a running reduction would leave it combining with a stale function. */
-    arb_lock();
+    ARB_ENTER();
     bool busy = arb_exec_op_in_use(op);
     arb_unlock();
     if (busy) return ARBOR_ERR_BUSY;

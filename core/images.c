@@ -449,7 +449,7 @@ static arbor_status_t images_init(const size_t images[])
     size_t *copy = malloc(sizeof(size_t) * (size_t)P);
     mine[3] = copy == NULL;
     arbor_status_t status =
-        arbor_allreduce(ARBOR_TEAM_WORLD, mine, all, 4, ARBOR_UINT64, ARBOR_MAX);
+        arb_coll_allreduce_internal(arb_ctx.world, mine, all, 4, ARBOR_UINT64, ARBOR_MAX);
     if (status == ARBOR_OK && all[3]) status = ARBOR_ERR_NO_MEMORY;
     if (status == ARBOR_OK && (all[2] || all[0] != ~all[1])) {
         if (arb_ctx.rank == 0)
@@ -470,7 +470,7 @@ static arbor_status_t images_init(const size_t images[])
 arbor_status_t arbor_images_init(const size_t images[])
 {
     if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
-    arb_lock();
+    ARB_ENTER();
     arbor_status_t status = images_init(images);
     arb_unlock();
     return status;
@@ -480,7 +480,7 @@ arbor_status_t arbor_team_images(arbor_team_h team, size_t *nimages_p, size_t *f
                                  size_t *mine_p)
 {
     if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
-    arb_lock();
+    ARB_ENTER();
     arbor_status_t status = ARBOR_ERR_NOT_INITIALIZED;
     struct arbor_team *t = arb_team_lookup(team);
     if (arb_ctx.images && !t) status = ARBOR_ERR_TEAM;
@@ -502,7 +502,7 @@ arbor_status_t arbor_team_images(arbor_team_h team, size_t *nimages_p, size_t *f
 /* Entry points: with a progress thread, one caller at a time (the lock is recursive). */
 #define LOCKED(_call)                                                                              \
     do {                                                                                           \
-        arb_lock();                                                                                \
+        ARB_ENTER();                                                                                \
         arbor_status_t _status = (_call);                                                          \
         arb_unlock();                                                                              \
         return _status;                                                                            \

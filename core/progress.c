@@ -1,10 +1,15 @@
 /*
  * The progress engine (polling mode): drive the transport, then every collective in flight in
  * initiation order. Waiting loops yield the CPU when this node has more ranks than cores, and
- * give up with ARBOR_ERR_TIMEOUT after ARBOR_TIMEOUT seconds in which nothing moved.
+ * give up with ARBOR_ERR_TIMEOUT after ARBOR_TIMEOUT seconds in which nothing moved. With the
+ * engine lock on, a waiting loop holds it for one turn at a time (arb_wait_pause). Also: the
+ * lock itself and the progress thread (docs/THREADS.md).
  */
+#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -43,7 +48,10 @@ int arb_progress_all(void)
 int arb_progress_turn(void)
 {
     int moved = arb_progress_all();
-    if (!moved && arb_ctx.yield) sched_yield();
+    if (!moved && arb_ctx.locking)
+        arb_wait_pause(true); /* and let the thread that holds what we test for run */
+    else if (!moved && arb_ctx.yield)
+        sched_yield();
     return moved;
 }
 
@@ -63,14 +71,17 @@ arbor_status_t arb_exec_wait(arb_inst_t *inst)
     double since = 0;
     unsigned idle = 0;
 
-    while (!inst->complete) {
+    /* inst stays valid across the pauses: one thread per handle, and nothing frees an
+     * instance another thread waits for (team_fail only completes it). */
+    while (!arb_inst_complete(inst)) {
         if (arb_progress_all() || arb_ctx.epoch != seen) {
             seen = arb_ctx.epoch;
             idle = 0;
             since = 0;
+            arb_wait_pause(false);
             continue;
         }
-        if (arb_ctx.yield) sched_yield();
+        arb_wait_pause(true);
         if (++idle % 256) continue;
         if (team_lost_peer(inst->team)) {
             arb_team_fail(inst->team, inst, ARBOR_ERR_PEER_LOST);
@@ -91,30 +102,79 @@ arbor_status_t arb_exec_wait(arb_inst_t *inst)
 arbor_status_t arbor_poll(void)
 {
     if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
-    arb_lock();
+    ARB_ENTER();
     arb_progress_turn();
     arb_unlock();
     return ARBOR_OK;
 }
 
+/* ---- the engine lock -------------------------------------------------------------------- */
+
+_Thread_local int arb_in_callback __attribute__((tls_model("initial-exec")));
+
+void arb_lock_take(void)
+{
+    if (pthread_mutex_trylock(&arb_ctx.lock) == 0) return;
+    atomic_fetch_add_explicit(&arb_ctx.lock_wanted, 1, memory_order_relaxed);
+    int rc = pthread_mutex_lock(&arb_ctx.lock);
+    atomic_fetch_sub_explicit(&arb_ctx.lock_wanted, 1, memory_order_relaxed);
+    if (rc == EDEADLK) {
+        /* An internal path that went through a public entry: a bug, never a user error. */
+        fprintf(stderr, "arbor: internal error: the engine lock taken twice by one thread\n");
+        abort();
+    }
+}
+
+arbor_status_t arb_callback_refused(void)
+{
+    arb_error("an arbor call from inside a %s: only arbor_am_reply may be called there "
+              "(docs/THREADS.md)",
+              arb_in_callback == ARB_CB_AM_HANDLER ? "active-message handler"
+                                                   : "user reduction operation");
+    return ARBOR_ERR_BUSY;
+}
+
+void arb_wait_pause(bool idle)
+{
+    if (!arb_ctx.locking || arb_ctx.in_progress) {
+        if (idle && arb_ctx.yield) sched_yield();
+        return;
+    }
+    pthread_mutex_unlock(&arb_ctx.lock);
+    /* An unlock followed at once by a lock would hand the lock straight back to us (glibc's
+     * mutex is not fair): give a blocked thread its turn, and the core when nothing moved. */
+    if (idle || atomic_load_explicit(&arb_ctx.lock_wanted, memory_order_relaxed) > 0)
+        sched_yield();
+    arb_lock_take();
+}
+
+arbor_status_t arb_threads_init(int level)
+{
+    pthread_mutexattr_t attr;
+    pthread_mutexattr_init(&attr);
+    pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_ERRORCHECK);
+    int rc = pthread_mutex_init(&arb_ctx.lock, &attr);
+    pthread_mutexattr_destroy(&attr);
+    if (rc) return ARBOR_ERR_NO_MEMORY;
+    atomic_init(&arb_ctx.lock_wanted, 0);
+    atomic_init(&arb_ctx.progress_stop, false);
+    arb_ctx.thread_level = level;
+    arb_ctx.locking = level == ARBOR_THREAD_MULTIPLE;
+    return ARBOR_OK;
+}
+
+void arb_threads_fini(void)
+{
+    arb_progress_thread_stop();
+    arb_ctx.locking = false;
+    pthread_mutex_destroy(&arb_ctx.lock);
+}
+
 /* The progress thread (ARBOR_PROGRESS=thread): advances collectives while the application is
  * elsewhere (computing, or blocked in a lock as in figure 1 of the UPC paper), and sleeps
- * while none is in flight, as the GASNet collectives note suggests. */
-static pthread_mutex_t lock;
-static pthread_t thread;
-static volatile bool stop;
-
-void arb_lock(void)
-{
-    if (arb_ctx.threaded) pthread_mutex_lock(&lock);
-}
-
-void arb_unlock(void)
-{
-    if (arb_ctx.threaded) pthread_mutex_unlock(&lock);
-}
-
-/* With no collective in flight the thread sleeps, except that while symmetric allocations
+ * while none is in flight, as the GASNet collectives note suggests.
+ *
+ * With no collective in flight the thread sleeps, except that while symmetric allocations
  * exist on a transport whose targets must progress for one-sided operations aimed at them
  * (docs/ONESIDED.md), or active-message handlers are registered (docs/AM.md), it polls the
  * transport and the one-sided hook every ARB_PASSIVE_US: a target computing without calling
@@ -131,8 +191,8 @@ void arb_unlock(void)
 static void *progress_main(void *arg)
 {
     (void)arg;
-    while (!stop) {
-        pthread_mutex_lock(&lock);
+    while (!atomic_load_explicit(&arb_ctx.progress_stop, memory_order_acquire)) {
+        arb_lock_take();
         bool live = arb_ctx.active_head != NULL, moved = live && arb_progress_all() > 0;
         bool serve = !live && arb_rma_target_progress_needed();
         bool passive = (serve && arb_mem_any_live()) || (!live && arb_am_active());
@@ -143,7 +203,7 @@ static void *progress_main(void *arg)
             if (passive) arb_rma_poll();
             arb_ctx.in_progress = false;
         }
-        pthread_mutex_unlock(&lock);
+        pthread_mutex_unlock(&arb_ctx.lock);
         if (!live)
             usleep(passive ? ARB_PASSIVE_US : ARB_IDLE_US);
         else if (!moved)
@@ -152,29 +212,32 @@ static void *progress_main(void *arg)
     return NULL;
 }
 
+/* Called at init, or from an entry (arb_rma_passive_check) after it let go of the lock. Below
+ * MULTIPLE no other thread is inside arbor then, so turning locking on here is safe. */
 arbor_status_t arb_progress_thread_start(void)
 {
-    pthread_mutexattr_t attr;
-    pthread_mutexattr_init(&attr);
-    pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
-    pthread_mutex_init(&lock, &attr);
-    pthread_mutexattr_destroy(&attr);
-    stop = false;
+    if (arb_ctx.locking) arb_lock_take();
+    bool running = arb_ctx.threaded;
     arb_ctx.threaded = true;
-    if (pthread_create(&thread, NULL, progress_main, NULL)) {
+    if (arb_ctx.locking) pthread_mutex_unlock(&arb_ctx.lock);
+    if (running) return ARBOR_OK;
+    atomic_store_explicit(&arb_ctx.progress_stop, false, memory_order_relaxed);
+    arb_ctx.locking = true;
+    if (pthread_create(&arb_ctx.progress_thread, NULL, progress_main, NULL)) {
         arb_ctx.threaded = false;
-        pthread_mutex_destroy(&lock);
+        arb_ctx.locking = arb_ctx.thread_level == ARBOR_THREAD_MULTIPLE;
         arb_error("cannot start the progress thread");
         return ARBOR_ERR_NO_MEMORY;
     }
     return ARBOR_OK;
 }
 
+/* Finalize, with no other thread inside arbor. */
 void arb_progress_thread_stop(void)
 {
     if (!arb_ctx.threaded) return;
-    stop = true;
-    pthread_join(thread, NULL);
+    atomic_store_explicit(&arb_ctx.progress_stop, true, memory_order_release);
+    pthread_join(arb_ctx.progress_thread, NULL);
     arb_ctx.threaded = false;
-    pthread_mutex_destroy(&lock);
+    arb_ctx.locking = arb_ctx.thread_level == ARBOR_THREAD_MULTIPLE;
 }

@@ -14,15 +14,20 @@
 #include "core/request.h"
 #include "core/rma/rma.h"
 
-typedef struct {
+/* The slot table lives in the context (arb_ctx.slots): another thread may grow it (realloc)
+ * whenever a wait lets go of the engine lock, so no slot pointer is kept across a wait. */
+struct arb_req_slot {
     arb_inst_t *inst; /* NULL = free slot */
     uint32_t gen;
     uint32_t listed; /* check_all's pass that last met this slot: finds a handle listed twice */
-} slot_t;
+};
+typedef arb_req_slot_t slot_t;
 
-static slot_t *slots;
-static uint32_t nslots, free_hint, check_pass;
-static arb_inst_t *fence_head;
+#define slots      arb_ctx.slots
+#define nslots     arb_ctx.nslots
+#define free_hint  arb_ctx.free_hint
+#define check_pass arb_ctx.check_pass
+#define fence_head arb_ctx.fence_head
 
 static arbor_request_h encode(uint32_t idx, uint32_t gen)
 {
@@ -87,9 +92,9 @@ static bool h_complete(arbor_request_h h)
 static arbor_status_t h_wait(arbor_request_h h)
 {
     if (arb_rma_req_is(h)) return arb_rma_req_wait(h);
-    slot_t *s = decode(h);
-    arbor_status_t status = arb_exec_chain_wait(s->inst);
-    return status == ARBOR_ERR_TIMEOUT && arb_exec_chain_complete(s->inst) ? ARBOR_OK : status;
+    arb_inst_t *inst = decode(h)->inst; /* the slot may move while we wait; the instance not */
+    arbor_status_t status = arb_exec_chain_wait(inst);
+    return status == ARBOR_ERR_TIMEOUT && arb_exec_chain_complete(inst) ? ARBOR_OK : status;
 }
 
 static arbor_status_t h_release(arbor_request_h *h)
@@ -151,7 +156,7 @@ static arbor_status_t arbor_wait_all_unlocked(size_t n, arbor_request_h *reqs)
     if (status != ARBOR_OK) return status;
     for (size_t i = 0; i < n; i++) {
         if (!reqs[i]) continue;
-        status = arbor_wait(&reqs[i]);
+        status = arbor_wait_unlocked(&reqs[i]);
         if (status == ARBOR_ERR_TIMEOUT) return status;
         if (status != ARBOR_OK && first == ARBOR_OK) first = status;
     }
@@ -233,19 +238,23 @@ static arbor_status_t arbor_coll_fence_unlocked(arbor_team_h team)
     struct arbor_team *t = arb_team_lookup(team);
     if (!t) return ARBOR_ERR_TEAM;
     arbor_status_t first = ARBOR_OK;
-    for (arb_inst_t **pp = &fence_head; *pp;) {
-        arb_inst_t *i = *pp;
-        if (i->team != t) {
-            pp = &i->fence_next;
-            continue;
-        }
+    for (;;) {
+        /* The oldest of t's entries: other threads add and fence entries of their teams while
+         * we wait, so the list is searched again after every wait. */
+        arb_inst_t *i = NULL;
+        for (arb_inst_t *x = fence_head; x; x = x->fence_next)
+            if (x->team == t) i = x;
+        if (!i) return first;
         arbor_status_t status = arb_exec_chain_wait(i);
         if (status == ARBOR_ERR_TIMEOUT) return status;
         if (status != ARBOR_OK && first == ARBOR_OK) first = status;
-        *pp = i->fence_next;
+        for (arb_inst_t **pp = &fence_head; *pp; pp = &(*pp)->fence_next)
+            if (*pp == i) {
+                *pp = i->fence_next;
+                break;
+            }
         arb_exec_chain_free(i);
     }
-    return first;
 }
 
 bool arb_req_team_busy(const struct arbor_team *t)
@@ -289,10 +298,16 @@ void arb_req_cleanup(void)
     nslots = free_hint = 0;
 }
 
-/* Entry points: with a progress thread, one caller at a time. */
+#undef slots
+#undef nslots
+#undef free_hint
+#undef check_pass
+#undef fence_head
+
+/* Entry points: with the engine lock on (docs/THREADS.md), one caller at a time. */
 arbor_status_t arbor_test(arbor_request_h *req)
 {
-    arb_lock();
+    ARB_ENTER();
     arbor_status_t status = arbor_test_unlocked(req);
     arb_unlock();
     return status;
@@ -300,7 +315,7 @@ arbor_status_t arbor_test(arbor_request_h *req)
 
 arbor_status_t arbor_wait(arbor_request_h *req)
 {
-    arb_lock();
+    ARB_ENTER();
     arbor_status_t status = arbor_wait_unlocked(req);
     arb_unlock();
     return status;
@@ -308,7 +323,7 @@ arbor_status_t arbor_wait(arbor_request_h *req)
 
 arbor_status_t arbor_wait_all(size_t n, arbor_request_h *reqs)
 {
-    arb_lock();
+    ARB_ENTER();
     arbor_status_t status = arbor_wait_all_unlocked(n, reqs);
     arb_unlock();
     return status;
@@ -316,7 +331,7 @@ arbor_status_t arbor_wait_all(size_t n, arbor_request_h *reqs)
 
 arbor_status_t arbor_test_all(size_t n, arbor_request_h *reqs)
 {
-    arb_lock();
+    ARB_ENTER();
     arbor_status_t status = arbor_test_all_unlocked(n, reqs);
     arb_unlock();
     return status;
@@ -324,7 +339,7 @@ arbor_status_t arbor_test_all(size_t n, arbor_request_h *reqs)
 
 arbor_status_t arbor_test_some(size_t n, arbor_request_h *reqs, size_t *done_p, size_t *indices)
 {
-    arb_lock();
+    ARB_ENTER();
     arbor_status_t status = arbor_test_some_unlocked(n, reqs, done_p, indices);
     arb_unlock();
     return status;
@@ -332,7 +347,7 @@ arbor_status_t arbor_test_some(size_t n, arbor_request_h *reqs, size_t *done_p, 
 
 arbor_status_t arbor_wait_some(size_t n, arbor_request_h *reqs, size_t *done_p, size_t *indices)
 {
-    arb_lock();
+    ARB_ENTER();
     arbor_status_t status = arbor_wait_some_unlocked(n, reqs, done_p, indices);
     arb_unlock();
     return status;
@@ -340,7 +355,7 @@ arbor_status_t arbor_wait_some(size_t n, arbor_request_h *reqs, size_t *done_p, 
 
 arbor_status_t arbor_coll_fence(arbor_team_h team)
 {
-    arb_lock();
+    ARB_ENTER();
     arbor_status_t status = arbor_coll_fence_unlocked(team);
     arb_unlock();
     return status;

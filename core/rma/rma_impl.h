@@ -114,7 +114,7 @@ static inline arbor_status_t arb_rma_begin(int rank, arbor_request_h *req_p, arb
 /* Runs an entry point's body under the progress lock and returns its status. */
 #define ARB_RMA_LOCKED(_call)                                                                      \
     do {                                                                                           \
-        arb_lock();                                                                                \
+        ARB_ENTER();                                                                                \
         arbor_status_t _s = (_call);                                                               \
         arb_unlock();                                                                              \
         return _s;                                                                                 \
