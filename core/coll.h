@@ -34,6 +34,10 @@ typedef struct {
  * flag is given (blocking calls take no params). */
 arbor_status_t arb_coll_run(arbor_team_h team, const arb_call_t *call,
                             const arbor_op_params_t *params, arbor_request_h *req_p, int blocking);
+/* arb_coll_run for an entry point that already holds the engine lock (images.c). */
+arbor_status_t arb_coll_run_held(arbor_team_h team, const arb_call_t *call,
+                                 const arbor_op_params_t *params, arbor_request_h *req_p,
+                                 int blocking);
 
 /* Internal blocking collectives over a team structure, for core modules (team split / free,
  * the symmetric heap) that must not go through the public entry points. The caller holds the

@@ -516,6 +516,18 @@ arbor_status_t arb_coll_run(arbor_team_h team, const arb_call_t *call,
     return status;
 }
 
+arbor_status_t arb_coll_run_held(arbor_team_h team, const arb_call_t *call,
+                                 const arbor_op_params_t *params, arbor_request_h *req_p,
+                                 int blocking)
+{
+    bool started = false;
+    struct arbor_team *t = arb_team_lookup(team);
+    arbor_status_t status =
+        t ? run(t, call, params, req_p, blocking, true, &started) : ARBOR_ERR_TEAM;
+    if (!started && call->done) call->done(call->done_arg, status);
+    return status;
+}
+
 /* Internal blocking collectives on a team structure (teams being built or freed, the heap):
  * the caller holds the lock. */
 arbor_status_t arb_coll_run_team(struct arbor_team *t, const arb_call_t *call)

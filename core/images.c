@@ -196,7 +196,7 @@ static arbor_status_t start(arbor_team_h team, arb_call_t *c, img_op_t *op, cons
     c->dtype = ARBOR_BYTE;
     c->done = img_done;
     c->done_arg = op;
-    return arb_coll_run(team, c, &p, blocking ? NULL : req_p, blocking);
+    return arb_coll_run_held(team, c, &p, blocking ? NULL : req_p, blocking);
 }
 
 static arbor_status_t bcasti(arbor_team_h team, void *const dstlist[], size_t srcimage,
@@ -499,7 +499,7 @@ arbor_status_t arbor_team_images(arbor_team_h team, size_t *nimages_p, size_t *f
     return status;
 }
 
-/* Entry points: with a progress thread, one caller at a time (the lock is recursive). */
+/* Entry points: with the engine lock on, one caller at a time (docs/THREADS.md). */
 #define LOCKED(_call)                                                                              \
     do {                                                                                           \
         ARB_ENTER();                                                                                \

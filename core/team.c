@@ -304,21 +304,23 @@ struct arbor_team *arb_team_lookup(arbor_team_h h)
 arbor_status_t arbor_team_rank(arbor_team_h team, int *rank_p)
 {
     if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
+    ARB_ENTER(); /* another thread may be growing the team table */
     struct arbor_team *t = arb_team_lookup(team);
-    if (!t) return ARBOR_ERR_TEAM;
-    if (!rank_p) return ARBOR_ERR_INVALID_ARG;
-    *rank_p = t->rank;
-    return ARBOR_OK;
+    arbor_status_t status = !t ? ARBOR_ERR_TEAM : !rank_p ? ARBOR_ERR_INVALID_ARG : ARBOR_OK;
+    if (status == ARBOR_OK) *rank_p = t->rank;
+    arb_unlock();
+    return status;
 }
 
 arbor_status_t arbor_team_size(arbor_team_h team, int *size_p)
 {
     if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
+    ARB_ENTER(); /* another thread may be growing the team table */
     struct arbor_team *t = arb_team_lookup(team);
-    if (!t) return ARBOR_ERR_TEAM;
-    if (!size_p) return ARBOR_ERR_INVALID_ARG;
-    *size_p = t->size;
-    return ARBOR_OK;
+    arbor_status_t status = !t ? ARBOR_ERR_TEAM : !size_p ? ARBOR_ERR_INVALID_ARG : ARBOR_OK;
+    if (status == ARBOR_OK) *size_p = t->size;
+    arb_unlock();
+    return status;
 }
 
 /* Entry points: with a progress thread, one caller at a time. */
