@@ -157,9 +157,8 @@ arbor_status_t arbor_dtype_size(arbor_dtype_t dtype, size_t *size_p)
     return ARBOR_OK;
 }
 
-arbor_status_t arbor_op_create(arbor_user_fn_t *fn, int commute, arbor_op_t *op_p)
+static arbor_status_t op_create(arbor_user_fn_t *fn, int commute, arbor_op_t *op_p)
 {
-    if (!fn || !op_p || (commute != 0 && commute != 1)) return ARBOR_ERR_INVALID_ARG;
     size_t slot = 0;
     while (slot < user_ops_len && user_ops[slot].fn) slot++;
     if (slot == user_ops_len) {
@@ -180,18 +179,31 @@ arbor_status_t arbor_op_create(arbor_user_fn_t *fn, int commute, arbor_op_t *op_
     return ARBOR_OK;
 }
 
+/* The table is read by reductions running on other threads: changed under the engine lock. */
+arbor_status_t arbor_op_create(arbor_user_fn_t *fn, int commute, arbor_op_t *op_p)
+{
+    if (!fn || !op_p || (commute != 0 && commute != 1)) return ARBOR_ERR_INVALID_ARG;
+    ARB_ENTER();
+    arbor_status_t status = op_create(fn, commute, op_p);
+    arb_unlock();
+    return status;
+}
+
 arbor_status_t arbor_op_free(arbor_op_t op)
 {
-    if (!user_op_get(op)) return ARBOR_ERR_OP; /* built-in, unknown or already freed */
-    /* Freeing under a running reduction would leave it combining with a stale function. */
     ARB_ENTER();
-    bool busy = arb_exec_op_in_use(op);
+    arbor_status_t status = ARBOR_OK;
+    if (!user_op_get(op))
+        status = ARBOR_ERR_OP; /* built-in, unknown or already freed */
+    else if (arb_exec_op_in_use(op))
+        status = ARBOR_ERR_BUSY; /* a running reduction would combine with a stale function */
+    if (status == ARBOR_OK) {
+        size_t slot = (size_t)(op - ARBOR_OP_USER_BASE) % USER_OPS_MAX;
+        user_ops[slot].fn = NULL;
+        if (++user_ops[slot].gen == USER_OP_GENS) user_ops[slot].gen = 0;
+        /* Trailing free slots are forgotten, so a create/free loop keeps the table small. */
+        while (user_ops_len > 0 && !user_ops[user_ops_len - 1].fn) user_ops_len--;
+    }
     arb_unlock();
-    if (busy) return ARBOR_ERR_BUSY;
-    size_t slot = (size_t)(op - ARBOR_OP_USER_BASE) % USER_OPS_MAX;
-    user_ops[slot].fn = NULL;
-    if (++user_ops[slot].gen == USER_OP_GENS) user_ops[slot].gen = 0;
-    /* Trailing free slots are forgotten, so a create/free loop keeps the table small. */
-    while (user_ops_len > 0 && !user_ops[user_ops_len - 1].fn) user_ops_len--;
-    return ARBOR_OK;
+    return status;
 }
