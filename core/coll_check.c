@@ -113,8 +113,7 @@ arbor_status_t arb_coll_check(struct arbor_team *t, const arb_call_t *c, size_t 
     signature(t, c, elem, flags, local == ARBOR_OK, mine);
     for (int f = 0; f < SIG_N; f++) mine[SIG_N + f] = ~mine[f];
     arbor_status_t status =
-        arb_coll_allreduce_internal(t, mine, all, 2 * SIG_N, ARBOR_UINT64,
-                                    ARBOR_MAX);
+        arb_coll_allreduce_internal(t, mine, all, 2 * SIG_N, ARBOR_UINT64, ARBOR_MAX);
     if (status != ARBOR_OK) return local != ARBOR_OK ? local : status;
     bool same = true;
     for (int f = 0; f < SIG_N; f++) {

@@ -33,7 +33,7 @@ struct arb_config {
     int progress; /* ARB_PROGRESS_* */
     int threads;  /* ARBOR_THREAD_* level of a plain arbor_init */
     bool direct;  /* use mapped peer segments where the transport offers them */
-    bool check; /* ARBOR_CHECK: exchange a signature per collective (coll_check.c) */
+    bool check;   /* ARBOR_CHECK: exchange a signature per collective (coll_check.c) */
     bool stats;
     bool warn_unknown;
     int coll_alg[ARB_COLL_KINDS]; /* forced algorithm per collective (table index; 0 = auto) */

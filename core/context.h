@@ -56,13 +56,13 @@ typedef struct {
     bool all_mapped;                       /* every peer's segment is mapped here */
     /* Threads (docs/THREADS.md). Everything in this struct below init_count is guarded by lock
      * whenever locking is on; locking changes only while no other thread is inside arbor. */
-    int thread_level;              /* ARBOR_THREAD_* provided */
-    bool locking;                  /* entries take lock: MULTIPLE, or the progress thread runs */
-    bool threaded;                 /* the progress thread runs */
-    bool heap_busy;                /* a symmetric allocation (collective over a team) runs */
-    pthread_mutex_t lock;          /* the engine lock: error-checking, never recursive */
-    atomic_int lock_wanted;        /* threads blocked on lock: waiting loops yield to them */
-    atomic_bool progress_stop;     /* asks the progress thread to leave */
+    int thread_level;          /* ARBOR_THREAD_* provided */
+    bool locking;              /* entries take lock: MULTIPLE, or the progress thread runs */
+    bool threaded;             /* the progress thread runs */
+    bool heap_busy;            /* a symmetric allocation (collective over a team) runs */
+    pthread_mutex_t lock;      /* the engine lock: error-checking, never recursive */
+    atomic_int lock_wanted;    /* threads blocked on lock: waiting loops yield to them */
+    atomic_bool progress_stop; /* asks the progress thread to leave */
     pthread_t progress_thread;
     /* Handles of non-blocking collectives (request.c) and the ASYNC_FENCE list. */
     arb_req_slot_t *slots;

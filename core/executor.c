@@ -336,7 +336,8 @@ static bool advance_step(arb_inst_t *inst, int i, bool *moved)
                send_chunk(inst, step, st, st->issued))
             *moved = true;
         if (st->comp.status != ARBOR_OK && inst->status == ARBOR_OK) inst->status = st->comp.status;
-        if (st->issued == st->nchunks && arb_tp_comp_pending(&st->comp) == 0) st->done = st->nchunks;
+        if (st->issued == st->nchunks && arb_tp_comp_pending(&st->comp) == 0)
+            st->done = st->nchunks;
         return st->done == st->nchunks;
     case ARB_STEP_RECV:
         while (st->done < st->nchunks && st->done < gate && recv_chunk(inst, step, st, st->done))

@@ -502,7 +502,7 @@ arbor_status_t arbor_team_images(arbor_team_h team, size_t *nimages_p, size_t *f
 /* Entry points: with the engine lock on, one caller at a time (docs/THREADS.md). */
 #define LOCKED(_call)                                                                              \
     do {                                                                                           \
-        ARB_ENTER();                                                                                \
+        ARB_ENTER();                                                                               \
         arbor_status_t _status = (_call);                                                          \
         arb_unlock();                                                                              \
         return _status;                                                                            \

@@ -143,8 +143,7 @@ void arb_wait_pause(bool idle)
     pthread_mutex_unlock(&arb_ctx.lock);
     /* An unlock followed at once by a lock would hand the lock straight back to us (glibc's
      * mutex is not fair): give a blocked thread its turn, and the core when nothing moved. */
-    if (idle || atomic_load_explicit(&arb_ctx.lock_wanted, memory_order_relaxed) > 0)
-        sched_yield();
+    if (idle || atomic_load_explicit(&arb_ctx.lock_wanted, memory_order_relaxed) > 0) sched_yield();
     arb_lock_take();
 }
 

@@ -14,12 +14,16 @@
  *    (the tickets must be exactly 0..total-1), puts a pattern into its own slot at the next
  *    rank and gets it back.
  * 4. From inside a user reduction operation an arbor call returns ARBOR_ERR_BUSY.
+ * 5. Active messages from every thread: each request handler replies with arbor_am_reply (the
+ *    in-handler path: its thread holds the engine lock) and tries a collective (refused); the
+ *    reply handlers check every byte and count per sending thread.
  *
  * Usage: arbor-test-threads [iterations per thread] (ARBOR_TEST_THREADS sets NT, default 4).
  */
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,8 +71,8 @@ typedef struct {
     int id, trank, tsize, iters;
     arbor_team_h team;
     op_t ops[SLOTS];
-    queue_t *in, *out;          /* handles handed to us / by us */
-    atomic_int *producer_done;  /* our producer (the previous thread) finished issuing */
+    queue_t *in, *out;         /* handles handed to us / by us */
+    atomic_int *producer_done; /* our producer (the previous thread) finished issuing */
     atomic_int *my_done;
     long blocking, nonblocking, tested_by_other;
 } worker_t;
@@ -122,7 +126,8 @@ static void fill(worker_t *w, op_t *op)
         break;
     case K_ALLREDUCE:
     case K_REDUCE:
-        for (size_t i = 0; i < op->count; i++) ((uint64_t *)op->send)[i] = wpat(w->id, op->iter, me, i);
+        for (size_t i = 0; i < op->count; i++)
+            ((uint64_t *)op->send)[i] = wpat(w->id, op->iter, me, i);
         memset(op->recv, 0xEE, op->count * 8);
         break;
     case K_ALLGATHER:
@@ -319,7 +324,8 @@ static void part_collectives(int iters)
         workers[i].my_done = &done_flags[i];
         workers[i].producer_done = &done_flags[(i + nt - 1) % nt];
     }
-    for (int i = 0; i < nt; i++) CHECK(!pthread_create(&th[i], NULL, coll_main, &workers[i]), "thread");
+    for (int i = 0; i < nt; i++)
+        CHECK(!pthread_create(&th[i], NULL, coll_main, &workers[i]), "thread");
     long total = 0, other = 0;
     for (int i = 0; i < nt; i++) {
         pthread_join(th[i], NULL);
@@ -339,7 +345,8 @@ static void part_collectives(int iters)
                nt, iters, total, other);
 }
 
-/* ---- part 2: a waiter, a computer and a poller ------------------------------------------------ */
+/* ---- part 2: a waiter, a computer and a poller ------------------------------------------------
+ */
 
 static atomic_int poll_stop;
 static atomic_long poll_calls;
@@ -416,9 +423,9 @@ enum { TICKETS = 200, SLOT_BYTES = 512 };
 
 typedef struct {
     int id;
-    uint8_t *base;      /* this rank's allocation */
-    void *remote_ctr;   /* the counter at rank 0 */
-    void *next_slot;    /* our slot at the next rank */
+    uint8_t *base;    /* this rank's allocation */
+    void *remote_ctr; /* the counter at rank 0 */
+    void *next_slot;  /* our slot at the next rank */
     uint64_t tickets[TICKETS];
 } rma_worker_t;
 
@@ -524,6 +531,82 @@ static void part_callback(void)
     CHECK_OK(arbor_op_free(op));
 }
 
+/* ---- part 5: active messages from every thread --------------------------------------------- */
+
+enum { AM_REQ = 0, AM_REP = 1, AM_PER_THREAD = 100, AM_BYTES = 256 };
+static atomic_long am_replies[MAX_THREADS];
+static atomic_int am_refused, am_reply_failed;
+
+static void am_fill(uint8_t *b, int src, int id, int k, int salt)
+{
+    for (int i = 0; i < AM_BYTES; i++) b[i] = (uint8_t)(src * 7 + id * 11 + k * 3 + i + salt);
+}
+
+static void on_request(arbor_am_token_h token, int src, void *payload, size_t nbytes, void *arg)
+{
+    (void)arg;
+    const uint8_t *p = payload;
+    CHECK(nbytes == AM_BYTES + 8, "request of %zu bytes", nbytes);
+    int id = p[0], k = p[1] | p[2] << 8;
+    uint8_t want[AM_BYTES], out[AM_BYTES + 8];
+    am_fill(want, src, id, k, 0);
+    CHECK(!memcmp(p + 8, want, AM_BYTES), "request payload from %d t%d #%d", src, id, k);
+    if (k == 0 && arbor_barrier(ARBOR_TEAM_WORLD) == ARBOR_ERR_BUSY)
+        atomic_fetch_add(&am_refused, 1);
+    memcpy(out, p, 8);
+    am_fill(out + 8, rank, id, k, 1);
+    if (arbor_am_reply(token, AM_REP, out, sizeof(out)) != ARBOR_OK)
+        atomic_fetch_add(&am_reply_failed, 1);
+}
+
+static void on_reply(arbor_am_token_h token, int src, void *payload, size_t nbytes, void *arg)
+{
+    (void)token, (void)arg;
+    const uint8_t *p = payload;
+    CHECK(nbytes == AM_BYTES + 8, "reply of %zu bytes", nbytes);
+    int id = p[0], k = p[1] | p[2] << 8;
+    uint8_t want[AM_BYTES];
+    am_fill(want, src, id, k, 1);
+    CHECK(src == (rank + 1) % nranks, "reply from %d", src);
+    CHECK(id < nt && !memcmp(p + 8, want, AM_BYTES), "reply payload t%d #%d", id, k);
+    atomic_fetch_add(&am_replies[id], 1);
+}
+
+static void *am_main(void *arg)
+{
+    int id = (int)(intptr_t)arg, target = (rank + 1) % nranks;
+    uint8_t msg[AM_BYTES + 8] = {0};
+    for (int k = 0; k < AM_PER_THREAD; k++) {
+        msg[0] = (uint8_t)id, msg[1] = (uint8_t)k, msg[2] = (uint8_t)(k >> 8);
+        am_fill(msg + 8, rank, id, k, 0);
+        CHECK_OK(arbor_am_request(target, AM_REQ, msg, sizeof(msg)));
+    }
+    while (atomic_load(&am_replies[id]) < AM_PER_THREAD) CHECK_OK(arbor_poll());
+    return NULL;
+}
+
+static void part_am(void)
+{
+    pthread_t th[MAX_THREADS];
+    CHECK_OK(arbor_am_register(AM_REQ, on_request, NULL));
+    CHECK_OK(arbor_am_register(AM_REP, on_reply, NULL));
+    CHECK_OK(arbor_barrier(ARBOR_TEAM_WORLD)); /* handlers everywhere before any request */
+    for (int i = 0; i < nt; i++)
+        CHECK(!pthread_create(&th[i], NULL, am_main, (void *)(intptr_t)i), "thread");
+    for (int i = 0; i < nt; i++) pthread_join(th[i], NULL);
+    for (int i = 0; i < nt; i++)
+        CHECK(atomic_load(&am_replies[i]) == AM_PER_THREAD, "t%d got %ld replies", i,
+              (long)atomic_load(&am_replies[i]));
+    /* Our requests were served by the previous rank's handlers: count ours as target there. */
+    CHECK_OK(arbor_barrier(ARBOR_TEAM_WORLD));
+    CHECK(atomic_load(&am_reply_failed) == 0, "%d replies failed", atomic_load(&am_reply_failed));
+    CHECK(atomic_load(&am_refused) == nt, "%d of %d collectives refused in handlers",
+          atomic_load(&am_refused), nt);
+    if (rank == 0)
+        printf("threads: %d active messages per rank from %d threads, replied from handlers\n",
+               nt * AM_PER_THREAD, nt);
+}
+
 int main(int argc, char **argv)
 {
     int iters = argc > 1 ? atoi(argv[1]) : 0;
@@ -545,6 +628,7 @@ int main(int argc, char **argv)
     part_wait_poll();
     part_onesided();
     part_callback();
+    part_am();
 
     CHECK_OK(arbor_finalize());
     if (rank == 0) printf("threads: OK\n");

@@ -144,7 +144,8 @@ static void wait_comp(arb_tp_comp_t *comp, const char *what)
     while (arb_tp_comp_pending(comp) > 0) {
         poll_once();
         if (now_s() > deadline)
-            fail("%s: %lld ops still pending after %.0f s", what, (long long)arb_tp_comp_pending(comp), WAIT_S);
+            fail("%s: %lld ops still pending after %.0f s", what,
+                 (long long)arb_tp_comp_pending(comp), WAIT_S);
     }
     if (arb_tp_comp_pending(comp) < 0)
         fail("%s: pending went negative (%lld)", what, (long long)arb_tp_comp_pending(comp));

@@ -222,6 +222,9 @@ static arbor_status_t send_request(int rank, int index, const void *payload, siz
 {
     arbor_status_t st = wait_for(have_credit, NULL, "waiting for a reply credit");
     if (st != ARBOR_OK) return st;
+    /* The credit is ours from here: the waits below let go of the engine lock, and another
+     * thread sending meanwhile must see it taken. */
+    am.sent++;
     uint64_t ticket;
     if ((st = fetch_add(rank, CTL_REQ_TAIL, &ticket)) != ARBOR_OK) return st;
     room_wait_t w = {rank, ticket, ARBOR_OK};
@@ -229,8 +232,8 @@ static arbor_status_t send_request(int rank, int index, const void *payload, siz
         return st;
     if (w.status != ARBOR_OK) return w.status;
     am_meta_t meta = {(uint32_t)arb_ctx.rank, (uint32_t)index, (uint32_t)nbytes, AM_REQUEST};
-    am.sent++;
-    am.peer_sent[rank] = ticket + 1;
+    /* Another thread's later ticket to the same rank may have been written first. */
+    if (ticket + 1 > am.peer_sent[rank]) am.peer_sent[rank] = ticket + 1;
     /* The ticket is taken: the slot must be written even if that fails half-way, or the
      * target's ring stalls; an error here is a transport failure the caller hears about. */
     return write_slot(rank, AM_REQ_RING + (ticket % AM_REQ_SLOTS) * AM_SLOT_BYTES, &meta, payload);

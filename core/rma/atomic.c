@@ -250,8 +250,6 @@ arbor_status_t arbor_atomic_nb(int rank, void *dst, arbor_amo_t op, arbor_dtype_
                                const void *operand, const void *compare, void *result,
                                arbor_request_h *req_p)
 {
-    ARB_ENTER();
-    arbor_status_t s = atomic_any(rank, dst, op, dtype, operand, compare, result, req_p, false);
-    arb_unlock();
-    return s;
+    ARB_RMA_LOCKED_NB(req_p,
+                      atomic_any(rank, dst, op, dtype, operand, compare, result, req_p, false));
 }

@@ -167,10 +167,8 @@ arbor_status_t arbor_put_signal_nb(int rank, void *dst, const void *src, size_t 
                                    uint64_t *sig, uint64_t value, arbor_signal_op_t sig_op,
                                    arbor_request_h *req_p)
 {
-    ARB_ENTER();
-    arbor_status_t s = put_signal_any(rank, dst, src, nbytes, sig, value, sig_op, req_p, false);
-    arb_unlock();
-    return s;
+    ARB_RMA_LOCKED_NB(req_p,
+                      put_signal_any(rank, dst, src, nbytes, sig, value, sig_op, req_p, false));
 }
 
 /* ---- wait_until ------------------------------------------------------------------------------ */

@@ -602,11 +602,11 @@ arbor_status_t arbor_get(int rank, void *dst, const void *src, size_t nbytes)
 arbor_status_t arbor_put_nb(int rank, void *dst, const void *src, size_t nbytes,
                             arbor_request_h *req_p)
 {
-    ARB_RMA_LOCKED(xfer(true, rank, dst, src, nbytes, req_p, false));
+    ARB_RMA_LOCKED_NB(req_p, xfer(true, rank, dst, src, nbytes, req_p, false));
 }
 
 arbor_status_t arbor_get_nb(int rank, void *dst, const void *src, size_t nbytes,
                             arbor_request_h *req_p)
 {
-    ARB_RMA_LOCKED(xfer(false, rank, dst, src, nbytes, req_p, false));
+    ARB_RMA_LOCKED_NB(req_p, xfer(false, rank, dst, src, nbytes, req_p, false));
 }
