@@ -7,6 +7,7 @@
 #define ARB_CORE_CONTEXT_H
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -140,7 +141,14 @@ static inline void arb_unlock(void)
  * of the lock, yields when another thread waits for it or nothing moved, and retakes it.
  * Pointers into tables another thread may grow (request slots, team slots) are stale after
  * it: look them up again. Inside a progress turn (a handler's wait) it keeps the lock. */
-void arb_wait_pause(bool idle);
+void arb_wait_pause_locked(bool idle);
+static inline void arb_wait_pause(bool idle)
+{
+    if (__builtin_expect(arb_ctx.locking, 0))
+        arb_wait_pause_locked(idle);
+    else if (idle && arb_ctx.yield)
+        sched_yield();
+}
 
 arbor_status_t arb_threads_init(int level);
 void arb_threads_fini(void);

@@ -134,9 +134,9 @@ arbor_status_t arb_callback_refused(void)
     return ARBOR_ERR_BUSY;
 }
 
-void arb_wait_pause(bool idle)
+void arb_wait_pause_locked(bool idle)
 {
-    if (!arb_ctx.locking || arb_ctx.in_progress) {
+    if (arb_ctx.in_progress) { /* inside a progress turn: the lock stays ours */
         if (idle && arb_ctx.yield) sched_yield();
         return;
     }
