@@ -215,16 +215,21 @@ static void *progress_main(void *arg)
  * MULTIPLE no other thread is inside arbor then, so turning locking on here is safe. */
 arbor_status_t arb_progress_thread_start(void)
 {
-    if (arb_ctx.locking) arb_lock_take();
+    bool was_locking = arb_ctx.locking;
+    if (was_locking) arb_lock_take();
     bool running = arb_ctx.threaded;
     arb_ctx.threaded = true;
-    if (arb_ctx.locking) pthread_mutex_unlock(&arb_ctx.lock);
+    if (was_locking) pthread_mutex_unlock(&arb_ctx.lock);
     if (running) return ARBOR_OK;
     atomic_store_explicit(&arb_ctx.progress_stop, false, memory_order_relaxed);
-    arb_ctx.locking = true;
+    if (!was_locking) arb_ctx.locking = true; /* no other thread is inside arbor now */
     if (pthread_create(&arb_ctx.progress_thread, NULL, progress_main, NULL)) {
+        if (was_locking) arb_lock_take();
         arb_ctx.threaded = false;
-        arb_ctx.locking = arb_ctx.thread_level == ARBOR_THREAD_MULTIPLE;
+        if (was_locking)
+            pthread_mutex_unlock(&arb_ctx.lock);
+        else
+            arb_ctx.locking = false;
         arb_error("cannot start the progress thread");
         return ARBOR_ERR_NO_MEMORY;
     }

@@ -108,6 +108,9 @@ static arbor_status_t arbor_test_unlocked(arbor_request_h *req)
     if (!req) return ARBOR_ERR_INVALID_ARG;
     if (!h_valid(*req)) return ARBOR_ERR_HANDLE;
     if (!h_complete(*req)) arb_progress_turn();
+    /* The turn may have let go of the lock: a handle another thread released meanwhile (two
+     * threads on one handle, against the rules) is reported, not followed. */
+    if (!h_valid(*req)) return ARBOR_ERR_HANDLE;
     return h_complete(*req) ? h_release(req) : ARBOR_INPROGRESS;
 }
 
@@ -169,6 +172,8 @@ static arbor_status_t arbor_test_all_unlocked(size_t n, arbor_request_h *reqs)
     arbor_status_t status = check_all(n, reqs, &live), first = ARBOR_OK;
     if (status != ARBOR_OK) return status;
     arb_progress_turn();
+    for (size_t i = 0; i < n; i++)
+        if (reqs[i] && !h_valid(reqs[i])) return ARBOR_ERR_HANDLE;
     for (size_t i = 0; i < n; i++)
         if (reqs[i] && !h_complete(reqs[i])) return ARBOR_INPROGRESS;
     for (size_t i = 0; i < n; i++) {
