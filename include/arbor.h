@@ -96,9 +96,10 @@ ARBOR_API const char *arbor_version(void);
 ARBOR_API arbor_status_t arbor_init(void);
 
 /**
- * Thread levels, as MPI and GASNet-EX name them. Every level allows callbacks (user reduction
- * operations, active-message handlers) to run on whichever thread drives progress; inside one,
- * only arbor_am_reply may be called (any other arbor call returns ARBOR_ERR_BUSY).
+ * Thread levels, as MPI and GASNet-EX name them. At every level callbacks (user reduction
+ * operations, active-message handlers) run on whichever thread drives progress; a handler may
+ * call arbor_am_reply and the implicit (no handle) non-blocking one-sided calls, and any other
+ * arbor call from a callback returns ARBOR_ERR_BUSY.
  * - SINGLE: one thread in the process calls arbor.
  * - FUNNELED: the process may have threads, but only the one that called arbor_init calls
  *   arbor.
