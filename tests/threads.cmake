@@ -14,5 +14,5 @@ if(ARBOR_WITH_OFI)
 endif()
 if(ARBOR_THREADS_TRANSPORTS)
   arbor_add_launched_test(NAME threads COMMAND $<TARGET_FILE:arbor-test-threads> LABELS threads
-                          RANKS 2 3 4 TRANSPORTS ${ARBOR_THREADS_TRANSPORTS} TIMEOUT 300)
+                          RANKS 2 3 4 TRANSPORTS ${ARBOR_THREADS_TRANSPORTS} TIMEOUT 600)
 endif()
