@@ -23,12 +23,6 @@ struct arb_req_slot {
 };
 typedef arb_req_slot_t slot_t;
 
-#define slots      arb_ctx.slots
-#define nslots     arb_ctx.nslots
-#define free_hint  arb_ctx.free_hint
-#define check_pass arb_ctx.check_pass
-#define fence_head arb_ctx.fence_head
-
 static arbor_request_h encode(uint32_t idx, uint32_t gen)
 {
     return (arbor_request_h)(uintptr_t)(((uint64_t)gen << 32) | (uint64_t)(idx + 1));
@@ -39,32 +33,32 @@ static slot_t *decode(arbor_request_h h)
     uint64_t v = (uint64_t)(uintptr_t)h;
     if (arb_rma_req_is(h)) return NULL;
     uint32_t idx = (uint32_t)(v & 0xffffffffu), gen = (uint32_t)(v >> 32);
-    if (idx == 0 || idx > nslots) return NULL;
-    slot_t *s = &slots[idx - 1];
+    if (idx == 0 || idx > arb_ctx.nslots) return NULL;
+    slot_t *s = &arb_ctx.slots[idx - 1];
     return s->inst && s->gen == gen ? s : NULL;
 }
 
 arbor_status_t arb_req_new(arb_inst_t *inst, arbor_request_h *req_p)
 {
-    uint32_t i = free_hint;
-    while (i < nslots && slots[i].inst) i++;
-    if (i == nslots) {
-        for (i = 0; i < nslots && slots[i].inst; i++) {
+    uint32_t i = arb_ctx.free_hint;
+    while (i < arb_ctx.nslots && arb_ctx.slots[i].inst) i++;
+    if (i == arb_ctx.nslots) {
+        for (i = 0; i < arb_ctx.nslots && arb_ctx.slots[i].inst; i++) {
         }
     }
-    if (i == nslots) {
-        uint32_t n = nslots ? 2 * nslots : 64;
-        slot_t *ns = realloc(slots, n * sizeof(*ns));
+    if (i == arb_ctx.nslots) {
+        uint32_t n = arb_ctx.nslots ? 2 * arb_ctx.nslots : 64;
+        slot_t *ns = realloc(arb_ctx.slots, n * sizeof(*ns));
         if (!ns) return ARBOR_ERR_NO_MEMORY;
-        for (uint32_t j = nslots; j < n; j++) ns[j] = (slot_t){NULL, 0, 0};
-        slots = ns;
-        nslots = n;
+        for (uint32_t j = arb_ctx.nslots; j < n; j++) ns[j] = (slot_t){NULL, 0, 0};
+        arb_ctx.slots = ns;
+        arb_ctx.nslots = n;
     }
-    slots[i].inst = inst;
-    slots[i].gen++;
-    free_hint = i + 1;
+    arb_ctx.slots[i].inst = inst;
+    arb_ctx.slots[i].gen++;
+    arb_ctx.free_hint = i + 1;
     inst->has_handle = true;
-    *req_p = encode(i, slots[i].gen);
+    *req_p = encode(i, arb_ctx.slots[i].gen);
     return ARBOR_OK;
 }
 
@@ -73,7 +67,7 @@ static arbor_status_t release(slot_t *s, arbor_request_h *req)
     arbor_status_t status = arb_exec_chain_status(s->inst);
     arb_exec_chain_free(s->inst);
     s->inst = NULL;
-    free_hint = (uint32_t)(s - slots);
+    arb_ctx.free_hint = (uint32_t)(s - arb_ctx.slots);
     *req = NULL;
     return status;
 }
@@ -131,17 +125,17 @@ static arbor_status_t check_all(size_t n, arbor_request_h *reqs, size_t *live_p)
     size_t live = 0;
     if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
     if (!reqs && n) return ARBOR_ERR_INVALID_ARG;
-    if (++check_pass == 0) { /* wrapped: forget every old mark */
-        for (uint32_t j = 0; j < nslots; j++) slots[j].listed = 0;
-        check_pass = 1;
+    if (++arb_ctx.check_pass == 0) { /* wrapped: forget every old mark */
+        for (uint32_t j = 0; j < arb_ctx.nslots; j++) arb_ctx.slots[j].listed = 0;
+        arb_ctx.check_pass = 1;
     }
     for (size_t i = 0; i < n; i++) {
         if (!reqs[i]) continue;
         if (!h_valid(reqs[i])) return ARBOR_ERR_HANDLE;
         slot_t *s = decode(reqs[i]);
         if (s) {
-            if (s->listed == check_pass) return ARBOR_ERR_HANDLE;
-            s->listed = check_pass;
+            if (s->listed == arb_ctx.check_pass) return ARBOR_ERR_HANDLE;
+            s->listed = arb_ctx.check_pass;
         } else { /* a one-sided handle: compare with the earlier entries */
             for (size_t j = 0; j < i; j++)
                 if (reqs[j] == reqs[i]) return ARBOR_ERR_HANDLE;
@@ -232,8 +226,8 @@ static arbor_status_t arbor_wait_some_unlocked(size_t n, arbor_request_h *reqs, 
 
 arbor_status_t arb_req_fence_add(arb_inst_t *inst)
 {
-    inst->fence_next = fence_head;
-    fence_head = inst;
+    inst->fence_next = arb_ctx.fence_head;
+    arb_ctx.fence_head = inst;
     return ARBOR_OK;
 }
 
@@ -247,13 +241,13 @@ static arbor_status_t arbor_coll_fence_unlocked(arbor_team_h team)
         /* The oldest of t's entries: other threads add and fence entries of their teams while
          * we wait, so the list is searched again after every wait. */
         arb_inst_t *i = NULL;
-        for (arb_inst_t *x = fence_head; x; x = x->fence_next)
+        for (arb_inst_t *x = arb_ctx.fence_head; x; x = x->fence_next)
             if (x->team == t) i = x;
         if (!i) return first;
         arbor_status_t status = arb_exec_chain_wait(i);
         if (status == ARBOR_ERR_TIMEOUT) return status;
         if (status != ARBOR_OK && first == ARBOR_OK) first = status;
-        for (arb_inst_t **pp = &fence_head; *pp; pp = &(*pp)->fence_next)
+        for (arb_inst_t **pp = &arb_ctx.fence_head; *pp; pp = &(*pp)->fence_next)
             if (*pp == i) {
                 *pp = i->fence_next;
                 break;
@@ -264,10 +258,10 @@ static arbor_status_t arbor_coll_fence_unlocked(arbor_team_h team)
 
 bool arb_req_team_busy(const struct arbor_team *t)
 {
-    for (uint32_t i = 0; i < nslots; i++)
-        for (const arb_inst_t *x = slots[i].inst; x; x = x->agg_next)
+    for (uint32_t i = 0; i < arb_ctx.nslots; i++)
+        for (const arb_inst_t *x = arb_ctx.slots[i].inst; x; x = x->agg_next)
             if (x->team == t) return true;
-    for (const arb_inst_t *x = fence_head; x; x = x->fence_next)
+    for (const arb_inst_t *x = arb_ctx.fence_head; x; x = x->fence_next)
         if (x->team == t) return true;
     return false;
 }
@@ -284,30 +278,25 @@ void arb_req_adopt(arb_inst_t *inst)
 int arb_req_live(void)
 {
     int n = 0;
-    for (uint32_t i = 0; i < nslots; i++) n += slots[i].inst && slots[i].inst->has_handle;
-    for (const arb_inst_t *x = fence_head; x; x = x->fence_next) n++;
+    for (uint32_t i = 0; i < arb_ctx.nslots; i++)
+        n += arb_ctx.slots[i].inst && arb_ctx.slots[i].inst->has_handle;
+    for (const arb_inst_t *x = arb_ctx.fence_head; x; x = x->fence_next) n++;
     return n + arb_rma_req_live();
 }
 
 void arb_req_cleanup(void)
 {
-    for (uint32_t i = 0; i < nslots; i++)
-        if (slots[i].inst) arb_exec_chain_free(slots[i].inst);
-    while (fence_head) {
-        arb_inst_t *next = fence_head->fence_next;
-        arb_exec_chain_free(fence_head);
-        fence_head = next;
+    for (uint32_t i = 0; i < arb_ctx.nslots; i++)
+        if (arb_ctx.slots[i].inst) arb_exec_chain_free(arb_ctx.slots[i].inst);
+    while (arb_ctx.fence_head) {
+        arb_inst_t *next = arb_ctx.fence_head->fence_next;
+        arb_exec_chain_free(arb_ctx.fence_head);
+        arb_ctx.fence_head = next;
     }
-    free(slots);
-    slots = NULL;
-    nslots = free_hint = 0;
+    free(arb_ctx.slots);
+    arb_ctx.slots = NULL;
+    arb_ctx.nslots = arb_ctx.free_hint = 0;
 }
-
-#undef slots
-#undef nslots
-#undef free_hint
-#undef check_pass
-#undef fence_head
 
 /* Entry points: with the engine lock on (docs/THREADS.md), one caller at a time. */
 arbor_status_t arbor_test(arbor_request_h *req)
