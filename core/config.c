@@ -19,6 +19,8 @@
 
 extern char **environ;
 
+_Static_assert(ARB_CFG_COLL_KINDS == ARB_COLL_KINDS, "one forced algorithm per collective family");
+
 typedef enum { T_ENUM, T_SIZE, T_INT, T_DOUBLE, T_BOOL, T_STRING } row_type_t;
 
 enum { F_UNIFORM = 1 << 0, F_ADVANCED = 1 << 1 };
@@ -303,6 +305,86 @@ void arb_config_format(const arb_config_t *cfg, size_t i, char *buf, size_t len)
     case T_STRING:
         snprintf(buf, len, "%s", field);
         break;
+    }
+}
+
+/* A row's value as compared across ranks: the display format, but doubles exactly. */
+static void uniform_value(const arb_config_t *cfg, size_t i, char *buf, size_t len)
+{
+    if (rows[i].type == T_DOUBLE)
+        snprintf(buf, len, "%.17g", *(const double *)((const char *)cfg + rows[i].offset));
+    else
+        arb_config_format(cfg, i, buf, len);
+}
+
+uint64_t arb_config_uniform_digest(const arb_config_t *cfg)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    char value[ARB_CFG_STR_MAX + 32];
+    for (size_t i = 0; i < NROWS; i++) {
+        if (!(rows[i].flags & F_UNIFORM)) continue;
+        uniform_value(cfg, i, value, sizeof(value));
+        for (const char *p = rows[i].name; *p; p++) h = (h ^ (uint8_t)*p) * 1099511628211ull;
+        h = (h ^ '=') * 1099511628211ull;
+        for (const char *p = value; *p; p++) h = (h ^ (uint8_t)*p) * 1099511628211ull;
+        h = (h ^ 0) * 1099511628211ull;
+    }
+    return h;
+}
+
+char *arb_config_uniform_text(const arb_config_t *cfg, size_t *len_p)
+{
+    char value[ARB_CFG_STR_MAX + 32];
+    size_t len = 0, cap = 0;
+    for (size_t i = 0; i < NROWS; i++)
+        if (rows[i].flags & F_UNIFORM) cap += strlen(rows[i].name) + sizeof(value) + 2;
+    char *text = malloc(cap + 1);
+    if (!text) return NULL;
+    for (size_t i = 0; i < NROWS; i++) {
+        if (!(rows[i].flags & F_UNIFORM)) continue;
+        uniform_value(cfg, i, value, sizeof(value));
+        size_t n = strlen(rows[i].name) + 1, v = strlen(value) + 1;
+        memcpy(text + len, rows[i].name, n);
+        memcpy(text + len + n, value, v);
+        len += n + v;
+    }
+    *len_p = len;
+    return text;
+}
+
+/* The next string of a "\0"-separated text, or NULL at its end (or on a malformed tail). */
+static const char *next_field(const char *text, size_t len, size_t *pos)
+{
+    if (*pos >= len) return NULL;
+    const char *s = text + *pos, *end = memchr(s, '\0', len - *pos);
+    if (!end) return NULL;
+    *pos += (size_t)(end - s) + 1;
+    return s;
+}
+
+bool arb_config_uniform_diff(const char *mine, size_t mine_len, const char *theirs,
+                             size_t theirs_len, int rank, char *msg, size_t msglen)
+{
+    size_t a = 0, b = 0;
+    for (;;) {
+        const char *na = next_field(mine, mine_len, &a), *va = next_field(mine, mine_len, &a);
+        const char *nb = next_field(theirs, theirs_len, &b),
+                   *vb = next_field(theirs, theirs_len, &b);
+        if (!na && !nb) return false;
+        if (!na || !va || !nb || !vb || strcmp(na, nb)) {
+            snprintf(msg, msglen,
+                     "the ARBOR_* settings that must agree differ from rank %d's in their "
+                     "list itself (a different arbor build?)",
+                     rank);
+            return true;
+        }
+        if (strcmp(va, vb)) {
+            /* Values are cut short so that long ones cannot push the names out. */
+            snprintf(msg, msglen, "ARBOR_%s differs: %.100s%s here, %.100s%s on rank %d", na,
+                     va[0] ? va : "\"\"", strlen(va) > 100 ? "..." : "", vb[0] ? vb : "\"\"",
+                     strlen(vb) > 100 ? "..." : "", rank);
+            return true;
+        }
     }
 }
 

@@ -411,15 +411,6 @@ arbor_status_t arb_exec_chain_status(const arb_inst_t *inst)
     return ARBOR_OK;
 }
 
-arbor_status_t arb_exec_chain_wait(arb_inst_t *inst)
-{
-    for (arb_inst_t *i = inst; i; i = i->agg_next) {
-        arbor_status_t status = arb_exec_wait(i);
-        if (status == ARBOR_ERR_TIMEOUT) return status;
-    }
-    return arb_exec_chain_status(inst);
-}
-
 void arb_exec_cancel(arb_inst_t *inst, arbor_status_t why)
 {
     if (arb_inst_complete(inst)) return;

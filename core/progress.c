@@ -13,17 +13,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/progress.h"
+
 #include "core/executor.h"
 #include "core/log.h"
 #include "core/rma/am.h"
 #include "core/rma/rma.h"
-
-double arb_now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
-}
 
 int arb_progress_all(void)
 {
@@ -97,6 +92,15 @@ arbor_status_t arb_exec_wait(arb_inst_t *inst)
         }
     }
     return inst->status;
+}
+
+arbor_status_t arb_exec_chain_wait(arb_inst_t *inst)
+{
+    for (arb_inst_t *i = inst; i; i = i->agg_next) {
+        arbor_status_t status = arb_exec_wait(i);
+        if (status == ARBOR_ERR_TIMEOUT) return status;
+    }
+    return arb_exec_chain_status(inst);
 }
 
 arbor_status_t arbor_poll(void)

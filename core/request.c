@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "core/executor.h"
+#include "core/progress.h"
 #include "core/request.h"
 #include "core/rma/rma.h"
 
@@ -231,11 +232,8 @@ arbor_status_t arb_req_fence_add(arb_inst_t *inst)
     return ARBOR_OK;
 }
 
-static arbor_status_t arbor_coll_fence_unlocked(arbor_team_h team)
+arbor_status_t arb_req_fence_wait(struct arbor_team *t)
 {
-    if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
-    struct arbor_team *t = arb_team_lookup(team);
-    if (!t) return ARBOR_ERR_TEAM;
     arbor_status_t first = ARBOR_OK;
     for (;;) {
         /* The oldest of t's entries: other threads add and fence entries of their teams while
@@ -343,14 +341,6 @@ arbor_status_t arbor_wait_some(size_t n, arbor_request_h *reqs, size_t *done_p, 
 {
     ARB_ENTER();
     arbor_status_t status = arbor_wait_some_unlocked(n, reqs, done_p, indices);
-    arb_unlock();
-    return status;
-}
-
-arbor_status_t arbor_coll_fence(arbor_team_h team)
-{
-    ARB_ENTER();
-    arbor_status_t status = arbor_coll_fence_unlocked(team);
     arb_unlock();
     return status;
 }

@@ -24,6 +24,7 @@
 #include "core/dtype.h"
 #include "core/log.h"
 #include "core/rma/rma_impl.h"
+#include "core/tp_call.h"
 
 static int kind_of(arbor_dtype_t dt)
 {
@@ -407,7 +408,7 @@ static arbor_status_t acc_locked_tp(const acc_t *a, int rank, uint64_t off, cons
         ws = arb_rma_wait_comp(&put[b], "accumulate");
         if (status == ARBOR_OK) status = ws;
     }
-    if (status == ARBOR_OK) status = arb_ctx.tp_ops->flush(arb_ctx.tp); /* complete at target */
+    if (status == ARBOR_OK) status = arb_tp_flush(); /* complete at target */
     free(buf[0]), free(buf[1]);
     return status;
 }

@@ -13,6 +13,7 @@
 
 #include "core/log.h"
 #include "core/rma/rma_impl.h"
+#include "core/tp_call.h"
 
 static arbor_status_t notify_unlocked(int rank)
 {
@@ -133,16 +134,16 @@ static arbor_status_t put_signal_any(int rank, void *dst, const void *src, size_
 
     arb_rma_req_t *req = arb_rma_req_get(rank);
     if (!req) return ARBOR_ERR_NO_MEMORY;
-    arb_tp_rkey_t *key = arb_ctx.tp_ops->seg_rkey(arb_ctx.tp, rank);
+    arb_tp_rkey_t *key = arb_tp_seg_rkey(rank);
     if (sig_op == ARBOR_SIGNAL_ADD) {
         /* the transport orders the signal after the data (transport.h) */
-        ARB_RMA_POST(status, arb_ctx.tp_ops->put_signal(arb_ctx.tp, src, nbytes, key, data.off, key,
-                                                        st.off, value, &req->comp));
+        ARB_RMA_POST(status,
+                     arb_tp_put_signal(src, nbytes, key, data.off, key, st.off, value, &req->comp));
         if (status == ARBOR_OK) arb_rma_after_post(rank);
     } else {
         /* put, fence, swap: the swap may not overtake the put */
         status = arb_rma_tp_put(rank, data.off, src, nbytes, &req->comp);
-        if (status == ARBOR_OK) status = arb_ctx.tp_ops->fence(arb_ctx.tp, rank);
+        if (status == ARBOR_OK) status = arb_tp_fence(rank);
         if (status == ARBOR_OK)
             status = arb_rma_tp_amo(rank, st.off, sop, value, 0, &req->word, &req->comp);
     }

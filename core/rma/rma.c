@@ -12,8 +12,10 @@
 
 #include "core/coll.h"
 #include "core/executor.h"
+#include "core/progress.h"
 #include "core/log.h"
 #include "core/rma/rma_impl.h"
+#include "core/tp_call.h"
 
 arb_rma_state_t arb_rma;
 
@@ -58,9 +60,9 @@ arbor_status_t arb_rma_init_world(void)
     status = arb_coll_allreduce_internal(arb_ctx.world, &mapped, &all_mapped, 1, ARBOR_UINT32,
                                          ARBOR_MIN);
     if (status != ARBOR_OK) return status;
-    bool ofi = strcmp(arb_ctx.tp_ops->name, "ofi") == 0;
-    arb_rma.cpu_atomics = !ofi && all_mapped;
-    arb_rma.target_progress = ofi || !all_mapped;
+    bool cpu_amo = arb_tp_has(ARB_TP_CAP_MAPPED_CPU_AMO);
+    arb_rma.cpu_atomics = cpu_amo && all_mapped;
+    arb_rma.target_progress = !cpu_amo || !all_mapped;
     arb_debug("one-sided: %s atomics, targets %s their own progress",
               arb_rma.cpu_atomics ? "CPU" : "transport",
               arb_rma.target_progress ? "need" : "do not need");
@@ -118,7 +120,7 @@ void arb_rma_target_at(int rank, uint64_t off, arb_rma_target_t *tgt)
 {
     tgt->rank = rank;
     tgt->ptr = arb_rma.peer_seg[rank] ? arb_rma.peer_seg[rank] + off : NULL;
-    tgt->rkey = arb_ctx.tp_ops->seg_rkey(arb_ctx.tp, rank);
+    tgt->rkey = arb_tp_seg_rkey(rank);
     tgt->off = off;
     tgt->mem = NULL;
 }
@@ -191,7 +193,7 @@ int arb_rma_poll(void)
 
 int arb_rma_progress_once(void)
 {
-    int moved = arb_ctx.tp_ops->progress(arb_ctx.tp);
+    int moved = arb_tp_progress();
     if (moved < 0) moved = 0;
     return moved + arb_progress_all();
 }
@@ -414,16 +416,16 @@ int arb_rma_req_live(void)
 void arb_rma_after_post(int rank)
 {
     arb_rma.posted = true;
-    if (arb_ctx.cfg.rma_ordered) arb_ctx.tp_ops->fence(arb_ctx.tp, rank);
+    if (arb_ctx.cfg.rma_ordered) arb_tp_fence(rank);
 }
 
 arbor_status_t arb_rma_tp_put(int rank, uint64_t off, const void *src, size_t len,
                               arb_tp_comp_t *comp)
 {
     arbor_status_t status;
-    arb_tp_rkey_t *key = arb_ctx.tp_ops->seg_rkey(arb_ctx.tp, rank);
+    arb_tp_rkey_t *key = arb_tp_seg_rkey(rank);
     if (!comp) comp = &arb_rma.imp[rank];
-    ARB_RMA_POST(status, arb_ctx.tp_ops->put(arb_ctx.tp, src, len, key, off, comp));
+    ARB_RMA_POST(status, arb_tp_put(src, len, key, off, comp));
     if (status == ARBOR_OK) arb_rma_after_post(rank);
     return status;
 }
@@ -431,9 +433,9 @@ arbor_status_t arb_rma_tp_put(int rank, uint64_t off, const void *src, size_t le
 arbor_status_t arb_rma_tp_get(int rank, uint64_t off, void *dst, size_t len, arb_tp_comp_t *comp)
 {
     arbor_status_t status;
-    arb_tp_rkey_t *key = arb_ctx.tp_ops->seg_rkey(arb_ctx.tp, rank);
+    arb_tp_rkey_t *key = arb_tp_seg_rkey(rank);
     if (!comp) comp = &arb_rma.imp[rank];
-    ARB_RMA_POST(status, arb_ctx.tp_ops->get(arb_ctx.tp, dst, len, key, off, comp));
+    ARB_RMA_POST(status, arb_tp_get(dst, len, key, off, comp));
     if (status == ARBOR_OK) arb_rma_after_post(rank);
     return status;
 }
@@ -442,10 +444,9 @@ arbor_status_t arb_rma_tp_amo(int rank, uint64_t off, arb_tp_amo_t op, uint64_t 
                               uint64_t compare, uint64_t *result, arb_tp_comp_t *comp)
 {
     arbor_status_t status;
-    arb_tp_rkey_t *key = arb_ctx.tp_ops->seg_rkey(arb_ctx.tp, rank);
+    arb_tp_rkey_t *key = arb_tp_seg_rkey(rank);
     if (!comp) comp = &arb_rma.imp[rank];
-    ARB_RMA_POST(status,
-                 arb_ctx.tp_ops->amo(arb_ctx.tp, op, key, off, operand, compare, result, comp));
+    ARB_RMA_POST(status, arb_tp_amo(op, key, off, operand, compare, result, comp));
     if (status == ARBOR_OK) arb_rma_after_post(rank);
     return status;
 }
@@ -506,7 +507,7 @@ arbor_status_t arb_rma_complete_to(int rank)
         }
     }
     if (arb_rma.posted) {
-        arbor_status_t fs = arb_ctx.tp_ops->flush(arb_ctx.tp);
+        arbor_status_t fs = arb_tp_flush();
         if (fs != ARBOR_OK) return fs;
         arb_rma.posted = false;
     }
@@ -523,7 +524,7 @@ arbor_status_t arbor_order(int rank)
         if (arb_rma.peer_seg[rank] && arb_rma.cpu_atomics)
             __atomic_thread_fence(__ATOMIC_SEQ_CST); /* everything to it is done already */
         else
-            status = arb_ctx.tp_ops->fence(arb_ctx.tp, rank);
+            status = arb_tp_fence(rank);
     }
     arb_unlock();
     return status;
