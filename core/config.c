@@ -23,7 +23,9 @@ _Static_assert(ARB_CFG_COLL_KINDS == ARB_COLL_KINDS, "one forced algorithm per c
 
 typedef enum { T_ENUM, T_SIZE, T_INT, T_DOUBLE, T_BOOL, T_STRING } row_type_t;
 
-enum { F_UNIFORM = 1 << 0, F_ADVANCED = 1 << 1 };
+/* F_UNIFORM_INTERRUPT: only "interrupt or not" must agree (ARBOR_PROGRESS: senders ring
+ * doorbells only in interrupt mode; poll and thread may mix). */
+enum { F_UNIFORM = 1 << 0, F_ADVANCED = 1 << 1, F_UNIFORM_INTERRUPT = 1 << 2 };
 
 typedef struct {
     const char *name;
@@ -39,7 +41,7 @@ typedef struct {
 static const char *const log_names[] = {"error", "warn", "info", "debug", "trace", NULL};
 static const char *const transport_names[] = {"auto", "ucx", "ofi", NULL};
 static const char *const yield_names[] = {"auto", "always", "never", NULL};
-static const char *const progress_names[] = {"poll", "thread", NULL};
+static const char *const progress_names[] = {"poll", "thread", "interrupt", NULL};
 /* index = ARBOR_THREAD_* */
 static const char *const threads_names[] = {"single", "funneled", "serialized", "multiple", NULL};
 
@@ -77,8 +79,14 @@ static const row_t rows[] = {
      "background thread that, while no collective is in flight, sleeps, or on a transport whose "
      "targets must progress (OFI) only reads the transport every 200 us); the thread also starts "
      "by itself, polling every 100 us, once symmetric allocations exist on a transport whose "
-     "one-sided targets must progress (docs/ONESIDED.md)",
-     T_ENUM, OFF(progress), progress_names, 0, 0, 0},
+     "one-sided targets must progress (docs/ONESIDED.md); or interrupt (set on every rank): a "
+     "wait that sees nothing move for ARBOR_SPIN_US blocks in poll() on the transport's wait "
+     "descriptor and a doorbell that mapped peers ring (docs/PROGRESS.md), falling back to "
+     "thread, with one warning, where the transport has no wait descriptor",
+     T_ENUM, OFF(progress), progress_names, 0, 0, F_UNIFORM | F_UNIFORM_INTERRUPT},
+    {"SPIN_US", "50",
+     "interrupt mode: microseconds a wait polls without seeing progress before it sleeps", T_DOUBLE,
+     OFF(spin_us), NULL, 0, 1e9, 0},
     {"THREADS", "single",
      "thread level of arbor_init (arbor_init_thread takes the higher of its argument and this): "
      "single, funneled, serialized (no lock: one thread at a time calls arbor) or multiple (any "
@@ -91,8 +99,9 @@ static const row_t rows[] = {
     {"CHECK", "n",
      "check every collective: the members exchange a signature (kind, root, byte count, type, "
      "op, sync flags, whether the arguments were valid) before data moves, and a difference "
-     "returns ARBOR_ERR_MISMATCH on every member; each call, _nb ones too, then waits for "
-     "that exchange",
+     "returns ARBOR_ERR_MISMATCH on every member; members waiting in the exchanges of two "
+     "different teams (a team mismatch) also get it, and both teams fail; each call, _nb "
+     "ones too, then waits for that exchange",
      T_BOOL, OFF(check), NULL, 0, 0, F_UNIFORM},
     {"STATS", "n", "print per-algorithm counts and times at finalize", T_BOOL, OFF(stats), NULL, 0,
      0, 0},
@@ -311,7 +320,10 @@ void arb_config_format(const arb_config_t *cfg, size_t i, char *buf, size_t len)
 /* A row's value as compared across ranks: the display format, but doubles exactly. */
 static void uniform_value(const arb_config_t *cfg, size_t i, char *buf, size_t len)
 {
-    if (rows[i].type == T_DOUBLE)
+    if (rows[i].flags & F_UNIFORM_INTERRUPT)
+        snprintf(buf, len, "%s",
+                 cfg->progress == ARB_PROGRESS_INTERRUPT ? "interrupt" : "poll or thread");
+    else if (rows[i].type == T_DOUBLE)
         snprintf(buf, len, "%.17g", *(const double *)((const char *)cfg + rows[i].offset));
     else
         arb_config_format(cfg, i, buf, len);

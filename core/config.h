@@ -18,7 +18,7 @@
 #define ARB_CFG_COLL_KINDS 15
 enum { ARB_TRANSPORT_AUTO = 0, ARB_TRANSPORT_UCX, ARB_TRANSPORT_OFI };
 enum { ARB_YIELD_AUTO = 0, ARB_YIELD_ALWAYS, ARB_YIELD_NEVER };
-enum { ARB_PROGRESS_POLL = 0, ARB_PROGRESS_THREAD };
+enum { ARB_PROGRESS_POLL = 0, ARB_PROGRESS_THREAD, ARB_PROGRESS_INTERRUPT };
 
 #define ARB_CFG_STR_MAX 1024
 
@@ -32,10 +32,11 @@ struct arb_config {
     size_t stream_min; /* chunks this large go to a mapped peer with streaming stores; 0 never */
     double timeout_s;  /* 0 = wait forever */
     int poll_yield;
-    int progress; /* ARB_PROGRESS_* */
-    int threads;  /* ARBOR_THREAD_* level of a plain arbor_init */
-    bool direct;  /* use mapped peer segments where the transport offers them */
-    bool check;   /* ARBOR_CHECK: exchange a signature per collective (coll_check.c) */
+    int progress;   /* ARB_PROGRESS_* */
+    double spin_us; /* interrupt mode: idle polling before a wait sleeps */
+    int threads;    /* ARBOR_THREAD_* level of a plain arbor_init */
+    bool direct;    /* use mapped peer segments where the transport offers them */
+    bool check;     /* ARBOR_CHECK: exchange a signature per collective (coll_check.c) */
     bool stats;
     bool warn_unknown;
     int coll_alg[ARB_CFG_COLL_KINDS]; /* forced algorithm per collective (table index; 0 = auto) */

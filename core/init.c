@@ -8,7 +8,9 @@
 #include <unistd.h>
 
 #include "core/coll.h"
+#include "core/coll_check.h"
 #include "core/context.h"
+#include "core/doorbell.h"
 #include "core/tp_call.h"
 #include "core/executor.h"
 #include "core/log.h"
@@ -73,23 +75,20 @@ static void report_uniform_mismatch(const uint64_t *digests)
     free(text);
 }
 
-static int local_count(void)
+static arbor_status_t open_transport(void)
 {
     const int *local;
     int nlocal;
     arb_ctx.boot->ops->local_ranks(arb_ctx.boot, &local, &nlocal);
-    return nlocal;
-}
-
-static arbor_status_t open_transport(void)
-{
     arb_tp_params_t p = {.rank = arb_ctx.rank,
                          .size = arb_ctx.size,
                          .segment_size = arb_ctx.cfg.segment_size,
-                         .nlocal = local_count(),
+                         .nlocal = nlocal,
                          .provider = arb_ctx.cfg.ofi_provider,
                          .timeout_s = arb_ctx.cfg.timeout_s,
-                         .yield = arb_ctx.cfg.poll_yield != ARB_YIELD_NEVER};
+                         .yield = arb_ctx.cfg.poll_yield != ARB_YIELD_NEVER,
+                         .local = local,
+                         .peer_lost = arb_boot_peer_lost};
     static const char *const wanted[] = {NULL, "ucx", "ofi"};
     const char *want = wanted[arb_ctx.cfg.transport];
     arbor_status_t status = ARBOR_ERR_UNSUPPORTED;
@@ -156,7 +155,7 @@ static void print_topology(void)
 {
     int mapped = 0;
     for (int r = 0; arb_ctx.world && r < arb_ctx.size; r++)
-        mapped += arb_ctx.world->peer_region[r] != NULL;
+        mapped += arb_ctx.world->peer_seg[r] != NULL;
     fprintf(stderr, "arbor: %d of %d ranks' segments mapped here (loads and stores)\n", mapped,
             arb_ctx.size);
     if (arb_ctx.nnodes < 2) {
@@ -252,11 +251,14 @@ static arbor_status_t wire_up(void)
 static void teardown(void)
 {
     arb_threads_fini();
+    arb_coll_check_board_init(0, NULL);
+    arb_team_fail_reset();
     arb_req_cleanup();
     arb_exec_cleanup();
     arb_team_destroy_all();
     arb_team_destroy(arb_ctx.world);
     arb_am_fini();
+    arb_bell_fini();
     arb_rma_fini();
     free(arb_ctx.seg_bases);
     if (arb_ctx.tp) arb_ctx.tp_ops->close(arb_ctx.tp);
@@ -286,7 +288,7 @@ static arbor_status_t init_at(int required, int *provided)
     }
     arb_log_level = arb_ctx.cfg.log_level;
 
-    if ((status = arb_boot_open(&arb_ctx.boot)) != ARBOR_OK) {
+    if ((status = arb_boot_open(&arb_ctx.boot, arb_ctx.cfg.timeout_s)) != ARBOR_OK) {
         arb_error("bootstrap failed: %s", arbor_strerror(status));
         return status;
     }
@@ -337,6 +339,17 @@ static arbor_status_t init_at(int required, int *provided)
     arb_ctx.init_count = 1; /* the measurement runs collectives */
     if ((status = arb_rma_init_world()) != ARBOR_OK) goto err;
     if ((status = arb_am_init()) != ARBOR_OK) goto err;
+    uint64_t bell_off; /* the doorbell line, in every mode (layouts never depend on it) */
+    if ((status = arb_mem_take_local(ARB_BELL_LINE_BYTES, &bell_off)) != ARBOR_OK ||
+        (status = arb_bell_init(bell_off)) != ARBOR_OK) /* may fall back to thread mode */
+        goto err;
+    /* ARBOR_CHECK's board for team mismatches: the same block of every heap (init takes the
+     * same blocks in the same order everywhere). */
+    uint64_t board = 0;
+    if (arb_ctx.cfg.check &&
+        (status = arb_mem_take_local(ARB_CHECK_BOARD_BYTES, &board)) != ARBOR_OK)
+        goto err;
+    arb_coll_check_board_init(board, arb_team_by_id);
     if (arb_ctx.cfg.logp_measure && (status = arb_logp_measure()) != ARBOR_OK) goto err;
     /* From here on a thread of a MULTIPLE program may be inside arbor with us. */
     int level = required > arb_ctx.cfg.threads ? required : arb_ctx.cfg.threads;

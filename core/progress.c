@@ -15,6 +15,7 @@
 
 #include "core/progress.h"
 
+#include "core/doorbell.h"
 #include "core/executor.h"
 #include "core/log.h"
 #include "core/rma/am.h"
@@ -50,14 +51,10 @@ int arb_progress_turn(void)
     return moved;
 }
 
-/* Whether the launcher reported a member of t gone (only looked up after a report). */
-static bool team_lost_peer(const struct arbor_team *t)
+/* The re-check of interrupt mode's waiting step (core/doorbell.h). */
+static bool exec_recheck(void *arg)
 {
-    arb_boot_t *b = arb_ctx.boot;
-    if (!b || !b->ops->losses(b)) return false;
-    for (int r = 0; r < t->size; r++)
-        if (b->ops->lost(b, t->world[r])) return true;
-    return false;
+    return arb_progress_all() > 0 || arb_inst_complete(arg);
 }
 
 arbor_status_t arb_exec_wait(arb_inst_t *inst)
@@ -65,6 +62,7 @@ arbor_status_t arb_exec_wait(arb_inst_t *inst)
     uint64_t seen = arb_ctx.epoch;
     double since = 0;
     unsigned idle = 0;
+    arb_nap_t nap = {0};
 
     /* inst stays valid across the pauses: one thread per handle, and nothing frees an
      * instance another thread waits for (team_fail only completes it). */
@@ -73,14 +71,16 @@ arbor_status_t arb_exec_wait(arb_inst_t *inst)
             seen = arb_ctx.epoch;
             idle = 0;
             since = 0;
+            nap.idle_since = 0;
             arb_wait_pause(false);
             continue;
         }
         arb_wait_pause(true);
-        if (++idle % 256) continue;
-        if (team_lost_peer(inst->team)) {
-            arb_team_fail(inst->team, inst, ARBOR_ERR_PEER_LOST);
-            return ARBOR_ERR_PEER_LOST;
+        if (!arb_bell_nap(&nap, exec_recheck, inst) && ++idle % 256) continue;
+        arbor_status_t why = arb_team_stall_reason(inst->team, inst);
+        if (why != ARBOR_OK) {
+            arb_team_fail(inst->team, inst, why);
+            return why;
         }
         double now = arb_now_us();
         if (since == 0) since = now;
@@ -197,6 +197,13 @@ void arb_threads_fini(void)
 #define ARB_PASSIVE_US 100
 #define ARB_IDLE_US    200
 
+/* What the thread's sleep in interrupt mode needs from the engine (core/doorbell.h). */
+static bool thread_recheck(void)
+{
+    return arb_ctx.active_head && arb_progress_all() > 0;
+}
+static const arb_bell_thread_hooks_t thread_hooks = {arb_lock, arb_unlock, thread_recheck};
+
 static void *progress_main(void *arg)
 {
     (void)arg;
@@ -213,10 +220,8 @@ static void *progress_main(void *arg)
             arb_ctx.in_progress = false;
         }
         pthread_mutex_unlock(&arb_ctx.lock);
-        if (!live)
-            usleep(passive ? ARB_PASSIVE_US : ARB_IDLE_US);
-        else if (!moved)
-            sched_yield();
+        if (!live || !moved)
+            arb_bell_thread_nap(passive ? ARB_PASSIVE_US : ARB_IDLE_US, live, &thread_hooks);
     }
     return NULL;
 }

@@ -47,6 +47,11 @@ static void test_uniform(void)
     b = a;
     b.coll_alg[ARB_COLL_ALLREDUCE] = 1;
     CHECK(arb_config_uniform_digest(&b) != d0, "ALLREDUCE_ALGORITHM did not move the digest");
+    b = a; /* ARBOR_PROGRESS: only interrupt or not must agree */
+    b.progress = ARB_PROGRESS_THREAD;
+    CHECK(arb_config_uniform_digest(&b) == d0, "PROGRESS=thread moved the digest");
+    b.progress = ARB_PROGRESS_INTERRUPT;
+    CHECK(arb_config_uniform_digest(&b) != d0, "PROGRESS=interrupt did not move the digest");
 
     size_t la, lb;
     char *ta = arb_config_uniform_text(&a, &la);

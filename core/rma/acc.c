@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/doorbell.h"
 #include "core/dtype.h"
 #include "core/log.h"
 #include "core/rma/rma_impl.h"
@@ -452,6 +453,7 @@ arbor_status_t arb_acc_piece(const acc_t *a, int rank, const arb_rma_target_t *t
         size_t nw = words_of(a, tgt->off + done * a->esz, k, yb, w);
         if (arb_rma.cpu_atomics && tgt->ptr) {
             acc_cpu(a, arb_rma.peer_seg[rank], w, nw);
+            arb_bell_ring(rank);
         } else {
             bool pend;
             status = acc_tp(a, rank, w, nw, comp ? comp : &own, &pend);

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "core/context.h"
+#include "core/doorbell.h"
 #include "core/tp_call.h"
 #include "core/executor.h"
 #include "core/progress.h"
@@ -186,6 +187,7 @@ static arbor_status_t write_slot(int rank, uint64_t slot_rel, const am_meta_t *m
     if (meta->nbytes) memcpy(to + sizeof(*meta), payload, meta->nbytes);
     if (to == data.ptr) {
         __atomic_fetch_add((uint64_t *)sig.ptr, 1, __ATOMIC_RELEASE);
+        arb_bell_ring(rank);
         return ARBOR_OK;
     }
     /* One contiguous source: the transport moves meta and payload with one put. */
@@ -308,6 +310,7 @@ static void release_credits(void)
         arb_rma_target_at(r, am.base + CTL_RELEASED, &t);
         if (cpu_path(&t)) {
             __atomic_fetch_add((uint64_t *)t.ptr, am.to_release[r], __ATOMIC_RELEASE);
+            arb_bell_ring(r); /* a sender may wait for this credit */
             am.to_release[r] = 0;
             continue;
         }

@@ -11,6 +11,7 @@
 #include <sched.h>
 #include <string.h>
 
+#include "core/doorbell.h"
 #include "core/log.h"
 #include "core/rma/rma_impl.h"
 #include "core/tp_call.h"
@@ -120,6 +121,7 @@ static arbor_status_t put_signal_any(int rank, void *dst, const void *src, size_
                 __atomic_fetch_add((uint64_t *)st.ptr, value, __ATOMIC_SEQ_CST);
             else
                 __atomic_exchange_n((uint64_t *)st.ptr, value, __ATOMIC_SEQ_CST);
+            arb_bell_ring(rank);
             return req_p ? arb_rma_req_done_handle(rank, req_p) : ARBOR_OK;
         }
         arb_rma_req_t *req = arb_rma_req_get(rank);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/coll.h"
+#include "core/doorbell.h"
 #include "core/executor.h"
 #include "core/progress.h"
 #include "core/log.h"
@@ -207,22 +208,37 @@ void arb_rma_backoff(unsigned *tries)
         sched_yield();
 }
 
+typedef struct {
+    bool (*done)(void *);
+    void *arg;
+} wait_arg_t;
+
+/* The re-check of interrupt mode's waiting step (core/doorbell.h). */
+static bool wait_recheck(void *arg)
+{
+    wait_arg_t *w = arg;
+    return arb_rma_progress_once() > 0 || w->done(w->arg);
+}
+
 arbor_status_t arb_rma_wait_until_pred(bool (*done)(void *), void *arg, bool yield_when_stalled,
                                        const char *what)
 {
     uint64_t seen = arb_ctx.epoch;
     double since = 0;
     unsigned idle = 0;
+    arb_nap_t nap = {0};
+    wait_arg_t w = {done, arg};
     while (!done(arg)) {
         if (arb_rma_progress_once() || arb_ctx.epoch != seen) {
             seen = arb_ctx.epoch;
             idle = 0;
             since = 0;
+            nap.idle_since = 0;
             arb_wait_pause(false);
             continue;
         }
         arb_wait_pause(true);
-        if (++idle % 256) continue;
+        if (!arb_bell_nap(&nap, wait_recheck, &w) && ++idle % 256) continue;
         double now = arb_now_us();
         if (since == 0) since = now;
         if (yield_when_stalled && now - since > 1000) sched_yield();
@@ -416,6 +432,7 @@ int arb_rma_req_live(void)
 void arb_rma_after_post(int rank)
 {
     arb_rma.posted = true;
+    arb_bell_ring(rank); /* a transport operation within a node raises no event at its target */
     if (arb_ctx.cfg.rma_ordered) arb_tp_fence(rank);
 }
 
@@ -569,9 +586,10 @@ static arbor_status_t xfer(bool put, int rank, void *dst, const void *src, size_
     if ((status = arb_rma_translate(rank, put ? dst : src, nbytes, false, &tgt)) != ARBOR_OK)
         return status;
     if (tgt.ptr) { /* mapped (or self): done here; a handle asked for comes back complete */
-        if (put)
+        if (put) {
             memmove(tgt.ptr, src, nbytes);
-        else
+            arb_bell_ring(rank); /* the target may wait_until on what we wrote */
+        } else
             memmove(dst, tgt.ptr, nbytes);
         return req_p ? arb_rma_req_done_handle(rank, req_p) : ARBOR_OK;
     }
