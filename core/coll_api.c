@@ -11,8 +11,7 @@ arbor_status_t arb_coll_run(arbor_team_h team, const arb_call_t *call,
 {
     bool started = false;
     arbor_status_t status = ARBOR_ERR_NOT_INITIALIZED;
-    if (arb_initialized()) {
-        arb_lock();
+    if (arb_initialized() && (status = arb_enter()) == ARBOR_OK) {
         struct arbor_team *t = arb_team_lookup(team);
         status = t ? arb_coll_run_user(t, call, params, req_p, blocking, &started) : ARBOR_ERR_TEAM;
         arb_unlock();
@@ -21,10 +20,22 @@ arbor_status_t arb_coll_run(arbor_team_h team, const arb_call_t *call,
     return status;
 }
 
+arbor_status_t arb_coll_run_held(arbor_team_h team, const arb_call_t *call,
+                                 const arbor_op_params_t *params, arbor_request_h *req_p,
+                                 int blocking)
+{
+    bool started = false;
+    struct arbor_team *t = arb_team_lookup(team);
+    arbor_status_t status =
+        t ? arb_coll_run_user(t, call, params, req_p, blocking, &started) : ARBOR_ERR_TEAM;
+    if (!started && call->done) call->done(call->done_arg, status);
+    return status;
+}
+
 arbor_status_t arbor_coll_fence(arbor_team_h team)
 {
     if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
-    arb_lock();
+    ARB_ENTER();
     struct arbor_team *t = arb_team_lookup(team);
     arbor_status_t status = t ? arb_req_fence_wait(t) : ARBOR_ERR_TEAM;
     arb_unlock();

@@ -514,9 +514,12 @@ static void combine_op(void *inout, const void *in, size_t bytes, int order, voi
     arb_reduce(inst->op, inst->dtype, inout, in, bytes / inst->elem, order);
 }
 
-/* Instances started with AGGREGATE wait here for the next call that takes a handle. */
-static arb_inst_t *aggregate_head;
-static bool checking; /* inside ARBOR_CHECK's own exchange */
+/* Instances started with AGGREGATE wait here for the next call that takes a handle, of the
+ * same thread: a run is what one thread issued (docs/THREADS.md). Per thread also because a
+ * blocking call lets go of the engine lock while it waits. */
+static _Thread_local arb_inst_t *aggregate_head __attribute__((tls_model("initial-exec")));
+/* Inside ARBOR_CHECK's own exchange (this thread's: the exchange waits, other threads run). */
+static _Thread_local bool checking __attribute__((tls_model("initial-exec")));
 
 static arbor_status_t run(struct arbor_team *t, const arb_call_t *call,
                           const arbor_op_params_t *params, arbor_request_h *req_p, int blocking,

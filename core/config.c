@@ -43,6 +43,8 @@ static const char *const transport_names[] = {"auto", "ucx", "ofi", NULL};
 static const char *const yield_names[] = {"auto", "always", "never", NULL};
 static const char *const progress_names[] = {"poll", "thread", "interrupt", NULL};
 static const char *const onecopy_names[] = {"auto", "always", "never", NULL};
+/* index = ARBOR_THREAD_* */
+static const char *const threads_names[] = {"single", "funneled", "serialized", "multiple", NULL};
 
 #define OFF(_f) offsetof(arb_config_t, _f)
 
@@ -86,6 +88,11 @@ static const row_t rows[] = {
     {"SPIN_US", "50",
      "interrupt mode: microseconds a wait polls without seeing progress before it sleeps", T_DOUBLE,
      OFF(spin_us), NULL, 0, 1e9, 0},
+    {"THREADS", "single",
+     "thread level of arbor_init (arbor_init_thread takes the higher of its argument and this): "
+     "single, funneled, serialized (no lock: one thread at a time calls arbor) or multiple (any "
+     "thread at any time, under the engine lock; docs/THREADS.md)",
+     T_ENUM, OFF(threads), threads_names, 0, 0, 0},
     {"DIRECT", "y",
      "move data with loads and stores into mapped peer segments where the "
      "transport can map them",

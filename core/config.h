@@ -35,6 +35,7 @@ struct arb_config {
     int poll_yield;
     int progress;   /* ARB_PROGRESS_* */
     double spin_us; /* interrupt mode: idle polling before a wait sleeps */
+    int threads;    /* ARBOR_THREAD_* level of a plain arbor_init */
     bool direct;    /* use mapped peer segments where the transport offers them */
     bool check;     /* ARBOR_CHECK: exchange a signature per collective (coll_check.c) */
     int onecopy;    /* ARB_ONECOPY_*: symmetric-buffer collectives (core/coll_direct.c) */

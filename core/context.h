@@ -6,6 +6,9 @@
 #ifndef ARB_CORE_CONTEXT_H
 #define ARB_CORE_CONTEXT_H
 
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -19,6 +22,7 @@
 #include "transports/transport.h"
 
 typedef struct arb_inst arb_inst_t;
+typedef struct arb_req_slot arb_req_slot_t;
 
 typedef struct {
     uint64_t calls;
@@ -51,8 +55,25 @@ typedef struct {
     arb_inst_t *active_head, *active_tail; /* collectives in flight, initiation order */
     uint64_t epoch;                        /* bumped whenever anything moves */
     bool in_progress;                      /* re-entrance guard of the progress engine */
-    bool threaded;                         /* ARBOR_PROGRESS=thread: calls take the lock */
     bool all_mapped;                       /* every peer's segment is mapped here */
+    /* Threads (docs/THREADS.md). Everything in this struct below init_count is guarded by lock
+     * whenever locking is on; locking changes only while no other thread is inside arbor. */
+    int thread_level;          /* ARBOR_THREAD_* provided */
+    bool locking;              /* entries take lock: MULTIPLE, or the progress thread runs */
+    bool threaded;             /* the progress thread runs */
+    bool heap_busy;            /* a symmetric allocation (collective over a team) runs */
+    pthread_mutex_t lock;      /* the engine lock: error-checking, never recursive */
+    atomic_int lock_wanted;    /* threads blocked on lock: waiting loops yield to them */
+    atomic_bool progress_stop; /* asks the progress thread to leave */
+    pthread_t progress_thread;
+    /* Handles of non-blocking collectives (request.c) and the ASYNC_FENCE list. */
+    arb_req_slot_t *slots;
+    uint32_t nslots, free_hint, check_pass;
+    arb_inst_t *fence_head;
+    /* Finished instances kept for reuse, and freed ones the transport may still write to
+     * (executor.c). */
+    arb_inst_t *spare, *kept;
+    int nspare;
     unsigned polls;
     arb_alg_stats_t stats[ARB_COLL_KINDS][16];
 } arb_ctx_t;
@@ -76,9 +97,60 @@ static inline void *arb_peer_map(int world_rank)
     return arb_ctx.tp_ops->peer_ptr(arb_ctx.tp, world_rank);
 }
 
-/* With a progress thread every entry point holds this (recursive) lock; no-ops otherwise. */
-void arb_lock(void);
-void arb_unlock(void);
+/* ---- threads (docs/THREADS.md) ---------------------------------------------------------- */
+
+/* What the calling thread is running on arbor's behalf: a user callback runs inside the
+ * progress engine, with the engine lock held by this very thread. */
+enum { ARB_CB_NONE = 0, ARB_CB_USER, ARB_CB_AM_HANDLER };
+extern _Thread_local int arb_in_callback __attribute__((tls_model("initial-exec")));
+
+/* Takes the engine lock (when locking is on); a second take by the same thread is an internal
+ * error and aborts with a message instead of deadlocking. */
+void arb_lock_take(void);
+/* An arbor call from inside a user callback: logs it, returns ARBOR_ERR_BUSY. */
+arbor_status_t arb_callback_refused(void);
+
+/* The prologue of every public entry that touches engine state: refuses calls from inside a
+ * callback, then takes the lock. Costs a thread-local load and a predictable branch when
+ * locking is off (SINGLE, FUNNELED, SERIALIZED without a progress thread). */
+static inline arbor_status_t arb_enter(void)
+{
+    if (__builtin_expect(arb_in_callback != ARB_CB_NONE, 0)) return arb_callback_refused();
+    if (arb_ctx.locking) arb_lock_take();
+    return ARBOR_OK;
+}
+#define ARB_ENTER()                                                                                \
+    do {                                                                                           \
+        arbor_status_t _enter = arb_enter();                                                       \
+        if (_enter != ARBOR_OK) return _enter;                                                     \
+    } while (0)
+
+/* The lock alone, for internal callers outside the entry points (tests of internal calls). */
+static inline void arb_lock(void)
+{
+    if (arb_ctx.locking) arb_lock_take();
+}
+
+static inline void arb_unlock(void)
+{
+    if (arb_ctx.locking) pthread_mutex_unlock(&arb_ctx.lock);
+}
+
+/* Between two turns of a waiting loop (idle: the turn moved nothing): with locking on, lets go
+ * of the lock, yields when another thread waits for it or nothing moved, and retakes it.
+ * Pointers into tables another thread may grow (request slots, team slots) are stale after
+ * it: look them up again. Inside a progress turn (a handler's wait) it keeps the lock. */
+void arb_wait_pause_locked(bool idle);
+static inline void arb_wait_pause(bool idle)
+{
+    if (__builtin_expect(arb_ctx.locking, 0))
+        arb_wait_pause_locked(idle);
+    else if (idle && arb_ctx.yield)
+        sched_yield();
+}
+
+arbor_status_t arb_threads_init(int level);
+void arb_threads_fini(void);
 arbor_status_t arb_progress_thread_start(void);
 void arb_progress_thread_stop(void);
 

@@ -220,7 +220,19 @@ bool arb_bell_nap(arb_nap_t *nap, bool (*check)(void *), void *arg)
     __atomic_fetch_add(&bell.mine->sleepers, 1, __ATOMIC_SEQ_CST);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     bool woke = true;
-    if (!check(arg) && drain_and_arm()) woke = sleep_on_fds(slice_us(), true) != 0;
+    if (!check(arg) && drain_and_arm()) {
+        if (arb_ctx.locking && !arb_ctx.in_progress) {
+            /* Never sleep holding the engine lock (docs/THREADS.md): other threads run while we
+             * sleep, and the bell is drained once the lock is ours again. */
+            pthread_mutex_unlock(&arb_ctx.lock);
+            int fired = sleep_on_fds(slice_us(), false);
+            arb_lock_take();
+            if (fired & FIRED_BELL) drain_bell();
+            woke = fired != 0;
+        } else {
+            woke = sleep_on_fds(slice_us(), true) != 0;
+        }
+    }
     __atomic_fetch_sub(&bell.mine->sleepers, 1, __ATOMIC_SEQ_CST);
     bell.just_woke = woke;
     /* Woken (or work found): poll again for a spin budget before the next sleep. A sleep that

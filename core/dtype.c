@@ -38,7 +38,8 @@ static size_t user_ops_cap;
 #define USER_OP_GENS ((uint32_t)((0x7fffffff - ARBOR_OP_USER_BASE) / USER_OPS_MAX))
 
 /* Staging for non-commutative user ops combined AFTER (see combine_user). Static, so a
- * reduction of any length allocates nothing; arbor is single-threaded (arbor.h). */
+ * reduction of any length allocates nothing; reductions run inside the
+ * progress engine, under the engine lock whenever several threads may call arbor. */
 static alignas(max_align_t) unsigned char user_tmp[64 * 1024];
 
 static bool dtype_valid(arbor_dtype_t dtype)
@@ -101,9 +102,14 @@ bool arb_op_commutative(arbor_op_t op)
 static void combine_user(const user_op_t *u, arbor_dtype_t dtype, void *inout, const void *in,
                          size_t count, int order)
 {
+    /* An arbor call from fn is refused (ARBOR_ERR_BUSY) rather than deadlocking on the
+     * engine lock this thread holds. */
+    int outer = arb_in_callback;
+    arb_in_callback = ARB_CB_USER;
     if (order != ARB_COMBINE_AFTER || u->commute) {
         /* fn takes a non-const in (the MPI signature); it must not write it. */
         u->fn((void *)in, inout, count, dtype);
+        arb_in_callback = outer;
         return;
     }
     size_t elem = arb_dtype_info[dtype].size;
@@ -116,6 +122,7 @@ static void combine_user(const user_op_t *u, arbor_dtype_t dtype, void *inout, c
         u->fn(io + done * elem, user_tmp, len, dtype);
         memcpy(io + done * elem, user_tmp, len * elem);
     }
+    arb_in_callback = outer;
 }
 
 /* inout and in must not overlap (the kernels are restrict; the executor always combines a
@@ -150,9 +157,8 @@ arbor_status_t arbor_dtype_size(arbor_dtype_t dtype, size_t *size_p)
     return ARBOR_OK;
 }
 
-arbor_status_t arbor_op_create(arbor_user_fn_t *fn, int commute, arbor_op_t *op_p)
+static arbor_status_t op_create(arbor_user_fn_t *fn, int commute, arbor_op_t *op_p)
 {
-    if (!fn || !op_p || (commute != 0 && commute != 1)) return ARBOR_ERR_INVALID_ARG;
     size_t slot = 0;
     while (slot < user_ops_len && user_ops[slot].fn) slot++;
     if (slot == user_ops_len) {
@@ -173,18 +179,31 @@ arbor_status_t arbor_op_create(arbor_user_fn_t *fn, int commute, arbor_op_t *op_
     return ARBOR_OK;
 }
 
+/* The table is read by reductions running on other threads: changed under the engine lock. */
+arbor_status_t arbor_op_create(arbor_user_fn_t *fn, int commute, arbor_op_t *op_p)
+{
+    if (!fn || !op_p || (commute != 0 && commute != 1)) return ARBOR_ERR_INVALID_ARG;
+    ARB_ENTER();
+    arbor_status_t status = op_create(fn, commute, op_p);
+    arb_unlock();
+    return status;
+}
+
 arbor_status_t arbor_op_free(arbor_op_t op)
 {
-    if (!user_op_get(op)) return ARBOR_ERR_OP; /* built-in, unknown or already freed */
-    /* Freeing under a running reduction would leave it combining with a stale function. */
-    arb_lock();
-    bool busy = arb_exec_op_in_use(op);
+    ARB_ENTER();
+    arbor_status_t status = ARBOR_OK;
+    if (!user_op_get(op))
+        status = ARBOR_ERR_OP; /* built-in, unknown or already freed */
+    else if (arb_exec_op_in_use(op))
+        status = ARBOR_ERR_BUSY; /* a running reduction would combine with a stale function */
+    if (status == ARBOR_OK) {
+        size_t slot = (size_t)(op - ARBOR_OP_USER_BASE) % USER_OPS_MAX;
+        user_ops[slot].fn = NULL;
+        if (++user_ops[slot].gen == USER_OP_GENS) user_ops[slot].gen = 0;
+        /* Trailing free slots are forgotten, so a create/free loop keeps the table small. */
+        while (user_ops_len > 0 && !user_ops[user_ops_len - 1].fn) user_ops_len--;
+    }
     arb_unlock();
-    if (busy) return ARBOR_ERR_BUSY;
-    size_t slot = (size_t)(op - ARBOR_OP_USER_BASE) % USER_OPS_MAX;
-    user_ops[slot].fn = NULL;
-    if (++user_ops[slot].gen == USER_OP_GENS) user_ops[slot].gen = 0;
-    /* Trailing free slots are forgotten, so a create/free loop keeps the table small. */
-    while (user_ops_len > 0 && !user_ops[user_ops_len - 1].fn) user_ops_len--;
-    return ARBOR_OK;
+    return status;
 }

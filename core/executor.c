@@ -44,15 +44,13 @@ static uint8_t *chunk_ptr(const arb_inst_t *inst, int space, uint64_t off, uint3
 /* Finished instances are kept (with their step-state and scratch arrays) for the next
  * collective, so a small collective allocates nothing in steady state. */
 enum { MAX_SPARE = 64 };
-static arb_inst_t *spare;
-static int nspare;
 
 static arb_inst_t *take_instance(size_t nsteps, size_t scratch)
 {
-    arb_inst_t *inst = spare;
+    arb_inst_t *inst = arb_ctx.spare;
     if (inst) {
-        spare = inst->next;
-        nspare--;
+        arb_ctx.spare = inst->next;
+        arb_ctx.nspare--;
     } else if (!(inst = calloc(1, sizeof(*inst)))) {
         return NULL;
     }
@@ -163,13 +161,12 @@ static void run_done(arb_inst_t *inst, arbor_status_t status)
 static bool sends_pending(const arb_inst_t *inst)
 {
     for (int i = 0; inst->cs && i < inst->cs->sched.nsteps; i++)
-        if (inst->st[i].comp.pending) return true;
+        if (arb_tp_comp_pending(&inst->st[i].comp)) return true;
     return false;
 }
 
-/* Instances freed while the transport still held completions of theirs (see arb_exec_free);
- * released once the transport is closed. */
-static arb_inst_t *kept;
+/* Instances freed while the transport still held completions of theirs (arb_ctx.kept, see
+ * arb_exec_free) are released once the transport is closed. */
 
 void arb_exec_free(arb_inst_t *inst)
 {
@@ -186,14 +183,14 @@ void arb_exec_free(arb_inst_t *inst)
         arb_warn("%s instance freed with sends still in flight: kept until finalize",
                  inst->coll < ARB_COLL_KINDS ? arb_coll_name(inst->coll) : "internal");
         inst->buf[ARB_BUF_SRC] = inst->buf[ARB_BUF_DST] = NULL;
-        inst->next = kept;
-        kept = inst;
+        inst->next = arb_ctx.kept;
+        arb_ctx.kept = inst;
         return;
     }
-    if (nspare < MAX_SPARE) {
-        inst->next = spare;
-        spare = inst;
-        nspare++;
+    if (arb_ctx.nspare < MAX_SPARE) {
+        inst->next = arb_ctx.spare;
+        arb_ctx.spare = inst;
+        arb_ctx.nspare++;
         return;
     }
     free(inst->buf[ARB_BUF_SCRATCH]);
@@ -203,25 +200,25 @@ void arb_exec_free(arb_inst_t *inst)
 
 void arb_exec_release_kept(void)
 {
-    while (kept) {
-        arb_inst_t *next = kept->next;
-        free(kept->buf[ARB_BUF_SCRATCH]);
-        free(kept->st);
-        free(kept);
-        kept = next;
+    while (arb_ctx.kept) {
+        arb_inst_t *next = arb_ctx.kept->next;
+        free(arb_ctx.kept->buf[ARB_BUF_SCRATCH]);
+        free(arb_ctx.kept->st);
+        free(arb_ctx.kept);
+        arb_ctx.kept = next;
     }
 }
 
 void arb_exec_cleanup(void)
 {
-    while (spare) {
-        arb_inst_t *next = spare->next;
-        free(spare->buf[ARB_BUF_SCRATCH]);
-        free(spare->st);
-        free(spare);
-        spare = next;
+    while (arb_ctx.spare) {
+        arb_inst_t *next = arb_ctx.spare->next;
+        free(arb_ctx.spare->buf[ARB_BUF_SCRATCH]);
+        free(arb_ctx.spare->st);
+        free(arb_ctx.spare);
+        arb_ctx.spare = next;
     }
-    nspare = 0;
+    arb_ctx.nspare = 0;
 }
 
 /* The first message to team rank p: whether p has published the channel block (the directory
@@ -309,24 +306,38 @@ static bool send_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
     return true;
 }
 
-static void return_credit(struct arbor_team *t, int p, uint64_t consumed)
+/* Returns a credit to p. Inside a progress turn, so it keeps the engine lock while the
+ * transport pushes back (the peer's queue drains by its progress and ours, never by another
+ * thread of this process); bounded by ARBOR_TIMEOUT like every wait: a peer that never drains
+ * it fails the collective. */
+static arbor_status_t return_credit(struct arbor_team *t, int p, uint64_t consumed)
 {
     uint64_t off = t->region + arb_team_link_off(t->rank) + ARB_LINK_CONSUMED;
     if (t->peer_seg[p]) {
         store_rel(t->peer_seg[p] + off, consumed);
         arb_bell_ring(t->world[p]); /* a sender may sleep waiting for this credit */
-        return;
+        return ARBOR_OK;
     }
     arbor_status_t status;
+    double since = 0;
+    unsigned spins = 0;
     while ((status = arb_ctx.tp_ops->amo(arb_ctx.tp, ARB_TP_AMO_ADD, t->rkey[p], off, 1, 0, NULL,
                                          NULL)) == ARB_ERR_AGAIN) {
         /* The peer's queue is full: it must run to drain it, so give it the core. */
         if (!arb_ctx.tp_ops->progress(arb_ctx.tp) && arb_ctx.yield) sched_yield();
+        if (++spins % 256) continue;
+        double now = arb_now_us();
+        if (since == 0) since = now;
+        if (arb_ctx.cfg.timeout_s > 0 && now - since > arb_ctx.cfg.timeout_s * 1e6) {
+            status = ARBOR_ERR_TIMEOUT;
+            break;
+        }
     }
     if (status != ARBOR_OK)
         arb_error("credit to rank %d failed: %s", t->world[p], arbor_strerror(status));
     else
         arb_bell_ring(t->world[p]);
+    return status;
 }
 
 /* Lands chunk c of a RECV; false when it has not arrived (or it is not its turn). */
@@ -367,7 +378,10 @@ static bool recv_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
         memcpy(dst, slot, len);
     in->next_done += span;
     st->done += span;
-    if (!t->closing) return_credit(t, p, ticket + span);
+    if (!t->closing) {
+        arbor_status_t status = return_credit(t, p, ticket + span);
+        if (status != ARBOR_OK && inst->status == ARBOR_OK) inst->status = status;
+    }
     return true;
 }
 
@@ -388,7 +402,8 @@ static bool advance_step(arb_inst_t *inst, int i, bool *moved)
                send_chunk(inst, step, st, st->issued))
             *moved = true;
         if (st->comp.status != ARBOR_OK && inst->status == ARBOR_OK) inst->status = st->comp.status;
-        if (st->issued == st->nchunks && st->comp.pending == 0) st->done = st->nchunks;
+        if (st->issued == st->nchunks && arb_tp_comp_pending(&st->comp) == 0)
+            st->done = st->nchunks;
         return st->done == st->nchunks;
     case ARB_STEP_RECV:
         while (st->done < st->nchunks && st->done < gate && recv_chunk(inst, step, st, st->done))
@@ -415,7 +430,7 @@ static bool advance_step(arb_inst_t *inst, int i, bool *moved)
 static void finish(arb_inst_t *inst)
 {
     run_done(inst, inst->status);
-    inst->complete = true;
+    atomic_store_explicit(&inst->complete, true, memory_order_release);
     deactivate(inst);
     if (inst->coll < ARB_COLL_KINDS && inst->alg < 16) {
         arb_alg_stats_t *s = &arb_ctx.stats[inst->coll][inst->alg];
@@ -429,7 +444,7 @@ bool arb_exec_advance(arb_inst_t *inst)
     const arb_sched_t *s = &inst->cs->sched;
     bool moved = false;
 
-    while (!inst->complete) {
+    while (!arb_inst_complete(inst)) {
         if (inst->first == s->nsteps) {
             /* Every step is done; a one-copy sender's readers may still read its buffer. */
             if (inst->one_copy && !arb_direct_settled(inst)) break;
@@ -457,7 +472,7 @@ bool arb_exec_advance(arb_inst_t *inst)
 bool arb_exec_chain_complete(const arb_inst_t *inst)
 {
     for (; inst; inst = inst->agg_next)
-        if (!inst->complete) return false;
+        if (!arb_inst_complete(inst)) return false;
     return true;
 }
 
@@ -470,7 +485,7 @@ arbor_status_t arb_exec_chain_status(const arb_inst_t *inst)
 
 void arb_exec_cancel(arb_inst_t *inst, arbor_status_t why)
 {
-    if (inst->complete) return;
+    if (arb_inst_complete(inst)) return;
     /* A posted put may still read the user's send buffer: the caller frees it once we return,
      * so wait for local completion, bounded (a dead peer may never complete it). */
     double until = arb_now_us() + 1e6;
@@ -506,7 +521,7 @@ int arb_exec_awaited(const arb_inst_t *inst, int *world, int max)
 bool arb_exec_op_in_use(arbor_op_t op)
 {
     for (const arb_inst_t *i = arb_ctx.active_head; i; i = i->next)
-        if (!i->complete && i->op == op) return true;
+        if (!arb_inst_complete(i) && i->op == op) return true;
     return false;
 }
 

@@ -5,6 +5,7 @@
 #ifndef ARB_CORE_EXECUTOR_H
 #define ARB_CORE_EXECUTOR_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -50,7 +51,11 @@ struct arb_inst {
     uint32_t round;
     int first; /* first step of the current round */
     arbor_status_t status;
-    bool complete, active, has_handle;
+    /* Set (release) by finish() once status and the data are final; a waiter that reads it
+     * true (acquire) may read both. Every access is under the engine lock today; the atomic
+     * keeps that so for a waiter that reads it without. */
+    atomic_bool complete;
+    bool active, has_handle;
     bool one_copy; /* chunks may go as descriptors (core/coll_direct.h) */
     int coll, alg;
     uint64_t seq; /* the team's collective number of this instance (messages) */
@@ -58,6 +63,11 @@ struct arb_inst {
     arb_step_state_t *st;
     size_t st_cap, scratch_cap;
 };
+
+static inline bool arb_inst_complete(const arb_inst_t *inst)
+{
+    return atomic_load_explicit(&inst->complete, memory_order_acquire);
+}
 
 /* Binds a schedule to buffers and assigns channel tickets; the instance joins the active list.
  * Never waits for another rank. Takes over the reference held on cs. */

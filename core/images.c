@@ -196,7 +196,7 @@ static arbor_status_t start(arbor_team_h team, arb_call_t *c, img_op_t *op, cons
     c->dtype = ARBOR_BYTE;
     c->done = img_done;
     c->done_arg = op;
-    return arb_coll_run(team, c, &p, blocking ? NULL : req_p, blocking);
+    return arb_coll_run_held(team, c, &p, blocking ? NULL : req_p, blocking);
 }
 
 static arbor_status_t bcasti(arbor_team_h team, void *const dstlist[], size_t srcimage,
@@ -470,7 +470,7 @@ static arbor_status_t images_init(const size_t images[])
 arbor_status_t arbor_images_init(const size_t images[])
 {
     if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
-    arb_lock();
+    ARB_ENTER();
     arbor_status_t status = images_init(images);
     arb_unlock();
     return status;
@@ -480,7 +480,7 @@ arbor_status_t arbor_team_images(arbor_team_h team, size_t *nimages_p, size_t *f
                                  size_t *mine_p)
 {
     if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
-    arb_lock();
+    ARB_ENTER();
     arbor_status_t status = ARBOR_ERR_NOT_INITIALIZED;
     struct arbor_team *t = arb_team_lookup(team);
     if (arb_ctx.images && !t) status = ARBOR_ERR_TEAM;
@@ -499,10 +499,10 @@ arbor_status_t arbor_team_images(arbor_team_h team, size_t *nimages_p, size_t *f
     return status;
 }
 
-/* Entry points: with a progress thread, one caller at a time (the lock is recursive). */
+/* Entry points: with the engine lock on, one caller at a time (docs/THREADS.md). */
 #define LOCKED(_call)                                                                              \
     do {                                                                                           \
-        arb_lock();                                                                                \
+        ARB_ENTER();                                                                               \
         arbor_status_t _status = (_call);                                                          \
         arb_unlock();                                                                              \
         return _status;                                                                            \

@@ -181,7 +181,7 @@ arbor_status_t arbor_info_get(const char *key, char *buf, size_t len)
         known |= !strcmp(key, runtime[i]);
     if (!known) return ARBOR_ERR_INVALID_ARG;
     if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
-    arb_lock();
+    ARB_ENTER();
     arbor_status_t status = runtime_key(key, buf, len);
     arb_unlock();
     return status;

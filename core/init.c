@@ -250,7 +250,7 @@ static arbor_status_t wire_up(void)
 
 static void teardown(void)
 {
-    arb_progress_thread_stop();
+    arb_threads_fini();
     arb_coll_check_board_init(0, NULL);
     arb_team_fail_reset();
     arb_req_cleanup();
@@ -269,13 +269,15 @@ static void teardown(void)
     memset(&arb_ctx, 0, sizeof(arb_ctx));
 }
 
-arbor_status_t arbor_init(void)
+/* required: an ARBOR_THREAD_* level, or -1 (plain arbor_init: ARBOR_THREADS alone). */
+static arbor_status_t init_at(int required, int *provided)
 {
     char err[512], warn[1024];
     arbor_status_t status;
 
     if (arb_ctx.init_count > 0) {
         arb_ctx.init_count++;
+        *provided = arb_ctx.thread_level;
         return ARBOR_OK;
     }
     memset(&arb_ctx, 0, sizeof(arb_ctx));
@@ -349,6 +351,10 @@ arbor_status_t arbor_init(void)
         goto err;
     arb_coll_check_board_init(board, arb_team_by_id);
     if (arb_ctx.cfg.logp_measure && (status = arb_logp_measure()) != ARBOR_OK) goto err;
+    /* From here on a thread of a MULTIPLE program may be inside arbor with us. */
+    int level = required > arb_ctx.cfg.threads ? required : arb_ctx.cfg.threads;
+    if ((status = arb_threads_init(level)) != ARBOR_OK) goto err;
+    *provided = level;
     if (arb_ctx.cfg.progress == ARB_PROGRESS_THREAD &&
         (status = arb_progress_thread_start()) != ARBOR_OK)
         goto err;
@@ -386,12 +392,36 @@ static void print_stats(void)
             (unsigned long long)cc->misses, cc->build_us);
 }
 
+arbor_status_t arbor_init(void)
+{
+    int provided;
+    return init_at(-1, &provided);
+}
+
+arbor_status_t arbor_init_thread(int required, int *provided)
+{
+    if (required < ARBOR_THREAD_SINGLE || required > ARBOR_THREAD_MULTIPLE || !provided)
+        return ARBOR_ERR_INVALID_ARG;
+    return init_at(required, provided);
+}
+
+arbor_status_t arbor_query_thread(int *level)
+{
+    if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
+    if (!level) return ARBOR_ERR_INVALID_ARG;
+    *level = arb_ctx.thread_level;
+    return ARBOR_OK;
+}
+
 arbor_status_t arbor_finalize(void)
 {
     if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
     if (--arb_ctx.init_count > 0) return ARBOR_OK;
     arb_ctx.init_count = 1; /* the closing barrier runs as an initialised library */
     arb_progress_thread_stop();
+    /* No other thread is inside arbor (arbor.h), but the waits below let go of the lock and
+     * take it again, so they run holding it. */
+    if (arb_ctx.locking) arb_lock_take();
     /* implicit one-sided operations complete before anyone's segment goes away */
     arbor_status_t rma_status = arb_rma_quiet();
     if (rma_status != ARBOR_OK)
@@ -415,6 +445,7 @@ arbor_status_t arbor_finalize(void)
     if (status == ARBOR_OK) status = arb_tp_flush();
     arb_ctx.world->closing = true;
     if (status == ARBOR_OK) status = arb_coll_barrier_internal(arb_ctx.world);
+    arb_unlock();
     if (status != ARBOR_OK) arb_warn("closing barrier failed: %s", arbor_strerror(status));
     if (arb_ctx.cfg.stats) print_stats();
     /* After a failure the peers are out of step or gone: a fence could wait forever. */

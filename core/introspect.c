@@ -12,7 +12,7 @@
 arbor_status_t arbor_team_last_collective(arbor_team_h team, arbor_coll_info_t *info)
 {
     if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
-    arb_lock(); /* a thread may be starting a collective on the team */
+    ARB_ENTER(); /* a thread may be starting a collective on the team */
     struct arbor_team *t = arb_team_lookup(team);
     arbor_status_t status = !t               ? ARBOR_ERR_TEAM
                             : !info          ? ARBOR_ERR_INVALID_ARG

@@ -1,10 +1,15 @@
 /*
  * The progress engine (polling mode): drive the transport, then every collective in flight in
  * initiation order. Waiting loops yield the CPU when this node has more ranks than cores, and
- * give up with ARBOR_ERR_TIMEOUT after ARBOR_TIMEOUT seconds in which nothing moved.
+ * give up with ARBOR_ERR_TIMEOUT after ARBOR_TIMEOUT seconds in which nothing moved. With the
+ * engine lock on, a waiting loop holds it for one turn at a time (arb_wait_pause). Also: the
+ * lock itself and the progress thread (docs/THREADS.md).
  */
+#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -39,14 +44,17 @@ int arb_progress_all(void)
 int arb_progress_turn(void)
 {
     int moved = arb_progress_all();
-    if (!moved && arb_ctx.yield) sched_yield();
+    if (!moved && arb_ctx.locking)
+        arb_wait_pause(true); /* and let the thread that holds what we test for run */
+    else if (!moved && arb_ctx.yield)
+        sched_yield();
     return moved;
 }
 
 /* The re-check of interrupt mode's waiting step (core/doorbell.h). */
 static bool exec_recheck(void *arg)
 {
-    return arb_progress_all() > 0 || ((arb_inst_t *)arg)->complete;
+    return arb_progress_all() > 0 || arb_inst_complete(arg);
 }
 
 arbor_status_t arb_exec_wait(arb_inst_t *inst)
@@ -56,15 +64,18 @@ arbor_status_t arb_exec_wait(arb_inst_t *inst)
     unsigned idle = 0;
     arb_nap_t nap = {0};
 
-    while (!inst->complete) {
+    /* inst stays valid across the pauses: one thread per handle, and nothing frees an
+     * instance another thread waits for (team_fail only completes it). */
+    while (!arb_inst_complete(inst)) {
         if (arb_progress_all() || arb_ctx.epoch != seen) {
             seen = arb_ctx.epoch;
             idle = 0;
             since = 0;
             nap.idle_since = 0;
+            arb_wait_pause(false);
             continue;
         }
-        if (arb_ctx.yield) sched_yield();
+        arb_wait_pause(true);
         if (!arb_bell_nap(&nap, exec_recheck, inst) && ++idle % 256) continue;
         arbor_status_t why = arb_team_stall_reason(inst->team, inst);
         if (why != ARBOR_OK) {
@@ -95,30 +106,41 @@ arbor_status_t arb_exec_chain_wait(arb_inst_t *inst)
 arbor_status_t arbor_poll(void)
 {
     if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
-    arb_lock();
+    ARB_ENTER();
     arb_progress_turn();
     arb_unlock();
     return ARBOR_OK;
 }
 
+/* ---- threads (the lock itself: core/lock.c) ------------------------------------------- */
+
+arbor_status_t arb_threads_init(int level)
+{
+    pthread_mutexattr_t attr;
+    pthread_mutexattr_init(&attr);
+    pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_ERRORCHECK);
+    int rc = pthread_mutex_init(&arb_ctx.lock, &attr);
+    pthread_mutexattr_destroy(&attr);
+    if (rc) return ARBOR_ERR_NO_MEMORY;
+    atomic_init(&arb_ctx.lock_wanted, 0);
+    atomic_init(&arb_ctx.progress_stop, false);
+    arb_ctx.thread_level = level;
+    arb_ctx.locking = level == ARBOR_THREAD_MULTIPLE;
+    return ARBOR_OK;
+}
+
+void arb_threads_fini(void)
+{
+    arb_progress_thread_stop();
+    arb_ctx.locking = false;
+    pthread_mutex_destroy(&arb_ctx.lock);
+}
+
 /* The progress thread (ARBOR_PROGRESS=thread): advances collectives while the application is
  * elsewhere (computing, or blocked in a lock as in figure 1 of the UPC paper), and sleeps
- * while none is in flight, as the GASNet collectives note suggests. */
-static pthread_mutex_t lock;
-static pthread_t thread;
-static volatile bool stop;
-
-void arb_lock(void)
-{
-    if (arb_ctx.threaded) pthread_mutex_lock(&lock);
-}
-
-void arb_unlock(void)
-{
-    if (arb_ctx.threaded) pthread_mutex_unlock(&lock);
-}
-
-/* With no collective in flight the thread sleeps, except that while symmetric allocations
+ * while none is in flight, as the GASNet collectives note suggests.
+ *
+ * With no collective in flight the thread sleeps, except that while symmetric allocations
  * exist on a transport whose targets must progress for one-sided operations aimed at them
  * (docs/ONESIDED.md), or active-message handlers are registered (docs/AM.md), it polls the
  * transport and the one-sided hook every ARB_PASSIVE_US: a target computing without calling
@@ -142,8 +164,8 @@ static const arb_bell_thread_hooks_t thread_hooks = {arb_lock, arb_unlock, threa
 static void *progress_main(void *arg)
 {
     (void)arg;
-    while (!stop) {
-        pthread_mutex_lock(&lock);
+    while (!atomic_load_explicit(&arb_ctx.progress_stop, memory_order_acquire)) {
+        arb_lock_take();
         bool live = arb_ctx.active_head != NULL, moved = live && arb_progress_all() > 0;
         bool serve = !live && arb_rma_target_progress_needed();
         bool passive = (serve && arb_mem_any_live()) || (!live && arb_am_active());
@@ -154,36 +176,44 @@ static void *progress_main(void *arg)
             if (passive) arb_rma_poll();
             arb_ctx.in_progress = false;
         }
-        pthread_mutex_unlock(&lock);
+        pthread_mutex_unlock(&arb_ctx.lock);
         if (!live || !moved)
             arb_bell_thread_nap(passive ? ARB_PASSIVE_US : ARB_IDLE_US, live, &thread_hooks);
     }
     return NULL;
 }
 
+/* Called at init, or from an entry (arb_rma_passive_check) after it let go of the lock. Below
+ * MULTIPLE no other thread is inside arbor then, so turning locking on here is safe. */
 arbor_status_t arb_progress_thread_start(void)
 {
-    pthread_mutexattr_t attr;
-    pthread_mutexattr_init(&attr);
-    pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
-    pthread_mutex_init(&lock, &attr);
-    pthread_mutexattr_destroy(&attr);
-    stop = false;
+    bool was_locking = arb_ctx.locking;
+    if (was_locking) arb_lock_take();
+    bool running = arb_ctx.threaded;
     arb_ctx.threaded = true;
-    if (pthread_create(&thread, NULL, progress_main, NULL)) {
+    if (was_locking) pthread_mutex_unlock(&arb_ctx.lock);
+    if (running) return ARBOR_OK;
+    atomic_store_explicit(&arb_ctx.progress_stop, false, memory_order_relaxed);
+    if (!was_locking) arb_ctx.locking = true; /* no other thread is inside arbor now */
+    if (pthread_create(&arb_ctx.progress_thread, NULL, progress_main, NULL)) {
+        if (was_locking) arb_lock_take();
         arb_ctx.threaded = false;
-        pthread_mutex_destroy(&lock);
+        if (was_locking)
+            pthread_mutex_unlock(&arb_ctx.lock);
+        else
+            arb_ctx.locking = false;
         arb_error("cannot start the progress thread");
         return ARBOR_ERR_NO_MEMORY;
     }
     return ARBOR_OK;
 }
 
+/* Finalize, with no other thread inside arbor. */
 void arb_progress_thread_stop(void)
 {
     if (!arb_ctx.threaded) return;
-    stop = true;
-    pthread_join(thread, NULL);
+    atomic_store_explicit(&arb_ctx.progress_stop, true, memory_order_release);
+    pthread_join(arb_ctx.progress_thread, NULL);
     arb_ctx.threaded = false;
-    pthread_mutex_destroy(&lock);
+    arb_ctx.locking = arb_ctx.thread_level == ARBOR_THREAD_MULTIPLE;
 }

@@ -15,15 +15,14 @@
 #include "core/request.h"
 #include "core/rma/rma.h"
 
-typedef struct {
+/* The slot table lives in the context (arb_ctx.slots): another thread may grow it (realloc)
+ * whenever a wait lets go of the engine lock, so no slot pointer is kept across a wait. */
+struct arb_req_slot {
     arb_inst_t *inst; /* NULL = free slot */
     uint32_t gen;
     uint32_t listed; /* check_all's pass that last met this slot: finds a handle listed twice */
-} slot_t;
-
-static slot_t *slots;
-static uint32_t nslots, free_hint, check_pass;
-static arb_inst_t *fence_head;
+};
+typedef arb_req_slot_t slot_t;
 
 static arbor_request_h encode(uint32_t idx, uint32_t gen)
 {
@@ -35,32 +34,32 @@ static slot_t *decode(arbor_request_h h)
     uint64_t v = (uint64_t)(uintptr_t)h;
     if (arb_rma_req_is(h)) return NULL;
     uint32_t idx = (uint32_t)(v & 0xffffffffu), gen = (uint32_t)(v >> 32);
-    if (idx == 0 || idx > nslots) return NULL;
-    slot_t *s = &slots[idx - 1];
+    if (idx == 0 || idx > arb_ctx.nslots) return NULL;
+    slot_t *s = &arb_ctx.slots[idx - 1];
     return s->inst && s->gen == gen ? s : NULL;
 }
 
 arbor_status_t arb_req_new(arb_inst_t *inst, arbor_request_h *req_p)
 {
-    uint32_t i = free_hint;
-    while (i < nslots && slots[i].inst) i++;
-    if (i == nslots) {
-        for (i = 0; i < nslots && slots[i].inst; i++) {
+    uint32_t i = arb_ctx.free_hint;
+    while (i < arb_ctx.nslots && arb_ctx.slots[i].inst) i++;
+    if (i == arb_ctx.nslots) {
+        for (i = 0; i < arb_ctx.nslots && arb_ctx.slots[i].inst; i++) {
         }
     }
-    if (i == nslots) {
-        uint32_t n = nslots ? 2 * nslots : 64;
-        slot_t *ns = realloc(slots, n * sizeof(*ns));
+    if (i == arb_ctx.nslots) {
+        uint32_t n = arb_ctx.nslots ? 2 * arb_ctx.nslots : 64;
+        slot_t *ns = realloc(arb_ctx.slots, n * sizeof(*ns));
         if (!ns) return ARBOR_ERR_NO_MEMORY;
-        for (uint32_t j = nslots; j < n; j++) ns[j] = (slot_t){NULL, 0, 0};
-        slots = ns;
-        nslots = n;
+        for (uint32_t j = arb_ctx.nslots; j < n; j++) ns[j] = (slot_t){NULL, 0, 0};
+        arb_ctx.slots = ns;
+        arb_ctx.nslots = n;
     }
-    slots[i].inst = inst;
-    slots[i].gen++;
-    free_hint = i + 1;
+    arb_ctx.slots[i].inst = inst;
+    arb_ctx.slots[i].gen++;
+    arb_ctx.free_hint = i + 1;
     inst->has_handle = true;
-    *req_p = encode(i, slots[i].gen);
+    *req_p = encode(i, arb_ctx.slots[i].gen);
     return ARBOR_OK;
 }
 
@@ -69,7 +68,7 @@ static arbor_status_t release(slot_t *s, arbor_request_h *req)
     arbor_status_t status = arb_exec_chain_status(s->inst);
     arb_exec_chain_free(s->inst);
     s->inst = NULL;
-    free_hint = (uint32_t)(s - slots);
+    arb_ctx.free_hint = (uint32_t)(s - arb_ctx.slots);
     *req = NULL;
     return status;
 }
@@ -88,9 +87,9 @@ static bool h_complete(arbor_request_h h)
 static arbor_status_t h_wait(arbor_request_h h)
 {
     if (arb_rma_req_is(h)) return arb_rma_req_wait(h);
-    slot_t *s = decode(h);
-    arbor_status_t status = arb_exec_chain_wait(s->inst);
-    return status == ARBOR_ERR_TIMEOUT && arb_exec_chain_complete(s->inst) ? ARBOR_OK : status;
+    arb_inst_t *inst = decode(h)->inst; /* the slot may move while we wait; the instance not */
+    arbor_status_t status = arb_exec_chain_wait(inst);
+    return status == ARBOR_ERR_TIMEOUT && arb_exec_chain_complete(inst) ? ARBOR_OK : status;
 }
 
 static arbor_status_t h_release(arbor_request_h *h)
@@ -104,6 +103,9 @@ static arbor_status_t arbor_test_unlocked(arbor_request_h *req)
     if (!req) return ARBOR_ERR_INVALID_ARG;
     if (!h_valid(*req)) return ARBOR_ERR_HANDLE;
     if (!h_complete(*req)) arb_progress_turn();
+    /* The turn may have let go of the lock: a handle another thread released meanwhile (two
+     * threads on one handle, against the rules) is reported, not followed. */
+    if (!h_valid(*req)) return ARBOR_ERR_HANDLE;
     return h_complete(*req) ? h_release(req) : ARBOR_INPROGRESS;
 }
 
@@ -124,17 +126,17 @@ static arbor_status_t check_all(size_t n, arbor_request_h *reqs, size_t *live_p)
     size_t live = 0;
     if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
     if (!reqs && n) return ARBOR_ERR_INVALID_ARG;
-    if (++check_pass == 0) { /* wrapped: forget every old mark */
-        for (uint32_t j = 0; j < nslots; j++) slots[j].listed = 0;
-        check_pass = 1;
+    if (++arb_ctx.check_pass == 0) { /* wrapped: forget every old mark */
+        for (uint32_t j = 0; j < arb_ctx.nslots; j++) arb_ctx.slots[j].listed = 0;
+        arb_ctx.check_pass = 1;
     }
     for (size_t i = 0; i < n; i++) {
         if (!reqs[i]) continue;
         if (!h_valid(reqs[i])) return ARBOR_ERR_HANDLE;
         slot_t *s = decode(reqs[i]);
         if (s) {
-            if (s->listed == check_pass) return ARBOR_ERR_HANDLE;
-            s->listed = check_pass;
+            if (s->listed == arb_ctx.check_pass) return ARBOR_ERR_HANDLE;
+            s->listed = arb_ctx.check_pass;
         } else { /* a one-sided handle: compare with the earlier entries */
             for (size_t j = 0; j < i; j++)
                 if (reqs[j] == reqs[i]) return ARBOR_ERR_HANDLE;
@@ -165,6 +167,8 @@ static arbor_status_t arbor_test_all_unlocked(size_t n, arbor_request_h *reqs)
     arbor_status_t status = check_all(n, reqs, &live), first = ARBOR_OK;
     if (status != ARBOR_OK) return status;
     arb_progress_turn();
+    for (size_t i = 0; i < n; i++)
+        if (reqs[i] && !h_valid(reqs[i])) return ARBOR_ERR_HANDLE;
     for (size_t i = 0; i < n; i++)
         if (reqs[i] && !h_complete(reqs[i])) return ARBOR_INPROGRESS;
     for (size_t i = 0; i < n; i++) {
@@ -223,35 +227,39 @@ static arbor_status_t arbor_wait_some_unlocked(size_t n, arbor_request_h *reqs, 
 
 arbor_status_t arb_req_fence_add(arb_inst_t *inst)
 {
-    inst->fence_next = fence_head;
-    fence_head = inst;
+    inst->fence_next = arb_ctx.fence_head;
+    arb_ctx.fence_head = inst;
     return ARBOR_OK;
 }
 
 arbor_status_t arb_req_fence_wait(struct arbor_team *t)
 {
     arbor_status_t first = ARBOR_OK;
-    for (arb_inst_t **pp = &fence_head; *pp;) {
-        arb_inst_t *i = *pp;
-        if (i->team != t) {
-            pp = &i->fence_next;
-            continue;
-        }
+    for (;;) {
+        /* The oldest of t's entries: other threads add and fence entries of their teams while
+         * we wait, so the list is searched again after every wait. */
+        arb_inst_t *i = NULL;
+        for (arb_inst_t *x = arb_ctx.fence_head; x; x = x->fence_next)
+            if (x->team == t) i = x;
+        if (!i) return first;
         arbor_status_t status = arb_exec_chain_wait(i);
         if (status == ARBOR_ERR_TIMEOUT) return status;
         if (status != ARBOR_OK && first == ARBOR_OK) first = status;
-        *pp = i->fence_next;
+        for (arb_inst_t **pp = &arb_ctx.fence_head; *pp; pp = &(*pp)->fence_next)
+            if (*pp == i) {
+                *pp = i->fence_next;
+                break;
+            }
         arb_exec_chain_free(i);
     }
-    return first;
 }
 
 bool arb_req_team_busy(const struct arbor_team *t)
 {
-    for (uint32_t i = 0; i < nslots; i++)
-        for (const arb_inst_t *x = slots[i].inst; x; x = x->agg_next)
+    for (uint32_t i = 0; i < arb_ctx.nslots; i++)
+        for (const arb_inst_t *x = arb_ctx.slots[i].inst; x; x = x->agg_next)
             if (x->team == t) return true;
-    for (const arb_inst_t *x = fence_head; x; x = x->fence_next)
+    for (const arb_inst_t *x = arb_ctx.fence_head; x; x = x->fence_next)
         if (x->team == t) return true;
     return false;
 }
@@ -268,29 +276,30 @@ void arb_req_adopt(arb_inst_t *inst)
 int arb_req_live(void)
 {
     int n = 0;
-    for (uint32_t i = 0; i < nslots; i++) n += slots[i].inst && slots[i].inst->has_handle;
-    for (const arb_inst_t *x = fence_head; x; x = x->fence_next) n++;
+    for (uint32_t i = 0; i < arb_ctx.nslots; i++)
+        n += arb_ctx.slots[i].inst && arb_ctx.slots[i].inst->has_handle;
+    for (const arb_inst_t *x = arb_ctx.fence_head; x; x = x->fence_next) n++;
     return n + arb_rma_req_live();
 }
 
 void arb_req_cleanup(void)
 {
-    for (uint32_t i = 0; i < nslots; i++)
-        if (slots[i].inst) arb_exec_chain_free(slots[i].inst);
-    while (fence_head) {
-        arb_inst_t *next = fence_head->fence_next;
-        arb_exec_chain_free(fence_head);
-        fence_head = next;
+    for (uint32_t i = 0; i < arb_ctx.nslots; i++)
+        if (arb_ctx.slots[i].inst) arb_exec_chain_free(arb_ctx.slots[i].inst);
+    while (arb_ctx.fence_head) {
+        arb_inst_t *next = arb_ctx.fence_head->fence_next;
+        arb_exec_chain_free(arb_ctx.fence_head);
+        arb_ctx.fence_head = next;
     }
-    free(slots);
-    slots = NULL;
-    nslots = free_hint = 0;
+    free(arb_ctx.slots);
+    arb_ctx.slots = NULL;
+    arb_ctx.nslots = arb_ctx.free_hint = 0;
 }
 
-/* Entry points: with a progress thread, one caller at a time. */
+/* Entry points: with the engine lock on (docs/THREADS.md), one caller at a time. */
 arbor_status_t arbor_test(arbor_request_h *req)
 {
-    arb_lock();
+    ARB_ENTER();
     arbor_status_t status = arbor_test_unlocked(req);
     arb_unlock();
     return status;
@@ -298,7 +307,7 @@ arbor_status_t arbor_test(arbor_request_h *req)
 
 arbor_status_t arbor_wait(arbor_request_h *req)
 {
-    arb_lock();
+    ARB_ENTER();
     arbor_status_t status = arbor_wait_unlocked(req);
     arb_unlock();
     return status;
@@ -306,7 +315,7 @@ arbor_status_t arbor_wait(arbor_request_h *req)
 
 arbor_status_t arbor_wait_all(size_t n, arbor_request_h *reqs)
 {
-    arb_lock();
+    ARB_ENTER();
     arbor_status_t status = arbor_wait_all_unlocked(n, reqs);
     arb_unlock();
     return status;
@@ -314,7 +323,7 @@ arbor_status_t arbor_wait_all(size_t n, arbor_request_h *reqs)
 
 arbor_status_t arbor_test_all(size_t n, arbor_request_h *reqs)
 {
-    arb_lock();
+    ARB_ENTER();
     arbor_status_t status = arbor_test_all_unlocked(n, reqs);
     arb_unlock();
     return status;
@@ -322,7 +331,7 @@ arbor_status_t arbor_test_all(size_t n, arbor_request_h *reqs)
 
 arbor_status_t arbor_test_some(size_t n, arbor_request_h *reqs, size_t *done_p, size_t *indices)
 {
-    arb_lock();
+    ARB_ENTER();
     arbor_status_t status = arbor_test_some_unlocked(n, reqs, done_p, indices);
     arb_unlock();
     return status;
@@ -330,7 +339,7 @@ arbor_status_t arbor_test_some(size_t n, arbor_request_h *reqs, size_t *done_p, 
 
 arbor_status_t arbor_wait_some(size_t n, arbor_request_h *reqs, size_t *done_p, size_t *indices)
 {
-    arb_lock();
+    ARB_ENTER();
     arbor_status_t status = arbor_wait_some_unlocked(n, reqs, done_p, indices);
     arb_unlock();
     return status;

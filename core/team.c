@@ -276,28 +276,32 @@ static arbor_status_t arbor_team_free_unlocked(arbor_team_h *team_p)
     if (!team_p) return ARBOR_ERR_INVALID_ARG;
     tslot_t *s = *team_p == ARBOR_TEAM_WORLD ? NULL : team_slot(*team_p);
     if (!s) return ARBOR_ERR_TEAM;
-    if (arb_req_team_busy(s->t) || arb_mem_team_busy(s->t)) return ARBOR_ERR_BUSY;
-    if (s->t->failed != ARBOR_OK) {
+    /* The barriers below let go of the engine lock while they wait: another thread may grow
+     * the slot table meanwhile, so s is looked up again afterwards. */
+    struct arbor_team *t = s->t;
+    if (arb_req_team_busy(t) || arb_mem_team_busy(t)) return ARBOR_ERR_BUSY;
+    if (t->failed != ARBOR_OK) {
         /* A failed team frees locally: its members may be gone or out of step. Its region and
          * channel blocks stay out of the heap, since a late message may still land there. */
-        s->t->region_mem = NULL;
+        t->region_mem = NULL;
     } else {
         /* The region goes back to the heap, so nothing may land in it afterwards: a barrier
          * (every member is done with the team's collectives), a flush (the credits we returned,
          * and any write still in flight, have landed), and a closing barrier that returns no
          * credits; every message of that one was observed by its receiver before the receiver
          * left it. */
-        arbor_status_t status = arb_coll_barrier_internal(s->t);
+        arbor_status_t status = arb_coll_barrier_internal(t);
         if (status == ARBOR_OK) status = arb_ctx.tp_ops->flush(arb_ctx.tp);
         if (status != ARBOR_OK) return status;
-        s->t->closing = true;
-        status = arb_coll_barrier_internal(s->t);
+        t->closing = true;
+        status = arb_coll_barrier_internal(t);
         if (status != ARBOR_OK) {
-            s->t->closing = false;
+            t->closing = false;
             return status;
         }
+        s = team_slot(*team_p);
     }
-    arb_team_destroy(s->t);
+    arb_team_destroy(t);
     s->t = NULL;
     *team_p = ARBOR_TEAM_NULL;
     return ARBOR_OK;
@@ -323,27 +327,29 @@ struct arbor_team *arb_team_by_id(uint64_t id)
 arbor_status_t arbor_team_rank(arbor_team_h team, int *rank_p)
 {
     if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
+    ARB_ENTER(); /* another thread may be growing the team table */
     struct arbor_team *t = arb_team_lookup(team);
-    if (!t) return ARBOR_ERR_TEAM;
-    if (!rank_p) return ARBOR_ERR_INVALID_ARG;
-    *rank_p = t->rank;
-    return ARBOR_OK;
+    arbor_status_t status = !t ? ARBOR_ERR_TEAM : !rank_p ? ARBOR_ERR_INVALID_ARG : ARBOR_OK;
+    if (status == ARBOR_OK) *rank_p = t->rank;
+    arb_unlock();
+    return status;
 }
 
 arbor_status_t arbor_team_size(arbor_team_h team, int *size_p)
 {
     if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
+    ARB_ENTER(); /* another thread may be growing the team table */
     struct arbor_team *t = arb_team_lookup(team);
-    if (!t) return ARBOR_ERR_TEAM;
-    if (!size_p) return ARBOR_ERR_INVALID_ARG;
-    *size_p = t->size;
-    return ARBOR_OK;
+    arbor_status_t status = !t ? ARBOR_ERR_TEAM : !size_p ? ARBOR_ERR_INVALID_ARG : ARBOR_OK;
+    if (status == ARBOR_OK) *size_p = t->size;
+    arb_unlock();
+    return status;
 }
 
 arbor_status_t arbor_team_landing_bytes(arbor_team_h team, size_t *bytes_p, int *channels_p)
 {
     if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
-    arb_lock();
+    ARB_ENTER();
     struct arbor_team *t = arb_team_lookup(team);
     arbor_status_t status = !t                        ? ARBOR_ERR_TEAM
                             : !bytes_p || !channels_p ? ARBOR_ERR_INVALID_ARG
@@ -356,10 +362,10 @@ arbor_status_t arbor_team_landing_bytes(arbor_team_h team, size_t *bytes_p, int 
     return status;
 }
 
-/* Entry points: with a progress thread, one caller at a time. */
+/* Entry points: with the engine lock on (docs/THREADS.md), one caller at a time. */
 arbor_status_t arbor_team_split(arbor_team_h parent, int color, int key, arbor_team_h *team_p)
 {
-    arb_lock();
+    ARB_ENTER();
     arbor_status_t status = arbor_team_split_unlocked(parent, color, key, team_p);
     arb_unlock();
     return status;
@@ -367,7 +373,7 @@ arbor_status_t arbor_team_split(arbor_team_h parent, int color, int key, arbor_t
 
 arbor_status_t arbor_team_free(arbor_team_h *team_p)
 {
-    arb_lock();
+    ARB_ENTER();
     arbor_status_t status = arbor_team_free_unlocked(team_p);
     arb_unlock();
     return status;

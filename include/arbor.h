@@ -14,7 +14,8 @@
  * Every function returns an arbor_status_t: ARBOR_OK (0), ARBOR_INPROGRESS (1, test calls only)
  * or a negative ARBOR_ERR_* code that arbor_strerror names. Bad arguments are detected before
  * anything changes: a failed call leaves every other collective and handle intact.
- * Threads: arbor is not thread-safe yet; call it from one thread per process.
+ * Threads: arbor_init_thread chooses a thread level (ARBOR_THREAD_*, below); with
+ * ARBOR_THREAD_MULTIPLE any thread may call arbor at any time. docs/THREADS.md has the rules.
  */
 #ifndef ARBOR_H
 #define ARBOR_H
@@ -93,6 +94,45 @@ ARBOR_API const char *arbor_version(void);
  *         what it accepts), ARBOR_ERR_BOOTSTRAP, ARBOR_ERR_TRANSPORT, ARBOR_ERR_NO_MEMORY.
  */
 ARBOR_API arbor_status_t arbor_init(void);
+
+/**
+ * Thread levels, as MPI and GASNet-EX name them. At every level callbacks (user reduction
+ * operations, active-message handlers) run on whichever thread drives progress; a handler may
+ * call arbor_am_reply and the implicit (no handle) non-blocking one-sided calls, and any other
+ * arbor call from a callback returns ARBOR_ERR_BUSY.
+ * - SINGLE: one thread in the process calls arbor.
+ * - FUNNELED: the process may have threads, but only the one that called arbor_init calls
+ *   arbor.
+ * - SERIALIZED: any thread may call arbor, never two at once (the application orders them).
+ * - MULTIPLE: any thread may call arbor at any time. Rules that remain: a handle is waited or
+ *   tested by one thread at a time (any thread, not necessarily the one that started it);
+ *   collectives of one team are started in the same order on every member, so two threads
+ *   must not start collectives on the same team concurrently; a team is freed (and a symmetric
+ *   allocation made or freed) by one thread while no other uses it; init and finalize are
+ *   called with no other thread inside arbor.
+ * Below MULTIPLE the engine takes no lock (unless the progress thread runs, ARBOR_PROGRESS),
+ * so the small-message path costs what it did without threads.
+ */
+enum {
+    ARBOR_THREAD_SINGLE = 0,
+    ARBOR_THREAD_FUNNELED = 1,
+    ARBOR_THREAD_SERIALIZED = 2,
+    ARBOR_THREAD_MULTIPLE = 3
+};
+
+/**
+ * @brief arbor_init with a thread level: @p required is one of ARBOR_THREAD_*; the level
+ * provided (written to @p provided) is the higher of @p required and ARBOR_THREADS (every level
+ * is supported). Called again while initialised it counts like arbor_init and reports the level
+ * chosen first. Collective over all ranks.
+ * @return what arbor_init returns; ARBOR_ERR_INVALID_ARG (nothing happens) for an unknown
+ *         level or a NULL @p provided.
+ */
+ARBOR_API arbor_status_t arbor_init_thread(int required, int *provided);
+
+/** @brief The thread level arbor runs at (ARBOR_THREAD_*). Local. ARBOR_ERR_NOT_INITIALIZED,
+ * ARBOR_ERR_INVALID_ARG (NULL @p level). */
+ARBOR_API arbor_status_t arbor_query_thread(int *level);
 
 /**
  * @brief Finalize: complete outstanding communication, release everything, leave PMIx.

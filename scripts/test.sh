@@ -7,6 +7,8 @@
 #   2b. valgrind memcheck: ctest -L valgrind in build/ (tests/valgrind.cmake: single-rank runs,
 #      about a minute and a half on 2 cores)
 #   3. build-asan/ -DARBOR_SANITIZE=ON (ASan + UBSan), then ctest
+#   3b. build-tsan/ -DARBOR_TSAN=ON (ThreadSanitizer), then ctest of the threads and unit
+#      labels only (a few minutes; suppressions for the libraries under arbor: tests/tsan.supp)
 #   4. Slurm: a one-node cluster (tests/slurm/start.sh, needs root), srun --mpi=pmix smoke runs
 #      of build/bin/arbor-test-coll with 1..4 ranks (tests/slurm/run-smoke.sh), stop.
 # Every phase runs even when an earlier one failed (a failed build skips what needs it); the
@@ -14,7 +16,7 @@
 # Knobs: ARBOR_JOBS (build jobs, default nproc), ARBOR_CTEST_JOBS (default 2),
 # ARBOR_CTEST_TIMEOUT (per test without its own TIMEOUT, default 300 s), ARBOR_CTEST_ARGS
 # (extra ctest arguments, e.g. "-L unit"), ARBOR_SKIP_ASAN=1, ARBOR_SKIP_VALGRIND=1,
-# ARBOR_SKIP_SLURM=1, ARBOR_SLURM_SMOKE_BINS (default "arbor-test-coll").
+# ARBOR_SKIP_TSAN=1, ARBOR_SKIP_SLURM=1, ARBOR_SLURM_SMOKE_BINS (default "arbor-test-coll").
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -75,6 +77,14 @@ asan_ctest() {
         LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/lsan.supp:print_suppressions=0} \
         UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1} run_ctest build-asan
 }
+tsan_ctest() {
+    # halt_on_error: a race fails its test (the process exits 66). UCX's memory hooks patch
+    # mmap / brk under TSan's interceptors and crash the process at startup: off here (arbor's
+    # segment is allocated by UCX and needs no hooks).
+    TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:exitcode=66:second_deadlock_stack=1:suppressions=$PWD/tests/tsan.supp} \
+        UCX_MEM_EVENTS=no UCX_MEM_MALLOC_HOOKS=no run ctest --test-dir build-tsan --output-on-failure -j "$CTEST_JOBS" \
+        --timeout "$CTEST_TIMEOUT" -L '^(threads|unit)$'
+}
 slurm_smoke() {
     local bins
     read -r -a bins <<<"${ARBOR_SLURM_SMOKE_BINS:-arbor-test-coll}"
@@ -108,6 +118,19 @@ else
         phase "ctest build-asan/" asan_ctest
     else
         record "ctest build-asan/" "SKIPPED (build failed)"
+    fi
+fi
+
+if [ "${ARBOR_SKIP_TSAN:-0}" = 1 ]; then
+    record "build-tsan" "SKIPPED (ARBOR_SKIP_TSAN=1)"
+else
+    # Only what the threads and unit labels run: the library, its tests, no clients.
+    phase "build-tsan" configure_build build-tsan -DARBOR_TSAN=ON -DARBOR_BUILD_MICRO=OFF \
+        -DARBOR_BUILD_BENCH=OFF
+    if [ "$PHASE_RC" -eq 0 ]; then
+        phase "ctest build-tsan/" tsan_ctest
+    else
+        record "ctest build-tsan/" "SKIPPED (build failed)"
     fi
 fi
 

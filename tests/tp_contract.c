@@ -141,12 +141,14 @@ static void wait_comp(arb_tp_comp_t *comp, const char *what)
 {
     double deadline = now_s() + WAIT_S;
 
-    while (comp->pending > 0) {
+    while (arb_tp_comp_pending(comp) > 0) {
         poll_once();
         if (now_s() > deadline)
-            fail("%s: %lld ops still pending after %.0f s", what, (long long)comp->pending, WAIT_S);
+            fail("%s: %lld ops still pending after %.0f s", what,
+                 (long long)arb_tp_comp_pending(comp), WAIT_S);
     }
-    if (comp->pending < 0) fail("%s: pending went negative (%lld)", what, (long long)comp->pending);
+    if (arb_tp_comp_pending(comp) < 0)
+        fail("%s: pending went negative (%lld)", what, (long long)arb_tp_comp_pending(comp));
     if (comp->status != ARBOR_OK) fail("%s: completed with status %d", what, (int)comp->status);
 }
 

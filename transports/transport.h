@@ -18,6 +18,7 @@
 #ifndef ARB_TRANSPORTS_TRANSPORT_H
 #define ARB_TRANSPORTS_TRANSPORT_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -32,9 +33,27 @@ typedef struct arb_tp_rkey arb_tp_rkey_t; /* unpacked remote key: knows its peer
 typedef struct arb_tp_mr arb_tp_mr_t;     /* local registration */
 
 typedef struct {
-    volatile int64_t pending;
-    arbor_status_t status;
+    _Atomic int64_t pending; /* only through the arb_tp_comp_* helpers below */
+    arbor_status_t status;   /* set before the op's arb_tp_comp_end */
 } arb_tp_comp_t;
+
+/* The backend accepted an op on c. Relaxed: the count only has to reach the waiter through
+ * the completion's release below (and is read by the thread that posted it). */
+static inline void arb_tp_comp_begin(arb_tp_comp_t *c)
+{
+    atomic_fetch_add_explicit(&c->pending, 1, memory_order_relaxed);
+}
+/* An op on c is complete: release, so a waiter that reads the count (acquire) also sees the
+ * fetched data and c->status. An RMW and not a load + store: a backend may complete ops of one
+ * comp from its progress while the poster adds more (always under the engine lock today). */
+static inline void arb_tp_comp_end(arb_tp_comp_t *c)
+{
+    atomic_fetch_sub_explicit(&c->pending, 1, memory_order_release);
+}
+static inline int64_t arb_tp_comp_pending(const arb_tp_comp_t *c)
+{
+    return atomic_load_explicit(&c->pending, memory_order_acquire);
+}
 
 /* Capability bits: the upper layers read these before choosing an algorithm or a path. */
 enum {

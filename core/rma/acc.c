@@ -498,7 +498,7 @@ static arbor_status_t acc_any(int rank, void *dst, const void *src, size_t count
 arbor_status_t arbor_acc(int rank, void *dst, const void *src, size_t count, arbor_dtype_t dtype,
                          arbor_op_t op, const void *scale)
 {
-    arb_lock();
+    ARB_ENTER();
     arbor_status_t s = acc_any(rank, dst, src, count, dtype, op, scale, NULL, true);
     arb_unlock();
     return s;
@@ -507,8 +507,5 @@ arbor_status_t arbor_acc(int rank, void *dst, const void *src, size_t count, arb
 arbor_status_t arbor_acc_nb(int rank, void *dst, const void *src, size_t count, arbor_dtype_t dtype,
                             arbor_op_t op, const void *scale, arbor_request_h *req_p)
 {
-    arb_lock();
-    arbor_status_t s = acc_any(rank, dst, src, count, dtype, op, scale, req_p, false);
-    arb_unlock();
-    return s;
+    ARB_RMA_LOCKED_NB(req_p, acc_any(rank, dst, src, count, dtype, op, scale, req_p, false));
 }

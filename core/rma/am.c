@@ -101,9 +101,10 @@ static arbor_status_t wait_for(bool (*done)(void *), void *arg, const char *what
         int moved = am.current ? arb_tp_progress() : arb_progress_all();
         if (moved > 0) {
             since = 0;
+            arb_wait_pause(false); /* keeps the lock inside a handler (a progress turn) */
             continue;
         }
-        if (arb_ctx.yield) sched_yield();
+        arb_wait_pause(true);
         if (++idle % 256) continue;
         double now = arb_now_us();
         if (since == 0) since = now;
@@ -118,7 +119,7 @@ static arbor_status_t wait_for(bool (*done)(void *), void *arg, const char *what
 
 static bool comp_done(void *arg)
 {
-    return ((arb_tp_comp_t *)arg)->pending == 0;
+    return arb_tp_comp_pending(arg) == 0;
 }
 
 static arbor_status_t wait_comp(arb_tp_comp_t *comp, const char *what)
@@ -225,6 +226,9 @@ static arbor_status_t send_request(int rank, int index, const void *payload, siz
 {
     arbor_status_t st = wait_for(have_credit, NULL, "waiting for a reply credit");
     if (st != ARBOR_OK) return st;
+    /* The credit is ours from here: the waits below let go of the engine lock, and another
+     * thread sending meanwhile must see it taken. */
+    am.sent++;
     uint64_t ticket;
     if ((st = fetch_add(rank, CTL_REQ_TAIL, &ticket)) != ARBOR_OK) return st;
     room_wait_t w = {rank, ticket, ARBOR_OK};
@@ -232,8 +236,8 @@ static arbor_status_t send_request(int rank, int index, const void *payload, siz
         return st;
     if (w.status != ARBOR_OK) return w.status;
     am_meta_t meta = {(uint32_t)arb_ctx.rank, (uint32_t)index, (uint32_t)nbytes, AM_REQUEST};
-    am.sent++;
-    am.peer_sent[rank] = ticket + 1;
+    /* Another thread's later ticket to the same rank may have been written first. */
+    if (ticket + 1 > am.peer_sent[rank]) am.peer_sent[rank] = ticket + 1;
     /* The ticket is taken: the slot must be written even if that fails half-way, or the
      * target's ring stalls; an error here is a transport failure the caller hears about. */
     return write_slot(rank, AM_REQ_RING + (ticket % AM_REQ_SLOTS) * AM_SLOT_BYTES, &meta, payload);
@@ -260,8 +264,13 @@ static void run_handler(const am_meta_t *meta, void *payload)
                   "handler here (register the same handlers on every rank)",
                   meta->src, meta->index, meta->nbytes);
     } else {
+        /* The handler runs with the engine lock held by this thread: arbor_am_reply takes the
+         * internal path, any other arbor call is refused (docs/THREADS.md). */
+        int outer = arb_in_callback;
         am.current = &tok;
+        arb_in_callback = ARB_CB_AM_HANDLER;
         h->fn(&tok, (int)meta->src, meta->nbytes ? payload : NULL, meta->nbytes, h->arg);
+        arb_in_callback = outer;
         am.current = NULL;
     }
     if (tok.is_request && !tok.replied && (int)meta->src < arb_ctx.size) {
@@ -440,7 +449,7 @@ arbor_status_t arbor_am_register(int index, arbor_am_handler_t *fn, void *arg)
 {
     if (!arb_initialized() || !am.ready) return ARBOR_ERR_NOT_INITIALIZED;
     if (index < 0 || index >= ARBOR_AM_MAX_HANDLERS || !fn) return ARBOR_ERR_INVALID_ARG;
-    arb_lock();
+    ARB_ENTER();
     arbor_status_t st = ARBOR_OK;
     if (am.handlers[index].fn)
         st = ARBOR_ERR_BUSY;
@@ -473,7 +482,7 @@ arbor_status_t arbor_am_request(int rank, int index, const void *payload, size_t
 {
     if (!arb_initialized() || !am.ready) return ARBOR_ERR_NOT_INITIALIZED;
     if (rank < 0 || rank >= arb_ctx.size) return ARBOR_ERR_RANK;
-    arb_lock();
+    ARB_ENTER();
     arbor_status_t st = check_message(index, payload, nbytes);
     if (st == ARBOR_OK && am.current)
         st = ARBOR_ERR_BUSY; /* a request may wait for room; handlers must not wait */
@@ -485,7 +494,9 @@ arbor_status_t arbor_am_request(int rank, int index, const void *payload, size_t
 arbor_status_t arbor_am_reply(arbor_am_token_h token, int index, const void *payload, size_t nbytes)
 {
     if (!arb_initialized() || !am.ready) return ARBOR_ERR_NOT_INITIALIZED;
-    arb_lock();
+    /* From its handler (the only place a reply is valid) this thread already holds the lock. */
+    bool in_handler = arb_in_callback == ARB_CB_AM_HANDLER;
+    if (!in_handler) ARB_ENTER();
     arbor_status_t st = ARBOR_OK;
     if (!token || token != am.current || !token->is_request || token->replied)
         st = ARBOR_ERR_HANDLE;
@@ -493,6 +504,6 @@ arbor_status_t arbor_am_reply(arbor_am_token_h token, int index, const void *pay
     /* A sent reply carries the origin's credit back; after a failed one the handler's end
      * releases it. */
     if (st == ARBOR_OK) st = arb_am_send_reply(token, index, payload, nbytes);
-    arb_unlock();
+    if (!in_handler) arb_unlock();
     return st;
 }

@@ -243,7 +243,7 @@ static arbor_status_t atomic_any(int rank, void *dst, arbor_amo_t op, arbor_dtyp
 arbor_status_t arbor_atomic(int rank, void *dst, arbor_amo_t op, arbor_dtype_t dtype,
                             const void *operand, const void *compare, void *result)
 {
-    arb_lock();
+    ARB_ENTER();
     arbor_status_t s = atomic_any(rank, dst, op, dtype, operand, compare, result, NULL, true);
     arb_unlock();
     return s;
@@ -253,8 +253,6 @@ arbor_status_t arbor_atomic_nb(int rank, void *dst, arbor_amo_t op, arbor_dtype_
                                const void *operand, const void *compare, void *result,
                                arbor_request_h *req_p)
 {
-    arb_lock();
-    arbor_status_t s = atomic_any(rank, dst, op, dtype, operand, compare, result, req_p, false);
-    arb_unlock();
-    return s;
+    ARB_RMA_LOCKED_NB(req_p,
+                      atomic_any(rank, dst, op, dtype, operand, compare, result, req_p, false));
 }

@@ -93,9 +93,29 @@ static int by_world_rank(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The search (heap.h): the first round rides on the allgather of every member's size. */
+static arbor_status_t alloc_team(struct arbor_team *t, size_t nbytes, bool internal,
+                                 struct arbor_mem **mem_p);
+
+/* Symmetric allocations agree on an offset of this rank's one heap in rounds of collectives,
+ * which let go of the engine lock while they wait: two threads allocating at once would
+ * interleave their searches differently on different ranks. The second is refused. */
 arbor_status_t arb_mem_alloc_team(struct arbor_team *t, size_t nbytes, bool internal,
                                   struct arbor_mem **mem_p)
+{
+    if (arb_ctx.heap_busy) {
+        arb_error("a symmetric allocation (arbor_mem_alloc or arbor_team_split) while another "
+                  "thread's runs: the application must order them (docs/THREADS.md)");
+        return ARBOR_ERR_BUSY;
+    }
+    arb_ctx.heap_busy = true;
+    arbor_status_t status = alloc_team(t, nbytes, internal, mem_p);
+    arb_ctx.heap_busy = false;
+    return status;
+}
+
+/* The search (heap.h): the first round rides on the allgather of every member's size. */
+static arbor_status_t alloc_team(struct arbor_team *t, size_t nbytes, bool internal,
+                                 struct arbor_mem **mem_p)
 {
     int n = t->size;
     struct arbor_mem *m = calloc(1, sizeof(*m));
@@ -324,6 +344,7 @@ static arbor_status_t mem_free_unlocked(arbor_mem_h *mem_p)
     if (!s) return ARBOR_ERR_HANDLE;
     arbor_status_t status = arb_mem_free_team(s->m, true);
     if (status != ARBOR_OK) return status;
+    s = handle_slot(*mem_p); /* the barrier let go of the lock: the table may have moved */
     s->m = NULL;
     *mem_p = NULL;
     return ARBOR_OK;
@@ -331,7 +352,7 @@ static arbor_status_t mem_free_unlocked(arbor_mem_h *mem_p)
 
 arbor_status_t arbor_mem_alloc(arbor_team_h team, size_t nbytes, arbor_mem_h *mem_p, void **local_p)
 {
-    arb_lock();
+    ARB_ENTER();
     arbor_status_t status = mem_alloc_unlocked(team, nbytes, mem_p, local_p);
     arb_unlock();
     if (status == ARBOR_OK) arb_rma_passive_check();
@@ -340,7 +361,7 @@ arbor_status_t arbor_mem_alloc(arbor_team_h team, size_t nbytes, arbor_mem_h *me
 
 arbor_status_t arbor_mem_free(arbor_mem_h *mem_p)
 {
-    arb_lock();
+    ARB_ENTER();
     arbor_status_t status = mem_free_unlocked(mem_p);
     arb_unlock();
     return status;
@@ -349,7 +370,7 @@ arbor_status_t arbor_mem_free(arbor_mem_h *mem_p)
 arbor_status_t arbor_mem_addr(arbor_mem_h mem, int rank, void **addr_p, size_t *nbytes_p)
 {
     if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
-    arb_lock();
+    ARB_ENTER();
     mslot_t *s = handle_slot(mem);
     arbor_status_t status = !s                            ? ARBOR_ERR_HANDLE
                             : rank < 0 || rank >= s->m->n ? ARBOR_ERR_RANK
@@ -368,7 +389,7 @@ arbor_status_t arbor_mem_addr(arbor_mem_h mem, int rank, void **addr_p, size_t *
 arbor_status_t arbor_mem_usage(size_t *used_p, size_t *free_p, size_t *largest_p)
 {
     if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
-    arb_lock();
+    ARB_ENTER();
     if (used_p) *used_p = (size_t)arb_ctx.heap.used;
     if (free_p) *free_p = (size_t)(arb_ctx.heap.size - arb_ctx.heap.used);
     if (largest_p) *largest_p = (size_t)arb_heap_largest(&arb_ctx.heap);
@@ -379,7 +400,7 @@ arbor_status_t arbor_mem_usage(size_t *used_p, size_t *free_p, size_t *largest_p
 arbor_status_t arbor_team_world_rank(arbor_team_h team, int rank, int *world_rank_p)
 {
     if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
-    arb_lock();
+    ARB_ENTER();
     struct arbor_team *t = arb_team_lookup(team);
     arbor_status_t status = !t                            ? ARBOR_ERR_TEAM
                             : !world_rank_p               ? ARBOR_ERR_INVALID_ARG

@@ -64,7 +64,7 @@ static arbor_status_t notify_wait_unlocked(int rank, uint64_t n)
 
 arbor_status_t arbor_notify(int rank)
 {
-    arb_lock();
+    ARB_ENTER();
     arbor_status_t s = notify_unlocked(rank);
     arb_unlock();
     return s;
@@ -72,7 +72,7 @@ arbor_status_t arbor_notify(int rank)
 
 arbor_status_t arbor_notify_wait(int rank, uint64_t n)
 {
-    arb_lock();
+    ARB_ENTER();
     arbor_status_t s = notify_wait_unlocked(rank, n);
     arb_unlock();
     return s;
@@ -81,7 +81,7 @@ arbor_status_t arbor_notify_wait(int rank, uint64_t n)
 arbor_status_t arbor_notify_count(int rank, uint64_t *count_p)
 {
     if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
-    arb_lock();
+    ARB_ENTER();
     arbor_status_t s = arb_rma_check_rank(rank);
     if (s == ARBOR_OK && !count_p) s = ARBOR_ERR_INVALID_ARG;
     if (s == ARBOR_OK) {
@@ -160,7 +160,7 @@ static arbor_status_t put_signal_any(int rank, void *dst, const void *src, size_
 arbor_status_t arbor_put_signal(int rank, void *dst, const void *src, size_t nbytes, uint64_t *sig,
                                 uint64_t value, arbor_signal_op_t sig_op)
 {
-    arb_lock();
+    ARB_ENTER();
     arbor_status_t s = put_signal_any(rank, dst, src, nbytes, sig, value, sig_op, NULL, true);
     arb_unlock();
     return s;
@@ -170,10 +170,8 @@ arbor_status_t arbor_put_signal_nb(int rank, void *dst, const void *src, size_t 
                                    uint64_t *sig, uint64_t value, arbor_signal_op_t sig_op,
                                    arbor_request_h *req_p)
 {
-    arb_lock();
-    arbor_status_t s = put_signal_any(rank, dst, src, nbytes, sig, value, sig_op, req_p, false);
-    arb_unlock();
-    return s;
+    ARB_RMA_LOCKED_NB(req_p,
+                      put_signal_any(rank, dst, src, nbytes, sig, value, sig_op, req_p, false));
 }
 
 /* ---- wait_until ------------------------------------------------------------------------------ */
@@ -218,7 +216,7 @@ static arbor_status_t until_check(uint64_t *addr, arbor_cmp_t cmp)
 arbor_status_t arbor_wait_until(uint64_t *addr, arbor_cmp_t cmp, uint64_t value,
                                 uint64_t *observed_p)
 {
-    arb_lock();
+    ARB_ENTER();
     arbor_status_t status = until_check(addr, cmp);
     wu_arg_t a = {addr, cmp, value, 0};
     if (status == ARBOR_OK) status = wait_cond(holds, &a, "arbor_wait_until");
@@ -230,7 +228,7 @@ arbor_status_t arbor_wait_until(uint64_t *addr, arbor_cmp_t cmp, uint64_t value,
 arbor_status_t arbor_test_until(uint64_t *addr, arbor_cmp_t cmp, uint64_t value,
                                 uint64_t *observed_p)
 {
-    arb_lock();
+    ARB_ENTER();
     arbor_status_t status = until_check(addr, cmp);
     wu_arg_t a = {addr, cmp, value, 0};
     if (status == ARBOR_OK) {

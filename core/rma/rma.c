@@ -134,8 +134,10 @@ bool arb_rma_target_progress_needed(void)
 
 void arb_rma_passive_check(void)
 {
-    if (arb_ctx.threaded || !arb_rma.target_progress || !arb_mem_any_live()) return;
-    if (arb_progress_thread_start() == ARBOR_OK)
+    if (!arb_rma.target_progress || arb_enter() != ARBOR_OK) return;
+    bool start = !arb_ctx.threaded && arb_mem_any_live();
+    arb_unlock();
+    if (start && arb_progress_thread_start() == ARBOR_OK)
         arb_debug("progress thread started: this transport needs target-side progress for "
                   "one-sided operations");
 }
@@ -200,7 +202,11 @@ int arb_rma_progress_once(void)
 
 void arb_rma_backoff(unsigned *tries)
 {
-    if (arb_rma_progress_once() == 0 && (arb_ctx.yield || ++*tries > 64)) sched_yield();
+    bool idle = arb_rma_progress_once() == 0;
+    if (arb_ctx.locking)
+        arb_wait_pause(idle); /* another thread may hold what we retry for */
+    else if (idle && (arb_ctx.yield || ++*tries > 64))
+        sched_yield();
 }
 
 typedef struct {
@@ -229,9 +235,10 @@ arbor_status_t arb_rma_wait_until_pred(bool (*done)(void *), void *arg, bool yie
             idle = 0;
             since = 0;
             nap.idle_since = 0;
+            arb_wait_pause(false);
             continue;
         }
-        if (arb_ctx.yield) sched_yield();
+        arb_wait_pause(true);
         if (!arb_bell_nap(&nap, wait_recheck, &w) && ++idle % 256) continue;
         double now = arb_now_us();
         if (since == 0) since = now;
@@ -251,7 +258,7 @@ static arbor_status_t wait_for(bool (*done)(void *), void *arg, const char *what
 
 static bool comp_done(void *arg)
 {
-    return ((arb_tp_comp_t *)arg)->pending <= 0;
+    return arb_tp_comp_pending(arg) <= 0;
 }
 
 arbor_status_t arb_rma_wait_comp(arb_tp_comp_t *comp, const char *what)
@@ -283,7 +290,7 @@ static void req_free(arb_rma_req_t *req)
 bool arb_rma_req_test(arb_rma_req_t *req)
 {
     if (req->finished) return true;
-    if (req->comp.pending > 0) return false;
+    if (arb_tp_comp_pending(&req->comp) > 0) return false;
     if (req->finish && req->status == ARBOR_OK && req->comp.status == ARBOR_OK) req->finish(req);
     req->finished = true;
     return true;
@@ -471,9 +478,21 @@ typedef struct {
 static bool imp_done(void *arg)
 {
     int rank = ((to_arg_t *)arg)->rank;
-    if (rank >= 0) return arb_rma.imp[rank].pending <= 0;
+    if (rank >= 0) return arb_tp_comp_pending(&arb_rma.imp[rank]) <= 0;
     for (int r = 0; r < arb_ctx.size; r++)
-        if (arb_rma.imp[r].pending > 0) return false;
+        if (arb_tp_comp_pending(&arb_rma.imp[r]) > 0) return false;
+    return true;
+}
+
+/* Rescans the handle table at every turn: another thread may grow it (or release one of its
+ * handles) while we pause. */
+static bool explicit_done(void *arg)
+{
+    int rank = ((to_arg_t *)arg)->rank;
+    for (uint32_t i = 0; i < nrslots; i++) {
+        arb_rma_req_t *r = rslots[i];
+        if (r && (rank < 0 || r->rank == rank) && !arb_rma_req_test(r)) return false;
+    }
     return true;
 }
 
@@ -490,12 +509,9 @@ arbor_status_t arb_rma_complete_to(int rank)
     to_arg_t a = {rank};
     arbor_status_t status = wait_for(imp_done, &a, rank >= 0 ? "arbor_fence" : "arbor_quiet");
     if (status != ARBOR_OK) return status;
-    for (uint32_t i = 0; i < nrslots; i++) {
-        arb_rma_req_t *r = rslots[i];
-        if (r && (rank < 0 || r->rank == rank) && !arb_rma_req_test(r)) {
-            if ((status = arb_rma_req_wait_one(r)) == ARBOR_ERR_TIMEOUT) return status;
-        }
-    }
+    if ((status = wait_for(explicit_done, &a, rank >= 0 ? "arbor_fence" : "arbor_quiet")) !=
+        ARBOR_OK)
+        return status;
     /* Implicit requests: the progress engine reaps completed ones while we wait, so wait on a
      * condition that rescans the list rather than holding a pointer into it. */
     if ((status = wait_for(implicit_done, &a, "arbor_fence")) != ARBOR_OK) return status;
@@ -520,7 +536,7 @@ arbor_status_t arb_rma_complete_to(int rank)
 arbor_status_t arbor_order(int rank)
 {
     if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
-    arb_lock();
+    ARB_ENTER();
     arbor_status_t status = arb_rma_check_rank(rank);
     if (status == ARBOR_OK) {
         if (arb_rma.peer_seg[rank] && arb_rma.cpu_atomics)
@@ -535,7 +551,7 @@ arbor_status_t arbor_order(int rank)
 arbor_status_t arbor_fence(int rank)
 {
     if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
-    arb_lock();
+    ARB_ENTER();
     arbor_status_t status = arb_rma_check_rank(rank);
     if (status == ARBOR_OK) status = arb_rma_complete_to(rank);
     arb_unlock();
@@ -550,7 +566,7 @@ arbor_status_t arb_rma_quiet(void)
 arbor_status_t arbor_quiet(void)
 {
     if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
-    arb_lock();
+    ARB_ENTER();
     arbor_status_t status = arb_rma_complete_to(-1);
     arb_unlock();
     return status;
@@ -606,11 +622,11 @@ arbor_status_t arbor_get(int rank, void *dst, const void *src, size_t nbytes)
 arbor_status_t arbor_put_nb(int rank, void *dst, const void *src, size_t nbytes,
                             arbor_request_h *req_p)
 {
-    ARB_RMA_LOCKED(xfer(true, rank, dst, src, nbytes, req_p, false));
+    ARB_RMA_LOCKED_NB(req_p, xfer(true, rank, dst, src, nbytes, req_p, false));
 }
 
 arbor_status_t arbor_get_nb(int rank, void *dst, const void *src, size_t nbytes,
                             arbor_request_h *req_p)
 {
-    ARB_RMA_LOCKED(xfer(false, rank, dst, src, nbytes, req_p, false));
+    ARB_RMA_LOCKED_NB(req_p, xfer(false, rank, dst, src, nbytes, req_p, false));
 }

@@ -112,13 +112,20 @@ static inline arbor_status_t arb_rma_begin(int rank, arbor_request_h *req_p, arb
     return acc ? arb_acc_check(dtype, op, acc) : ARBOR_OK;
 }
 
-/* Runs an entry point's body under the progress lock and returns its status. */
+/* Runs an entry point's body under the engine lock and returns its status. */
 #define ARB_RMA_LOCKED(_call)                                                                      \
     do {                                                                                           \
-        arb_lock();                                                                                \
+        ARB_ENTER();                                                                               \
         arbor_status_t _s = (_call);                                                               \
         arb_unlock();                                                                              \
         return _s;                                                                                 \
+    } while (0)
+/* The same for a non-blocking call: its implicit form (no handle) is also allowed inside an
+ * active-message handler (arbor.h), whose thread already holds the lock. */
+#define ARB_RMA_LOCKED_NB(_req_p, _call)                                                           \
+    do {                                                                                           \
+        if (arb_in_callback == ARB_CB_AM_HANDLER && !(_req_p)) return (_call);                     \
+        ARB_RMA_LOCKED(_call);                                                                     \
     } while (0)
 /* n elements from src into rank's segment at tgt->off (checked, aligned). With comp non-NULL
  * pipelined atomics may stay in flight on it (*pending_p true); else complete on return. */

@@ -320,16 +320,16 @@ arbor_status_t arbor_put_strided_nb(int rank, void *dst, const ptrdiff_t dst_str
                                     const void *src, const ptrdiff_t src_stride[],
                                     const size_t count[], int stride_levels, arbor_request_h *req_p)
 {
-    ARB_RMA_LOCKED(strided_any(0, rank, dst, dst_stride, src, src_stride, count, stride_levels, 0,
-                               0, NULL, req_p, false));
+    ARB_RMA_LOCKED_NB(req_p, strided_any(0, rank, dst, dst_stride, src, src_stride, count,
+                                         stride_levels, 0, 0, NULL, req_p, false));
 }
 
 arbor_status_t arbor_get_strided_nb(int rank, void *dst, const ptrdiff_t dst_stride[],
                                     const void *src, const ptrdiff_t src_stride[],
                                     const size_t count[], int stride_levels, arbor_request_h *req_p)
 {
-    ARB_RMA_LOCKED(strided_any(1, rank, dst, dst_stride, src, src_stride, count, stride_levels, 0,
-                               0, NULL, req_p, false));
+    ARB_RMA_LOCKED_NB(req_p, strided_any(1, rank, dst, dst_stride, src, src_stride, count,
+                                         stride_levels, 0, 0, NULL, req_p, false));
 }
 
 arbor_status_t arbor_acc_strided(int rank, void *dst, const ptrdiff_t dst_stride[], const void *src,
@@ -346,8 +346,8 @@ arbor_status_t arbor_acc_strided_nb(int rank, void *dst, const ptrdiff_t dst_str
                                     const size_t count[], int stride_levels, arbor_dtype_t dtype,
                                     arbor_op_t op, const void *scale, arbor_request_h *req_p)
 {
-    ARB_RMA_LOCKED(strided_any(2, rank, dst, dst_stride, src, src_stride, count, stride_levels,
-                               dtype, op, scale, req_p, false));
+    ARB_RMA_LOCKED_NB(req_p, strided_any(2, rank, dst, dst_stride, src, src_stride, count,
+                                         stride_levels, dtype, op, scale, req_p, false));
 }
 
 /* ---- I/O vectors ----------------------------------------------------------------------------- */
@@ -436,13 +436,13 @@ arbor_status_t arbor_get_vector(int rank, const arbor_iov_t *iov, size_t niov)
 arbor_status_t arbor_put_vector_nb(int rank, const arbor_iov_t *iov, size_t niov,
                                    arbor_request_h *req_p)
 {
-    ARB_RMA_LOCKED(vector_any(0, rank, iov, niov, 0, 0, NULL, req_p, false));
+    ARB_RMA_LOCKED_NB(req_p, vector_any(0, rank, iov, niov, 0, 0, NULL, req_p, false));
 }
 
 arbor_status_t arbor_get_vector_nb(int rank, const arbor_iov_t *iov, size_t niov,
                                    arbor_request_h *req_p)
 {
-    ARB_RMA_LOCKED(vector_any(1, rank, iov, niov, 0, 0, NULL, req_p, false));
+    ARB_RMA_LOCKED_NB(req_p, vector_any(1, rank, iov, niov, 0, 0, NULL, req_p, false));
 }
 
 arbor_status_t arbor_acc_vector(int rank, const arbor_iov_t *iov, size_t niov, arbor_dtype_t dtype,
@@ -455,5 +455,5 @@ arbor_status_t arbor_acc_vector_nb(int rank, const arbor_iov_t *iov, size_t niov
                                    arbor_dtype_t dtype, arbor_op_t op, const void *scale,
                                    arbor_request_h *req_p)
 {
-    ARB_RMA_LOCKED(vector_any(2, rank, iov, niov, dtype, op, scale, req_p, false));
+    ARB_RMA_LOCKED_NB(req_p, vector_any(2, rank, iov, niov, dtype, op, scale, req_p, false));
 }

@@ -56,7 +56,7 @@ static void req_finish(arb_tp_t *tp, arb_ofi_req_t *req)
 {
     if (req->counted) {
         if (req->status != ARBOR_OK) req->comp->status = req->status;
-        req->comp->pending -= 1;
+        arb_tp_comp_end(req->comp);
     } else if (req->status != ARBOR_OK && tp->async_status == ARBOR_OK) {
         tp->async_status = req->status; /* reported by the next flush */
     }
@@ -265,7 +265,7 @@ arbor_status_t arb_ofi_submit(arb_tp_t *tp, arb_ofi_req_t *req, bool must_accept
     peer->fence_next = false; /* accepted: req carries the fence */
     /* Fully posted puts whose source was copied (inject, staging) are done for the caller. */
     req->counted = req->comp != NULL && !(status == ARBOR_OK && req->copied);
-    if (req->counted) req->comp->pending += 1;
+    if (req->counted) arb_tp_comp_begin(req->comp);
     if (status == ARB_ERR_AGAIN)
         enqueue(tp, req);
     else if (status != ARBOR_OK)
@@ -298,7 +298,7 @@ static void release_copied(arb_ofi_req_t *req)
 {
     if (!req->counted || req->kind != ARB_OFI_PUT || !req->copied) return;
     req->counted = false;
-    req->comp->pending -= 1;
+    arb_tp_comp_end(req->comp);
 }
 
 /* Posts queued requests in order, peer by peer, until the provider pushes back. */

@@ -80,7 +80,7 @@ static void rma_done(void *req, ucs_status_t status, void *user_data)
         arb_debug("rma completed with %s", ucs_status_string(status));
         comp->status = arb_ucx_status(status);
     }
-    comp->pending -= 1;
+    arb_tp_comp_end(comp);
     ucp_request_free(req);
 }
 
@@ -104,7 +104,7 @@ static arbor_status_t posted(ucs_status_ptr_t req, arb_tp_comp_t *comp, const ch
         return arb_ucx_status(UCS_PTR_STATUS(req));
     }
     if (comp != NULL)
-        comp->pending += 1;
+        arb_tp_comp_begin(comp);
     else
         ucp_request_free(req); /* fire and forget: flush completes it */
     return ARBOR_OK;
@@ -163,7 +163,7 @@ static void amo_release(arb_ucx_amo_ctx_t *ctx, ucs_status_t status)
 
     if (ctx->comp != NULL) {
         if (status != UCS_OK) ctx->comp->status = arb_ucx_status(status);
-        ctx->comp->pending -= 1;
+        arb_tp_comp_end(ctx->comp);
     }
     ctx->next = tp->free_amo;
     tp->free_amo = ctx;
@@ -256,7 +256,7 @@ static void signal_post(arb_ucx_amo_ctx_t *ctx, ucs_status_t status)
     ret = amo_post(ctx, UCP_ATOMIC_OP_ADD, ctx->sig_rkey, ctx->sig_off, NULL, comp);
     if (comp != NULL) {
         if (ret != ARBOR_OK) comp->status = ret;
-        comp->pending -= 1;
+        arb_tp_comp_end(comp);
     }
 }
 
@@ -287,7 +287,7 @@ static arbor_status_t signal_after_flush(arb_tp_t *tp, const void *src, size_t l
     ctx->sig_rkey = sig_rkey;
     ctx->sig_off = sig_off;
     ctx->comp = comp;
-    if (comp != NULL) comp->pending += 1;
+    if (comp != NULL) arb_tp_comp_begin(comp);
     tp->chains_waiting++;
     param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
     param.cb.send = signal_flushed;
