@@ -13,6 +13,7 @@
 #include "core/dtype.h"
 #include "core/executor.h"
 #include "core/log.h"
+#include "core/offload.h"
 #include "core/request.h"
 
 #define KNOWN_FLAGS                                                                                \
@@ -434,7 +435,11 @@ static arbor_status_t schedule_for(struct arbor_team *t, const arb_call_t *c, co
 {
     arb_coll_t k = c->coll;
     bool red = reduction(k), vec = vector(k);
+    /* What the transport's hooks can run of this call; ARBOR_OFFLOAD=hwcoll forces the hook
+     * there unless ARBOR_<COLL>_ALGORITHM names an algorithm. */
+    unsigned caps = arb_offload_caps(t, k, c->count, c->dtype, c->op);
     int forced = arb_ctx.cfg.coll_alg[k];
+    if (!forced) forced = arb_offload_forced(k, caps);
     int pinned = forced ? 0 : arb_tune_match(&arb_ctx.tune, k, L->bytes, t->size);
     unsigned cls = size_class(L->bytes);
     arb_coll_args_t a = {.coll = k,
@@ -443,7 +448,9 @@ static arbor_status_t schedule_for(struct arbor_team *t, const arb_call_t *c, co
                          .root = rooted(k) ? c->root : 0,
                          .chunk = t->chunk,
                          .commutative = red ? arb_op_commutative(c->op) : 1,
-                         .topo = t->topo.nnodes > 1 ? &t->topo : NULL};
+                         .topo = t->topo.nnodes > 1 ? &t->topo : NULL,
+                         .caps = caps,
+                         .hwcoll_us = arb_offload_hwcoll_us()};
     /* Schedules in block units serve a whole size class; reductions split vectors at element
      * boundaries, so their schedules are per count. */
     a.bytes = vec ? L->bytes : red ? L->bytes : cls ? (size_t)1 << (cls - 1) : 0;
@@ -457,7 +464,8 @@ static arbor_status_t schedule_for(struct arbor_team *t, const arb_call_t *c, co
                            .root = a.root,
                            .bytes = red ? (c->count | (1ull << 63)) : cls,
                            .variant = (uint32_t)(flags & (ARBOR_IN_ALLSYNC | ARBOR_OUT_ALLSYNC)) |
-                                      (uint32_t)a.commutative << 8 | (uint32_t)elem << 9};
+                                      (uint32_t)a.commutative << 8 | (uint32_t)elem << 9 |
+                                      (uint32_t)caps << 24};
     arb_cached_sched_t *cs = vec ? NULL : arb_sched_cache_get(&t->cache, &key);
     if (cs) {
         *cs_p = cs;

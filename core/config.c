@@ -38,6 +38,7 @@ static const char *const log_names[] = {"error", "warn", "info", "debug", "trace
 static const char *const transport_names[] = {"auto", "ucx", "ofi", NULL};
 static const char *const yield_names[] = {"auto", "always", "never", NULL};
 static const char *const progress_names[] = {"poll", "thread", NULL};
+static const char *const offload_names[] = {"auto", "off", "triggered", "hwcoll", NULL};
 
 #define OFF(_f) offsetof(arb_config_t, _f)
 
@@ -75,6 +76,13 @@ static const row_t rows[] = {
      "by itself, polling every 100 us, once symmetric allocations exist on a transport whose "
      "one-sided targets must progress (docs/ONESIDED.md)",
      T_ENUM, OFF(progress), progress_names, 0, 0, 0},
+    {"OFFLOAD", "auto",
+     "collectives the transport runs whole (docs/OFFLOAD.md): auto takes a hook where the "
+     "transport offers it and the LogGP model predicts a gain; hwcoll runs barrier, bcast and "
+     "allreduce through libfabric's collectives wherever the provider supports the call "
+     "(tcp;ofi_rxm); triggered (libfabric triggered operations) is not built yet; off never; "
+     "a forced hook the transport lacks fails arbor_init with ARBOR_ERR_UNSUPPORTED",
+     T_ENUM, OFF(offload), offload_names, 0, 0, F_UNIFORM},
     {"DIRECT", "y",
      "move data with loads and stores into mapped peer segments where the "
      "transport can map them",

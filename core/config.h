@@ -17,6 +17,7 @@ enum { ARB_LOG_ERROR = 0, ARB_LOG_WARN, ARB_LOG_INFO, ARB_LOG_DEBUG, ARB_LOG_TRA
 enum { ARB_TRANSPORT_AUTO = 0, ARB_TRANSPORT_UCX, ARB_TRANSPORT_OFI };
 enum { ARB_YIELD_AUTO = 0, ARB_YIELD_ALWAYS, ARB_YIELD_NEVER };
 enum { ARB_PROGRESS_POLL = 0, ARB_PROGRESS_THREAD };
+enum { ARB_OFFLOAD_AUTO = 0, ARB_OFFLOAD_OFF, ARB_OFFLOAD_TRIGGERED, ARB_OFFLOAD_HWCOLL };
 
 #define ARB_CFG_STR_MAX 1024
 
@@ -31,6 +32,7 @@ struct arb_config {
     double timeout_s;  /* 0 = wait forever */
     int poll_yield;
     int progress; /* ARB_PROGRESS_* */
+    int offload;  /* ARB_OFFLOAD_*: which transport hooks collectives may use (core/offload.h) */
     bool direct;  /* use mapped peer segments where the transport offers them */
     bool check; /* ARBOR_CHECK: exchange a signature per collective (coll_check.c) */
     bool stats;

@@ -11,6 +11,7 @@
 #include "core/executor.h"
 #include "core/log.h"
 #include "core/measure.h"
+#include "core/offload.h"
 #include "core/request.h"
 #include "core/rma/am.h"
 #include "core/rma/rma.h"
@@ -58,7 +59,8 @@ static arbor_status_t open_transport(void)
                          .size = arb_ctx.size,
                          .segment_size = arb_ctx.cfg.segment_size,
                          .nlocal = local_count(),
-                         .config = &arb_ctx.cfg};
+                         .config = &arb_ctx.cfg,
+                         .offload_want = arb_offload_want(&arb_ctx.cfg)};
     static const char *const wanted[] = {NULL, "ucx", "ofi"};
     const char *want = wanted[arb_ctx.cfg.transport];
     arbor_status_t status = ARBOR_ERR_UNSUPPORTED;
@@ -256,6 +258,7 @@ arbor_status_t arbor_init(void)
                     (arb_ctx.cfg.poll_yield == ARB_YIELD_AUTO && arb_ctx.node_oversubscribed);
 
     if ((status = open_transport()) != ARBOR_OK) goto err;
+    if ((status = arb_offload_check()) != ARBOR_OK) goto err;
     arb_ctx.seg = arb_ctx.tp_ops->seg_base(arb_ctx.tp);
     arb_ctx.seg_size = arb_ctx.cfg.segment_size;
     if ((status = wire_up()) != ARBOR_OK) goto err;
@@ -296,6 +299,8 @@ arbor_status_t arbor_init(void)
     if ((status = arb_rma_init_world()) != ARBOR_OK) goto err;
     if ((status = arb_am_init()) != ARBOR_OK) goto err;
     if (arb_ctx.cfg.logp_measure && (status = arb_logp_measure()) != ARBOR_OK) goto err;
+    arb_offload_model();
+    if ((status = arb_offload_team_init(arb_ctx.world)) != ARBOR_OK) goto err;
     if (arb_ctx.cfg.progress == ARB_PROGRESS_THREAD &&
         (status = arb_progress_thread_start()) != ARBOR_OK)
         goto err;
@@ -326,6 +331,7 @@ static void print_stats(void)
                         (unsigned long long)s->calls, s->total_us / (double)s->calls);
         }
     }
+    arb_offload_print_stats();
     const arb_sched_cache_t *cc = &arb_ctx.world->cache;
     fprintf(stderr, "arbor stats %d/%d: schedule cache hits=%llu misses=%llu build_us=%.1f\n",
             arb_ctx.rank, arb_ctx.size, (unsigned long long)cc->hits,

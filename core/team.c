@@ -11,6 +11,7 @@
 
 #include "core/coll.h"
 #include "core/log.h"
+#include "core/offload.h"
 #include "core/request.h"
 #include "core/rma/rma.h"
 
@@ -122,6 +123,7 @@ arbor_status_t arb_team_create_world(struct arbor_team **team_p)
 void arb_team_destroy(struct arbor_team *t)
 {
     if (!t) return;
+    arb_offload_team_fini(t);
     if (t->region_mem) arb_mem_free_team(t->region_mem, false); /* the caller synchronised */
     if (t->cache.buckets) arb_sched_cache_destroy(&t->cache);
     free(t->world);
@@ -242,7 +244,11 @@ static arbor_status_t arbor_team_split_unlocked(arbor_team_h parent, int color, 
         if (status == ARBOR_OK) {
             t->region_mem = m;
             m = NULL;
-            if ((status = register_team(t)) != ARBOR_OK) arb_team_destroy(t);
+            /* The members create the team in the same order: its provider group joins here
+             * (every member of the new team takes part, or none on this transport). */
+            if ((status = arb_offload_team_init(t)) != ARBOR_OK ||
+                (status = register_team(t)) != ARBOR_OK)
+                arb_team_destroy(t);
         }
         if (status == ARBOR_OK) *team_p = t->handle;
     } else if (status == ARBOR_OK) {

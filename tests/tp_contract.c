@@ -245,7 +245,7 @@ static void skip(const char *why)
 static void open_and_connect(arb_config_t *cfg)
 {
     /* The launched tests run every rank on this host. */
-    arb_tp_params_t params = {rank, size, SEG_SIZE, cfg, size};
+    arb_tp_params_t params = {rank, size, SEG_SIZE, cfg, size, 0};
     void *blobs[MAX_RANKS];
     size_t lens[MAX_RANKS];
     const void *blob;

@@ -18,6 +18,7 @@
 #ifndef ARB_TRANSPORTS_TRANSPORT_H
 #define ARB_TRANSPORTS_TRANSPORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -59,7 +60,42 @@ typedef struct {
     size_t segment_size;        /* bytes to allocate and register */
     const arb_config_t *config; /* parsed ARBOR_* values (provider name, ...) */
     int nlocal;                 /* processes of the job on this node (from the bootstrap) */
+    uint32_t offload_want;      /* ARB_TP_CAP_HW_COLL / _TRIGGERED the core may use: a backend
+                                 * asks its provider for them only then (core/offload.h) */
 } arb_tp_params_t;
+
+/*
+ * Offload hooks (core/offload.h, docs/OFFLOAD.md). Provider collectives run on a group: the
+ * world ranks of a team, joined once (collectively, in the same order on every member). A
+ * collective is posted whole and completes through comp like any other operation; the
+ * transport's progress() drives it. A backend without hooks leaves arb_tp_ops_t.offload NULL.
+ */
+typedef struct arb_tp_group arb_tp_group_t;
+
+typedef enum { ARB_TP_HW_BARRIER = 0, ARB_TP_HW_BCAST, ARB_TP_HW_ALLREDUCE } arb_tp_hwcoll_t;
+
+typedef struct {
+    arb_tp_hwcoll_t kind;
+    const void *src;     /* allreduce: the input (may equal dst) */
+    void *dst;           /* bcast: the buffer (the root's is the source); allreduce: result */
+    size_t count;        /* elements of dtype */
+    arbor_dtype_t dtype; /* bcast: ARBOR_BYTE */
+    arbor_op_t op;       /* allreduce */
+    int root;            /* bcast: index in the group */
+} arb_tp_hwcoll_args_t;
+
+typedef struct arb_tp_offload_ops {
+    /* Whether the provider runs this collective (kind, type, op, count) on a group of n. */
+    bool (*hwcoll_query)(arb_tp_t *tp, const arb_tp_hwcoll_args_t *a, int n);
+    /* Starts joining the group of world ranks members[0..n) (this rank among them). */
+    arbor_status_t (*group_join)(arb_tp_t *tp, const int *members, int n, arb_tp_group_t **g_p);
+    /* ARBOR_OK once joined, ARB_ERR_AGAIN while the join runs (call progress()), or an error. */
+    arbor_status_t (*group_test)(arb_tp_t *tp, arb_tp_group_t *g);
+    void (*group_free)(arb_tp_t *tp, arb_tp_group_t *g);
+    /* Posts one collective on a joined group; ARB_ERR_AGAIN: no resources now, retry. */
+    arbor_status_t (*hwcoll_post)(arb_tp_t *tp, arb_tp_group_t *g, const arb_tp_hwcoll_args_t *a,
+                                  arb_tp_comp_t *comp);
+} arb_tp_offload_ops_t;
 
 typedef struct arb_tp_ops {
     const char *name; /* "ucx", "ofi" */
@@ -123,6 +159,8 @@ typedef struct arb_tp_ops {
 
     uint32_t (*caps)(arb_tp_t *tp);        /* ARB_TP_CAP_* bits */
     const char *(*describe)(arb_tp_t *tp); /* "ucx", "ofi:shm", ... for logs and benchmarks */
+
+    const arb_tp_offload_ops_t *offload; /* NULL: no offload hooks */
 } arb_tp_ops_t;
 
 /* The backends compiled in, in preference order, NULL-terminated (transports/registry.c). */

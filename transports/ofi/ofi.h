@@ -113,6 +113,9 @@ struct arb_tp {
     struct fid_cq *cq;
     struct fid_ep *ep;
     int wait_fd; /* -1: the CQ has no descriptor */
+    struct fid_eq *eq;           /* join events of provider collectives (ofi_coll.c), or NULL */
+    uint32_t offload_want;       /* arb_tp_params_t.offload_want */
+    struct arb_ofi_coll *colls;  /* contexts of provider collectives in flight (ofi_coll.c) */
 
     /* what the provider demands or offers */
     bool mr_virt;   /* FI_MR_VIRT_ADDR: remote addresses are virtual addresses */
@@ -151,6 +154,16 @@ struct arb_tp {
     arb_ofi_req_t *all_reqs;
     arbor_status_t async_status; /* first error of an operation nobody waits for */
 };
+
+/* ofi_coll.c: provider collectives (offload hooks) */
+extern const arb_tp_offload_ops_t arb_ofi_offload_ops;
+/* After the domain opened: the EQ a join reports on, and ARB_TP_CAP_HW_COLL where the
+ * provider runs at least a barrier. Before fi_enable (the EQ is bound to the endpoint). */
+arbor_status_t arb_ofi_coll_open(arb_tp_t *tp);
+void arb_ofi_coll_close(arb_tp_t *tp);
+/* A CQ completion (status ARBOR_OK) or error entry of a provider collective: true when
+ * op_context was one of ours. */
+bool arb_ofi_coll_done(arb_tp_t *tp, void *op_context, arbor_status_t status);
 
 /* ofi_select.c: environment, fi_getinfo and the provider choice */
 arbor_status_t arb_ofi_select(arb_tp_t *tp, const char *want, struct fi_info **info_p);
