@@ -60,9 +60,12 @@ typedef struct {
     const arb_topo_t *topo;          /* nodes of the team (NULL: one node) */
     unsigned caps;                   /* ARB_ALG_NEEDS_* this call can have (core/offload.c) */
     /* The fixed cost of one provider collective call (posting, the provider's bookkeeping,
-     * the completion) per transport (arb_logp_hwcoll_default): the hook's LogGP entry; the
-     * messages a software provider sends are priced with L, o, g, G on top. */
+     * the completion) per transport (arb_logp_hwcoll_default, ARBOR_HWCOLL_COST): the hook's
+     * LogGP entry. A software provider (hwcoll_software: libfabric's util collectives) sends
+     * point-to-point messages, priced with L, o, g, G on top; a switch-offload provider
+     * crosses the fabric once. */
     double hwcoll_us;
+    int hwcoll_software;
 } arb_coll_args_t;
 
 /* What an algorithm needs beyond landing channels: an offload hook of the transport that can

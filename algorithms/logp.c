@@ -68,6 +68,11 @@ double arb_logp_hwcoll_default(const char *transport)
     return strstr(transport, "ofi_rxm") != NULL ? HWCOLL_RXM_US : HWCOLL_OTHER_US;
 }
 
+int arb_logp_hwcoll_software(const char *transport)
+{
+    return transport != NULL && strstr(transport, "ofi_rxm") != NULL;
+}
+
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
 {
     va_list ap;

@@ -4,7 +4,8 @@
  * tables like any algorithm, need ARB_ALG_NEEDS_HWCOLL (the selector skips them on a call the
  * provider cannot run) and are priced like any algorithm: the hook's fixed per-call cost plus
  * the messages of libfabric's software collectives (recursive doubling; a broadcast is a
- * scatter then an allgather), which is what tcp;ofi_rxm runs.
+ * scatter then an allgather), which is what tcp;ofi_rxm runs; a provider whose switches
+ * combine (cxi) is priced as one traversal of the fabric.
  */
 #include "algorithms/coll.h"
 
@@ -25,6 +26,7 @@ double arb_hwcoll_cost(const arb_alg_desc_t *alg, const arb_coll_args_t *a, cons
     (void)alg;
     if (!(a->caps & ARB_ALG_NEEDS_HWCOLL)) return INFINITY;
     int P = a->size;
+    if (!a->hwcoll_software) return a->hwcoll_us + arb_logp_arrival(m, a->bytes);
     double lg = P > 1 ? ceil(log2((double)P)) : 0;
     bool pow2 = (P & (P - 1)) == 0;
     double rounds = lg + (pow2 ? 0 : 2); /* the extra ranks fold in first and out last */

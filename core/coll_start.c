@@ -449,8 +449,8 @@ static arbor_status_t schedule_for(struct arbor_team *t, const arb_call_t *c, co
                          .chunk = t->chunk,
                          .commutative = red ? arb_op_commutative(c->op) : 1,
                          .topo = t->topo.nnodes > 1 ? &t->topo : NULL,
-                         .caps = caps,
-                         .hwcoll_us = arb_offload_hwcoll_us()};
+                         .caps = caps};
+    arb_offload_cost(&a.hwcoll_us, &a.hwcoll_software);
     /* Schedules in block units serve a whole size class; reductions split vectors at element
      * boundaries, so their schedules are per count. */
     a.bytes = vec ? L->bytes : red ? L->bytes : cls ? (size_t)1 << (cls - 1) : 0;

@@ -83,6 +83,11 @@ static const row_t rows[] = {
      "(tcp;ofi_rxm); triggered (libfabric triggered operations) is not built yet; off never; "
      "a forced hook the transport lacks fails arbor_init with ARBOR_ERR_UNSUPPORTED",
      T_ENUM, OFF(offload), offload_names, 0, 0, F_UNIFORM},
+    {"HWCOLL_COST", "0",
+     "microseconds the model charges one provider collective call (the hwcoll candidate's "
+     "fixed LogGP entry; a software provider's messages are priced on top); 0 = the "
+     "provider's default (10 for tcp;ofi_rxm, 2 for others)",
+     T_DOUBLE, OFF(hwcoll_cost), NULL, 0, 1e6, F_UNIFORM},
     {"DIRECT", "y",
      "move data with loads and stores into mapped peer segments where the "
      "transport can map them",

@@ -33,6 +33,7 @@ struct arb_config {
     int poll_yield;
     int progress; /* ARB_PROGRESS_* */
     int offload;  /* ARB_OFFLOAD_*: which transport hooks collectives may use (core/offload.h) */
+    double hwcoll_cost; /* us per provider collective call; 0 = the provider's default */
     bool direct;  /* use mapped peer segments where the transport offers them */
     bool check; /* ARBOR_CHECK: exchange a signature per collective (coll_check.c) */
     bool stats;

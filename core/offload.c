@@ -71,15 +71,24 @@ arbor_status_t arb_offload_check(void)
 }
 
 static double hwcoll_us; /* the hook's per-call cost on this transport */
+static int hwcoll_software;
 
 void arb_offload_model(void)
 {
-    hwcoll_us = arb_logp_hwcoll_default(arb_ctx.tp_name);
+    hwcoll_us = arb_ctx.cfg.hwcoll_cost > 0 ? arb_ctx.cfg.hwcoll_cost
+                                            : arb_logp_hwcoll_default(arb_ctx.tp_name);
+    hwcoll_software = arb_logp_hwcoll_software(arb_ctx.tp_name);
+    if (arb_ctx.rank == 0 && (arb_ctx.cfg.stats || arb_ctx.cfg.print_algorithm) && hwcoll_usable())
+        fprintf(stderr, "arbor: offload %s: hwcoll per-call cost %g us (%s), %s provider\n",
+                mode_name(arb_ctx.cfg.offload), hwcoll_us,
+                arb_ctx.cfg.hwcoll_cost > 0 ? "ARBOR_HWCOLL_COST" : "provider default",
+                hwcoll_software ? "software" : "switch-offload");
 }
 
-double arb_offload_hwcoll_us(void)
+void arb_offload_cost(double *us_p, int *software_p)
 {
-    return hwcoll_us;
+    *us_p = hwcoll_us;
+    *software_p = hwcoll_software;
 }
 
 static double now_s(void)

@@ -27,7 +27,7 @@ uint32_t arb_offload_want(const arb_config_t *cfg);
 arbor_status_t arb_offload_check(void);
 /* The per-call cost of the hooks into the model (after ARBOR_LOGP / measurement). */
 void arb_offload_model(void);
-double arb_offload_hwcoll_us(void); /* arb_coll_args_t.hwcoll_us */
+void arb_offload_cost(double *us_p, int *software_p); /* arb_coll_args_t.hwcoll_* */
 
 /* A new team (the world at init, split teams): joins its provider group where hwcoll may be
  * used. Collective over the team's members, in team-creation order; bounded by ARBOR_TIMEOUT. */

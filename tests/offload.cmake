@@ -16,3 +16,16 @@ if(ARBOR_WITH_OFI)
                           LABELS offload TRANSPORTS ${refusing} RANKS 2
                           ENV ARBOR_OFFLOAD=hwcoll ARBOR_TIMEOUT=60)
 endif()
+
+# What a triggered hook would stand on (docs/OFFLOAD.md): the sockets provider forwards a
+# triggered RMA write gated on a remote-write counter while the forwarding process computes,
+# under FI_PROGRESS_AUTO, and does not under FI_PROGRESS_MANUAL (the progress arbor asks for).
+# Standalone libfabric program (fork + socketpair), no launcher.
+if(ARBOR_WITH_OFI)
+  add_executable(arbor-probe-trigger ${CMAKE_CURRENT_SOURCE_DIR}/probe_trigger.c)
+  target_link_libraries(arbor-probe-trigger PRIVATE PkgConfig::OFI)
+  add_test(NAME offload.probe_trigger_auto COMMAND arbor-probe-trigger 1 1)
+  add_test(NAME offload.probe_trigger_manual COMMAND arbor-probe-trigger 2 0)
+  set_tests_properties(offload.probe_trigger_auto offload.probe_trigger_manual PROPERTIES
+    LABELS offload TIMEOUT 30 SKIP_RETURN_CODE 77 ENVIRONMENT FI_SOCKETS_IFACE=lo)
+endif()
