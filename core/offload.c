@@ -55,8 +55,10 @@ arbor_status_t arb_offload_check(void)
     int mode = arb_ctx.cfg.offload;
     if (mode == ARB_OFFLOAD_TRIGGERED) {
         arb_error("ARBOR_OFFLOAD=triggered: unsupported on transport %s: the triggered-operation "
-                  "hook (libfabric FI_TRIGGER counter programs) is not built in this version; "
-                  "use ARBOR_OFFLOAD=auto, off or hwcoll (docs/OFFLOAD.md)",
+                  "hook is not built in this version (the sockets provider's FI_TRIGGER writes "
+                  "fire only under FI_PROGRESS_AUTO, tests/probe_trigger.c; the counter "
+                  "programs, their lowering and landing flow control are missing); use "
+                  "ARBOR_OFFLOAD=auto, off or hwcoll (docs/OFFLOAD.md)",
                   arb_ctx.tp_name);
         return ARBOR_ERR_UNSUPPORTED;
     }
