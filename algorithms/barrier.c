@@ -91,7 +91,7 @@ static double cost_updown(const arb_alg_desc_t *alg, const arb_coll_args_t *a, c
 
 const char *const arb_barrier_alg_names[] = {"auto",   "dissemination", "flat",
                                              "direct", "karp_node",     "two_level",
-                                             "hwcoll", NULL};
+                                             "hwcoll", "triggered",     NULL};
 
 const arb_alg_desc_t arb_barrier_algs[] = {
     {"auto", "cheapest predicted by the LogGP model", NULL, NULL, 0, 0, 0, 0},
@@ -107,5 +107,7 @@ const arb_alg_desc_t arb_barrier_algs[] = {
      build_updown, cost_updown, ARB_TREE_TWO_LEVEL, 2, 1, 0},
     {"hwcoll", "the transport's provider collective (libfabric fi_barrier, the team's group)",
      arb_hwcoll_build, arb_hwcoll_cost, 0, 0, 0, ARB_ALG_NEEDS_HWCOLL},
+    {"triggered", "libfabric triggered writes: the flat barrier, posted whole at start",
+     arb_trig_build, arb_trig_cost, 0, 0, 0, ARB_ALG_NEEDS_TRIGGERED},
 };
 const int arb_barrier_nalgs = sizeof(arb_barrier_algs) / sizeof(arb_barrier_algs[0]);

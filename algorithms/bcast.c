@@ -85,7 +85,7 @@ static double cost_tree(const arb_alg_desc_t *alg, const arb_coll_args_t *a, con
 
 const char *const arb_bcast_alg_names[] = {"auto", "karp",      "binomial", "knomial", "binary",
                                            "flat", "karp_node", "two_level", "hwcoll",
-                                           NULL};
+                                           "triggered", NULL};
 
 const arb_alg_desc_t arb_bcast_algs[] = {
     {"auto", "cheapest predicted by the LogGP model", NULL, NULL, 0, 0, 0, 0},
@@ -102,5 +102,7 @@ const arb_alg_desc_t arb_bcast_algs[] = {
      build_tree, cost_tree, ARB_TREE_TWO_LEVEL, 2, 1, 0},
     {"hwcoll", "the transport's provider collective (libfabric fi_broadcast, the team's group)",
      arb_hwcoll_build, arb_hwcoll_cost, 0, 0, 0, ARB_ALG_NEEDS_HWCOLL},
+    {"triggered", "libfabric triggered writes: the binomial tree, posted whole at start",
+     arb_trig_build, arb_trig_cost, 0, 0, 0, ARB_ALG_NEEDS_TRIGGERED},
 };
 const int arb_bcast_nalgs = sizeof(arb_bcast_algs) / sizeof(arb_bcast_algs[0]);

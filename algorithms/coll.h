@@ -144,6 +144,9 @@ double arb_bcast_tree_cost(const arb_coll_args_t *a, const arb_logp_t *m, int ki
 arbor_status_t arb_hwcoll_build(const arb_alg_desc_t *alg, const arb_coll_args_t *a,
                                 const arb_logp_t *m, arb_sched_t *s);
 double arb_hwcoll_cost(const arb_alg_desc_t *alg, const arb_coll_args_t *a, const arb_logp_t *m);
+arbor_status_t arb_trig_build(const arb_alg_desc_t *alg, const arb_coll_args_t *a,
+                              const arb_logp_t *m, arb_sched_t *s);
+double arb_trig_cost(const arb_alg_desc_t *alg, const arb_coll_args_t *a, const arb_logp_t *m);
 /* Table index of the first algorithm of coll that needs `needs`, 0 for none. */
 int arb_alg_with_needs(arb_coll_t coll, unsigned needs);
 

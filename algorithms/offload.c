@@ -8,6 +8,7 @@
  * combine (cxi) is priced as one traversal of the fabric.
  */
 #include "algorithms/coll.h"
+#include "algorithms/tree.h"
 
 #include <math.h>
 
@@ -42,4 +43,29 @@ double arb_hwcoll_cost(const arb_alg_desc_t *alg, const arb_coll_args_t *a, cons
     default:
         return a->hwcoll_us + rounds * arb_logp_arrival(m, 8); /* a barrier allreduces a word */
     }
+}
+
+/* Triggered programs (core/offload.c lowers the binomial broadcast tree and the flat barrier
+ * into triggered writes): the same messages as those schedules, so the same predicted time;
+ * what the hook saves is the intermediate ranks' CPU, not latency. */
+arbor_status_t arb_trig_build(const arb_alg_desc_t *alg, const arb_coll_args_t *a,
+                              const arb_logp_t *m, arb_sched_t *s)
+{
+    (void)alg, (void)m;
+    if (!(a->caps & ARB_ALG_NEEDS_TRIGGERED)) return ARBOR_ERR_UNSUPPORTED;
+    arb_sched_offload(s, 0, ARB_HOOK_TRIGGERED, a->root, a->coll == ARB_COLL_BCAST ? 1 : 0);
+    return arb_sched_ok(s) ? ARBOR_OK : ARBOR_ERR_NO_MEMORY;
+}
+
+double arb_trig_cost(const arb_alg_desc_t *alg, const arb_coll_args_t *a, const arb_logp_t *m)
+{
+    (void)alg;
+    if (!(a->caps & ARB_ALG_NEEDS_TRIGGERED)) return INFINITY;
+    if (a->coll == ARB_COLL_BCAST) {
+        arb_coll_args_t b = *a;
+        b.chunk = b.bytes; /* one message per edge: the payload is not pipelined */
+        return arb_bcast_tree_cost(&b, m, ARB_TREE_BINOMIAL, 2);
+    }
+    if (a->size < 2) return 0;
+    return 2 * arb_logp_arrival(m, 1) + 2 * (a->size - 2) * arb_logp_gap(m, 1);
 }

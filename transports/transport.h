@@ -84,6 +84,21 @@ typedef struct {
     int root;            /* bcast: index in the group */
 } arb_tp_hwcoll_args_t;
 
+/* Triggered programs (ARB_TP_CAP_TRIGGERED): ARB_TP_TRIG_REGIONS regions of registered memory,
+ * the same size on every rank, each with a counter of the writes peers made into it. A
+ * triggered write copies len bytes at off of one of our regions to the same place of the
+ * peer's, once the counter of region `gate` reaches threshold (0: at once), with no call of
+ * ours: the provider's own progress fires it. */
+enum { ARB_TP_TRIG_REGIONS = 3 };
+typedef struct {
+    int peer;           /* world rank */
+    int region;         /* source here and destination there */
+    uint64_t off;       /* bytes into the region */
+    size_t len;         /* at least 1: a write of 0 bytes may count nowhere */
+    int gate;           /* region whose counter gates the write */
+    uint64_t threshold; /* counter value that fires it; 0: post as a plain write */
+} arb_tp_trig_op_t;
+
 typedef struct arb_tp_offload_ops {
     /* Whether the provider runs this collective (kind, type, op, count) on a group of n. */
     bool (*hwcoll_query)(arb_tp_t *tp, const arb_tp_hwcoll_args_t *a, int n);
@@ -95,6 +110,10 @@ typedef struct arb_tp_offload_ops {
     /* Posts one collective on a joined group; ARB_ERR_AGAIN: no resources now, retry. */
     arbor_status_t (*hwcoll_post)(arb_tp_t *tp, arb_tp_group_t *g, const arb_tp_hwcoll_args_t *a,
                                   arb_tp_comp_t *comp);
+    /* Triggered programs: region i's memory and size, its counter, one write. */
+    void *(*trig_region)(arb_tp_t *tp, int region, size_t *len_p);
+    uint64_t (*trig_count)(arb_tp_t *tp, int region);
+    arbor_status_t (*trig_post)(arb_tp_t *tp, const arb_tp_trig_op_t *op, arb_tp_comp_t *comp);
 } arb_tp_offload_ops_t;
 
 typedef struct arb_tp_ops {

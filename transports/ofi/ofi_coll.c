@@ -19,11 +19,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NCOLL 64 /* provider collectives in flight at once */
+#define NCOLL 256 /* provider collectives and triggered writes in flight at once */
 
 typedef struct arb_ofi_coll {
-    struct fi_context2 fi; /* first: the provider's scratch space */
-    arb_tp_comp_t *comp;   /* NULL: free */
+    union {
+        struct fi_context2 fi;            /* the provider's scratch space (collectives) */
+        struct fi_triggered_context trig; /* a triggered write's condition */
+    } u;                                  /* first: the op_context of the completion */
+    arb_tp_comp_t *comp;                  /* NULL: free */
 } arb_ofi_coll_t;
 
 struct arb_tp_group {
@@ -199,6 +202,33 @@ static bool ofi_hwcoll_query(arb_tp_t *tp, const arb_tp_hwcoll_args_t *a, int n)
     return false;
 }
 
+static arbor_status_t ctx_alloc(arb_tp_t *tp)
+{
+    if (tp->colls == NULL) tp->colls = calloc(NCOLL, sizeof(*tp->colls));
+    return tp->colls ? ARBOR_OK : ARBOR_ERR_NO_MEMORY;
+}
+
+struct fi_triggered_context *arb_ofi_coll_ctx(arb_tp_t *tp, arb_tp_comp_t *comp)
+{
+    if (ctx_alloc(tp) != ARBOR_OK) return NULL;
+    for (int i = 0; i < NCOLL; i++)
+        if (tp->colls[i].comp == NULL) {
+            memset(&tp->colls[i].u, 0, sizeof(tp->colls[i].u));
+            tp->colls[i].comp = comp;
+            comp->pending++;
+            return &tp->colls[i].u.trig;
+        }
+    return NULL;
+}
+
+void arb_ofi_coll_ctx_drop(arb_tp_t *tp, struct fi_triggered_context *ctx)
+{
+    arb_ofi_coll_t *c = (arb_ofi_coll_t *)(void *)ctx;
+    (void)tp;
+    c->comp->pending--;
+    c->comp = NULL;
+}
+
 arbor_status_t arb_ofi_coll_open(arb_tp_t *tp)
 {
     struct fi_eq_attr attr = {0};
@@ -224,8 +254,7 @@ arbor_status_t arb_ofi_coll_open(arb_tp_t *tp)
         arb_error("%s: event queue for provider collectives: %s", tp->describe, fi_strerror(-rc));
         return ARBOR_ERR_TRANSPORT;
     }
-    tp->colls = calloc(NCOLL, sizeof(*tp->colls));
-    if (tp->colls == NULL) return ARBOR_ERR_NO_MEMORY;
+    if (ctx_alloc(tp) != ARBOR_OK) return ARBOR_ERR_NO_MEMORY;
     tp->caps |= ARB_TP_CAP_HW_COLL;
     return ARBOR_OK;
 }
@@ -373,15 +402,11 @@ static void *desc_of(arb_tp_t *tp, const void *buf, size_t len)
 static arbor_status_t ofi_hwcoll_post(arb_tp_t *tp, arb_tp_group_t *g,
                                       const arb_tp_hwcoll_args_t *a, arb_tp_comp_t *comp)
 {
-    arb_ofi_coll_t *c = NULL;
     ssize_t rc;
 
     if (g == NULL || !g->joined) return ARBOR_ERR_INVALID_ARG;
-    for (int i = 0; i < NCOLL && c == NULL; i++)
-        if (tp->colls[i].comp == NULL) c = &tp->colls[i];
+    arb_ofi_coll_t *c = (arb_ofi_coll_t *)(void *)arb_ofi_coll_ctx(tp, comp);
     if (c == NULL) return ARB_ERR_AGAIN;
-    c->comp = comp;
-    comp->pending++;
     int ft = fi_type_of(a->dtype);
     size_t bytes = a->kind == ARB_TP_HW_BARRIER ? 0 : a->count * fi_size(ft);
     switch (a->kind) {
@@ -415,4 +440,7 @@ const arb_tp_offload_ops_t arb_ofi_offload_ops = {
     .group_test = ofi_group_test,
     .group_free = ofi_group_free,
     .hwcoll_post = ofi_hwcoll_post,
+    .trig_region = arb_ofi_trig_region,
+    .trig_count = arb_ofi_trig_count,
+    .trig_post = arb_ofi_trig_post,
 };

@@ -270,6 +270,7 @@ static arbor_status_t ofi_open(const arb_tp_params_t *params, arb_tp_t **tp_p)
     if (status == ARBOR_OK) status = objects_open(tp);
     if (status == ARBOR_OK) status = arb_ofi_scratch_init(tp);
     if (status == ARBOR_OK) status = seg_init(tp, params->segment_size);
+    if (status == ARBOR_OK) status = arb_ofi_trig_open(tp);
     if (status == ARBOR_OK) status = blob_init(tp);
     if (status != ARBOR_OK) {
         ofi_close(tp);
@@ -364,6 +365,7 @@ static void ofi_close(arb_tp_t *tp)
     if (tp->mrs != NULL) arb_warn("close: memory registrations were not released");
     while (tp->mrs != NULL) arb_ofi_mem_dereg(tp, tp->mrs);
     arb_ofi_unreg(&tp->seg_mr);
+    arb_ofi_trig_close(tp);
     arb_ofi_scratch_fini(tp);
     fid_close(tp->ep ? &tp->ep->fid : NULL, "endpoint");
     arb_ofi_coll_close(tp);

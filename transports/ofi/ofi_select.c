@@ -116,6 +116,23 @@ static struct fi_info *refine(const struct fi_info *pick, uint64_t extra_caps)
  * them, and only after the choice, so that the choice itself never changes. */
 static struct fi_info *refine_offload(const arb_tp_t *tp, const struct fi_info *pick)
 {
+    if (tp->offload_want & ARB_TP_CAP_TRIGGERED) {
+        /* Triggered writes fire inside the provider only under its automatic progress
+         * (tests/probe_trigger.c), which costs every other operation here: this mode only. */
+        static const uint64_t order[] = {FI_ORDER_RMA_WAW, 0};
+        for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+            struct fi_info *got = getinfo(pick->fabric_attr->prov_name, order[i],
+                                          FI_PROGRESS_AUTO, pick, FI_TRIGGER | FI_RMA_EVENT);
+            if (got == NULL) continue;
+            struct fi_info *info = fi_dupinfo(got);
+            fi_freeinfo(got);
+            return info;
+        }
+        arb_debug("libfabric provider %s does not offer FI_TRIGGER | FI_RMA_EVENT with automatic "
+                  "progress",
+                  pick->fabric_attr->prov_name);
+        return NULL;
+    }
     if (!(tp->offload_want & ARB_TP_CAP_HW_COLL)) return NULL;
     struct fi_info *info = refine(pick, FI_COLLECTIVE | FI_MSG | FI_TAGGED);
     arb_debug("libfabric provider %s %s FI_COLLECTIVE", pick->fabric_attr->prov_name,
