@@ -15,6 +15,14 @@ if(ARBOR_WITH_OFI)
   arbor_add_launched_test(NAME offload_refused COMMAND $<TARGET_FILE:arbor-test-offload> refused
                           LABELS offload TRANSPORTS ${refusing} RANKS 2
                           ENV ARBOR_OFFLOAD=hwcoll ARBOR_TIMEOUT=60)
+  # triggered: bcast from every root and barriers over the sockets provider while the ranks
+  # that forward compute without calling arbor; refused where there are no triggered writes.
+  arbor_add_launched_test(NAME offload_triggered COMMAND $<TARGET_FILE:arbor-test-offload>
+                          triggered LABELS offload TRANSPORTS ofi:sockets RANKS 2 3 4
+                          ENV ARBOR_OFFLOAD=triggered ARBOR_TIMEOUT=60)
+  arbor_add_launched_test(NAME offload_trig_refused COMMAND $<TARGET_FILE:arbor-test-offload>
+                          refused LABELS offload TRANSPORTS "ofi:tcp^ofi_rxm" RANKS 2
+                          ENV ARBOR_OFFLOAD=triggered ARBOR_TIMEOUT=60)
 endif()
 
 # What a triggered hook would stand on (docs/OFFLOAD.md): the sockets provider forwards a

@@ -8,13 +8,23 @@
  * broadcast that the group size does not divide) must still be right, through software. Many
  * in flight at once, and a split team, too. The test fails if no call ran through the hook.
  *
- * With argument "refused": ARBOR_OFFLOAD=hwcoll on a transport without provider collectives
+ * With argument "refused": ARBOR_OFFLOAD=hwcoll (or triggered) on a transport without the hook
  * (ofi:shm, ucx) must fail arbor_init with ARBOR_ERR_UNSUPPORTED on every rank.
+ *
+ * With argument "triggered" (ARBOR_OFFLOAD=triggered on ofi:sockets): broadcasts from every
+ * root and barriers through triggered writes, while the ranks that forward sit in a compute loop
+ * that never calls arbor. Proof without timing: the forwarders compute until a file appears
+ * that the receiving rank creates only once its data arrived and was checked (bounded by
+ * ARBOR_TIMEOUT: past it the test fails). Every byte checked; every call must report
+ * "triggered".
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "arbor.h"
 
@@ -36,11 +46,18 @@ static int rank, size, failures, offloaded;
         CHECK(_s == ARBOR_OK, "%s returned %s", #_call, arbor_strerror(_s));                       \
     } while (0)
 
-/* Whether the last collective on team ran through the hook; expect: 1 must, 0 must not. */
+/* Whether the last collective on team ran through the hook; expect: 1 must, 0 must not, -1 must
+ * have run through triggered writes. */
 static void check_path(arbor_team_h team, int expect, const char *what)
 {
     arbor_coll_info_t info;
     CHECK_OK(arbor_team_last_collective(team, &info));
+    if (expect < 0) {
+        int trig = strcmp(info.algorithm, "triggered") == 0;
+        CHECK(trig, "%s ran %s, expected triggered", what, info.algorithm);
+        offloaded += trig;
+        return;
+    }
     int hw = strcmp(info.algorithm, "hwcoll") == 0;
     CHECK(hw == expect, "%s ran %s, expected %s", what, info.algorithm,
           expect ? "hwcoll" : "a software algorithm");
@@ -239,9 +256,115 @@ static void run_all(arbor_team_h team)
     test_inflight(team, tsize, trank);
 }
 
+static char dir[128];
+
+static void touch(const char *name)
+{
+    char path[256];
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL, "cannot create %s", path);
+    if (f) fclose(f);
+}
+
+static int exists(const char *name)
+{
+    char path[256];
+    struct stat sb;
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    return stat(path, &sb) == 0;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Computes (no arbor call) until name exists; false when the bound passes first. */
+static int compute_until(const char *name, double bound_s)
+{
+    volatile double x = 0;
+    double until = now_s() + bound_s;
+    while (!exists(name)) {
+        for (int i = 0; i < 100000; i++) x += i * 1e-9;
+        if (now_s() > until) return 0;
+    }
+    return 1;
+}
+
+static void test_triggered(double bound_s)
+{
+    size_t sizes[] = {1, 1000, 65536};
+    for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+        size_t n = sizes[s];
+        uint8_t *buf = malloc(n);
+        for (int root = 0; root < size; root++) {
+            int v = (rank - root + size) % size;
+            char name[64];
+            snprintf(name, sizeof(name), "bcast.%zu.%d", s, root);
+            for (size_t i = 0; i < n; i++) buf[i] = rank == root ? pattern(i, root, (int)s) : 0;
+            arbor_request_h req;
+            CHECK_OK(arbor_bcast_nb(ARBOR_TEAM_WORLD, buf, n, root, NULL, &req));
+            if (v != size - 1) {
+                /* Every rank but the last (root included) computes: the last rank's data must
+                 * come down the tree (through forwarding ranks from P = 4 on) meanwhile. */
+                CHECK(compute_until(name, bound_s),
+                      "bcast %zu bytes from %d: the last rank got no data while rank %d "
+                      "computed",
+                      n, root, rank);
+                CHECK_OK(arbor_wait(&req));
+            } else {
+                CHECK_OK(arbor_wait(&req));
+                for (size_t i = 0; i < n; i++)
+                    if (buf[i] != pattern(i, root, (int)s)) {
+                        CHECK(0, "triggered bcast %zu bytes from %d: byte %zu = %u", n, root, i,
+                              buf[i]);
+                        break;
+                    }
+                touch(name);
+            }
+            check_path(ARBOR_TEAM_WORLD, -1, "bcast");
+            for (size_t i = 0; i < n; i++)
+                if (buf[i] != pattern(i, root, (int)s)) {
+                    CHECK(0, "triggered bcast %zu bytes from %d: byte %zu = %u", n, root, i,
+                          buf[i]);
+                    break;
+                }
+            CHECK_OK(arbor_barrier(ARBOR_TEAM_WORLD)); /* everyone done before the next root */
+        }
+        free(buf);
+    }
+    /* Barriers: rank 0 releases everyone (the flat barrier) while it computes; each rank marks
+     * its entry first and, once out, must see every rank's mark. */
+    for (int k = 0; k < 5; k++) {
+        char name[64], done[64];
+        snprintf(name, sizeof(name), "enter.%d.%d", k, rank);
+        snprintf(done, sizeof(done), "left.%d", k);
+        touch(name);
+        if (rank == 0) {
+            arbor_request_h req;
+            CHECK_OK(arbor_barrier_nb(ARBOR_TEAM_WORLD, NULL, &req));
+            CHECK(compute_until(done, bound_s),
+                  "barrier %d: rank %d was not released while rank 0 computed", k, size - 1);
+            CHECK_OK(arbor_wait(&req));
+        } else {
+            CHECK_OK(arbor_barrier(ARBOR_TEAM_WORLD));
+            if (rank == size - 1) touch(done);
+        }
+        check_path(ARBOR_TEAM_WORLD, -1, "barrier");
+        for (int r = 0; r < size; r++) {
+            snprintf(name, sizeof(name), "enter.%d.%d", k, r);
+            CHECK(exists(name), "left barrier %d before rank %d entered it", k, r);
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     int refused = argc > 1 && strcmp(argv[1], "refused") == 0;
+    int triggered = argc > 1 && strcmp(argv[1], "triggered") == 0;
     arbor_status_t st = arbor_init();
     if (refused) {
         if (st == ARBOR_OK) {
@@ -268,6 +391,27 @@ int main(int argc, char **argv)
         if (rank == 0) printf("test_offload: needs 2 or more ranks; skipped\n");
         arbor_finalize();
         return 77;
+    }
+    if (triggered) {
+        /* A directory every rank names alike: rank 0's pid, broadcast. */
+        int pid = (int)getpid();
+        CHECK_OK(arbor_bcast(ARBOR_TEAM_WORLD, &pid, sizeof(pid), 0));
+        snprintf(dir, sizeof(dir), "/tmp/arbor-offload-%d", pid);
+        if (rank == 0) mkdir(dir, 0700);
+        CHECK_OK(arbor_barrier(ARBOR_TEAM_WORLD));
+        const char *t = getenv("ARBOR_TIMEOUT");
+        test_triggered(t && atof(t) > 0 ? atof(t) : 60);
+        CHECK(offloaded > 0, "no collective ran through the triggered hook");
+        CHECK_OK(arbor_barrier(ARBOR_TEAM_WORLD));
+        if (rank == 0) {
+            char cmd[200];
+            snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+            if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+        }
+        CHECK_OK(arbor_finalize());
+        printf("rank %d of %d: %s (%d failures, %d collectives through triggered writes)\n", rank,
+               size, failures ? "FAILED" : "passed", failures, offloaded);
+        return failures ? 1 : 0;
     }
     run_all(ARBOR_TEAM_WORLD);
     if (size >= 3) {
