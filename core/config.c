@@ -80,8 +80,10 @@ static const row_t rows[] = {
      "collectives the transport runs whole (docs/OFFLOAD.md): auto takes a hook where the "
      "transport offers it and the LogGP model predicts a gain; hwcoll runs barrier, bcast and "
      "allreduce through libfabric's collectives wherever the provider supports the call "
-     "(tcp;ofi_rxm); triggered (libfabric triggered operations) is not built yet; off never; "
-     "a forced hook the transport lacks fails arbor_init with ARBOR_ERR_UNSUPPORTED",
+     "(tcp;ofi_rxm); triggered lowers the world team's bcast and barrier to libfabric "
+     "triggered writes posted whole, which forward with no CPU (sockets, with its progress "
+     "thread); off never; a forced hook the transport lacks fails arbor_init with "
+     "ARBOR_ERR_UNSUPPORTED",
      T_ENUM, OFF(offload), offload_names, 0, 0, F_UNIFORM},
     {"HWCOLL_COST", "0",
      "microseconds the model charges one provider collective call (the hwcoll candidate's "

@@ -6,8 +6,9 @@
  *     type, op and size); the selector then sees only candidates that can run;
  *   - start / complete: an ARB_STEP_OFFLOAD step of a schedule (arb_offload_advance), posted in
  *     the team's collective order and completed through the transport's progress.
- * Hooks: hwcoll (libfabric collectives on an AV set joined per team). The triggered hook
- * (counter-threshold programs) is not built yet: ARBOR_OFFLOAD=triggered is refused.
+ * Hooks: hwcoll (libfabric collectives on an AV set joined per team) and triggered (a schedule
+ * lowered to triggered writes with counter thresholds, posted whole: the world team's
+ * broadcasts and barriers).
  */
 #ifndef ARB_CORE_OFFLOAD_H
 #define ARB_CORE_OFFLOAD_H
