@@ -25,11 +25,11 @@ struct arb_offload_team {
     uint64_t posted;       /* of those, posted to the transport */
     /* triggered programs (the world team only: the transport's counters are per process) */
     bool trig;
-    uint64_t completed;    /* triggered collectives complete here (they run one at a time) */
-    uint64_t bcasts;       /* triggered broadcasts complete here (acknowledged to everyone) */
+    uint64_t completed; /* triggered collectives complete here (they run one at a time) */
+    uint64_t bcasts;    /* triggered broadcasts complete here (acknowledged to everyone) */
     uint64_t base[ARB_TP_TRIG_REGIONS]; /* writes each region's counter has seen so far */
-    int region;            /* the one in flight: the region it lands in */
-    uint64_t target;       /* and the count that completes it */
+    int region;                         /* the one in flight: the region it lands in */
+    uint64_t target;                    /* and the count that completes it */
     size_t len;
 };
 
@@ -193,8 +193,7 @@ unsigned arb_offload_caps(const struct arbor_team *t, int coll, size_t count, ar
         size_t room = 0;
         if (coll == ARB_COLL_BARRIER) return ARB_ALG_NEEDS_TRIGGERED;
         arb_ctx.tp_ops->offload->trig_region(arb_ctx.tp, TRIG_DATA, &room);
-        return coll == ARB_COLL_BCAST && count >= 1 && count <= room ? ARB_ALG_NEEDS_TRIGGERED
-                                                                      : 0;
+        return coll == ARB_COLL_BCAST && count >= 1 && count <= room ? ARB_ALG_NEEDS_TRIGGERED : 0;
     }
     if (!t->offload || !t->offload->group || !hw_kind(coll, &a.kind)) return 0;
     if (a.kind != ARB_TP_HW_BARRIER && count == 0) return 0; /* nothing moves: software */
@@ -336,7 +335,8 @@ static bool trig_post(arb_inst_t *inst, const arb_step_t *step, arb_step_state_t
                                 : ARBOR_ERR_UNSUPPORTED;
         /* The root lands its own payload, and sends only when every rank has acknowledged
          * the previous broadcast (its landing region is free again everywhere). */
-        if (status == ARBOR_OK && t->rank == step->peer) memcpy(land, inst->buf[step->space], o->len);
+        if (status == ARBOR_OK && t->rank == step->peer)
+            memcpy(land, inst->buf[step->space], o->len);
         ack_threshold = o->bcasts * (uint64_t)(t->size - 1);
     } else if (inst->coll == ARB_COLL_BARRIER) {
         int n, flat = 0;
@@ -384,8 +384,8 @@ static bool trig_advance(arb_inst_t *inst, const arb_step_t *step, arb_step_stat
         /* Our landing region is free for the next broadcast: tell everyone. */
         for (int r = 0; r < t->size && inst->status == ARBOR_OK; r++) {
             if (r == t->rank) continue;
-            arb_tp_trig_op_t ack = {.peer = t->world[r], .region = TRIG_ACK, .len = 1,
-                                    .gate = TRIG_ACK};
+            arb_tp_trig_op_t ack = {
+                .peer = t->world[r], .region = TRIG_ACK, .len = 1, .gate = TRIG_ACK};
             arbor_status_t status = trig_write(&ack, &ack_comp);
             if (status != ARBOR_OK) inst->status = status;
         }
