@@ -385,8 +385,8 @@ static arbor_status_t build(const arb_coll_args_t *a, int forced, int pinned, ui
             arb_warn("%s algorithm %s cannot serve this call (%s); using the model's choice",
                      arb_coll_name(a->coll), tab[alg].name,
                      (tab[alg].needs & ~a->caps) ? "the transport's hook cannot run it"
-                     : a->commutative           ? "team size"
-                                                : "non-commutative op");
+                     : a->commutative            ? "team size"
+                                                 : "non-commutative op");
         }
         arb_sched_free(s);
         arb_sched_init(s);
