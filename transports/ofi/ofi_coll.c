@@ -27,6 +27,9 @@ typedef struct arb_ofi_coll {
         struct fi_triggered_context trig; /* a triggered write's condition */
     } u;                                  /* first: the op_context of the completion */
     arb_tp_comp_t *comp;                  /* NULL: free */
+    uint8_t *bounce;                      /* a padded broadcast's buffer (freed at completion) */
+    void *copy_to;                        /* where its bytes go then */
+    size_t copy_len;
 } arb_ofi_coll_t;
 
 struct arb_tp_group {
@@ -188,11 +191,9 @@ static bool ofi_hwcoll_query(arb_tp_t *tp, const arb_tp_hwcoll_args_t *a, int n)
     case ARB_TP_HW_BARRIER:
         return max_count[a->kind][0][0] != 0;
     case ARB_TP_HW_BCAST:
-        /* libfabric's util broadcast scatters ceil(count / n) elements to each member and
-         * allgathers them back into the buffer: a count that n does not divide would be
-         * written past its end (read in util_coll.c, libfabric 1.17). */
-        if (a->count % (size_t)n != 0 && strstr(tp->describe, "ofi_rxm") != NULL) return false;
-        if (strstr(tp->describe, "ofi_rxm") != NULL && a->count / (size_t)n > bcast_piece_max)
+        /* util broadcast pieces: ceil(count / n) bytes each (ofi_hwcoll_post pads). */
+        if (strstr(tp->describe, "ofi_rxm") != NULL &&
+            (a->count + (size_t)n - 1) / (size_t)n > bcast_piece_max)
             return false;
         return a->count <= max_count[a->kind][ARBOR_BYTE][0];
     case ARB_TP_HW_ALLREDUCE:
@@ -213,7 +214,7 @@ struct fi_triggered_context *arb_ofi_coll_ctx(arb_tp_t *tp, arb_tp_comp_t *comp)
     if (ctx_alloc(tp) != ARBOR_OK) return NULL;
     for (int i = 0; i < NCOLL; i++)
         if (tp->colls[i].comp == NULL) {
-            memset(&tp->colls[i].u, 0, sizeof(tp->colls[i].u));
+            memset(&tp->colls[i], 0, sizeof(tp->colls[i]));
             tp->colls[i].comp = comp;
             comp->pending++;
             return &tp->colls[i].u.trig;
@@ -281,6 +282,11 @@ bool arb_ofi_coll_done(arb_tp_t *tp, void *op_context, arbor_status_t status)
     arb_ofi_coll_t *c = op_context;
     if (c->comp == NULL) return false; /* not in flight: not ours after all */
     if (status != ARBOR_OK) c->comp->status = status;
+    if (c->bounce) {
+        if (status == ARBOR_OK && c->copy_to) memcpy(c->copy_to, c->bounce, c->copy_len);
+        free(c->bounce);
+        c->bounce = NULL;
+    }
     __atomic_fetch_sub(&c->comp->pending, 1, __ATOMIC_RELEASE);
     c->comp = NULL;
     return true;
@@ -414,6 +420,24 @@ static arbor_status_t ofi_hwcoll_post(arb_tp_t *tp, arb_tp_group_t *g,
         rc = fi_barrier(tp->ep, g->addr, c);
         break;
     case ARB_TP_HW_BCAST:
+        if (a->count % (size_t)g->n != 0 && strstr(tp->describe, "ofi_rxm") != NULL) {
+            /* libfabric's util broadcast scatters ceil(count / n) elements to each member and
+             * allgathers them back into the buffer: a count that n does not divide would be
+             * written past its end (read in util_coll.c, libfabric 1.17). Broadcast a padded
+             * copy instead; the completion copies the payload out. */
+            size_t padded = (a->count + (size_t)g->n - 1) / (size_t)g->n * (size_t)g->n;
+            c->bounce = calloc(1, padded);
+            if (c->bounce == NULL) {
+                arb_ofi_coll_ctx_drop(tp, &c->u.trig);
+                return ARBOR_ERR_NO_MEMORY;
+            }
+            memcpy(c->bounce, a->dst, a->count); /* the root's payload; others' is overwritten */
+            c->copy_to = a->dst;
+            c->copy_len = a->count;
+            rc = fi_broadcast(tp->ep, c->bounce, padded, NULL, g->addr, (fi_addr_t)a->root,
+                              FI_UINT8, 0, c);
+            break;
+        }
         rc = fi_broadcast(tp->ep, a->dst, a->count, desc_of(tp, a->dst, bytes), g->addr,
                           (fi_addr_t)a->root, FI_UINT8, 0, c);
         break;
@@ -426,6 +450,8 @@ static arbor_status_t ofi_hwcoll_post(arb_tp_t *tp, arb_tp_group_t *g,
         rc = -FI_EINVAL;
     }
     if (rc == 0) return ARBOR_OK;
+    free(c->bounce);
+    c->bounce = NULL;
     c->comp = NULL;
     comp->pending--;
     if (rc == -FI_EAGAIN) return ARB_ERR_AGAIN;
