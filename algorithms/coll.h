@@ -122,6 +122,12 @@ const char *const *arb_alg_names(arb_coll_t coll);
 /* Chooses an algorithm: forced (> 0) wins; otherwise the cheapest predicted. predicted_p (may
  * be NULL) receives every entry's predicted time (entry 0 unused), n entries of the table. */
 int arb_select(const arb_coll_args_t *a, const arb_logp_t *m, int forced, double *predicted);
+/* The barrier that IN_ALLSYNC / OUT_ALLSYNC compose around a collective (barrier table index). */
+int arb_select_sync_barrier(const arb_coll_args_t *a, const arb_logp_t *m);
+
+/* The LogGP measurement's probe (probe.c): rank a sends `sends` one-block messages to rank b,
+ * which answers with one empty message; empty for every other rank. */
+arbor_status_t arb_probe_build(int me, int a, int b, int sends, arb_sched_t *s);
 
 /* Builders shared by several families. */
 arbor_status_t arb_bcast_tree_build(const arb_coll_args_t *a, const arb_logp_t *m, int kind,

@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <stdbool.h>
+#include <string.h>
 
 static const struct {
     const arb_alg_desc_t *table;
@@ -62,6 +63,28 @@ int arb_alg_with_needs(arb_coll_t coll, unsigned needs)
     for (int i = 1; tab && i < n; i++)
         if (tab[i].needs & needs) return i;
     return 0;
+}
+
+/* The table index of a family's algorithm by name (0 when absent). */
+static int index_of(arb_coll_t coll, const char *name)
+{
+    int n;
+    const arb_alg_desc_t *tab = arb_alg_table(coll, &n);
+    for (int i = 1; i < n; i++)
+        if (!strcmp(tab[i].name, name)) return i;
+    return 0;
+}
+
+/* The sync flags promise that no member leaves (OUT) or starts (IN) before every member has
+ * arrived: a barrier in which every rank learns of everyone's arrival itself. Dissemination
+ * does that in ceil(log2 P) rounds without a root, so no rank is released ahead of the rest (a
+ * flat or tree barrier lets rank 0 out first), on every team shape. Not priced by the model:
+ * the composed schedule is cached with the collective's, and the choice must not depend on
+ * the size class of the call it wraps. */
+int arb_select_sync_barrier(const arb_coll_args_t *a, const arb_logp_t *m)
+{
+    (void)a, (void)m;
+    return index_of(ARB_COLL_BARRIER, "dissemination");
 }
 
 int arb_select(const arb_coll_args_t *a, const arb_logp_t *m, int forced, double *predicted)

@@ -8,6 +8,7 @@
 #ifndef ARB_ALGORITHMS_TUNE_H
 #define ARB_ALGORITHMS_TUNE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "algorithms/coll.h"
@@ -28,6 +29,16 @@ typedef struct {
 
 /* ARBOR_ERR_CONFIG with the reason in err (naming the bad rule and the valid names). */
 arbor_status_t arb_tune_parse(const char *text, arb_tune_t *tune, char *err, size_t errlen);
+
+/* What the built-in rules depend on: the job, as every rank sees it alike. */
+typedef struct {
+    bool oversubscribed; /* some node runs more ranks than cores, and the model prices it
+                          * (ARBOR_OVERSUB_WAKE on, no hand-set ARBOR_LOGP) */
+} arb_tune_env_t;
+
+/* The built-in rules, used when ARBOR_TUNE is empty: the choices the LogGP model cannot make
+ * alone (today: the barrier on an oversubscribed node). */
+void arb_tune_defaults(arb_tune_t *tune, const arb_tune_env_t *env);
 
 /* The algorithm the first matching rule names, or 0 when none matches. */
 int arb_tune_match(const arb_tune_t *tune, arb_coll_t coll, size_t bytes, int ranks);

@@ -35,11 +35,18 @@ typedef struct {
 arbor_status_t arb_coll_run(arbor_team_h team, const arb_call_t *call,
                             const arbor_op_params_t *params, arbor_request_h *req_p, int blocking);
 
+/* arb_coll_run's work once the handle is resolved and the lock taken; *started tells whether
+ * an instance took over call->done. */
+arbor_status_t arb_coll_run_user(struct arbor_team *t, const arb_call_t *call,
+                                 const arbor_op_params_t *params, arbor_request_h *req_p,
+                                 int blocking, bool *started);
+
 /* Internal blocking collectives over a team structure, for core modules (team split / free,
  * the symmetric heap) that must not go through the public entry points. The caller holds the
  * lock (arb_lock). */
 arbor_status_t arb_coll_run_team(struct arbor_team *t, const arb_call_t *call);
 arbor_status_t arb_coll_barrier_internal(struct arbor_team *t);
+arbor_status_t arb_coll_bcast_internal(struct arbor_team *t, void *buf, size_t nbytes, int root);
 arbor_status_t arb_coll_allreduce_internal(struct arbor_team *t, const void *sendbuf, void *recvbuf,
                                            size_t count, arbor_dtype_t dtype, arbor_op_t op);
 arbor_status_t arb_coll_allgather_internal(struct arbor_team *t, const void *sendbuf, void *recvbuf,

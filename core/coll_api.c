@@ -3,6 +3,33 @@
  * (coll_start.c), blocking or with a handle.
  */
 #include "core/coll.h"
+#include "core/request.h"
+#include "core/team.h"
+
+arbor_status_t arb_coll_run(arbor_team_h team, const arb_call_t *call,
+                            const arbor_op_params_t *params, arbor_request_h *req_p, int blocking)
+{
+    bool started = false;
+    arbor_status_t status = ARBOR_ERR_NOT_INITIALIZED;
+    if (arb_initialized()) {
+        arb_lock();
+        struct arbor_team *t = arb_team_lookup(team);
+        status = t ? arb_coll_run_user(t, call, params, req_p, blocking, &started) : ARBOR_ERR_TEAM;
+        arb_unlock();
+    }
+    if (!started && call->done) call->done(call->done_arg, status);
+    return status;
+}
+
+arbor_status_t arbor_coll_fence(arbor_team_h team)
+{
+    if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
+    arb_lock();
+    struct arbor_team *t = arb_team_lookup(team);
+    arbor_status_t status = t ? arb_req_fence_wait(t) : ARBOR_ERR_TEAM;
+    arb_unlock();
+    return status;
+}
 
 arbor_status_t arbor_barrier(arbor_team_h team)
 {

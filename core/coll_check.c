@@ -106,15 +106,21 @@ static void report(const struct arbor_team *t, const arb_call_t *c, const uint64
                   arb_coll_name(c->coll), (void *)t->handle, t->seq, t->size, what);
 }
 
-arbor_status_t arb_coll_check(const struct arbor_team *t, const arb_call_t *c, size_t elem,
-                              uint64_t flags, arbor_status_t local)
+_Static_assert(ARB_CHECK_WORDS == 2 * SIG_N, "a signature and its complement");
+
+void arb_coll_check_sign(const struct arbor_team *t, const arb_call_t *c, size_t elem,
+                         uint64_t flags, bool valid, uint64_t mine[ARB_CHECK_WORDS])
 {
-    uint64_t mine[2 * SIG_N], all[2 * SIG_N], lo[SIG_N];
-    signature(t, c, elem, flags, local == ARBOR_OK, mine);
+    signature(t, c, elem, flags, valid, mine);
     for (int f = 0; f < SIG_N; f++) mine[SIG_N + f] = ~mine[f];
-    arbor_status_t status =
-        arbor_allreduce(t->handle, mine, all, 2 * SIG_N, ARBOR_UINT64, ARBOR_MAX);
-    if (status != ARBOR_OK) return local != ARBOR_OK ? local : status;
+}
+
+arbor_status_t arb_coll_check_verdict(const struct arbor_team *t, const arb_call_t *c,
+                                      const uint64_t all[ARB_CHECK_WORDS], arbor_status_t local,
+                                      arbor_status_t exchange)
+{
+    uint64_t lo[SIG_N];
+    if (exchange != ARBOR_OK) return local != ARBOR_OK ? local : exchange;
     bool same = true;
     for (int f = 0; f < SIG_N; f++) {
         lo[f] = ~all[SIG_N + f];

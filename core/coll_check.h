@@ -4,12 +4,20 @@
 
 #include "core/coll.h"
 
-/* Exchanges the call's signature over t (a blocking allreduce of t, run as an ordinary
- * collective: the caller must keep it from checking itself). local is this member's own
- * validation verdict. Returns local when it is an error, else ARBOR_ERR_MISMATCH when any
- * two members differ (every member gets a verdict; team rank 0 logs what differs), else the
- * exchange's status. */
-arbor_status_t arb_coll_check(const struct arbor_team *t, const arb_call_t *c, size_t elem,
-                              uint64_t flags, arbor_status_t local);
+/* The words of one signature exchange: the fields and their complements. */
+#define ARB_CHECK_WORDS 14
+
+/* This member's signature of the call (valid: its own arguments passed validation), to be
+ * combined over the team by a MAX allreduce of ARB_CHECK_WORDS uint64 words; the caller runs
+ * that exchange (coll_start.c, as a collective that does not check itself), so this module
+ * never calls back into the engine it checks. */
+void arb_coll_check_sign(const struct arbor_team *t, const arb_call_t *c, size_t elem,
+                         uint64_t flags, bool valid, uint64_t mine[ARB_CHECK_WORDS]);
+/* The verdict from the combined words: local when it is an error (this member's own
+ * validation), else the exchange's error, else ARBOR_ERR_MISMATCH when any two members differ
+ * (every member gets it; team rank 0 logs what differs), else ARBOR_OK. */
+arbor_status_t arb_coll_check_verdict(const struct arbor_team *t, const arb_call_t *c,
+                                      const uint64_t all[ARB_CHECK_WORDS], arbor_status_t local,
+                                      arbor_status_t exchange);
 
 #endif /* ARB_CORE_COLL_CHECK_H */

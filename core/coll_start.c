@@ -12,6 +12,7 @@
 #include "core/coll_check.h"
 #include "core/dtype.h"
 #include "core/executor.h"
+#include "core/progress.h"
 #include "core/log.h"
 #include "core/offload.h"
 #include "core/request.h"
@@ -411,7 +412,8 @@ static arbor_status_t build(const arb_coll_args_t *a, int forced, int pinned, ui
         arb_sched_init(&bar);
         arb_sched_init(&full);
         const arb_alg_desc_t *btab = arb_alg_table(ARB_COLL_BARRIER, &n);
-        status = btab[1].build(&btab[1], &b, &arb_ctx.model, &bar);
+        int bi = arb_select_sync_barrier(&b, &arb_ctx.model);
+        status = btab[bi].build(&btab[bi], &b, &arb_ctx.model, &bar);
         if (status == ARBOR_OK &&
             (((flags & ARBOR_IN_ALLSYNC) && arb_sched_append_all(&full, &bar)) ||
              arb_sched_append_all(&full, s) ||
@@ -509,19 +511,12 @@ static arbor_status_t run(struct arbor_team *t, const arb_call_t *call,
                           const arbor_op_params_t *params, arbor_request_h *req_p, int blocking,
                           bool user, bool *started);
 
-arbor_status_t arb_coll_run(arbor_team_h team, const arb_call_t *call,
-                            const arbor_op_params_t *params, arbor_request_h *req_p, int blocking)
+/* A call of the public API on a resolved team (coll_api.c resolves the handle, under the lock). */
+arbor_status_t arb_coll_run_user(struct arbor_team *t, const arb_call_t *call,
+                                 const arbor_op_params_t *params, arbor_request_h *req_p,
+                                 int blocking, bool *started)
 {
-    bool started = false;
-    arbor_status_t status = ARBOR_ERR_NOT_INITIALIZED;
-    if (arb_initialized()) {
-        arb_lock();
-        struct arbor_team *t = arb_team_lookup(team);
-        status = t ? run(t, call, params, req_p, blocking, true, &started) : ARBOR_ERR_TEAM;
-        arb_unlock();
-    }
-    if (!started && call->done) call->done(call->done_arg, status);
-    return status;
+    return run(t, call, params, req_p, blocking, true, started);
 }
 
 /* Internal blocking collectives on a team structure (teams being built or freed, the heap):
@@ -537,6 +532,12 @@ arbor_status_t arb_coll_run_team(struct arbor_team *t, const arb_call_t *call)
 arbor_status_t arb_coll_barrier_internal(struct arbor_team *t)
 {
     arb_call_t c = {.coll = ARB_COLL_BARRIER};
+    return arb_coll_run_team(t, &c);
+}
+
+arbor_status_t arb_coll_bcast_internal(struct arbor_team *t, void *buf, size_t nbytes, int root)
+{
+    arb_call_t c = {.coll = ARB_COLL_BCAST, .recvbuf = buf, .count = nbytes, .root = root};
     return arb_coll_run_team(t, &c);
 }
 
@@ -586,7 +587,11 @@ static arbor_status_t run(struct arbor_team *t, const arb_call_t *call,
         arb_inst_t *run_so_far = aggregate_head;
         aggregate_head = NULL;
         checking = true;
-        status = arb_coll_check(t, call, elem, flags, status);
+        uint64_t mine[ARB_CHECK_WORDS], all[ARB_CHECK_WORDS];
+        arb_coll_check_sign(t, call, elem, flags, status == ARBOR_OK, mine);
+        arbor_status_t exchange =
+            arb_coll_allreduce_internal(t, mine, all, ARB_CHECK_WORDS, ARBOR_UINT64, ARBOR_MAX);
+        status = arb_coll_check_verdict(t, call, all, status, exchange);
         checking = false;
         aggregate_head = run_so_far;
     }

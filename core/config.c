@@ -19,9 +19,13 @@
 
 extern char **environ;
 
+_Static_assert(ARB_CFG_COLL_KINDS == ARB_COLL_KINDS, "one forced algorithm per collective family");
+
 typedef enum { T_ENUM, T_SIZE, T_INT, T_DOUBLE, T_BOOL, T_STRING } row_type_t;
 
-enum { F_UNIFORM = 1 << 0, F_ADVANCED = 1 << 1 };
+/* F_UNIFORM_INTERRUPT: only "interrupt or not" must agree (ARBOR_PROGRESS: senders ring
+ * doorbells only in interrupt mode; poll and thread may mix). */
+enum { F_UNIFORM = 1 << 0, F_ADVANCED = 1 << 1, F_UNIFORM_INTERRUPT = 1 << 2 };
 
 typedef struct {
     const char *name;
@@ -37,7 +41,7 @@ typedef struct {
 static const char *const log_names[] = {"error", "warn", "info", "debug", "trace", NULL};
 static const char *const transport_names[] = {"auto", "ucx", "ofi", NULL};
 static const char *const yield_names[] = {"auto", "always", "never", NULL};
-static const char *const progress_names[] = {"poll", "thread", NULL};
+static const char *const progress_names[] = {"poll", "thread", "interrupt", NULL};
 static const char *const offload_names[] = {"auto", "off", "triggered", "hwcoll", NULL};
 
 #define OFF(_f) offsetof(arb_config_t, _f)
@@ -74,8 +78,14 @@ static const row_t rows[] = {
      "background thread that, while no collective is in flight, sleeps, or on a transport whose "
      "targets must progress (OFI) only reads the transport every 200 us); the thread also starts "
      "by itself, polling every 100 us, once symmetric allocations exist on a transport whose "
-     "one-sided targets must progress (docs/ONESIDED.md)",
-     T_ENUM, OFF(progress), progress_names, 0, 0, 0},
+     "one-sided targets must progress (docs/ONESIDED.md); or interrupt (set on every rank): a "
+     "wait that sees nothing move for ARBOR_SPIN_US blocks in poll() on the transport's wait "
+     "descriptor and a doorbell that mapped peers ring (docs/PROGRESS.md), falling back to "
+     "thread, with one warning, where the transport has no wait descriptor",
+     T_ENUM, OFF(progress), progress_names, 0, 0, F_UNIFORM | F_UNIFORM_INTERRUPT},
+    {"SPIN_US", "50",
+     "interrupt mode: microseconds a wait polls without seeing progress before it sleeps", T_DOUBLE,
+     OFF(spin_us), NULL, 0, 1e9, 0},
     {"OFFLOAD", "auto",
      "collectives the transport runs whole (docs/OFFLOAD.md): auto takes a hook where the "
      "transport offers it and the LogGP model predicts a gain; hwcoll runs barrier, bcast and "
@@ -311,6 +321,89 @@ void arb_config_format(const arb_config_t *cfg, size_t i, char *buf, size_t len)
     case T_STRING:
         snprintf(buf, len, "%s", field);
         break;
+    }
+}
+
+/* A row's value as compared across ranks: the display format, but doubles exactly. */
+static void uniform_value(const arb_config_t *cfg, size_t i, char *buf, size_t len)
+{
+    if (rows[i].flags & F_UNIFORM_INTERRUPT)
+        snprintf(buf, len, "%s",
+                 cfg->progress == ARB_PROGRESS_INTERRUPT ? "interrupt" : "poll or thread");
+    else if (rows[i].type == T_DOUBLE)
+        snprintf(buf, len, "%.17g", *(const double *)((const char *)cfg + rows[i].offset));
+    else
+        arb_config_format(cfg, i, buf, len);
+}
+
+uint64_t arb_config_uniform_digest(const arb_config_t *cfg)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    char value[ARB_CFG_STR_MAX + 32];
+    for (size_t i = 0; i < NROWS; i++) {
+        if (!(rows[i].flags & F_UNIFORM)) continue;
+        uniform_value(cfg, i, value, sizeof(value));
+        for (const char *p = rows[i].name; *p; p++) h = (h ^ (uint8_t)*p) * 1099511628211ull;
+        h = (h ^ '=') * 1099511628211ull;
+        for (const char *p = value; *p; p++) h = (h ^ (uint8_t)*p) * 1099511628211ull;
+        h = (h ^ 0) * 1099511628211ull;
+    }
+    return h;
+}
+
+char *arb_config_uniform_text(const arb_config_t *cfg, size_t *len_p)
+{
+    char value[ARB_CFG_STR_MAX + 32];
+    size_t len = 0, cap = 0;
+    for (size_t i = 0; i < NROWS; i++)
+        if (rows[i].flags & F_UNIFORM) cap += strlen(rows[i].name) + sizeof(value) + 2;
+    char *text = malloc(cap + 1);
+    if (!text) return NULL;
+    for (size_t i = 0; i < NROWS; i++) {
+        if (!(rows[i].flags & F_UNIFORM)) continue;
+        uniform_value(cfg, i, value, sizeof(value));
+        size_t n = strlen(rows[i].name) + 1, v = strlen(value) + 1;
+        memcpy(text + len, rows[i].name, n);
+        memcpy(text + len + n, value, v);
+        len += n + v;
+    }
+    *len_p = len;
+    return text;
+}
+
+/* The next string of a "\0"-separated text, or NULL at its end (or on a malformed tail). */
+static const char *next_field(const char *text, size_t len, size_t *pos)
+{
+    if (*pos >= len) return NULL;
+    const char *s = text + *pos, *end = memchr(s, '\0', len - *pos);
+    if (!end) return NULL;
+    *pos += (size_t)(end - s) + 1;
+    return s;
+}
+
+bool arb_config_uniform_diff(const char *mine, size_t mine_len, const char *theirs,
+                             size_t theirs_len, int rank, char *msg, size_t msglen)
+{
+    size_t a = 0, b = 0;
+    for (;;) {
+        const char *na = next_field(mine, mine_len, &a), *va = next_field(mine, mine_len, &a);
+        const char *nb = next_field(theirs, theirs_len, &b),
+                   *vb = next_field(theirs, theirs_len, &b);
+        if (!na && !nb) return false;
+        if (!na || !va || !nb || !vb || strcmp(na, nb)) {
+            snprintf(msg, msglen,
+                     "the ARBOR_* settings that must agree differ from rank %d's in their "
+                     "list itself (a different arbor build?)",
+                     rank);
+            return true;
+        }
+        if (strcmp(va, vb)) {
+            /* Values are cut short so that long ones cannot push the names out. */
+            snprintf(msg, msglen, "ARBOR_%s differs: %.100s%s here, %.100s%s on rank %d", na,
+                     va[0] ? va : "\"\"", strlen(va) > 100 ? "..." : "", vb[0] ? vb : "\"\"",
+                     strlen(vb) > 100 ? "..." : "", rank);
+            return true;
+        }
     }
 }
 

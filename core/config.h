@@ -10,13 +10,15 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "algorithms/coll.h"
 #include "arbor.h"
+#include "core/log.h" /* ARB_LOG_*: the values of log_level */
 
-enum { ARB_LOG_ERROR = 0, ARB_LOG_WARN, ARB_LOG_INFO, ARB_LOG_DEBUG, ARB_LOG_TRACE };
+/* A bottom header: nothing of algorithms/ or core/ comes with it. The forced-algorithm array
+ * has one entry per collective family (config.c asserts that this is ARB_COLL_KINDS). */
+#define ARB_CFG_COLL_KINDS 15
 enum { ARB_TRANSPORT_AUTO = 0, ARB_TRANSPORT_UCX, ARB_TRANSPORT_OFI };
 enum { ARB_YIELD_AUTO = 0, ARB_YIELD_ALWAYS, ARB_YIELD_NEVER };
-enum { ARB_PROGRESS_POLL = 0, ARB_PROGRESS_THREAD };
+enum { ARB_PROGRESS_POLL = 0, ARB_PROGRESS_THREAD, ARB_PROGRESS_INTERRUPT };
 enum { ARB_OFFLOAD_AUTO = 0, ARB_OFFLOAD_OFF, ARB_OFFLOAD_TRIGGERED, ARB_OFFLOAD_HWCOLL };
 
 #define ARB_CFG_STR_MAX 1024
@@ -31,14 +33,15 @@ struct arb_config {
     size_t stream_min; /* chunks this large go to a mapped peer with streaming stores; 0 never */
     double timeout_s;  /* 0 = wait forever */
     int poll_yield;
-    int progress; /* ARB_PROGRESS_* */
-    int offload;  /* ARB_OFFLOAD_*: which transport hooks collectives may use (core/offload.h) */
+    int progress;   /* ARB_PROGRESS_* */
+    double spin_us; /* interrupt mode: idle polling before a wait sleeps */
+    int offload;    /* ARB_OFFLOAD_*: which transport hooks collectives may use (core/offload.h) */
     double hwcoll_cost; /* us per provider collective call; 0 = the provider's default */
-    bool direct;  /* use mapped peer segments where the transport offers them */
-    bool check; /* ARBOR_CHECK: exchange a signature per collective (coll_check.c) */
+    bool direct;    /* use mapped peer segments where the transport offers them */
+    bool check;     /* ARBOR_CHECK: exchange a signature per collective (coll_check.c) */
     bool stats;
     bool warn_unknown;
-    int coll_alg[ARB_COLL_KINDS]; /* forced algorithm per collective (table index; 0 = auto) */
+    int coll_alg[ARB_CFG_COLL_KINDS]; /* forced algorithm per collective (table index; 0 = auto) */
     char logp[ARB_CFG_STR_MAX];
     bool logp_measure;
     double oversub_wake; /* us added to the default L when a node is oversubscribed */
@@ -66,5 +69,15 @@ size_t arb_config_rows(void);
 void arb_config_row(size_t i, arb_config_row_info_t *info);
 /* Current value of row i in cfg, formatted into buf. */
 void arb_config_format(const arb_config_t *cfg, size_t i, char *buf, size_t len);
+
+/* The settings that must agree on every rank are the table's F_UNIFORM rows (the only list).
+ * The digest hashes their names and exact values; the text lists them as "NAME\0value\0"...
+ * (malloc'd, *len_p bytes) for a rank to compare with another's; arb_config_uniform_diff
+ * writes "ARBOR_X differs: <mine> here, <theirs> on rank <rank>" for the first row that
+ * differs and returns true, or false when the texts agree. */
+uint64_t arb_config_uniform_digest(const arb_config_t *cfg);
+char *arb_config_uniform_text(const arb_config_t *cfg, size_t *len_p);
+bool arb_config_uniform_diff(const char *mine, size_t mine_len, const char *theirs,
+                             size_t theirs_len, int rank, char *msg, size_t msglen);
 
 #endif /* ARB_CORE_CONFIG_H */

@@ -13,6 +13,7 @@
 #include "algorithms/logp.h"
 #include "algorithms/tune.h"
 #include "bootstrap/bootstrap.h"
+#include "core/clock.h"
 #include "core/config.h"
 #include "core/rma/heap.h"
 #include "transports/transport.h"
@@ -62,8 +63,6 @@ static inline bool arb_initialized(void)
 {
     return arb_ctx.init_count > 0;
 }
-
-double arb_now_us(void);
 
 /* A peer's segment mapped here for loads and stores, or NULL (go through the transport). Only
  * peers of this node by the bootstrap's topology: a transport may map more (hosts simulated in

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/doorbell.h"
 #include "core/log.h"
 #include "core/offload.h"
 #include "core/peer_copy.h"
@@ -234,6 +235,7 @@ static bool send_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
         uint8_t *line = t->peer_region[p] + arb_team_line_off(t, t->rank, ticket % t->depth);
         if (len) memcpy(line + ARB_INLINE_HDR, src, len);
         store_rel(line, ticket + 1);
+        arb_bell_ring(t->world[p]);
     } else if (t->peer_region[p]) {
         /* Streaming pays where the receiver only copies (core/peer_copy.h). A receiver
          * that combines reads at the speed of its op, and lines in a cache serve it better
@@ -242,6 +244,7 @@ static bool send_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
             arb_peer_copy(t->peer_region[p] + slot, src, len,
                           arb_ctx.yield || inst->combine ? 0 : arb_ctx.cfg.stream_min);
         store_rel(t->peer_region[p] + sig, ticket + 1);
+        arb_bell_ring(t->world[p]);
     } else {
         arbor_status_t status =
             arb_ctx.tp_ops->put_signal(arb_ctx.tp, len ? src : NULL, len, t->rkey[p],
@@ -252,6 +255,7 @@ static bool send_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
             inst->status = status;
             return false;
         }
+        arb_bell_ring(t->world[p]); /* a peer of this node: the put raised no event there */
     }
     t->out[p].next_done++;
     st->issued++;
@@ -263,6 +267,7 @@ static void return_credit(struct arbor_team *t, int p, uint64_t consumed)
     uint64_t off = arb_team_consumed_off(t, t->rank);
     if (t->peer_region[p]) {
         store_rel(t->peer_region[p] + off, consumed);
+        arb_bell_ring(t->world[p]); /* a sender may sleep waiting for this credit */
         return;
     }
     arbor_status_t status;
@@ -273,6 +278,8 @@ static void return_credit(struct arbor_team *t, int p, uint64_t consumed)
     }
     if (status != ARBOR_OK)
         arb_error("credit to rank %d failed: %s", t->world[p], arbor_strerror(status));
+    else
+        arb_bell_ring(t->world[p]);
 }
 
 /* Lands chunk c of a RECV; false when it has not arrived (or it is not its turn). */
@@ -400,15 +407,6 @@ arbor_status_t arb_exec_chain_status(const arb_inst_t *inst)
     for (; inst; inst = inst->agg_next)
         if (inst->status != ARBOR_OK) return inst->status;
     return ARBOR_OK;
-}
-
-arbor_status_t arb_exec_chain_wait(arb_inst_t *inst)
-{
-    for (arb_inst_t *i = inst; i; i = i->agg_next) {
-        arbor_status_t status = arb_exec_wait(i);
-        if (status == ARBOR_ERR_TIMEOUT) return status;
-    }
-    return arb_exec_chain_status(inst);
 }
 
 void arb_exec_cancel(arb_inst_t *inst, arbor_status_t why)

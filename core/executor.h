@@ -71,7 +71,6 @@ void arb_exec_release_kept(void);
  * first failure; freeing frees them all. */
 bool arb_exec_chain_complete(const arb_inst_t *inst);
 arbor_status_t arb_exec_chain_status(const arb_inst_t *inst);
-arbor_status_t arb_exec_chain_wait(arb_inst_t *inst);
 void arb_exec_chain_free(arb_inst_t *inst);
 
 /* Cancels an unfinished instance: waits (bounded) for the local completion of its posted
@@ -85,11 +84,6 @@ int arb_exec_awaited(const arb_inst_t *inst, int *world, int max);
 /* Whether a started, not yet complete instance reduces with op (arbor_op_free's check). */
 bool arb_exec_op_in_use(arbor_op_t op);
 
-/* The progress engine: transport progress + every active instance once. */
-int arb_progress_all(void);
-/* arb_progress_all, yielding the CPU when nothing moved on an oversubscribed node. */
-int arb_progress_turn(void);
-/* Waits for inst, bounded by ARBOR_TIMEOUT seconds without progress. */
-arbor_status_t arb_exec_wait(arb_inst_t *inst);
+/* The progress engine and the waits that drive it live above, in core/progress.h. */
 
 #endif /* ARB_CORE_EXECUTOR_H */

@@ -449,7 +449,7 @@ static arbor_status_t images_init(const size_t images[])
     size_t *copy = malloc(sizeof(size_t) * (size_t)P);
     mine[3] = copy == NULL;
     arbor_status_t status =
-        arbor_allreduce(ARBOR_TEAM_WORLD, mine, all, 4, ARBOR_UINT64, ARBOR_MAX);
+        arb_coll_allreduce_internal(arb_ctx.world, mine, all, 4, ARBOR_UINT64, ARBOR_MAX);
     if (status == ARBOR_OK && all[3]) status = ARBOR_ERR_NO_MEMORY;
     if (status == ARBOR_OK && (all[2] || all[0] != ~all[1])) {
         if (arb_ctx.rank == 0)

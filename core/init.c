@@ -7,7 +7,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/coll.h"
 #include "core/context.h"
+#include "core/doorbell.h"
+#include "core/tp_call.h"
 #include "core/executor.h"
 #include "core/log.h"
 #include "core/measure.h"
@@ -19,8 +22,9 @@
 
 arb_ctx_t arb_ctx;
 
-/* What every rank publishes: its transport's name, a hash of the configuration values that
- * must agree, then the transport's own blob. */
+/* What every rank publishes: its transport's name, the digest of the configuration values that
+ * must agree (arb_config_uniform_digest: the table's F_UNIFORM rows), then the transport's own
+ * blob. */
 typedef struct {
     char transport[32];
     uint64_t uniform_hash;
@@ -29,20 +33,46 @@ typedef struct {
     uint64_t seg_base;       /* the segment's address (remote addresses of the heap) */
 } wire_header_t;
 
-static uint64_t uniform_hash(const arb_config_t *c)
+/* Some ranks' settings that must agree (the config table's F_UNIFORM rows) differ: every rank
+ * is here, since every rank saw every digest. A second exchange gives each rank the others'
+ * values, and each names, for the ranks that differ from it, the first variable and both
+ * values, so that init fails on every rank with the reason. */
+static void report_uniform_mismatch(const uint64_t *digests)
 {
-    const char *fields[] = {c->ofi_provider, c->logp, c->tune};
-    uint64_t h = 1469598103934665603ull,
-             vals[] = {(uint64_t)c->transport, c->segment_size,
-                       c->chunk_size,          (uint64_t)c->channel_depth,
-                       (uint64_t)c->direct,    (uint64_t)c->logp_measure,
-                       (uint64_t)c->check,     (uint64_t)(c->oversub_wake * 1000)};
-    for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++)
-        h = (h ^ vals[i]) * 1099511628211ull;
-    for (int i = 0; i < ARB_COLL_KINDS; i++) h = (h ^ (uint64_t)c->coll_alg[i]) * 1099511628211ull;
-    for (size_t i = 0; i < 3; i++)
-        for (const char *p = fields[i]; *p; p++) h = (h ^ (uint8_t)*p) * 1099511628211ull;
-    return h;
+    size_t len;
+    char *text = arb_config_uniform_text(&arb_ctx.cfg, &len);
+    if (!text) {
+        arb_error("ARBOR_* settings that must agree on every rank differ (no memory to say which)");
+        return;
+    }
+    void **all;
+    size_t *lens;
+    arbor_status_t status =
+        arb_boot_allgather(arb_ctx.boot, "arbor.uniform", text, len, &all, &lens);
+    if (status != ARBOR_OK) {
+        arb_error("ARBOR_* settings that must agree on every rank differ (%s while exchanging "
+                  "them)",
+                  arbor_strerror(status));
+        free(text);
+        return;
+    }
+    int shown = 0, differ = 0;
+    char msg[512];
+    for (int r = 0; r < arb_ctx.size; r++) {
+        if (r == arb_ctx.rank || digests[r] == digests[arb_ctx.rank]) continue;
+        differ++;
+        if (shown < 4 && arb_config_uniform_diff(text, len, all[r], lens[r], r, msg, sizeof(msg))) {
+            arb_error("%s (settings that must agree on every rank)", msg);
+            shown++;
+        }
+    }
+    if (differ > shown)
+        arb_error("%d more ranks have different ARBOR_* settings that must agree", differ - shown);
+    if (!differ)
+        arb_error("other ranks disagree on ARBOR_* settings that must agree on every rank (this "
+                  "rank matches rank 0)");
+    arb_boot_free_all(arb_ctx.boot, all, lens);
+    free(text);
 }
 
 static int local_count(void)
@@ -59,7 +89,9 @@ static arbor_status_t open_transport(void)
                          .size = arb_ctx.size,
                          .segment_size = arb_ctx.cfg.segment_size,
                          .nlocal = local_count(),
-                         .config = &arb_ctx.cfg,
+                         .provider = arb_ctx.cfg.ofi_provider,
+                         .timeout_s = arb_ctx.cfg.timeout_s,
+                         .yield = arb_ctx.cfg.poll_yield != ARB_YIELD_NEVER,
                          .offload_want = arb_offload_want(&arb_ctx.cfg)};
     static const char *const wanted[] = {NULL, "ucx", "ofi"};
     const char *want = wanted[arb_ctx.cfg.transport];
@@ -156,7 +188,7 @@ static arbor_status_t wire_up(void)
     size_t len = sizeof(wire_header_t) + blob_len;
     uint8_t *mine = calloc(1, len);
     if (!mine) return ARBOR_ERR_NO_MEMORY;
-    wire_header_t hdr = {.uniform_hash = uniform_hash(&arb_ctx.cfg),
+    wire_header_t hdr = {.uniform_hash = arb_config_uniform_digest(&arb_ctx.cfg),
                          .oversubscribed = arb_ctx.node_oversubscribed,
                          .node_leader = node_leader(),
                          .seg_base = (uint64_t)(uintptr_t)arb_ctx.seg};
@@ -174,7 +206,23 @@ static arbor_status_t wire_up(void)
     size_t *blens = calloc((size_t)arb_ctx.size, sizeof(*blens));
     int64_t *leaders = calloc((size_t)arb_ctx.size, sizeof(*leaders));
     arb_ctx.seg_bases = calloc((size_t)arb_ctx.size, sizeof(*arb_ctx.seg_bases));
-    if (!blobs || !blens || !leaders || !arb_ctx.seg_bases) status = ARBOR_ERR_NO_MEMORY;
+    uint64_t *digests = calloc((size_t)arb_ctx.size, sizeof(*digests));
+    if (!blobs || !blens || !leaders || !arb_ctx.seg_bases || !digests)
+        status = ARBOR_ERR_NO_MEMORY;
+    /* Whether the settings that must agree do is known alike on every rank (all see every
+     * digest), so all take part in the exchange that names the difference. */
+    bool uniform = true;
+    for (int r = 0; status == ARBOR_OK && r < arb_ctx.size; r++) {
+        wire_header_t h;
+        if (lens[r] < sizeof(h)) continue; /* refused below */
+        memcpy(&h, all[r], sizeof(h));
+        digests[r] = h.uniform_hash;
+        if (digests[r] != digests[0]) uniform = false;
+    }
+    if (status == ARBOR_OK && !uniform) {
+        report_uniform_mismatch(digests);
+        status = ARBOR_ERR_CONFIG;
+    }
     for (int r = 0; status == ARBOR_OK && r < arb_ctx.size; r++) {
         wire_header_t h;
         if (lens[r] < sizeof(h)) {
@@ -187,11 +235,6 @@ static arbor_status_t wire_up(void)
                       "ARBOR_TRANSPORT the same on every rank",
                       r, h.transport, hdr.transport);
             status = ARBOR_ERR_TRANSPORT;
-        } else if (h.uniform_hash != hdr.uniform_hash) {
-            arb_error("rank %d has different ARBOR_* values for settings that must match on "
-                      "every rank (transport, segment, chunk, depth, algorithms, LogP)",
-                      r);
-            status = ARBOR_ERR_CONFIG;
         }
         if (h.oversubscribed) arb_ctx.any_oversubscribed = true;
         leaders[r] = h.node_leader;
@@ -201,6 +244,7 @@ static arbor_status_t wire_up(void)
     }
     if (status == ARBOR_OK) status = number_nodes(leaders);
     if (status == ARBOR_OK) status = arb_ctx.tp_ops->connect(arb_ctx.tp, blobs, blens);
+    free(digests);
     free(leaders);
     free(blobs);
     free(blens);
@@ -216,6 +260,7 @@ static void teardown(void)
     arb_team_destroy_all();
     arb_team_destroy(arb_ctx.world);
     arb_am_fini();
+    arb_bell_fini();
     arb_rma_fini();
     free(arb_ctx.seg_bases);
     if (arb_ctx.tp) arb_ctx.tp_ops->close(arb_ctx.tp);
@@ -275,19 +320,16 @@ arbor_status_t arbor_init(void)
     }
     arb_ctx.model_source = arb_ctx.cfg.logp[0] ? "ARBOR_LOGP" : "transport defaults";
     /* Every rank saw every header, so all add the same term and build the same trees. */
-    if (!arb_ctx.cfg.logp[0] && arb_ctx.any_oversubscribed && arb_ctx.cfg.oversub_wake > 0) {
+    arb_tune_env_t tune_env = {.oversubscribed = !arb_ctx.cfg.logp[0] &&
+                                                 arb_ctx.any_oversubscribed &&
+                                                 arb_ctx.cfg.oversub_wake > 0};
+    if (tune_env.oversubscribed) {
         arb_ctx.model.L += arb_ctx.cfg.oversub_wake;
         arb_ctx.model_source = "transport defaults + ARBOR_OVERSUB_WAKE (oversubscribed node)";
     }
-    /* Oversubscribed and not tuned by hand: pin the barrier to flat. Measured with 4 ranks
-     * on 2 cores it takes one context switch like direct (10.6 vs 10.5 us) and dissemination's
-     * good runs, but rank 0 releases everyone and so leaves first: a collective rooted at 0
-     * that follows has sent before its receivers wake (an 8-byte bcast after it: 0.16 us,
-     * against 10.4 us after a direct barrier). */
+    /* ARBOR_TUNE replaces the algorithms layer's built-in rules (tune.c says which). */
     const char *tune = arb_ctx.cfg.tune;
-    if (!tune[0] && !arb_ctx.cfg.logp[0] && arb_ctx.any_oversubscribed &&
-        arb_ctx.cfg.oversub_wake > 0)
-        tune = "barrier:0-inf:@flat";
+    if (!tune[0]) arb_tune_defaults(&arb_ctx.tune, &tune_env);
     if (tune[0] && arb_tune_parse(tune, &arb_ctx.tune, err, sizeof(err)) != ARBOR_OK) {
         arb_error("invalid value for ARBOR_TUNE: %s", err);
         status = ARBOR_ERR_CONFIG;
@@ -298,6 +340,10 @@ arbor_status_t arbor_init(void)
     arb_ctx.init_count = 1; /* the measurement runs collectives */
     if ((status = arb_rma_init_world()) != ARBOR_OK) goto err;
     if ((status = arb_am_init()) != ARBOR_OK) goto err;
+    uint64_t bell_off; /* the doorbell line, in every mode (layouts never depend on it) */
+    if ((status = arb_mem_take_local(ARB_BELL_LINE_BYTES, &bell_off)) != ARBOR_OK ||
+        (status = arb_bell_init(bell_off)) != ARBOR_OK) /* may fall back to thread mode */
+        goto err;
     if (arb_ctx.cfg.logp_measure && (status = arb_logp_measure()) != ARBOR_OK) goto err;
     arb_offload_model();
     if ((status = arb_offload_team_init(arb_ctx.world)) != ARBOR_OK) goto err;
@@ -361,11 +407,12 @@ arbor_status_t arbor_finalize(void)
      * credits (everyone has flushed, and nothing is left in flight). Transports whose RMA
      * needs the target's progress (UCX over TCP) complete the flush because every peer is
      * still polling in the second barrier; only then may a rank block in the PMIx fence. */
-    arbor_status_t status =
-        arb_ctx.world->failed != ARBOR_OK ? arb_ctx.world->failed : arbor_barrier(ARBOR_TEAM_WORLD);
-    if (status == ARBOR_OK) status = arb_ctx.tp_ops->flush(arb_ctx.tp);
+    arbor_status_t status = arb_ctx.world->failed != ARBOR_OK
+                                ? arb_ctx.world->failed
+                                : arb_coll_barrier_internal(arb_ctx.world);
+    if (status == ARBOR_OK) status = arb_tp_flush();
     arb_ctx.world->closing = true;
-    if (status == ARBOR_OK) status = arbor_barrier(ARBOR_TEAM_WORLD);
+    if (status == ARBOR_OK) status = arb_coll_barrier_internal(arb_ctx.world);
     if (status != ARBOR_OK) arb_warn("closing barrier failed: %s", arbor_strerror(status));
     if (arb_ctx.cfg.stats) print_stats();
     /* After a failure the peers are out of step or gone: a fence could wait forever. */

@@ -5,7 +5,9 @@
 #ifndef ARB_CORE_LOG_H
 #define ARB_CORE_LOG_H
 
-#include "core/config.h"
+/* A bottom utility: includes nothing of the library, so that transports, bootstrap and
+ * algorithms can log without pulling in the configuration or the core. */
+enum { ARB_LOG_ERROR = 0, ARB_LOG_WARN, ARB_LOG_INFO, ARB_LOG_DEBUG, ARB_LOG_TRACE };
 
 #ifndef ARB_MAX_LOG_LEVEL
 #define ARB_MAX_LOG_LEVEL ARB_LOG_TRACE

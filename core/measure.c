@@ -1,20 +1,21 @@
 /*
  * LogGP measurement at init over the real data path (the team's landing channels, direct or
- * RMA), using hand-built schedules, for each level the job has: inside a node between rank 0
- * and its first node-local peer, and between nodes between rank 0 and the first rank of another
- * node (docs/TOPOLOGY.md):
- *   T(0) = o_s + L + o_r     half the round trip of an empty message (median of many)
- *   g                        extra time per extra back-to-back empty send before the reply
- *   G                        (T(m) - T(0)) / m with m one landing slot
- * o_s and o_r cannot be told apart from L by timing alone; both are taken as min(g, T(0) / 3)
- * and L as the rest. Rank 0 broadcasts its figures so every rank prices algorithms alike.
+ * RMA), timing the probe schedule of algorithms/probe.c, for each level the job has: inside a node
+ * between rank 0 and its first node-local peer, and between nodes between rank 0 and the first rank
+ * of another node (docs/TOPOLOGY.md): T(0) = o_s + L + o_r     half the round trip of an empty
+ * message (median of many) g                        extra time per extra back-to-back empty send
+ * before the reply G                        (T(m) - T(0)) / m with m one landing slot o_s and o_r
+ * cannot be told apart from L by timing alone; both are taken as min(g, T(0) / 3) and L as the
+ * rest. Rank 0 broadcasts its figures so every rank prices algorithms alike.
  */
 #include "core/measure.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/coll.h"
 #include "core/executor.h"
+#include "core/progress.h"
 #include "core/log.h"
 
 enum { REPS = 101 };
@@ -33,21 +34,13 @@ static arbor_status_t round_trip(int a, int b, int sends, size_t bytes, uint8_t 
     struct arbor_team *t = arb_ctx.world;
     double times[REPS];
     arb_sched_t s;
-    arb_sched_init(&s);
-    for (int i = 0; i < sends; i++) {
-        if (t->rank == a)
-            arb_sched_send(&s, 0, b, ARB_BUF_SRC, 0, 1, -1);
-        else
-            arb_sched_recv(&s, 0, a, ARB_BUF_DST, 0, 1, 0, -1);
-    }
-    if (t->rank == a)
-        arb_sched_recv(&s, 1, b, ARB_BUF_DST, 0, 0, 0, -1);
-    else
-        arb_sched_send(&s, 1, a, ARB_BUF_SRC, 0, 0, -1);
+    arbor_status_t status = arb_probe_build(t->rank, a, b, sends, &s);
+    if (status != ARBOR_OK) return status;
     arb_cached_sched_t *cs = arb_sched_wrap(&s);
-    if (!cs) return ARBOR_ERR_NO_MEMORY;
-
-    arbor_status_t status = ARBOR_OK;
+    if (!cs) {
+        arb_sched_free(&s);
+        return ARBOR_ERR_NO_MEMORY;
+    }
     for (int r = 0; r < REPS && status == ARBOR_OK; r++) {
         arb_inst_t *inst;
         cs->refs++;
@@ -120,7 +113,7 @@ arbor_status_t arb_logp_measure(void)
     v[10] = (intra > 0) + 2 * (inter > 0);
     free(buf);
     if (status != ARBOR_OK) return status;
-    if ((status = arbor_bcast(ARBOR_TEAM_WORLD, v, sizeof(v), 0)) != ARBOR_OK) return status;
+    if ((status = arb_coll_bcast_internal(t, v, sizeof(v), 0)) != ARBOR_OK) return status;
     if ((int)v[10] & 1)
         arb_ctx.model = (arb_logp_t){.L = v[0], .os = v[1], .orecv = v[2], .g = v[3], .G = v[4]};
     if ((int)v[10] & 2) {

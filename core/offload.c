@@ -18,6 +18,7 @@
 #include "core/context.h"
 #include "core/log.h"
 #include "core/team.h"
+#include "core/tp_call.h"
 
 struct arb_offload_team {
     arb_tp_group_t *group; /* joined provider group (hwcoll), or NULL */
@@ -61,15 +62,14 @@ uint32_t arb_offload_want(const arb_config_t *cfg)
 static bool trig_usable(void)
 {
     return arb_ctx.cfg.offload == ARB_OFFLOAD_TRIGGERED && arb_ctx.tp_ops->offload &&
-           arb_ctx.tp_ops->offload->trig_post &&
-           (arb_ctx.tp_ops->caps(arb_ctx.tp) & ARB_TP_CAP_TRIGGERED);
+           arb_ctx.tp_ops->offload->trig_post && arb_tp_has(ARB_TP_CAP_TRIGGERED);
 }
 
 static bool hwcoll_usable(void)
 {
     int mode = arb_ctx.cfg.offload;
     return (mode == ARB_OFFLOAD_AUTO || mode == ARB_OFFLOAD_HWCOLL) && arb_ctx.tp_ops->offload &&
-           (arb_ctx.tp_ops->caps(arb_ctx.tp) & ARB_TP_CAP_HW_COLL);
+           arb_tp_has(ARB_TP_CAP_HW_COLL);
 }
 
 arbor_status_t arb_offload_check(void)
@@ -256,7 +256,7 @@ static arbor_status_t trig_write(const arb_tp_trig_op_t *op, arb_tp_comp_t *comp
         arbor_status_t status = arb_ctx.tp_ops->offload->trig_post(arb_ctx.tp, op, comp);
         if (status != ARB_ERR_AGAIN) return status;
         if (arb_now_us() > until) return ARBOR_ERR_TIMEOUT;
-        arb_ctx.tp_ops->progress(arb_ctx.tp);
+        arb_tp_progress();
         if (arb_ctx.yield) sched_yield();
     }
 }

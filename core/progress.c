@@ -8,17 +8,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/progress.h"
+
+#include "core/doorbell.h"
 #include "core/executor.h"
 #include "core/log.h"
 #include "core/rma/am.h"
 #include "core/rma/rma.h"
-
-double arb_now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
-}
 
 int arb_progress_all(void)
 {
@@ -57,21 +53,29 @@ static bool team_lost_peer(const struct arbor_team *t)
     return false;
 }
 
+/* The re-check of interrupt mode's waiting step (core/doorbell.h). */
+static bool exec_recheck(void *arg)
+{
+    return arb_progress_all() > 0 || ((arb_inst_t *)arg)->complete;
+}
+
 arbor_status_t arb_exec_wait(arb_inst_t *inst)
 {
     uint64_t seen = arb_ctx.epoch;
     double since = 0;
     unsigned idle = 0;
+    arb_nap_t nap = {0};
 
     while (!inst->complete) {
         if (arb_progress_all() || arb_ctx.epoch != seen) {
             seen = arb_ctx.epoch;
             idle = 0;
             since = 0;
+            nap.idle_since = 0;
             continue;
         }
         if (arb_ctx.yield) sched_yield();
-        if (++idle % 256) continue;
+        if (!arb_bell_nap(&nap, exec_recheck, inst) && ++idle % 256) continue;
         if (team_lost_peer(inst->team)) {
             arb_team_fail(inst->team, inst, ARBOR_ERR_PEER_LOST);
             return ARBOR_ERR_PEER_LOST;
@@ -86,6 +90,15 @@ arbor_status_t arb_exec_wait(arb_inst_t *inst)
         }
     }
     return inst->status;
+}
+
+arbor_status_t arb_exec_chain_wait(arb_inst_t *inst)
+{
+    for (arb_inst_t *i = inst; i; i = i->agg_next) {
+        arbor_status_t status = arb_exec_wait(i);
+        if (status == ARBOR_ERR_TIMEOUT) return status;
+    }
+    return arb_exec_chain_status(inst);
 }
 
 arbor_status_t arbor_poll(void)
@@ -128,6 +141,13 @@ void arb_unlock(void)
 #define ARB_PASSIVE_US 100
 #define ARB_IDLE_US    200
 
+/* What the thread's sleep in interrupt mode needs from the engine (core/doorbell.h). */
+static bool thread_recheck(void)
+{
+    return arb_ctx.active_head && arb_progress_all() > 0;
+}
+static const arb_bell_thread_hooks_t thread_hooks = {arb_lock, arb_unlock, thread_recheck};
+
 static void *progress_main(void *arg)
 {
     (void)arg;
@@ -144,10 +164,8 @@ static void *progress_main(void *arg)
             arb_ctx.in_progress = false;
         }
         pthread_mutex_unlock(&lock);
-        if (!live)
-            usleep(passive ? ARB_PASSIVE_US : ARB_IDLE_US);
-        else if (!moved)
-            sched_yield();
+        if (!live || !moved)
+            arb_bell_thread_nap(passive ? ARB_PASSIVE_US : ARB_IDLE_US, live, &thread_hooks);
     }
     return NULL;
 }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "core/executor.h"
+#include "core/progress.h"
 #include "core/request.h"
 #include "core/rma/rma.h"
 
@@ -151,7 +152,7 @@ static arbor_status_t arbor_wait_all_unlocked(size_t n, arbor_request_h *reqs)
     if (status != ARBOR_OK) return status;
     for (size_t i = 0; i < n; i++) {
         if (!reqs[i]) continue;
-        status = arbor_wait(&reqs[i]);
+        status = arbor_wait_unlocked(&reqs[i]);
         if (status == ARBOR_ERR_TIMEOUT) return status;
         if (status != ARBOR_OK && first == ARBOR_OK) first = status;
     }
@@ -227,11 +228,8 @@ arbor_status_t arb_req_fence_add(arb_inst_t *inst)
     return ARBOR_OK;
 }
 
-static arbor_status_t arbor_coll_fence_unlocked(arbor_team_h team)
+arbor_status_t arb_req_fence_wait(struct arbor_team *t)
 {
-    if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
-    struct arbor_team *t = arb_team_lookup(team);
-    if (!t) return ARBOR_ERR_TEAM;
     arbor_status_t first = ARBOR_OK;
     for (arb_inst_t **pp = &fence_head; *pp;) {
         arb_inst_t *i = *pp;
@@ -334,14 +332,6 @@ arbor_status_t arbor_wait_some(size_t n, arbor_request_h *reqs, size_t *done_p, 
 {
     arb_lock();
     arbor_status_t status = arbor_wait_some_unlocked(n, reqs, done_p, indices);
-    arb_unlock();
-    return status;
-}
-
-arbor_status_t arbor_coll_fence(arbor_team_h team)
-{
-    arb_lock();
-    arbor_status_t status = arbor_coll_fence_unlocked(team);
     arb_unlock();
     return status;
 }

@@ -9,6 +9,8 @@
 arbor_status_t arb_req_new(arb_inst_t *inst, arbor_request_h *req_p);
 /* An ASYNC_FENCE instance: completed by arbor_coll_fence of its team. */
 arbor_status_t arb_req_fence_add(arb_inst_t *inst);
+/* arbor_coll_fence on a resolved team: waits for its ASYNC_FENCE entries (lock held). */
+arbor_status_t arb_req_fence_wait(struct arbor_team *t);
 /* A blocking call that timed out leaves its instance here, reclaimed at finalize. */
 void arb_req_adopt(arb_inst_t *inst);
 /* Whether any handle, fence entry or adopted instance still belongs to team. */

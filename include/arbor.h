@@ -152,6 +152,29 @@ ARBOR_API arbor_status_t arbor_algorithm_names(const char *collective, const cha
                                                int *count_p);
 
 /**
+ * @brief The library describing itself, by key: the answer is written to @p buf as text
+ * (NUL-terminated; at most @p len bytes). Local. Keys answered before arbor_init:
+ *   - "version"
+ *   - "config.count"; "config.<i>.name" (without ARBOR_), ".default", ".syntax", ".doc",
+ *     ".value" (from the environment now; ARBOR_ERR_CONFIG if some ARBOR_* value is bad);
+ *     "config.error" (why the environment does not parse, or ""); "config.unknown" (ARBOR_*
+ *     names the table does not know, with suggestions, or "")
+ *   - "collective.count"; "collective.<c>.name"; "collective.<c>.algorithm.count";
+ *     "collective.<c>.algorithm.<a>.name" / ".description" (algorithm 0 is "auto")
+ *   - "transport.count" (compiled in, in ARBOR_TRANSPORT=auto order); "transport.<t>.name";
+ *     "transport.<t>.probe" or "transport.<t>.probe:<provider>": opens the backend alone and
+ *     answers "<description> <capabilities, comma-separated, or ->", or returns the status of
+ *     the failed open (ARBOR_ERR_UNSUPPORTED: not on this machine) with "" in @p buf
+ * Keys answered after arbor_init (ARBOR_ERR_NOT_INITIALIZED before): "rank", "size",
+ * "transport", "model.intra" / "model.inter" ("L=.. os=.. or=.. g=.. G=.." in microseconds),
+ * "model.source", "topology.nodes", "topology.node" ("<this rank's node> <ranks on it>"),
+ * "topology.oversubscribed" (y / n), "segment.bytes", "heap.bytes", "heap.used".
+ * @return ARBOR_OK, ARBOR_ERR_INVALID_ARG (NULL argument, @p len 0 or unknown key),
+ *         ARBOR_ERR_COUNT (the answer did not fit: cut short), or as above.
+ */
+ARBOR_API arbor_status_t arbor_info_get(const char *key, char *buf, size_t len);
+
+/**
  * Optional parameters of non-blocking calls (extensible: set the bits of @c field_mask for the
  * fields you fill; NULL means all defaults).
  */

@@ -2,13 +2,15 @@
 # Layering rules of STYLE.md checked by grep over the library sources (core, algorithms,
 # transports, bootstrap, include): PMIx headers only in bootstrap/, UCX headers only in
 # transports/ucx/, libfabric headers only in transports/ofi/, getenv("ARBOR_...") only in
-# core/config.c. Benchmarks and tools are clients of the public API: bench/*.c and bench/*.h
+# core/config.c, a launcher's variables (OMPI_*, SLURM_*, PMIX_*, ...) only in bootstrap/.
+# Benchmarks and tools are clients of the public API: bench/*.c and bench/*.h
 # (not bench/micro, which times internals on purpose, nor the MPI twins bench/mpi*) include
 # only system headers, "arbor.h" and "bench/..." headers; client runtimes (clients/<name>/)
-# only system headers, "arbor.h" and their own folder's headers. tools/arbor-tree.c draws the
-# algorithms' trees and legitimately uses algorithms/ internals; tools/arbor-info.c should be a
-# client too but still reads the config table, the log level and the transport registry, for
-# which arbor.h has no query yet: its internal includes are listed as pending, not failed.
+# only system headers, "arbor.h" and their own folder's headers; tools (tools/*.c) only
+# "arbor.h", except tools/arbor-tree.c, which draws the algorithms' trees and legitimately uses
+# algorithms/ internals.
+# No library file calls a public arbor_* function (only its definition, the thin wrapper, names
+# it), and core's files form no dependency cycle (scripts/layering.py, which says how).
 # Prints every violation; exits 1 if there is any.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -31,6 +33,33 @@ rule "PMIx header" '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]pmix' boots
 rule "UCX header" '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"](ucp|uct|ucs)/' transports/ucx/
 rule "libfabric header" '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]rdma/' transports/ofi/
 rule "getenv of an ARBOR_ variable" 'getenv[[:space:]]*\([[:space:]]*"ARBOR_' core/config.c
+rule "a launcher's variable" 'getenv[[:space:]]*\([[:space:]]*"(OMPI_|SLURM_|PMIX_|PMI_|PRTE_|PALS_|HYDRA_|I_MPI_|MV2_|MPI_LOCAL)' bootstrap/
+
+# Logging and configuration are a bottom utility: below them nothing of the library (config.h
+# may name log.h for the level values). Transports, the bootstrap and the algorithms take from
+# core/ only the log header; a backend gets its settings as fields of arb_tp_params_t.
+for f in core/log.h core/config.h; do
+    [ -f "$f" ] || continue
+    hits=$(grep -nHE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"(core|algorithms|transports|bootstrap)/' "$f" |
+        grep -vE '^core/config\.h:[0-9]+:#include "core/log\.h"' || true)
+    if [ -n "$hits" ]; then
+        echo "[layering] the log / config utility includes a library header (it must stay at the bottom):"
+        printf '%s\n' "$hits"
+        bad=1
+    fi
+done
+below=()
+for d in transports bootstrap algorithms; do [ -d "$d" ] && below+=("$d"); done
+if [ ${#below[@]} -gt 0 ]; then
+    hits=$(grep -rnE --include='*.c' --include='*.h' '^[[:space:]]*#[[:space:]]*include[[:space:]]*"core/' "${below[@]}" |
+        grep -vE '#[[:space:]]*include[[:space:]]*"core/log\.h"' || true)
+    hits2=$(grep -rnwE --include='*.c' --include='*.h' 'arb_ctx|arb_config_t' transports bootstrap 2>/dev/null || true)
+    if [ -n "$hits$hits2" ]; then
+        echo "[layering] transports / bootstrap / algorithms reach into core (only core/log.h allowed; settings come in arb_tp_params_t):"
+        printf '%s\n' "$hits" "$hits2" | grep -v '^$'
+        bad=1
+    fi
+fi
 
 # Quoted includes other than "arbor.h" and "bench/...", and library headers in <>, in the
 # given files.
@@ -62,9 +91,32 @@ if [ -d clients ]; then
         bad=1
     fi
 fi
-if [ -f tools/arbor-info.c ]; then
-    hits=$(internal_includes tools/arbor-info.c)
-    [ -z "$hits" ] || { echo "[layering] pending (not failed): arbor-info is not yet a client of arbor.h:"; printf '%s\n' "$hits"; }
+# Tools are clients of arbor.h (arbor-info asks arbor_info_get), except tools/arbor-tree.c,
+# which draws the algorithms' trees from algorithms/ internals on purpose.
+tools=()
+for f in tools/*.c tools/*.h; do
+    case $f in tools/arbor-tree.c) continue ;; esac
+    [ -f "$f" ] && tools+=("$f")
+done
+if [ ${#tools[@]} -gt 0 ]; then
+    hits=$(internal_includes "${tools[@]}")
+    if [ -n "$hits" ]; then
+        echo "[layering] tool includes a library-internal header (only \"arbor.h\" allowed):"
+        printf '%s\n' "$hits"
+        bad=1
+    fi
+fi
+# No call of a public arbor_* function inside the library (definitions, i.e. the thin public
+# wrappers, excepted), and no dependency cycle between core's files (scripts/layering.py).
+lib=()
+for d in core algorithms transports bootstrap; do [ -d "$d" ] && lib+=("$d"); done
+if [ ${#lib[@]} -gt 0 ] && ! python3 scripts/layering.py public-calls "${lib[@]}"; then
+    echo "[layering] the library calls its own public API (above); call the internal entry"
+    bad=1
+fi
+if [ -d core ] && ! python3 scripts/layering.py cycles core; then
+    echo "[layering] core's files form a dependency cycle (above)"
+    bad=1
 fi
 if [ "$bad" -ne 0 ]; then exit 1; fi
-echo "[layering] ok (${dirs[*]}; benchmarks: ${clients[*]:-none})"
+echo "[layering] ok (${dirs[*]}; benchmarks: ${clients[*]:-none}; tools: ${tools[*]:-none})"

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "arbor.h"
+#include "algorithms/coll.h"
 #include "core/config.h"
 
 static int failures;
@@ -21,6 +22,60 @@ static int failures;
 static arbor_status_t parse(arb_config_t *c, char *err, char *warn)
 {
     return arb_config_parse(c, err, 512, warn, 1024);
+}
+
+/* The settings that must agree across ranks (F_UNIFORM rows): the digest moves with each of
+ * them and with nothing else, and the diff names the first one with both values. */
+static void test_uniform(void)
+{
+    arb_config_t a, b;
+    char err[512], warn[1024], msg[512];
+    CHECK(parse(&a, err, warn) == ARBOR_OK, "defaults: %s", err);
+    uint64_t d0 = arb_config_uniform_digest(&a);
+    b = a;
+    CHECK(arb_config_uniform_digest(&b) == d0, "digest not deterministic");
+    b.stats = !b.stats;
+    b.log_level = ARB_LOG_DEBUG;
+    b.timeout_s = 7;
+    CHECK(arb_config_uniform_digest(&b) == d0, "a per-rank setting moved the digest");
+    b = a;
+    b.chunk_size = a.chunk_size / 2;
+    CHECK(arb_config_uniform_digest(&b) != d0, "CHUNK_SIZE did not move the digest");
+    b = a;
+    b.oversub_wake = a.oversub_wake + 1e-9;
+    CHECK(arb_config_uniform_digest(&b) != d0, "a tiny OVERSUB_WAKE change was missed");
+    b = a;
+    b.coll_alg[ARB_COLL_ALLREDUCE] = 1;
+    CHECK(arb_config_uniform_digest(&b) != d0, "ALLREDUCE_ALGORITHM did not move the digest");
+    b = a; /* ARBOR_PROGRESS: only interrupt or not must agree */
+    b.progress = ARB_PROGRESS_THREAD;
+    CHECK(arb_config_uniform_digest(&b) == d0, "PROGRESS=thread moved the digest");
+    b.progress = ARB_PROGRESS_INTERRUPT;
+    CHECK(arb_config_uniform_digest(&b) != d0, "PROGRESS=interrupt did not move the digest");
+
+    size_t la, lb;
+    char *ta = arb_config_uniform_text(&a, &la);
+    b = a;
+    b.chunk_size = 32768;
+    snprintf(b.tune, sizeof(b.tune), "bcast:0-inf:@flat");
+    char *tb = arb_config_uniform_text(&b, &lb);
+    CHECK(ta && tb, "no text");
+    CHECK(!arb_config_uniform_diff(ta, la, ta, la, 3, msg, sizeof(msg)),
+          "a text differs from itself");
+    CHECK(arb_config_uniform_diff(ta, la, tb, lb, 3, msg, sizeof(msg)) &&
+              !strcmp(msg, "ARBOR_CHUNK_SIZE differs: 65536 here, 32768 on rank 3"),
+          "diff: '%s'", msg);
+    CHECK(arb_config_uniform_diff(ta, la, tb, lb / 2, 1, msg, sizeof(msg)) && strstr(msg, "rank 1"),
+          "a cut text must differ: '%s'", msg);
+    b = a;
+    snprintf(b.tune, sizeof(b.tune), "bcast:0-inf:@flat");
+    free(tb);
+    tb = arb_config_uniform_text(&b, &lb);
+    CHECK(arb_config_uniform_diff(tb, lb, ta, la, 0, msg, sizeof(msg)) &&
+              !strcmp(msg, "ARBOR_TUNE differs: bcast:0-inf:@flat here, \"\" on rank 0"),
+          "empty value: '%s'", msg);
+    free(ta);
+    free(tb);
 }
 
 int main(void)
@@ -130,6 +185,7 @@ int main(void)
         arb_config_row(i, &info);
         CHECK(info.name && info.doc && info.syntax && info.dflt, "row %zu incomplete", i);
     }
+    test_uniform();
     printf("config: %s\n", failures ? "FAILED" : "passed");
     return failures ? 1 : 0;
 }

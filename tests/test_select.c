@@ -23,13 +23,79 @@ static int failures;
         }                                                                                          \
     } while (0)
 
-static int alg_index(const char *name)
+static int alg_index_of(arb_coll_t coll, const char *name)
 {
     int n;
-    const arb_alg_desc_t *tab = arb_alg_table(ARB_COLL_BCAST, &n);
+    const arb_alg_desc_t *tab = arb_alg_table(coll, &n);
     for (int i = 0; i < n; i++)
         if (!strcmp(tab[i].name, name)) return i;
     return -1;
+}
+
+static int alg_index(const char *name)
+{
+    return alg_index_of(ARB_COLL_BCAST, name);
+}
+
+/* Choices that used to be made in core (issue 10) and now are the algorithms layer's: the
+ * barrier composed around ALLSYNC calls, the built-in rule for oversubscribed nodes (which
+ * ARBOR_TUNE replaces, since core uses the defaults only when ARBOR_TUNE is empty), and the
+ * measurement's probe schedule. */
+static void test_core_choices(void)
+{
+    arb_logp_t m = {.L = 1, .os = 0.5, .orecv = 0.5, .g = 0.5, .G = 0.001};
+    int dissemination = alg_index_of(ARB_COLL_BARRIER, "dissemination");
+    int flat = alg_index_of(ARB_COLL_BARRIER, "flat");
+    for (int P = 1; P <= 64; P *= 2) {
+        arb_coll_args_t b = {.coll = ARB_COLL_BARRIER, .rank = 0, .size = P, .commutative = 1};
+        int got = arb_select_sync_barrier(&b, &m);
+        CHECK(got == dissemination, "ALLSYNC barrier at P=%d: %d, want dissemination (%d)", P, got,
+              dissemination);
+    }
+
+    arb_tune_t tune;
+    arb_tune_defaults(&tune, &(arb_tune_env_t){.oversubscribed = true});
+    CHECK(flat > 0 && arb_tune_match(&tune, ARB_COLL_BARRIER, 0, 4) == flat,
+          "oversubscribed: barrier not pinned to flat");
+    CHECK(arb_tune_match(&tune, ARB_COLL_BARRIER, 0, 1 << 20) == flat,
+          "oversubscribed: the pin must hold at every team size");
+    CHECK(arb_tune_match(&tune, ARB_COLL_BCAST, 8, 4) == 0, "oversubscribed: bcast pinned");
+    arb_tune_defaults(&tune, &(arb_tune_env_t){.oversubscribed = false});
+    CHECK(tune.n == 0 && arb_tune_match(&tune, ARB_COLL_BARRIER, 0, 4) == 0,
+          "not oversubscribed: a built-in rule was set");
+    /* The rule is the one ARBOR_TUNE=barrier:0-inf:@flat gives, field for field. */
+    arb_tune_t parsed;
+    char err[256];
+    arb_tune_defaults(&tune, &(arb_tune_env_t){.oversubscribed = true});
+    CHECK(arb_tune_parse("barrier:0-inf:@flat", &parsed, err, sizeof(err)) == ARBOR_OK &&
+              parsed.n == 1 && tune.n == 1 &&
+              !memcmp(&parsed.rule[0], &tune.rule[0], sizeof(tune.rule[0])),
+          "built-in oversubscribed rule differs from barrier:0-inf:@flat");
+
+    /* Probe: rank 0 sends 3 one-block messages to rank 2, which answers once; rank 1 idles. */
+    for (int me = 0; me < 3; me++) {
+        arb_sched_t s;
+        CHECK(arb_probe_build(me, 0, 2, 3, &s) == ARBOR_OK, "probe build on rank %d", me);
+        int sends = 0, recvs = 0, blocks = 0;
+        for (int i = 0; i < s.nsteps; i++) {
+            const arb_step_t *st = &s.steps[i];
+            sends += st->kind == ARB_STEP_SEND;
+            recvs += st->kind == ARB_STEP_RECV;
+            blocks += (int)st->bytes;
+            CHECK(st->kind == ARB_STEP_COPY || st->peer == (me == 0 ? 2 : 0),
+                  "probe rank %d step %d talks to %d", me, i, st->peer);
+            CHECK((st->bytes == 1) == (st->round == 0),
+                  "probe rank %d step %d: round %u with "
+                  "%llu blocks",
+                  me, i, st->round, (unsigned long long)st->bytes);
+        }
+        if (me == 0) CHECK(sends == 3 && recvs == 1 && blocks == 3, "probe origin shape");
+        if (me == 2) CHECK(sends == 1 && recvs == 3 && blocks == 3, "probe target shape");
+        if (me == 1) CHECK(s.nsteps == 0, "probe bystander has %d steps", s.nsteps);
+        arb_sched_free(&s);
+    }
+    arb_sched_t s;
+    CHECK(arb_probe_build(0, 1, 1, 1, &s) == ARBOR_ERR_INVALID_ARG, "probe to self accepted");
 }
 
 /* Root fan-out of the tree the chosen algorithm builds for this model. */
@@ -48,8 +114,8 @@ static int root_fanout(int alg, int P, const arb_logp_t *m)
 int main(void)
 {
     const int P = 64;
-    arb_coll_args_t a = {.coll = ARB_COLL_BCAST, .rank = 0, .size = P, .root = 0, .bytes = 8,
-                         .chunk = 65536};
+    arb_coll_args_t a = {
+        .coll = ARB_COLL_BCAST, .rank = 0, .size = P, .root = 0, .bytes = 8, .chunk = 65536};
     double pred[16];
     int last_fanout = 0;
 
@@ -61,9 +127,8 @@ int main(void)
         arb_logp_t m = {.L = Ls[i], .os = 0.5, .orecv = 0.5, .g = 1, .G = 0};
         int alg = arb_select(&a, &m, 0, pred);
         int fan = root_fanout(alg, P, &m);
-        printf("L=%-6g chosen %-9s root fan-out %d\n", Ls[i], arb_alg_table(ARB_COLL_BCAST,
-                                                                           &(int){0})[alg].name,
-               fan);
+        printf("L=%-6g chosen %-9s root fan-out %d\n", Ls[i],
+               arb_alg_table(ARB_COLL_BCAST, &(int){0})[alg].name, fan);
         CHECK(fan >= last_fanout, "root fan-out shrank from %d to %d as L grew", last_fanout, fan);
         for (int k = 1; k < alg_index("flat") + 1; k++)
             CHECK(pred[alg] <= pred[k], "chosen %d predicted %g > candidate %d %g", alg, pred[alg],
@@ -79,7 +144,8 @@ int main(void)
     arb_tune_t tune;
     char err[512];
     CHECK(arb_tune_parse("bcast:0-32k:@binomial#bcast:32k-inf:ranks=4-64:@flat", &tune, err,
-                         sizeof(err)) == ARBOR_OK, "good rules refused: %s", err);
+                         sizeof(err)) == ARBOR_OK,
+          "good rules refused: %s", err);
     CHECK(arb_tune_match(&tune, ARB_COLL_BCAST, 100, 8) == alg_index("binomial"), "rule 1");
     CHECK(arb_tune_match(&tune, ARB_COLL_BCAST, 1 << 20, 8) == alg_index("flat"), "rule 2");
     CHECK(arb_tune_match(&tune, ARB_COLL_BCAST, 1 << 20, 128) == 0, "ranks range ignored");
@@ -94,6 +160,7 @@ int main(void)
           "inverted range accepted");
     CHECK(arb_tune_parse("bcast:0-1:flat", &tune, err, sizeof(err)) == ARBOR_ERR_CONFIG,
           "missing @ accepted");
+    test_core_choices();
     printf("select: %s\n", failures ? "FAILED" : "passed");
     return failures ? 1 : 0;
 }

@@ -245,7 +245,13 @@ static void skip(const char *why)
 static void open_and_connect(arb_config_t *cfg)
 {
     /* The launched tests run every rank on this host. */
-    arb_tp_params_t params = {rank, size, SEG_SIZE, cfg, size, 0};
+    arb_tp_params_t params = {.rank = rank,
+                              .size = size,
+                              .segment_size = SEG_SIZE,
+                              .nlocal = size,
+                              .provider = cfg->ofi_provider,
+                              .timeout_s = cfg->timeout_s,
+                              .yield = cfg->poll_yield != ARB_YIELD_NEVER};
     void *blobs[MAX_RANKS];
     size_t lens[MAX_RANKS];
     const void *blob;

@@ -30,7 +30,6 @@
 typedef struct arb_tp arb_tp_t;
 typedef struct arb_tp_rkey arb_tp_rkey_t; /* unpacked remote key: knows its peer and base */
 typedef struct arb_tp_mr arb_tp_mr_t;     /* local registration */
-typedef struct arb_config arb_config_t;
 
 typedef struct {
     volatile int64_t pending;
@@ -39,12 +38,16 @@ typedef struct {
 
 /* Capability bits: the upper layers read these before choosing an algorithm or a path. */
 enum {
-    ARB_TP_CAP_DIRECT_MAP = 1u << 0,    /* peer_ptr() can map some peers' segments */
-    ARB_TP_CAP_FLOAT_ATOMICS = 1u << 1, /* native float / double atomics */
-    ARB_TP_CAP_TRIGGERED = 1u << 2,     /* triggered (counter-threshold) operations */
-    ARB_TP_CAP_HW_COLL = 1u << 3,       /* hardware / provider collectives */
-    ARB_TP_CAP_WAIT_FD = 1u << 4,       /* wait_fd() gives a pollable descriptor */
-    ARB_TP_CAP_REMOTE_CQ_DATA = 1u << 5 /* put_signal uses remote completion data */
+    ARB_TP_CAP_DIRECT_MAP = 1u << 0,     /* peer_ptr() can map some peers' segments */
+    ARB_TP_CAP_FLOAT_ATOMICS = 1u << 1,  /* native float / double atomics */
+    ARB_TP_CAP_TRIGGERED = 1u << 2,      /* triggered (counter-threshold) operations */
+    ARB_TP_CAP_HW_COLL = 1u << 3,        /* hardware / provider collectives */
+    ARB_TP_CAP_WAIT_FD = 1u << 4,        /* wait_fd() gives a pollable descriptor */
+    ARB_TP_CAP_REMOTE_CQ_DATA = 1u << 5, /* put_signal uses remote completion data */
+    /* Between peers whose segments are mapped, the backend's atomics are CPU atomics (coherent
+     * with loads / stores / CPU atomics on the same word) and its one-sided operations complete
+     * without the target's progress (UCX over shared memory; not libfabric's shm provider). */
+    ARB_TP_CAP_MAPPED_CPU_AMO = 1u << 6
 };
 
 typedef enum {
@@ -54,14 +57,18 @@ typedef enum {
     ARB_TP_AMO_CSWAP    /* result = *remote; if (result == compare) *remote = operand */
 } arb_tp_amo_t;
 
+/* Everything a backend is told at open. The core fills it from the configuration and the
+ * bootstrap: a backend reads neither ARBOR_* settings nor the launcher's environment. */
 typedef struct {
-    int rank;                   /* this process in the job */
-    int size;                   /* processes in the job */
-    size_t segment_size;        /* bytes to allocate and register */
-    const arb_config_t *config; /* parsed ARBOR_* values (provider name, ...) */
-    int nlocal;                 /* processes of the job on this node (from the bootstrap) */
-    uint32_t offload_want;      /* ARB_TP_CAP_HW_COLL / _TRIGGERED the core may use: a backend
-                                 * asks its provider for them only then (core/offload.h) */
+    int rank;             /* this process in the job */
+    int size;             /* processes in the job */
+    size_t segment_size;  /* bytes to allocate and register */
+    int nlocal;           /* processes of the job on this node (from the bootstrap) */
+    const char *provider; /* backend's provider choice (ARBOR_OFI_PROVIDER); NULL or "" = best */
+    double timeout_s;     /* bound of blocking waits (flush, close); 0 = forever */
+    bool yield;           /* waiting loops may yield the CPU (ARBOR_POLL_YIELD is not never) */
+    uint32_t offload_want; /* ARB_TP_CAP_HW_COLL / _TRIGGERED the core may use: a backend asks
+                            * its provider for them only then (core/offload.h) */
 } arb_tp_params_t;
 
 /*

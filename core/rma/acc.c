@@ -21,9 +21,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/doorbell.h"
 #include "core/dtype.h"
 #include "core/log.h"
 #include "core/rma/rma_impl.h"
+#include "core/tp_call.h"
 
 static int kind_of(arbor_dtype_t dt)
 {
@@ -407,7 +409,7 @@ static arbor_status_t acc_locked_tp(const acc_t *a, int rank, uint64_t off, cons
         ws = arb_rma_wait_comp(&put[b], "accumulate");
         if (status == ARBOR_OK) status = ws;
     }
-    if (status == ARBOR_OK) status = arb_ctx.tp_ops->flush(arb_ctx.tp); /* complete at target */
+    if (status == ARBOR_OK) status = arb_tp_flush(); /* complete at target */
     free(buf[0]), free(buf[1]);
     return status;
 }
@@ -451,6 +453,7 @@ arbor_status_t arb_acc_piece(const acc_t *a, int rank, const arb_rma_target_t *t
         size_t nw = words_of(a, tgt->off + done * a->esz, k, yb, w);
         if (arb_rma.cpu_atomics && tgt->ptr) {
             acc_cpu(a, arb_rma.peer_seg[rank], w, nw);
+            arb_bell_ring(rank);
         } else {
             bool pend;
             status = acc_tp(a, rank, w, nw, comp ? comp : &own, &pend);

@@ -21,7 +21,10 @@
 #include <string.h>
 
 #include "core/context.h"
+#include "core/doorbell.h"
+#include "core/tp_call.h"
 #include "core/executor.h"
+#include "core/progress.h"
 #include "core/log.h"
 #include "core/rma/rma.h"
 #include "core/rma/rma_impl.h"
@@ -95,7 +98,7 @@ static arbor_status_t wait_for(bool (*done)(void *), void *arg, const char *what
     double since = 0;
     unsigned idle = 0;
     while (!done(arg)) {
-        int moved = am.current ? arb_ctx.tp_ops->progress(arb_ctx.tp) : arb_progress_all();
+        int moved = am.current ? arb_tp_progress() : arb_progress_all();
         if (moved > 0) {
             since = 0;
             continue;
@@ -127,7 +130,7 @@ static arbor_status_t wait_comp(arb_tp_comp_t *comp, const char *what)
 /* Posts while the transport answers ARB_ERR_AGAIN, driving it in between. */
 #define AM_POST(_st, _call)                                                                        \
     do {                                                                                           \
-        while (((_st) = (_call)) == ARB_ERR_AGAIN) arb_ctx.tp_ops->progress(arb_ctx.tp);           \
+        while (((_st) = (_call)) == ARB_ERR_AGAIN) arb_tp_progress();                              \
     } while (0)
 
 /* ---- remote words --------------------------------------------------------------------- */
@@ -149,7 +152,7 @@ static arbor_status_t fetch_add(int rank, uint64_t rel, uint64_t *old)
         *old = __atomic_fetch_add((uint64_t *)t.ptr, 1, __ATOMIC_ACQ_REL);
         return ARBOR_OK;
     }
-    AM_POST(st, arb_ctx.tp_ops->amo(arb_ctx.tp, ARB_TP_AMO_FADD, t.rkey, t.off, 1, 0, old, &comp));
+    AM_POST(st, arb_tp_amo(ARB_TP_AMO_FADD, t.rkey, t.off, 1, 0, old, &comp));
     return st != ARBOR_OK ? st : wait_comp(&comp, "ticket fetch-add");
 }
 
@@ -163,7 +166,7 @@ static arbor_status_t read_word(int rank, uint64_t rel, uint64_t *val)
         *val = __atomic_load_n((uint64_t *)t.ptr, __ATOMIC_ACQUIRE);
         return ARBOR_OK;
     }
-    AM_POST(st, arb_ctx.tp_ops->get(arb_ctx.tp, val, sizeof(*val), t.rkey, t.off, &comp));
+    AM_POST(st, arb_tp_get(val, sizeof(*val), t.rkey, t.off, &comp));
     return st != ARBOR_OK ? st : wait_comp(&comp, "head read");
 }
 
@@ -183,11 +186,12 @@ static arbor_status_t write_slot(int rank, uint64_t slot_rel, const am_meta_t *m
     if (meta->nbytes) memcpy(to + sizeof(*meta), payload, meta->nbytes);
     if (to == data.ptr) {
         __atomic_fetch_add((uint64_t *)sig.ptr, 1, __ATOMIC_RELEASE);
+        arb_bell_ring(rank);
         return ARBOR_OK;
     }
     /* One contiguous source: the transport moves meta and payload with one put. */
-    AM_POST(st, arb_ctx.tp_ops->put_signal(arb_ctx.tp, buf, sizeof(*meta) + meta->nbytes, data.rkey,
-                                           data.off, sig.rkey, sig.off, 1, &comp));
+    AM_POST(st, arb_tp_put_signal(buf, sizeof(*meta) + meta->nbytes, data.rkey, data.off, sig.rkey,
+                                  sig.off, 1, &comp));
     return st != ARBOR_OK ? st : wait_comp(&comp, "slot write");
 }
 
@@ -297,11 +301,12 @@ static void release_credits(void)
         arb_rma_target_at(r, am.base + CTL_RELEASED, &t);
         if (cpu_path(&t)) {
             __atomic_fetch_add((uint64_t *)t.ptr, am.to_release[r], __ATOMIC_RELEASE);
+            arb_bell_ring(r); /* a sender may wait for this credit */
             am.to_release[r] = 0;
             continue;
         }
-        arbor_status_t st = arb_ctx.tp_ops->amo(arb_ctx.tp, ARB_TP_AMO_ADD, t.rkey, t.off,
-                                                am.to_release[r], 0, NULL, &am.release_comp);
+        arbor_status_t st =
+            arb_tp_amo(ARB_TP_AMO_ADD, t.rkey, t.off, am.to_release[r], 0, NULL, &am.release_comp);
         if (st == ARBOR_OK)
             am.to_release[r] = 0;
         else
@@ -445,9 +450,14 @@ arbor_status_t arbor_am_register(int index, arbor_am_handler_t *fn, void *arg)
     return st;
 }
 
-size_t arbor_am_max_payload(void)
+size_t arb_am_max_payload(void)
 {
     return AM_MAX_PAYLOAD;
+}
+
+size_t arbor_am_max_payload(void)
+{
+    return arb_am_max_payload();
 }
 
 static arbor_status_t check_message(int index, const void *payload, size_t nbytes)

@@ -28,6 +28,8 @@ void arb_am_set_internal(int index, arbor_am_handler_t *fn, void *arg);
 arbor_status_t arb_am_send_request(int rank, int index, const void *payload, size_t nbytes);
 arbor_status_t arb_am_send_reply(arbor_am_token_h token, int index, const void *payload,
                                  size_t nbytes);
+/* The largest payload of one message (arbor_am_max_payload's value). */
+size_t arb_am_max_payload(void);
 /* Waits, making progress (only the transport's inside a handler), until done(arg) holds;
  * ARBOR_ERR_TIMEOUT after ARBOR_TIMEOUT seconds without progress. */
 arbor_status_t arb_am_wait(bool (*done)(void *), void *arg, const char *what);

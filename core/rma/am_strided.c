@@ -51,7 +51,7 @@ typedef struct {
 
 static size_t chunk_bytes(void)
 {
-    return arbor_am_max_payload() - sizeof(am_strided_hdr_t);
+    return arb_am_max_payload() - sizeof(am_strided_hdr_t);
 }
 
 static size_t stream_bytes(const size_t count[], int levels)

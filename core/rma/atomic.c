@@ -12,6 +12,7 @@
  */
 #include <string.h>
 
+#include "core/doorbell.h"
 #include "core/dtype.h"
 #include "core/rma/rma_impl.h"
 
@@ -115,6 +116,7 @@ arbor_status_t arb_rma_amo64(int rank, uint64_t off, arb_tp_amo_t op, uint64_t o
         static const arbor_amo_t map[] = {ARBOR_AMO_ADD, ARBOR_AMO_FADD, ARBOR_AMO_SWAP,
                                           ARBOR_AMO_CSWAP};
         old = cpu64(p, map[op], operand, compare);
+        arb_bell_ring(rank); /* notifications and lock releases end peers' waits */
         if (result) *result = old;
         return ARBOR_OK;
     }
@@ -185,6 +187,7 @@ static arbor_status_t atomic_any(int rank, void *dst, arbor_amo_t op, arbor_dtyp
     if (arb_rma.cpu_atomics && tgt.ptr) {
         uint64_t old = size == 8 ? cpu64((uint64_t *)tgt.ptr, op, v, cmp)
                                  : cpu32((uint32_t *)tgt.ptr, op, (uint32_t)v, (uint32_t)cmp);
+        arb_bell_ring(rank); /* the target may wait_until on this word */
         if (result && fetching(op)) memcpy(result, &old, size); /* little endian */
         return req_p ? arb_rma_req_done_handle(rank, req_p) : ARBOR_OK;
     }

@@ -11,8 +11,10 @@
 #include <sched.h>
 #include <string.h>
 
+#include "core/doorbell.h"
 #include "core/log.h"
 #include "core/rma/rma_impl.h"
+#include "core/tp_call.h"
 
 static arbor_status_t notify_unlocked(int rank)
 {
@@ -119,6 +121,7 @@ static arbor_status_t put_signal_any(int rank, void *dst, const void *src, size_
                 __atomic_fetch_add((uint64_t *)st.ptr, value, __ATOMIC_SEQ_CST);
             else
                 __atomic_exchange_n((uint64_t *)st.ptr, value, __ATOMIC_SEQ_CST);
+            arb_bell_ring(rank);
             return req_p ? arb_rma_req_done_handle(rank, req_p) : ARBOR_OK;
         }
         arb_rma_req_t *req = arb_rma_req_get(rank);
@@ -133,16 +136,16 @@ static arbor_status_t put_signal_any(int rank, void *dst, const void *src, size_
 
     arb_rma_req_t *req = arb_rma_req_get(rank);
     if (!req) return ARBOR_ERR_NO_MEMORY;
-    arb_tp_rkey_t *key = arb_ctx.tp_ops->seg_rkey(arb_ctx.tp, rank);
+    arb_tp_rkey_t *key = arb_tp_seg_rkey(rank);
     if (sig_op == ARBOR_SIGNAL_ADD) {
         /* the transport orders the signal after the data (transport.h) */
-        ARB_RMA_POST(status, arb_ctx.tp_ops->put_signal(arb_ctx.tp, src, nbytes, key, data.off, key,
-                                                        st.off, value, &req->comp));
+        ARB_RMA_POST(status,
+                     arb_tp_put_signal(src, nbytes, key, data.off, key, st.off, value, &req->comp));
         if (status == ARBOR_OK) arb_rma_after_post(rank);
     } else {
         /* put, fence, swap: the swap may not overtake the put */
         status = arb_rma_tp_put(rank, data.off, src, nbytes, &req->comp);
-        if (status == ARBOR_OK) status = arb_ctx.tp_ops->fence(arb_ctx.tp, rank);
+        if (status == ARBOR_OK) status = arb_tp_fence(rank);
         if (status == ARBOR_OK)
             status = arb_rma_tp_amo(rank, st.off, sop, value, 0, &req->word, &req->comp);
     }

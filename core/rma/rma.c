@@ -11,9 +11,12 @@
 #include <string.h>
 
 #include "core/coll.h"
+#include "core/doorbell.h"
 #include "core/executor.h"
+#include "core/progress.h"
 #include "core/log.h"
 #include "core/rma/rma_impl.h"
+#include "core/tp_call.h"
 
 arb_rma_state_t arb_rma;
 
@@ -58,9 +61,9 @@ arbor_status_t arb_rma_init_world(void)
     status = arb_coll_allreduce_internal(arb_ctx.world, &mapped, &all_mapped, 1, ARBOR_UINT32,
                                          ARBOR_MIN);
     if (status != ARBOR_OK) return status;
-    bool ofi = strcmp(arb_ctx.tp_ops->name, "ofi") == 0;
-    arb_rma.cpu_atomics = !ofi && all_mapped;
-    arb_rma.target_progress = ofi || !all_mapped;
+    bool cpu_amo = arb_tp_has(ARB_TP_CAP_MAPPED_CPU_AMO);
+    arb_rma.cpu_atomics = cpu_amo && all_mapped;
+    arb_rma.target_progress = !cpu_amo || !all_mapped;
     arb_debug("one-sided: %s atomics, targets %s their own progress",
               arb_rma.cpu_atomics ? "CPU" : "transport",
               arb_rma.target_progress ? "need" : "do not need");
@@ -118,7 +121,7 @@ void arb_rma_target_at(int rank, uint64_t off, arb_rma_target_t *tgt)
 {
     tgt->rank = rank;
     tgt->ptr = arb_rma.peer_seg[rank] ? arb_rma.peer_seg[rank] + off : NULL;
-    tgt->rkey = arb_ctx.tp_ops->seg_rkey(arb_ctx.tp, rank);
+    tgt->rkey = arb_tp_seg_rkey(rank);
     tgt->off = off;
     tgt->mem = NULL;
 }
@@ -189,7 +192,7 @@ int arb_rma_poll(void)
 
 int arb_rma_progress_once(void)
 {
-    int moved = arb_ctx.tp_ops->progress(arb_ctx.tp);
+    int moved = arb_tp_progress();
     if (moved < 0) moved = 0;
     return moved + arb_progress_all();
 }
@@ -199,21 +202,36 @@ void arb_rma_backoff(unsigned *tries)
     if (arb_rma_progress_once() == 0 && (arb_ctx.yield || ++*tries > 64)) sched_yield();
 }
 
+typedef struct {
+    bool (*done)(void *);
+    void *arg;
+} wait_arg_t;
+
+/* The re-check of interrupt mode's waiting step (core/doorbell.h). */
+static bool wait_recheck(void *arg)
+{
+    wait_arg_t *w = arg;
+    return arb_rma_progress_once() > 0 || w->done(w->arg);
+}
+
 arbor_status_t arb_rma_wait_until_pred(bool (*done)(void *), void *arg, bool yield_when_stalled,
                                        const char *what)
 {
     uint64_t seen = arb_ctx.epoch;
     double since = 0;
     unsigned idle = 0;
+    arb_nap_t nap = {0};
+    wait_arg_t w = {done, arg};
     while (!done(arg)) {
         if (arb_rma_progress_once() || arb_ctx.epoch != seen) {
             seen = arb_ctx.epoch;
             idle = 0;
             since = 0;
+            nap.idle_since = 0;
             continue;
         }
         if (arb_ctx.yield) sched_yield();
-        if (++idle % 256) continue;
+        if (!arb_bell_nap(&nap, wait_recheck, &w) && ++idle % 256) continue;
         double now = arb_now_us();
         if (since == 0) since = now;
         if (yield_when_stalled && now - since > 1000) sched_yield();
@@ -407,16 +425,17 @@ int arb_rma_req_live(void)
 void arb_rma_after_post(int rank)
 {
     arb_rma.posted = true;
-    if (arb_ctx.cfg.rma_ordered) arb_ctx.tp_ops->fence(arb_ctx.tp, rank);
+    arb_bell_ring(rank); /* a transport operation within a node raises no event at its target */
+    if (arb_ctx.cfg.rma_ordered) arb_tp_fence(rank);
 }
 
 arbor_status_t arb_rma_tp_put(int rank, uint64_t off, const void *src, size_t len,
                               arb_tp_comp_t *comp)
 {
     arbor_status_t status;
-    arb_tp_rkey_t *key = arb_ctx.tp_ops->seg_rkey(arb_ctx.tp, rank);
+    arb_tp_rkey_t *key = arb_tp_seg_rkey(rank);
     if (!comp) comp = &arb_rma.imp[rank];
-    ARB_RMA_POST(status, arb_ctx.tp_ops->put(arb_ctx.tp, src, len, key, off, comp));
+    ARB_RMA_POST(status, arb_tp_put(src, len, key, off, comp));
     if (status == ARBOR_OK) arb_rma_after_post(rank);
     return status;
 }
@@ -424,9 +443,9 @@ arbor_status_t arb_rma_tp_put(int rank, uint64_t off, const void *src, size_t le
 arbor_status_t arb_rma_tp_get(int rank, uint64_t off, void *dst, size_t len, arb_tp_comp_t *comp)
 {
     arbor_status_t status;
-    arb_tp_rkey_t *key = arb_ctx.tp_ops->seg_rkey(arb_ctx.tp, rank);
+    arb_tp_rkey_t *key = arb_tp_seg_rkey(rank);
     if (!comp) comp = &arb_rma.imp[rank];
-    ARB_RMA_POST(status, arb_ctx.tp_ops->get(arb_ctx.tp, dst, len, key, off, comp));
+    ARB_RMA_POST(status, arb_tp_get(dst, len, key, off, comp));
     if (status == ARBOR_OK) arb_rma_after_post(rank);
     return status;
 }
@@ -435,10 +454,9 @@ arbor_status_t arb_rma_tp_amo(int rank, uint64_t off, arb_tp_amo_t op, uint64_t 
                               uint64_t compare, uint64_t *result, arb_tp_comp_t *comp)
 {
     arbor_status_t status;
-    arb_tp_rkey_t *key = arb_ctx.tp_ops->seg_rkey(arb_ctx.tp, rank);
+    arb_tp_rkey_t *key = arb_tp_seg_rkey(rank);
     if (!comp) comp = &arb_rma.imp[rank];
-    ARB_RMA_POST(status,
-                 arb_ctx.tp_ops->amo(arb_ctx.tp, op, key, off, operand, compare, result, comp));
+    ARB_RMA_POST(status, arb_tp_amo(op, key, off, operand, compare, result, comp));
     if (status == ARBOR_OK) arb_rma_after_post(rank);
     return status;
 }
@@ -490,7 +508,7 @@ arbor_status_t arb_rma_complete_to(int rank)
         }
     }
     if (arb_rma.posted) {
-        arbor_status_t fs = arb_ctx.tp_ops->flush(arb_ctx.tp);
+        arbor_status_t fs = arb_tp_flush();
         if (fs != ARBOR_OK) return fs;
         arb_rma.posted = false;
     }
@@ -507,7 +525,7 @@ arbor_status_t arbor_order(int rank)
         if (arb_rma.peer_seg[rank] && arb_rma.cpu_atomics)
             __atomic_thread_fence(__ATOMIC_SEQ_CST); /* everything to it is done already */
         else
-            status = arb_ctx.tp_ops->fence(arb_ctx.tp, rank);
+            status = arb_tp_fence(rank);
     }
     arb_unlock();
     return status;
@@ -552,9 +570,10 @@ static arbor_status_t xfer(bool put, int rank, void *dst, const void *src, size_
     if ((status = arb_rma_translate(rank, put ? dst : src, nbytes, false, &tgt)) != ARBOR_OK)
         return status;
     if (tgt.ptr) { /* mapped (or self): done here; a handle asked for comes back complete */
-        if (put)
+        if (put) {
             memmove(tgt.ptr, src, nbytes);
-        else
+            arb_bell_ring(rank); /* the target may wait_until on what we wrote */
+        } else
             memmove(dst, tgt.ptr, nbytes);
         return req_p ? arb_rma_req_done_handle(rank, req_p) : ARBOR_OK;
     }

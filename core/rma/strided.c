@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/doorbell.h"
 #include "core/log.h"
 #include "core/rma/rma_impl.h"
 
@@ -218,6 +219,7 @@ static arbor_status_t run_op(int kind, int rank, const arb_rma_target_t *t, int6
     if (t->ptr && kind != 2) {
         a.rptr = t->ptr - (int64_t)t->off + base_off; /* byte at the remote base address */
         arbor_status_t status = issue(ctx, &a);
+        if (kind == 0) arb_bell_ring(rank); /* after the last piece */
         if (status != ARBOR_OK) return status;
         return req_p ? arb_rma_req_done_handle(rank, req_p) : ARBOR_OK;
     }

@@ -5,7 +5,6 @@
  */
 #include "transports/ofi/ofi.h"
 
-#include "core/config.h"
 #include "core/log.h"
 
 #include <errno.h>
@@ -16,9 +15,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#define BLOB_MAGIC        0x4152424fu /* "ARBO" */
-#define DEFAULT_TIMEOUT_S 300.0
-#define PROV_NAME_MAX     32
+#define BLOB_MAGIC    0x4152424fu /* "ARBO" */
+#define PROV_NAME_MAX 32
 
 /* Blob layout: this header, then the endpoint name. */
 typedef struct {
@@ -243,7 +241,6 @@ static void ofi_close(arb_tp_t *tp);
 
 static arbor_status_t ofi_open(const arb_tp_params_t *params, arb_tp_t **tp_p)
 {
-    const arb_config_t *cfg = params->config;
     arb_tp_t *tp;
     arbor_status_t status;
 
@@ -259,14 +256,14 @@ static arbor_status_t ofi_open(const arb_tp_params_t *params, arb_tp_t **tp_p)
     tp->size = params->size;
     /* The bootstrap knows the node's ranks (PMIx local peers): every rank local means one node. */
     tp->all_local = params->size <= 1 || params->nlocal == params->size;
-    tp->timeout_s = cfg ? cfg->timeout_s : DEFAULT_TIMEOUT_S;
-    tp->yield = cfg ? cfg->poll_yield != ARB_YIELD_NEVER : true;
+    tp->timeout_s = params->timeout_s;
+    tp->yield = params->yield;
     tp->wait_fd = -1;
     tp->offload_want = params->offload_want;
     tp->active_head = -1;
     tp->async_status = ARBOR_OK;
 
-    status = arb_ofi_select(tp, cfg ? cfg->ofi_provider : "", &tp->info);
+    status = arb_ofi_select(tp, params->provider ? params->provider : "", &tp->info);
     if (status == ARBOR_OK) status = objects_open(tp);
     if (status == ARBOR_OK) status = arb_ofi_scratch_init(tp);
     if (status == ARBOR_OK) status = seg_init(tp, params->segment_size);

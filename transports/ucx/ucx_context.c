@@ -4,15 +4,13 @@
  */
 #include "transports/ucx/ucx.h"
 
-#include "core/config.h"
 #include "core/log.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define BLOB_MAGIC        0x41524255u /* "ARBU" */
-#define DEFAULT_TIMEOUT_S 300.0
+#define BLOB_MAGIC 0x41524255u /* "ARBU" */
 
 /* Blob layout: this header, then the worker address, then the packed segment key. */
 typedef struct {
@@ -186,7 +184,6 @@ static void ucx_close(arb_tp_t *tp);
 
 static arbor_status_t ucx_open(const arb_tp_params_t *params, arb_tp_t **tp_p)
 {
-    const arb_config_t *cfg = params->config;
     arb_tp_t *tp;
     arbor_status_t status;
 
@@ -200,8 +197,9 @@ static arbor_status_t ucx_open(const arb_tp_params_t *params, arb_tp_t **tp_p)
     if (tp == NULL) return ARBOR_ERR_NO_MEMORY;
     tp->rank = params->rank;
     tp->size = params->size;
-    tp->timeout_s = cfg ? cfg->timeout_s : DEFAULT_TIMEOUT_S;
-    tp->yield = cfg ? cfg->poll_yield != ARB_YIELD_NEVER : true;
+    tp->timeout_s = params->timeout_s;
+    tp->yield = params->yield;
+    tp->caps |= ARB_TP_CAP_MAPPED_CPU_AMO; /* shared-memory transports do CPU atomics */
     tp->efd = -1;
 
     status = ctx_init(tp, params->size);
