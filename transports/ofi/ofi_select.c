@@ -121,8 +121,8 @@ static struct fi_info *refine_offload(const arb_tp_t *tp, const struct fi_info *
          * (tests/probe_trigger.c), which costs every other operation here: this mode only. */
         static const uint64_t order[] = {FI_ORDER_RMA_WAW, 0};
         for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
-            struct fi_info *got = getinfo(pick->fabric_attr->prov_name, order[i],
-                                          FI_PROGRESS_AUTO, pick, FI_TRIGGER | FI_RMA_EVENT);
+            struct fi_info *got = getinfo(pick->fabric_attr->prov_name, order[i], FI_PROGRESS_AUTO,
+                                          pick, FI_TRIGGER | FI_RMA_EVENT);
             if (got == NULL) continue;
             struct fi_info *info = fi_dupinfo(got);
             fi_freeinfo(got);
