@@ -35,10 +35,12 @@ struct arb_config {
     int poll_yield;
     int progress;   /* ARB_PROGRESS_* */
     double spin_us; /* interrupt mode: idle polling before a wait sleeps */
-    int offload;    /* ARB_OFFLOAD_*: which transport hooks collectives may use (core/offload.h) */
-    double hwcoll_cost; /* us per provider collective call; 0 = the provider's default */
-    bool direct;        /* use mapped peer segments where the transport offers them */
-    bool check;         /* ARBOR_CHECK: exchange a signature per collective (coll_check.c) */
+    bool direct;    /* use mapped peer segments where the transport offers them */
+    bool check;     /* ARBOR_CHECK: exchange a signature per collective (coll_check.c) */
+    /* ARB_OFFLOAD_*: which transport hooks collectives may use (core/offload.h) */
+    int offload;
+    /* microseconds per provider collective call; 0 = the provider's default */
+    double hwcoll_cost;
     bool stats;
     bool warn_unknown;
     int coll_alg[ARB_CFG_COLL_KINDS]; /* forced algorithm per collective (table index; 0 = auto) */

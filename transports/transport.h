@@ -60,15 +60,16 @@ typedef enum {
 /* Everything a backend is told at open. The core fills it from the configuration and the
  * bootstrap: a backend reads neither ARBOR_* settings nor the launcher's environment. */
 typedef struct {
-    int rank;              /* this process in the job */
-    int size;              /* processes in the job */
-    size_t segment_size;   /* bytes to allocate and register */
-    int nlocal;            /* processes of the job on this node (from the bootstrap) */
-    const char *provider;  /* backend's provider choice (ARBOR_OFI_PROVIDER); NULL or "" = best */
-    double timeout_s;      /* bound of blocking waits (flush, close); 0 = forever */
-    bool yield;            /* waiting loops may yield the CPU (ARBOR_POLL_YIELD is not never) */
-    uint32_t offload_want; /* ARB_TP_CAP_HW_COLL / _TRIGGERED the core may use: a backend asks
-                            * its provider for them only then (core/offload.h) */
+    int rank;             /* this process in the job */
+    int size;             /* processes in the job */
+    size_t segment_size;  /* bytes to allocate and register */
+    int nlocal;           /* processes of the job on this node (from the bootstrap) */
+    const char *provider; /* backend's provider choice (ARBOR_OFI_PROVIDER); NULL or "" = best */
+    double timeout_s;     /* bound of blocking waits (flush, close); 0 = forever */
+    bool yield;           /* waiting loops may yield the CPU (ARBOR_POLL_YIELD is not never) */
+    /* ARB_TP_CAP_HW_COLL / _TRIGGERED the core may use: a backend asks its provider for them
+     * only then (core/offload.h). */
+    uint32_t offload_want;
 } arb_tp_params_t;
 
 /*

@@ -113,11 +113,15 @@ struct arb_tp {
     struct fid_av *av;
     struct fid_cq *cq;
     struct fid_ep *ep;
-    int wait_fd;                /* -1: the CQ has no descriptor */
-    struct fid_eq *eq;          /* join events of provider collectives (ofi_coll.c), or NULL */
-    uint32_t offload_want;      /* arb_tp_params_t.offload_want */
-    struct arb_ofi_coll *colls; /* contexts of provider collectives in flight (ofi_coll.c) */
-    struct arb_ofi_trig *trig;  /* triggered-program regions and counters (ofi_trigger.c) */
+    int wait_fd; /* -1: the CQ has no descriptor */
+
+    /* offload hooks: join events of provider collectives (or NULL), what the core may use
+     * (arb_tp_params_t.offload_want), the contexts of provider collectives and triggered writes
+     * in flight (ofi_coll.c), the triggered regions and counters (ofi_trigger.c) */
+    struct fid_eq *eq;
+    uint32_t offload_want;
+    struct arb_ofi_coll *colls;
+    struct arb_ofi_trig *trig;
 
     /* what the provider demands or offers */
     bool mr_virt;   /* FI_MR_VIRT_ADDR: remote addresses are virtual addresses */
