@@ -6,10 +6,12 @@
 arbor_status_t arb_pmix_open(arb_boot_t **boot_p);
 arbor_status_t arb_singleton_open(arb_boot_t **boot_p);
 
-arbor_status_t arb_boot_open(arb_boot_t **boot_p)
+arbor_status_t arb_boot_open(arb_boot_t **boot_p, double timeout_s)
 {
     arbor_status_t status = arb_pmix_open(boot_p);
-    return status == ARBOR_ERR_UNSUPPORTED ? arb_singleton_open(boot_p) : status;
+    if (status == ARBOR_ERR_UNSUPPORTED) status = arb_singleton_open(boot_p);
+    if (status == ARBOR_OK) (*boot_p)->timeout_s = timeout_s;
+    return status;
 }
 
 void arb_boot_free_all(arb_boot_t *b, void **blobs, size_t *lens)

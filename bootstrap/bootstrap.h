@@ -37,10 +37,19 @@ typedef struct arb_boot_ops {
 
 struct arb_boot {
     const arb_boot_ops_t *ops;
+    /* Bound of fence and get (ARBOR_TIMEOUT; 0 = none): a rank that never joins makes them
+     * return ARBOR_ERR_TIMEOUT instead of hanging init or finalize. */
+    double timeout_s;
 };
 
-/* Connects to the PMIx server or falls back to a singleton. */
-arbor_status_t arb_boot_open(arb_boot_t **boot_p);
+/* Connects to the PMIx server or falls back to a singleton; timeout_s bounds every fence and
+ * get. */
+arbor_status_t arb_boot_open(arb_boot_t **boot_p, double timeout_s);
+
+/* A transport saw rank's process gone (an error on its endpoint or completion queue): later
+ * losses() / lost(rank) of the open bootstrap report it, exactly as a launcher's termination
+ * event would. Any thread; a no-op without an open multi-rank bootstrap. */
+void arb_boot_peer_lost(int rank);
 
 /* put + commit + fence + get from every rank: blobs_p[i] / lens_p[i] are malloc'd (free with
  * arb_boot_free_all). */

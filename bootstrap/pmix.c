@@ -106,15 +106,121 @@ static arbor_status_t p_commit(arb_boot_t *b)
     return ARBOR_OK;
 }
 
+/*
+ * Bounded calls: a fence or a get waits for every rank (or for one peer's commit), so a rank that
+ * never joins (not started, stuck before arbor_init, dead) would hang init or finalize. They run
+ * as PMIx's non-blocking forms, with PMIX_TIMEOUT for servers that honour it, and this rank
+ * stops waiting at the bootstrap's timeout whatever the server does. An abandoned call may
+ * still complete later on PMIx's thread: the record then belongs to whichever side is last.
+ */
+enum { CALL_WAITING, CALL_DONE, CALL_ABANDONED };
+
+typedef struct {
+    _Atomic int state;
+    pmix_status_t status;
+    pmix_info_t info[2];
+    size_t ninfo;
+    pmix_proc_t proc;
+    void *bytes; /* get: a copy of the value's bytes (PMIX_BYTE_OBJECT only) */
+    size_t len;
+    bool is_bytes;
+} pmix_call_t;
+
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void call_free(pmix_call_t *c)
+{
+    for (size_t i = 0; i < c->ninfo; i++) PMIX_INFO_DESTRUCT(&c->info[i]);
+    free(c->bytes);
+    free(c);
+}
+
+/* A new record whose info carries PMIX_TIMEOUT (whole seconds, rounded up) and extra. */
+static pmix_call_t *call_new(const arb_boot_t *b, const pmix_info_t *extra)
+{
+    pmix_call_t *c = calloc(1, sizeof(*c));
+    if (!c) return NULL;
+    atomic_init(&c->state, CALL_WAITING);
+    if (extra) c->info[c->ninfo++] = *extra;
+    if (b->timeout_s > 0) {
+        int secs =
+            b->timeout_s >= 1e6 ? 1000000 : (int)b->timeout_s + (b->timeout_s > (int)b->timeout_s);
+        PMIX_INFO_LOAD(&c->info[c->ninfo], PMIX_TIMEOUT, &secs, PMIX_INT);
+        c->ninfo++;
+    }
+    return c;
+}
+
+/* PMIx's thread: the call ended. */
+static void call_finish(pmix_call_t *c, pmix_status_t status)
+{
+    c->status = status;
+    if (atomic_exchange(&c->state, CALL_DONE) == CALL_ABANDONED) call_free(c);
+}
+
+/* Waits for c until the bootstrap's timeout; true when it ended (c->status says how). On a
+ * timeout c is left to PMIx. Short naps: a fence of ranks that all arrived takes milliseconds,
+ * and this thread must not hold a core the late ranks need. */
+static bool call_wait(const arb_boot_t *b, pmix_call_t *c)
+{
+    double deadline = b->timeout_s > 0 ? mono_s() + b->timeout_s : 0;
+    long nap_ns = 10000;
+    while (atomic_load(&c->state) != CALL_DONE) {
+        if (deadline && mono_s() > deadline) {
+            if (atomic_exchange(&c->state, CALL_ABANDONED) == CALL_DONE) {
+                atomic_store(&c->state, CALL_DONE); /* ended meanwhile: still ours */
+                return true;
+            }
+            return false;
+        }
+        struct timespec nap = {0, nap_ns};
+        nanosleep(&nap, NULL);
+        if (nap_ns < 1000000) nap_ns *= 2;
+    }
+    return true;
+}
+
+static void fence_done(pmix_status_t status, void *cbdata)
+{
+    call_finish(cbdata, status);
+}
+
 static arbor_status_t p_fence(arb_boot_t *b)
 {
     bool collect = true;
-    pmix_proc_t all;
-    PMIX_PROC_LOAD(&all, self_of(b)->me.nspace, PMIX_RANK_WILDCARD);
     pmix_info_t info;
     PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
-    pmix_status_t rc = PMIx_Fence(&all, 1, &info, 1);
-    PMIX_INFO_DESTRUCT(&info);
+    pmix_call_t *c = call_new(b, &info);
+    if (!c) {
+        PMIX_INFO_DESTRUCT(&info);
+        return ARBOR_ERR_NO_MEMORY;
+    }
+    PMIX_PROC_LOAD(&c->proc, self_of(b)->me.nspace, PMIX_RANK_WILDCARD);
+    pmix_status_t rc = PMIx_Fence_nb(&c->proc, 1, c->info, c->ninfo, fence_done, c);
+    if (rc == PMIX_OPERATION_SUCCEEDED) {
+        rc = PMIX_SUCCESS; /* done at once, no callback */
+    } else if (rc == PMIX_SUCCESS) {
+        if (!call_wait(b, c)) {
+            arb_error("the bootstrap's fence (every rank of the job) did not complete within %g s "
+                      "(ARBOR_TIMEOUT): some rank never reached it (not started, stuck before "
+                      "arbor_init or arbor_finalize, or gone); PMIx does not say which",
+                      b->timeout_s);
+            return ARBOR_ERR_TIMEOUT;
+        }
+        rc = c->status;
+    }
+    call_free(c);
+    if (rc == PMIX_ERR_TIMEOUT) {
+        arb_error("the bootstrap's fence timed out in the PMIx server after %g s (ARBOR_TIMEOUT): "
+                  "some rank never reached it",
+                  b->timeout_s);
+        return ARBOR_ERR_TIMEOUT;
+    }
     if (rc != PMIX_SUCCESS) {
         arb_error("PMIx_Fence failed: %s", PMIx_Error_string(rc));
         return ARBOR_ERR_BOOTSTRAP;
@@ -122,36 +228,67 @@ static arbor_status_t p_fence(arb_boot_t *b)
     return ARBOR_OK;
 }
 
+static void get_done(pmix_status_t status, pmix_value_t *kv, void *cbdata)
+{
+    pmix_call_t *c = cbdata;
+    /* kv is PMIx's, valid during this call only: copy the bytes out. */
+    if (status == PMIX_SUCCESS && kv && kv->type == PMIX_BYTE_OBJECT) {
+        c->len = kv->data.bo.size;
+        c->bytes = malloc(c->len ? c->len : 1);
+        c->is_bytes = c->bytes != NULL;
+        if (c->bytes && c->len) memcpy(c->bytes, kv->data.bo.bytes, c->len);
+        if (!c->bytes) status = PMIX_ERR_NOMEM;
+    }
+    call_finish(c, status);
+}
+
 static arbor_status_t p_get(arb_boot_t *b, int peer, const char *key, void **data_p, size_t *len_p)
 {
-    pmix_proc_t proc;
-    pmix_value_t *v = NULL;
-    PMIX_PROC_LOAD(&proc, self_of(b)->me.nspace, (pmix_rank_t)peer);
     char skey[PMIX_MAX_KEYLEN + 1];
     session_key(key, skey, sizeof(skey));
-    pmix_status_t rc = PMIx_Get(&proc, skey, NULL, 0, &v);
-    if (rc != PMIX_SUCCESS || !v || v->type != PMIX_BYTE_OBJECT) {
+    pmix_call_t *c = call_new(b, NULL);
+    if (!c) return ARBOR_ERR_NO_MEMORY;
+    PMIX_PROC_LOAD(&c->proc, self_of(b)->me.nspace, (pmix_rank_t)peer);
+    pmix_status_t rc = PMIx_Get_nb(&c->proc, skey, c->info, c->ninfo, get_done, c);
+    if (rc == PMIX_SUCCESS && !call_wait(b, c)) {
+        arb_error("PMIx_Get of %s from rank %d did not complete within %g s (ARBOR_TIMEOUT): "
+                  "rank %d never published it",
+                  key, peer, b->timeout_s, peer);
+        return ARBOR_ERR_TIMEOUT;
+    }
+    if (rc == PMIX_SUCCESS) rc = c->status;
+    if (rc == PMIX_SUCCESS && !c->is_bytes) rc = PMIX_ERR_TYPE_MISMATCH;
+    if (rc != PMIX_SUCCESS) {
         arb_error("PMIx_Get of %s from rank %d failed: %s", key, peer, PMIx_Error_string(rc));
-        if (v) PMIX_VALUE_RELEASE(v);
-        return ARBOR_ERR_BOOTSTRAP;
+        call_free(c);
+        return rc == PMIX_ERR_TIMEOUT ? ARBOR_ERR_TIMEOUT : ARBOR_ERR_BOOTSTRAP;
     }
-    void *copy = malloc(v->data.bo.size ? v->data.bo.size : 1);
-    if (!copy) {
-        PMIX_VALUE_RELEASE(v);
-        return ARBOR_ERR_NO_MEMORY;
-    }
-    memcpy(copy, v->data.bo.bytes, v->data.bo.size);
-    *len_p = v->data.bo.size;
-    *data_p = copy;
-    PMIX_VALUE_RELEASE(v);
+    *data_p = c->bytes;
+    *len_p = c->len;
+    c->bytes = NULL;
+    call_free(c);
     return ARBOR_OK;
 }
 
-static void mark_lost(pmix_boot_t *pb, pmix_rank_t r)
+/* how: what saw it (one line per lost rank says it, for the user and for the figures of
+ * docs/TRANSPORTS.md). */
+static void mark_lost(pmix_boot_t *pb, pmix_rank_t r, const char *how)
 {
     if (pb->lost && r < (pmix_rank_t)pb->size && r != pb->me.rank &&
-        !atomic_exchange(&pb->lost[r], 1))
+        !atomic_exchange(&pb->lost[r], 1)) {
         atomic_fetch_add(&pb->nlost, 1);
+        arb_warn("world rank %u is gone (%s)", (unsigned)r, how);
+    }
+}
+
+/* The bootstrap the event handler and the transports report to (PMIx passes the handler no
+ * argument of ours). */
+static pmix_boot_t *_Atomic events_for;
+
+void arb_boot_peer_lost(int rank)
+{
+    pmix_boot_t *pb = atomic_load(&events_for);
+    if (pb && rank >= 0) mark_lost(pb, (pmix_rank_t)rank, "the transport's error path");
 }
 
 #define PID_KEY "arbor.pid"
@@ -179,7 +316,7 @@ static void probe_local(pmix_boot_t *pb)
             if (v) PMIX_VALUE_RELEASE(v);
         }
         if (r >= 0 && r < pb->size && pb->pid[r] > 0 && kill(pb->pid[r], 0) != 0 && errno == ESRCH)
-            mark_lost(pb, (pmix_rank_t)r);
+            mark_lost(pb, (pmix_rank_t)r, "its PID on this node is gone");
     }
 }
 
@@ -195,23 +332,21 @@ static int p_lost(arb_boot_t *b, int rank)
     return pb->lost && rank >= 0 && rank < pb->size && atomic_load(&pb->lost[rank]);
 }
 
-/* The bootstrap the event handler reports to (PMIx passes it no argument of ours). */
-static pmix_boot_t *events_for;
-
 /* A process of the job ended abnormally (the launcher must keep the job alive, e.g. Open
  * MPI's --mca orte_enable_recovery 1). Runs on PMIx's thread: it only sets atomics. */
 static void on_termination(size_t id, pmix_status_t status, const pmix_proc_t *source,
                            pmix_info_t info[], size_t ninfo, pmix_info_t *results, size_t nresults,
                            pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
 {
-    pmix_boot_t *pb = events_for;
+    pmix_boot_t *pb = atomic_load(&events_for);
     const pmix_proc_t *who = source;
     (void)id, (void)status, (void)results, (void)nresults;
     for (size_t i = 0; i < ninfo; i++)
         if (PMIX_CHECK_KEY(&info[i], PMIX_EVENT_AFFECTED_PROC) && info[i].value.type == PMIX_PROC &&
             info[i].value.data.proc)
             who = info[i].value.data.proc;
-    if (pb && who && PMIX_CHECK_NSPACE(who->nspace, pb->me.nspace)) mark_lost(pb, who->rank);
+    if (pb && who && PMIX_CHECK_NSPACE(who->nspace, pb->me.nspace))
+        mark_lost(pb, who->rank, "the launcher's termination event");
     if (cbfunc) cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
 }
 
@@ -233,7 +368,7 @@ static void watch_peers(pmix_boot_t *pb)
      * still be finishing the closing barrier it completed. */
     pmix_status_t codes[] = {PMIX_ERR_PROC_ABORTED_BY_SIG, PMIX_ERR_PROC_TERM_WO_SYNC,
                              PMIX_ERR_EXIT_NONZERO_TERM, PMIX_ERR_PROC_REQUESTED_ABORT};
-    events_for = pb;
+    atomic_store(&events_for, pb);
     /* Blocking form (no callback): returns the handler's reference, or an error. */
     pmix_status_t rc = PMIx_Register_event_handler(codes, sizeof(codes) / sizeof(codes[0]), NULL, 0,
                                                    on_termination, NULL, NULL);
@@ -244,7 +379,7 @@ static void p_finalize(arb_boot_t *b)
 {
     pmix_boot_t *pb = self_of(b);
     if (pb->has_handler) PMIx_Deregister_event_handler(pb->handler, NULL, NULL);
-    events_for = NULL;
+    atomic_store(&events_for, NULL);
     free((void *)pb->lost);
     free(pb->pid);
     free(pb->local);

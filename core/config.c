@@ -107,8 +107,9 @@ static const row_t rows[] = {
     {"CHECK", "n",
      "check every collective: the members exchange a signature (kind, root, byte count, type, "
      "op, sync flags, whether the arguments were valid) before data moves, and a difference "
-     "returns ARBOR_ERR_MISMATCH on every member; each call, _nb ones too, then waits for "
-     "that exchange",
+     "returns ARBOR_ERR_MISMATCH on every member; members waiting in the exchanges of two "
+     "different teams (a team mismatch) also get it, and both teams fail; each call, _nb "
+     "ones too, then waits for that exchange",
      T_BOOL, OFF(check), NULL, 0, 0, F_UNIFORM},
     {"STATS", "n", "print per-algorithm counts and times at finalize", T_BOOL, OFF(stats), NULL, 0,
      0, 0},

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "core/coll.h"
+#include "core/coll_check.h"
 #include "core/context.h"
 #include "core/doorbell.h"
 #include "core/tp_call.h"
@@ -75,23 +76,20 @@ static void report_uniform_mismatch(const uint64_t *digests)
     free(text);
 }
 
-static int local_count(void)
+static arbor_status_t open_transport(void)
 {
     const int *local;
     int nlocal;
     arb_ctx.boot->ops->local_ranks(arb_ctx.boot, &local, &nlocal);
-    return nlocal;
-}
-
-static arbor_status_t open_transport(void)
-{
     arb_tp_params_t p = {.rank = arb_ctx.rank,
                          .size = arb_ctx.size,
                          .segment_size = arb_ctx.cfg.segment_size,
-                         .nlocal = local_count(),
+                         .nlocal = nlocal,
                          .provider = arb_ctx.cfg.ofi_provider,
                          .timeout_s = arb_ctx.cfg.timeout_s,
                          .yield = arb_ctx.cfg.poll_yield != ARB_YIELD_NEVER,
+                         .local = local,
+                         .peer_lost = arb_boot_peer_lost,
                          .offload_want = arb_offload_want(&arb_ctx.cfg)};
     static const char *const wanted[] = {NULL, "ucx", "ofi"};
     const char *want = wanted[arb_ctx.cfg.transport];
@@ -255,6 +253,8 @@ static arbor_status_t wire_up(void)
 static void teardown(void)
 {
     arb_progress_thread_stop();
+    arb_coll_check_board_init(0, NULL);
+    arb_team_fail_reset();
     arb_req_cleanup();
     arb_exec_cleanup();
     arb_team_destroy_all();
@@ -288,7 +288,7 @@ arbor_status_t arbor_init(void)
     }
     arb_log_level = arb_ctx.cfg.log_level;
 
-    if ((status = arb_boot_open(&arb_ctx.boot)) != ARBOR_OK) {
+    if ((status = arb_boot_open(&arb_ctx.boot, arb_ctx.cfg.timeout_s)) != ARBOR_OK) {
         arb_error("bootstrap failed: %s", arbor_strerror(status));
         return status;
     }
@@ -344,6 +344,13 @@ arbor_status_t arbor_init(void)
     if ((status = arb_mem_take_local(ARB_BELL_LINE_BYTES, &bell_off)) != ARBOR_OK ||
         (status = arb_bell_init(bell_off)) != ARBOR_OK) /* may fall back to thread mode */
         goto err;
+    /* ARBOR_CHECK's board for team mismatches: the same block of every heap (init takes the
+     * same blocks in the same order everywhere). */
+    uint64_t board = 0;
+    if (arb_ctx.cfg.check &&
+        (status = arb_mem_take_local(ARB_CHECK_BOARD_BYTES, &board)) != ARBOR_OK)
+        goto err;
+    arb_coll_check_board_init(board, arb_team_by_id);
     if (arb_ctx.cfg.logp_measure && (status = arb_logp_measure()) != ARBOR_OK) goto err;
     arb_offload_model();
     if ((status = arb_offload_team_init(arb_ctx.world)) != ARBOR_OK) goto err;

@@ -43,16 +43,6 @@ int arb_progress_turn(void)
     return moved;
 }
 
-/* Whether the launcher reported a member of t gone (only looked up after a report). */
-static bool team_lost_peer(const struct arbor_team *t)
-{
-    arb_boot_t *b = arb_ctx.boot;
-    if (!b || !b->ops->losses(b)) return false;
-    for (int r = 0; r < t->size; r++)
-        if (b->ops->lost(b, t->world[r])) return true;
-    return false;
-}
-
 /* The re-check of interrupt mode's waiting step (core/doorbell.h). */
 static bool exec_recheck(void *arg)
 {
@@ -76,9 +66,10 @@ arbor_status_t arb_exec_wait(arb_inst_t *inst)
         }
         if (arb_ctx.yield) sched_yield();
         if (!arb_bell_nap(&nap, exec_recheck, inst) && ++idle % 256) continue;
-        if (team_lost_peer(inst->team)) {
-            arb_team_fail(inst->team, inst, ARBOR_ERR_PEER_LOST);
-            return ARBOR_ERR_PEER_LOST;
+        arbor_status_t why = arb_team_stall_reason(inst->team, inst);
+        if (why != ARBOR_OK) {
+            arb_team_fail(inst->team, inst, why);
+            return why;
         }
         double now = arb_now_us();
         if (since == 0) since = now;

@@ -115,6 +115,7 @@ arbor_status_t arb_team_create_world(struct arbor_team **team_p)
     free(world);
     if (status != ARBOR_OK) return status;
     (*team_p)->handle = ARBOR_TEAM_WORLD;
+    (*team_p)->id = 1;
     arb_ctx.all_mapped = true;
     for (int r = 0; r < P; r++) arb_ctx.all_mapped &= (*team_p)->peer_region[r] != NULL;
     return ARBOR_OK;
@@ -242,6 +243,7 @@ static arbor_status_t arbor_team_split_unlocked(arbor_team_h parent, int color, 
         struct arbor_team *t = NULL;
         status = team_new(world, n, me, m->off, chunk, &t);
         if (status == ARBOR_OK) {
+            t->id = arb_team_child_id(p, color);
             t->region_mem = m;
             m = NULL;
             /* The members create the team in the same order: its provider group joins here
@@ -301,6 +303,15 @@ struct arbor_team *arb_team_lookup(arbor_team_h h)
     if (h == ARBOR_TEAM_WORLD) return arb_ctx.world;
     tslot_t *s = team_slot(h);
     return s ? s->t : NULL;
+}
+
+struct arbor_team *arb_team_by_id(uint64_t id)
+{
+    if (!arb_initialized()) return NULL;
+    if (arb_ctx.world && arb_ctx.world->id == id) return arb_ctx.world;
+    for (uint32_t i = 0; i < ntslots; i++)
+        if (tslots[i].t && tslots[i].t->id == id) return tslots[i].t;
+    return NULL;
 }
 
 arbor_status_t arbor_team_rank(arbor_team_h team, int *rank_p)

@@ -46,6 +46,7 @@ struct arbor_team {
     int *node;             /* [size] node index (0..topo.nnodes-1) of each member, in team order */
     arb_topo_t topo;       /* what the selector sees (topo.node = node) */
     uint64_t seq;          /* collectives started */
+    uint64_t id;           /* equal on every member, differs between teams (team_fail.c) */
     bool closing;          /* finalize's last barrier: return no credits (no one needs them) */
     arbor_status_t failed; /* ARBOR_OK, or why the team failed (team_fail.c): calls refused */
     arb_sched_cache_t cache;
@@ -92,5 +93,25 @@ void arb_team_fail(struct arbor_team *t, struct arb_inst *inst, arbor_status_t w
 
 /* Maps a public handle to a live team; NULL for an unknown or freed one. */
 struct arbor_team *arb_team_lookup(arbor_team_h h);
+/* The live team of this rank with that id (world included), or NULL: this rank is no member. */
+struct arbor_team *arb_team_by_id(uint64_t id);
+
+/* The id of a team split from parent with colour (every member computes the same, from the
+ * parent's id and collective count at the split). */
+uint64_t arb_team_child_id(const struct arbor_team *parent, int color);
+/* Called by the waiting loops at their idle points: why a stalled collective of t can never
+ * complete, or ARBOR_OK (keep waiting). ARBOR_ERR_PEER_LOST: a member is gone (bootstrap probe,
+ * launcher event or transport error); ARBOR_ERR_MISMATCH: ARBOR_CHECK saw members waiting in
+ * the signature exchanges of different teams (coll_check.c). Cheap: no work unless reported. */
+arbor_status_t arb_team_stall_reason(struct arbor_team *t, struct arb_inst *inst);
+/* A further reason asked by arb_team_stall_reason (ARBOR_CHECK's team-mismatch detection,
+ * registered from above so that this engine-level file does not call up); NULL: none. */
+typedef arbor_status_t (*arb_team_stall_fn)(struct arbor_team *t, struct arb_inst *inst);
+void arb_team_set_stall_hook(arb_team_stall_fn fn);
+/* Finalize: forgets the hook. */
+void arb_team_fail_reset(void);
+/* Fails t without an instance of its own (the other team of a crossing): cancels its
+ * collectives in flight; later calls on it return ARBOR_ERR_TEAM. */
+void arb_team_fail_all(struct arbor_team *t, arbor_status_t why);
 
 #endif /* ARB_CORE_TEAM_H */

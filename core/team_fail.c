@@ -11,6 +11,56 @@
 #include "core/log.h"
 #include "core/team.h"
 
+uint64_t arb_team_child_id(const struct arbor_team *parent, int color)
+{
+    /* FNV-1a over (parent id, parent's collective count at the split, colour): two splits of
+     * one parent differ by the count, two colours of one split by the colour. 0 is reserved
+     * (no team) and the world is 1. */
+    uint64_t v[3] = {parent->id, parent->seq, (uint64_t)(uint32_t)color};
+    uint64_t h = 1469598103934665603ull;
+    for (int i = 0; i < 3; i++)
+        for (int b = 0; b < 64; b += 8) h = (h ^ ((v[i] >> b) & 0xff)) * 1099511628211ull;
+    return h > 1 ? h : h + 2;
+}
+
+/* Whether the bootstrap (launcher events, the probe of this node's ranks, transport errors
+ * reported through arb_boot_peer_lost) knows a member of t gone. */
+static bool team_lost_peer(const struct arbor_team *t)
+{
+    arb_boot_t *b = arb_ctx.boot;
+    if (!b || !b->ops->losses(b)) return false;
+    for (int r = 0; r < t->size; r++)
+        if (b->ops->lost(b, t->world[r])) return true;
+    return false;
+}
+
+static arb_team_stall_fn stall_hook;
+
+void arb_team_fail_reset(void)
+{
+    stall_hook = NULL;
+}
+
+void arb_team_set_stall_hook(arb_team_stall_fn fn)
+{
+    stall_hook = fn;
+}
+
+arbor_status_t arb_team_stall_reason(struct arbor_team *t, arb_inst_t *inst)
+{
+    if (team_lost_peer(t)) return ARBOR_ERR_PEER_LOST;
+    return stall_hook ? stall_hook(t, inst) : ARBOR_OK;
+}
+
+void arb_team_fail_all(struct arbor_team *t, arbor_status_t why)
+{
+    t->failed = why;
+    for (arb_inst_t *i = arb_ctx.active_head, *next; i; i = next) {
+        next = i->next;
+        if (i->team == t) arb_exec_cancel(i, why);
+    }
+}
+
 void arb_team_fail(struct arbor_team *t, arb_inst_t *inst, arbor_status_t why)
 {
     int awaited[16], n = arb_exec_awaited(inst, awaited, 16);

@@ -18,6 +18,7 @@ packages=(
     slurm-wlm munge                    # one-node Slurm cluster (tests/slurm, srun --mpi=pmix)
     graphviz gnuplot-nox               # dot (tree drawings), gnuplot (bench/compare --plot)
     procps                             # ps/pgrep used by the launchers and scripts
+    valgrind                           # memcheck tier of scripts/test.sh (tests/valgrind.cmake)
     iproute2                           # ip netns, bridges, tc: the simulated cluster (tests/cluster)
     libarmci-mpi-dev                   # ARMCI over MPI-3 RMA: the reference of clients/armci
     libglobalarrays-dev                # Global Arrays (static, over an external ARMCI): tests/armci

@@ -3,6 +3,9 @@
 # scripts/setup-deps.sh installed:
 #   1. layering grep (scripts/check-layering.sh)
 #   2. build/      -DARBOR_WERROR=ON, then ctest
+#      (without the label valgrind, which is phase 2b)
+#   2b. valgrind memcheck: ctest -L valgrind in build/ (tests/valgrind.cmake: single-rank runs,
+#      about a minute and a half on 2 cores)
 #   3. build-asan/ -DARBOR_SANITIZE=ON (ASan + UBSan), then ctest
 #   4. Slurm: a one-node cluster (tests/slurm/start.sh, needs root), srun --mpi=pmix smoke runs
 #      of build/bin/arbor-test-coll with 1..4 ranks (tests/slurm/run-smoke.sh), stop.
@@ -10,8 +13,8 @@
 # summary lists them and the exit status is 1 if any failed.
 # Knobs: ARBOR_JOBS (build jobs, default nproc), ARBOR_CTEST_JOBS (default 2),
 # ARBOR_CTEST_TIMEOUT (per test without its own TIMEOUT, default 300 s), ARBOR_CTEST_ARGS
-# (extra ctest arguments, e.g. "-L unit"), ARBOR_SKIP_ASAN=1, ARBOR_SKIP_SLURM=1,
-# ARBOR_SLURM_SMOKE_BINS (default "arbor-test-coll").
+# (extra ctest arguments, e.g. "-L unit"), ARBOR_SKIP_ASAN=1, ARBOR_SKIP_VALGRIND=1,
+# ARBOR_SKIP_SLURM=1, ARBOR_SLURM_SMOKE_BINS (default "arbor-test-coll").
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -56,9 +59,16 @@ configure_build() { # <dir> [cmake args...]
     run cmake -S . -B "$dir" "$@"
     run cmake --build "$dir" -j "$JOBS"
 }
-run_ctest() { # <dir>
-    run ctest --test-dir "$1" --output-on-failure -j "$CTEST_JOBS" --timeout "$CTEST_TIMEOUT" \
-        "${CTEST_EXTRA[@]}"
+run_ctest() { # <dir> [ctest args...]
+    local dir=$1
+    shift
+    run ctest --test-dir "$dir" --output-on-failure -j "$CTEST_JOBS" --timeout "$CTEST_TIMEOUT" \
+        "${CTEST_EXTRA[@]}" "$@"
+}
+# No valgrind tests registered (valgrind missing: scripts/setup-deps.sh installs it) fails.
+valgrind_ctest() {
+    run ctest --test-dir build --output-on-failure -j "$CTEST_JOBS" --timeout "$CTEST_TIMEOUT" \
+        -L valgrind --no-tests=error
 }
 asan_ctest() {
     ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
@@ -79,9 +89,15 @@ phase "layering grep" scripts/check-layering.sh
 
 phase "build (WERROR)" configure_build build -DARBOR_WERROR=ON
 if [ "$PHASE_RC" -eq 0 ]; then
-    phase "ctest build/" run_ctest build
+    phase "ctest build/" run_ctest build -LE valgrind
+    if [ "${ARBOR_SKIP_VALGRIND:-0}" = 1 ]; then
+        record "valgrind memcheck" "SKIPPED (ARBOR_SKIP_VALGRIND=1)"
+    else
+        phase "valgrind memcheck" valgrind_ctest
+    fi
 else
     record "ctest build/" "SKIPPED (build failed)"
+    record "valgrind memcheck" "SKIPPED (build failed)"
 fi
 
 if [ "${ARBOR_SKIP_ASAN:-0}" = 1 ]; then

@@ -28,6 +28,30 @@ if(NOT ARBOR_SANITIZE AND CMAKE_SYSTEM_NAME STREQUAL "Linux")
         TIMEOUT 300 SKIP_RETURN_CODE 77 RESOURCE_LOCK simcluster PROCESSORS 2 LABELS "cluster;launched")
     endforeach()
   endforeach()
+  # A rank on another host SIGKILLs itself (tests/cluster/peerlost.sh, test_peerlost.c): every
+  # survivor reports ARBOR_ERR_PEER_LOST within seconds on UCX (endpoint error callbacks of the
+  # off-node endpoints); on OFI tcp;ofi_rxm the survivors off the victim's host cannot see it
+  # (fi_read to it stays -FI_EAGAIN: rxm keeps reconnecting) and time out (ARBOR_TIMEOUT=10).
+  foreach(tp ucx ofi-tcp)
+    if(tp STREQUAL "ucx")
+      if(NOT ARBOR_WITH_UCX)
+        continue()
+      endif()
+      set(tp_env ARBOR_TRANSPORT=ucx ARBOR_TIMEOUT=30 ARB_PEERLOST_ALLOW_TIMEOUT=0)
+    else()
+      if(NOT ARBOR_WITH_OFI)
+        continue()
+      endif()
+      set(tp_env ARBOR_TRANSPORT=ofi "ARBOR_OFI_PROVIDER=tcp\\;ofi_rxm" ARBOR_TIMEOUT=10
+          ARB_PEERLOST_ALLOW_TIMEOUT=1)
+    endif()
+    add_test(NAME cluster.peerlost.${tp}.3x2
+             COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cluster/cluster.sh run --hosts 3 --ranks-per-host 2
+                     -- ${CMAKE_CURRENT_SOURCE_DIR}/cluster/peerlost.sh 6 $<TARGET_FILE:arbor-test-peerlost>)
+    set_tests_properties(cluster.peerlost.${tp}.3x2 PROPERTIES ENVIRONMENT "${cluster_env};${tp_env}"
+      TIMEOUT 300 SKIP_RETURN_CODE 77 RESOURCE_LOCK simcluster PROCESSORS 2
+      LABELS "cluster;launched;reliability")
+  endforeach()
   # Both LogGP levels measured at init (core/measure.c) on a job that spans hosts.
   if(ARBOR_WITH_UCX)
     add_test(NAME cluster.coll_measured.ucx.3x2 COMMAND ${cluster_run} 3 2 $<TARGET_FILE:arbor-test-coll>)

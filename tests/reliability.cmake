@@ -74,3 +74,14 @@ add_executable(arbor-test-split-leave ${CMAKE_CURRENT_SOURCE_DIR}/test_split_lea
 target_link_libraries(arbor-test-split-leave PRIVATE arbor)
 arbor_add_launched_test(NAME split_leave COMMAND $<TARGET_FILE:arbor-test-split-leave>
                         LABELS reliability RANKS 2 3 4 TRANSPORTS ${ARB_REL_TRANSPORTS} TIMEOUT 60)
+
+# A rank that never joins: the others' arbor_init returns ARBOR_ERR_TIMEOUT (the bootstrap's
+# fence and gets are bounded by ARBOR_TIMEOUT), and finalize without a late rank returns an
+# error instead of waiting for it (about 10 s per run: the late rank's sleep).
+add_executable(arbor-test-late-rank ${CMAKE_CURRENT_SOURCE_DIR}/test_late_rank.c)
+target_link_libraries(arbor-test-late-rank PRIVATE arbor)
+foreach(mode init finalize)
+  arbor_add_launched_test(NAME late_${mode} COMMAND $<TARGET_FILE:arbor-test-late-rank> ${mode}
+                          LABELS reliability RANKS 3 TRANSPORTS ${ARB_REL_TRANSPORTS} TIMEOUT 60
+                          ENV ARBOR_TIMEOUT=2)
+endforeach()

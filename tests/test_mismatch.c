@@ -1,9 +1,11 @@
 /*
  * ARBOR_CHECK=1 (issue 13, item 2): the last rank calls a collective that differs from the
  * others' in one argument (count, root, type, op, kind, sync flags, count arrays) or passes an
- * argument that only it gets wrong. Every rank must get ARBOR_ERR_MISMATCH (the wrong one its
- * own code where its arguments were invalid), no receive buffer may change, and the next
- * correct collective of the team must give the right result (no message left behind).
+ * argument that only it gets wrong, or calls on another team of the same members (two splits
+ * of the world). Every rank must get ARBOR_ERR_MISMATCH (the wrong one its own code where its
+ * arguments were invalid), no receive buffer may change, and the next correct collective of
+ * the team must give the right result (no message left behind); after a team mismatch both
+ * teams are failed on every rank (ARBOR_ERR_TEAM) and free locally.
  * Run with ARBOR_CHECK=1 at P >= 2.
  */
 #include <stdint.h>
@@ -18,7 +20,7 @@ enum { N = 16, MAXP = 64, SENTINEL = 0x5a };
 
 static int64_t sb[N * MAXP], rb[N * MAXP];
 static size_t counts[MAXP], counts2[MAXP], displs[MAXP], displs2[MAXP];
-static arbor_team_h W = ARBOR_TEAM_WORLD;
+static arbor_team_h W = ARBOR_TEAM_WORLD, A, B; /* A, B: two splits of W, same members */
 static arbor_op_t user_op;
 
 static void sum64(void *in, void *inout, size_t len, arbor_dtype_t dtype)
@@ -79,6 +81,14 @@ static arbor_status_t call(int i, int odd)
         return arbor_reduce(W, odd ? ARBOR_IN_PLACE : sb, rb, N, ARBOR_INT64, ARBOR_SUM, 0);
     case 18: /* the root (the odd rank here) forgets its count array */
         return arbor_scatterv(W, sb, odd ? NULL : counts, displs, rb, 1, ARBOR_INT64, size - 1);
+    case 19: /* same members, same call, another team */
+        return arbor_allreduce(odd ? B : A, sb, rb, N, ARBOR_INT64, ARBOR_SUM);
+    case 20:
+        return arbor_gatherv(W, sb, 1, rb, counts, displs, ARBOR_INT64, odd ? 1 : 0);
+    case 21:
+        return arbor_reduce_scatter(W, sb, rb, counts, ARBOR_INT64, odd ? ARBOR_MIN : ARBOR_SUM);
+    case 22:
+        return arbor_scatterv(W, sb, counts, displs, rb, 1, ARBOR_INT64, odd ? 1 : 0);
     default:
         return ARBOR_OK;
     }
@@ -110,6 +120,10 @@ static const char *const what[] = {
     "allgatherv displs",
     "reduce in place on non-root",
     "scatterv root without counts",
+    "team (two splits, same members)",
+    "gatherv root",
+    "reduce_scatter op",
+    "scatterv root",
 };
 enum { KINDS = sizeof(what) / sizeof(what[0]) };
 
@@ -139,6 +153,8 @@ int main(void)
     }
     for (int i = 0; i < N * MAXP; i++) sb[i] = i;
     CHECK(arbor_op_create(sum64, 1, &user_op) == ARBOR_OK, "op create");
+    CHECK(arbor_team_split(W, 0, rank, &A) == ARBOR_OK, "split A");
+    CHECK(arbor_team_split(W, 0, rank, &B) == ARBOR_OK, "split B");
 
     int odd = rank == size - 1, detected = 0;
     for (int i = 0; i < KINDS; i++) {
@@ -152,8 +168,13 @@ int main(void)
         healthy(i);
     }
     /* The same calls, matched, still work with the check on. */
+    /* The crossed teams are failed everywhere, and free without their members. */
+    arbor_status_t sa = arbor_barrier(A), sb2 = arbor_barrier(B);
+    CHECK(sa == ARBOR_ERR_TEAM && sb2 == ARBOR_ERR_TEAM, "teams after the team mismatch: %s, %s",
+          arbor_strerror(sa), arbor_strerror(sb2));
+    CHECK(arbor_team_free(&A) == ARBOR_OK && arbor_team_free(&B) == ARBOR_OK, "free A, B");
     for (int i = 0; i < KINDS; i++) {
-        if (i == 17 || i == 18) continue;
+        if (i == 17 || i == 18 || i == 19) continue;
         arbor_status_t st = call(i, 0);
         CHECK(st == ARBOR_OK, "matched '%s': %s", what[i], arbor_strerror(st));
     }

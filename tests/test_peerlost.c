@@ -4,8 +4,13 @@
  * ARBOR_TIMEOUT), keep working on a team without it, and finalize without waiting for it.
  * Needs a launcher that keeps the job alive and reports the termination (Open MPI:
  * OMPI_MCA_orte_enable_recovery=1 OMPI_MCA_orte_abort_on_non_zero_status=0).
+ * ARB_PEERLOST_ALLOW_TIMEOUT=1: a survivor may get ARBOR_ERR_TIMEOUT instead (a transport that
+ * cannot see a peer on another node go: OFI tcp;ofi_rxm, docs/TRANSPORTS.md); the survivors'
+ * team is then not checked (a rank that learnt it early may time out waiting for those that
+ * learn it late). Every survivor prints what it got and after how many seconds.
  */
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,26 +41,39 @@ int main(void)
     CHECK(arbor_team_split(ARBOR_TEAM_WORLD, rank == victim ? -1 : 0, 0, &others) == ARBOR_OK,
           "split");
     CHECK(arbor_barrier(ARBOR_TEAM_WORLD) == ARBOR_OK, "barrier");
-    if (rank == victim) raise(SIGKILL);
+    /* The victim lets its last barrier messages be answered first: UCX 1.13 aborts a rank
+     * whose reply to a software atomic (tcp) of a peer that just died fails ("Fatal:
+     * unexpected error: Endpoint timeout" in ucp_atomic_req_handler), error handler or not;
+     * docs/TRANSPORTS.md. */
+    if (rank == victim) {
+        usleep(500000);
+        raise(SIGKILL);
+    }
 
     char buf[4096] = {0};
     double t0 = now_s();
     arbor_status_t st = arbor_bcast(ARBOR_TEAM_WORLD, buf, sizeof(buf), victim);
     double took = now_s() - t0;
-    CHECK(st == ARBOR_ERR_PEER_LOST, "bcast from a killed root: %s", arbor_strerror(st));
-    CHECK(took < 10, "reported after %.1f s", took);
-    int64_t in = 1, out = 0;
-    st = arbor_allreduce(others, &in, &out, 1, ARBOR_INT64, ARBOR_SUM);
-    CHECK(st == ARBOR_OK && out == size - 1, "survivors' team: %s, %lld", arbor_strerror(st),
-          (long long)out);
+    const char *allow = getenv("ARB_PEERLOST_ALLOW_TIMEOUT");
+    bool timeout_ok = allow && allow[0] == '1';
+    CHECK(st == ARBOR_ERR_PEER_LOST || (timeout_ok && st == ARBOR_ERR_TIMEOUT),
+          "bcast from a killed root: %s", arbor_strerror(st));
+    CHECK(st != ARBOR_ERR_PEER_LOST || took < 10, "reported after %.1f s", took);
+    arbor_status_t bcast_st = st;
+    if (!timeout_ok) {
+        int64_t in = 1, out = 0;
+        st = arbor_allreduce(others, &in, &out, 1, ARBOR_INT64, ARBOR_SUM);
+        CHECK(st == ARBOR_OK && out == size - 1, "survivors' team: %s, %lld", arbor_strerror(st),
+              (long long)out);
+    }
     CHECK(arbor_team_free(&others) == ARBOR_OK, "free");
     t0 = now_s();
     arbor_status_t fin = arbor_finalize();
     double fin_s = now_s() - t0;
     CHECK(fin_s < 10, "finalize took %.1f s", fin_s);
-    if (rank == 0)
-        printf("peerlost: bcast from the killed root returned after %.2f s, finalize %.2f s (%s)\n",
-               took, fin_s, arbor_strerror(fin));
+    printf("peerlost rank %d: bcast from the killed root returned %s after %.2f s, finalize "
+           "%.2f s (%s)\n",
+           rank, arbor_strerror(bcast_st), took, fin_s, arbor_strerror(fin));
     printf("peerlost rank %d: %d checks, %d failures\n", rank, checks, failures);
     return failures ? 1 : 0;
 }

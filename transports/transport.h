@@ -67,6 +67,10 @@ typedef struct {
     const char *provider; /* backend's provider choice (ARBOR_OFI_PROVIDER); NULL or "" = best */
     double timeout_s;     /* bound of blocking waits (flush, close); 0 = forever */
     bool yield;           /* waiting loops may yield the CPU (ARBOR_POLL_YIELD is not never) */
+    const int *local;     /* the nlocal ranks of this node (NULL: unknown) */
+    /* Reports a peer whose process is gone, seen on the backend's error path (an endpoint
+     * error, a failed completion); any thread. NULL: nobody listens. */
+    void (*peer_lost)(int rank);
     /* ARB_TP_CAP_HW_COLL / _TRIGGERED the core may use: a backend asks its provider for them
      * only then (core/offload.h). */
     uint32_t offload_want;

@@ -103,7 +103,8 @@ struct arb_tp {
     int size;
     double timeout_s; /* bound of blocking waits (flush, close); 0 = forever */
     bool yield;
-    bool all_local; /* every rank runs on this host (the bootstrap's local peers) */
+    void (*peer_lost)(int rank); /* reports a peer seen gone on the CQ error path */
+    bool all_local;              /* every rank runs on this host (the bootstrap's local peers) */
     uint32_t caps;
     char describe[64];
 

@@ -256,6 +256,7 @@ static arbor_status_t ofi_open(const arb_tp_params_t *params, arb_tp_t **tp_p)
     tp->size = params->size;
     /* The bootstrap knows the node's ranks (PMIx local peers): every rank local means one node. */
     tp->all_local = params->size <= 1 || params->nlocal == params->size;
+    tp->peer_lost = params->peer_lost;
     tp->timeout_s = params->timeout_s;
     tp->yield = params->yield;
     tp->wait_fd = -1;

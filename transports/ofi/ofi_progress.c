@@ -68,7 +68,15 @@ static arbor_status_t cq_error(arb_tp_t *tp)
                                               : "atomic",
               ctx != NULL ? ctx->req->peer : -1, fi_strerror(err.err),
               fi_cq_strerror(tp->cq, err.prov_errno, err.err_data, NULL, 0));
-    if (ctx != NULL) arb_ofi_ctx_done(tp, ctx, ARBOR_ERR_TRANSPORT);
+    /* A connection that failed (the peer's process is gone: its kernel reset the socket, or
+     * no one answers) means a lost peer, not a broken transport. */
+    bool gone = err.err == FI_ECONNRESET || err.err == FI_ECONNREFUSED ||
+                err.err == FI_ECONNABORTED || err.err == FI_ENOTCONN ||
+                err.err == FI_EHOSTUNREACH || err.err == FI_ETIMEDOUT || err.err == FI_EIO;
+    if (gone && ctx != NULL && ctx->req->peer >= 0 && ctx->req->peer < tp->size &&
+        tp->peer_lost != NULL)
+        tp->peer_lost(ctx->req->peer);
+    if (ctx != NULL) arb_ofi_ctx_done(tp, ctx, gone ? ARBOR_ERR_PEER_LOST : ARBOR_ERR_TRANSPORT);
     return ARBOR_OK;
 }
 

@@ -68,6 +68,11 @@ struct arb_tp {
     arb_ucx_peer_t *peers;    /* [size] */
     long user_rkeys;          /* unpacked by rkey_unpack and not yet released */
 
+    /* Lost peers: endpoints to peers off this node use UCP_ERR_HANDLING_MODE_PEER, whose
+     * error callback reports the peer through peer_lost (ucx_context.c). */
+    bool *off_node; /* [size], NULL when the bootstrap gave no locality */
+    void (*peer_lost)(int rank);
+
     arb_ucx_amo_ctx_t *free_amo;
     long chains_waiting;   /* put_signal chains whose signal waits for an endpoint flush */
     unsigned long chained; /* signals posted by chains so far (flush repeats if it changed) */
