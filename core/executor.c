@@ -86,6 +86,21 @@ arbor_status_t arb_exec_start(struct arbor_team *team, arb_cached_sched_t *cs, v
                               size_t block, int coll, int alg, arb_inst_t **inst_p)
 {
     const arb_sched_t *s = &cs->sched;
+    /* Channels open on first use: the receiving end allocates its block now, before any
+     * ticket is taken. A rank without room fails here, after telling every sender of the
+     * collective whose channel is not open (so none of them waits). */
+    if (__builtin_expect(!cs->channels_open, 0)) {
+        arbor_status_t open = ARBOR_OK;
+        for (int i = 0; i < s->nsteps; i++) {
+            const arb_step_t *step = &s->steps[i];
+            if (step->kind != ARB_STEP_RECV || team->in[step->peer].state == ARB_CHAN_OPEN)
+                continue;
+            arbor_status_t status = arb_team_open_in(team, step->peer);
+            if (open == ARBOR_OK) open = status;
+        }
+        if (open != ARBOR_OK) return open; /* the caller releases cs */
+        cs->channels_open = true;
+    }
     arb_inst_t *inst = take_instance((size_t)s->nsteps, s->scratch_blocks * block);
     if (!inst) return ARBOR_ERR_NO_MEMORY;
     inst->team = team;
@@ -212,6 +227,33 @@ void arb_exec_cleanup(void)
     nspare = 0;
 }
 
+/* The first message to team rank p: whether p has published the channel block (the directory
+ * word in our link line for p). Until then the send waits like one without credit, bounded by
+ * ARBOR_TIMEOUT through the instance's wait; a refusal fails the instance. */
+__attribute__((noinline, cold)) static bool out_channel_ready(arb_inst_t *inst, int p)
+{
+    struct arbor_team *t = inst->team;
+    arb_chan_t *ch = &t->out[p];
+    if (ch->state == ARB_CHAN_FAILED) {
+        inst->status = ARBOR_ERR_NO_MEMORY;
+        return false;
+    }
+    uint64_t dir = load_acq(t->local + arb_team_link_off(p) + ARB_LINK_DIR);
+    if (dir == ARB_CHAN_NONE) return false;
+    if (dir == ARB_CHAN_REFUSED) {
+        arb_error("rank %d had no room for our channel: the collective fails with "
+                  "ARBOR_ERR_NO_MEMORY and the team is failed",
+                  t->world[p]);
+        ch->state = ARB_CHAN_FAILED;
+        inst->status = ARBOR_ERR_NO_MEMORY;
+        if (t->failed == ARBOR_OK) t->failed = ARBOR_ERR_NO_MEMORY;
+        return false;
+    }
+    ch->block = dir & ~(uint64_t)1;
+    ch->state = ARB_CHAN_OPEN;
+    return true;
+}
+
 /* Posts chunk c of a SEND; false when it cannot go yet. */
 static bool send_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_t *st, uint32_t c)
 {
@@ -220,35 +262,36 @@ static bool send_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
     uint64_t ticket = st->ticket + c;
     arb_chan_t *ch = &t->out[p];
     if (ch->next_done != ticket) return false;
+    if (__builtin_expect(ch->state != ARB_CHAN_OPEN, 0) && !out_channel_ready(inst, p))
+        return false;
     /* Re-read the credit line (written by the peer: a cache miss) only when the credits we
      * already know of are used up. */
     if (ticket - ch->credit >= (uint64_t)t->depth) {
-        ch->credit = load_acq(t->local + arb_team_consumed_off(t, p));
+        ch->credit = load_acq(t->local + arb_team_link_off(p) + ARB_LINK_CONSUMED);
         if (ticket - ch->credit >= (uint64_t)t->depth) return false;
     }
 
-    uint64_t slot = arb_team_slot_off(t, t->rank, ticket % (uint64_t)t->depth);
-    uint64_t sig = arb_team_posted_off(t, t->rank);
+    uint64_t slot = ch->block + arb_chan_slot_off(t, ticket % (uint64_t)t->depth);
+    uint64_t sig = ch->block + ARB_CHAN_POSTED;
     const uint8_t *src = chunk_ptr(inst, step->space, step->off, c);
     size_t len = chunk_len(inst, step, c, t->chunk);
-    if (t->peer_region[p] && len <= ARB_INLINE_MAX) {
-        uint8_t *line = t->peer_region[p] + arb_team_line_off(t, t->rank, ticket % t->depth);
+    if (t->peer_seg[p] && len <= ARB_INLINE_MAX) {
+        uint8_t *line = t->peer_seg[p] + ch->block + arb_chan_line_off(ticket % t->depth);
         if (len) memcpy(line + ARB_INLINE_HDR, src, len);
         store_rel(line, ticket + 1);
         arb_bell_ring(t->world[p]);
-    } else if (t->peer_region[p]) {
+    } else if (t->peer_seg[p]) {
         /* Streaming pays where the receiver only copies (core/peer_copy.h). A receiver
          * that combines reads at the speed of its op, and lines in a cache serve it better
          * than lines in memory; with more ranks than cores it may run on this very core next. */
         if (len)
-            arb_peer_copy(t->peer_region[p] + slot, src, len,
+            arb_peer_copy(t->peer_seg[p] + slot, src, len,
                           arb_ctx.yield || inst->combine ? 0 : arb_ctx.cfg.stream_min);
-        store_rel(t->peer_region[p] + sig, ticket + 1);
+        store_rel(t->peer_seg[p] + sig, ticket + 1);
         arb_bell_ring(t->world[p]);
     } else {
-        arbor_status_t status =
-            arb_ctx.tp_ops->put_signal(arb_ctx.tp, len ? src : NULL, len, t->rkey[p],
-                                       t->region + slot, t->rkey[p], t->region + sig, 1, &st->comp);
+        arbor_status_t status = arb_ctx.tp_ops->put_signal(
+            arb_ctx.tp, len ? src : NULL, len, t->rkey[p], slot, t->rkey[p], sig, 1, &st->comp);
         if (status == ARB_ERR_AGAIN) return false;
         if (status != ARBOR_OK) {
             arb_error("put to rank %d failed: %s", t->world[p], arbor_strerror(status));
@@ -264,15 +307,15 @@ static bool send_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
 
 static void return_credit(struct arbor_team *t, int p, uint64_t consumed)
 {
-    uint64_t off = arb_team_consumed_off(t, t->rank);
-    if (t->peer_region[p]) {
-        store_rel(t->peer_region[p] + off, consumed);
+    uint64_t off = t->region + arb_team_link_off(t->rank) + ARB_LINK_CONSUMED;
+    if (t->peer_seg[p]) {
+        store_rel(t->peer_seg[p] + off, consumed);
         arb_bell_ring(t->world[p]); /* a sender may sleep waiting for this credit */
         return;
     }
     arbor_status_t status;
-    while ((status = arb_ctx.tp_ops->amo(arb_ctx.tp, ARB_TP_AMO_ADD, t->rkey[p], t->region + off, 1,
-                                         0, NULL, NULL)) == ARB_ERR_AGAIN) {
+    while ((status = arb_ctx.tp_ops->amo(arb_ctx.tp, ARB_TP_AMO_ADD, t->rkey[p], off, 1, 0, NULL,
+                                         NULL)) == ARB_ERR_AGAIN) {
         /* The peer's queue is full: it must run to drain it, so give it the core. */
         if (!arb_ctx.tp_ops->progress(arb_ctx.tp) && arb_ctx.yield) sched_yield();
     }
@@ -288,29 +331,33 @@ static bool recv_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
     struct arbor_team *t = inst->team;
     int p = step->peer;
     uint64_t ticket = st->ticket + c;
-    if (t->in[p].next_done != ticket) return false;
+    arb_chan_t *in = &t->in[p];
+    if (in->next_done != ticket) return false;
+    /* The sender cannot have sent before the block was published: finish that first. */
+    if (__builtin_expect(in->publish, 0) && !arb_team_publish(t, p)) return false;
+    const uint8_t *chan = arb_ctx.seg + in->block;
     size_t len = chunk_len(inst, step, c, t->chunk);
     const uint8_t *slot = NULL;
     if (len <= ARB_INLINE_MAX) {
         /* Inline (a mapped sender) or in a slot: the line's ticket tells, rechecked after
-         * posted[s] so a line stored before a later posted[s] is not missed. */
-        const uint8_t *line = t->local + arb_team_line_off(t, p, ticket % t->depth);
+         * posted so a line stored before a later posted is not missed. */
+        const uint8_t *line = chan + arb_chan_line_off(ticket % t->depth);
         if (load_acq(line) == ticket + 1) {
             slot = line + ARB_INLINE_HDR;
         } else {
-            if (load_acq(t->local + arb_team_posted_off(t, p)) <= ticket) return false;
+            if (load_acq(chan + ARB_CHAN_POSTED) <= ticket) return false;
             if (load_acq(line) == ticket + 1) slot = line + ARB_INLINE_HDR;
         }
-    } else if (load_acq(t->local + arb_team_posted_off(t, p)) <= ticket) {
+    } else if (load_acq(chan + ARB_CHAN_POSTED) <= ticket) {
         return false;
     }
-    if (!slot) slot = t->local + arb_team_slot_off(t, p, ticket % (uint64_t)t->depth);
+    if (!slot) slot = chan + arb_chan_slot_off(t, ticket % (uint64_t)t->depth);
     uint8_t *dst = chunk_ptr(inst, step->space, step->off, c);
     if (len && step->combine)
         inst->combine(dst, slot, len, step->combine, inst->combine_arg);
     else if (len)
         memcpy(dst, slot, len);
-    t->in[p].next_done++;
+    in->next_done++;
     st->done++;
     if (!t->closing) return_credit(t, p, ticket + 1);
     return true;

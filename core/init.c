@@ -157,7 +157,7 @@ static void print_topology(void)
 {
     int mapped = 0;
     for (int r = 0; arb_ctx.world && r < arb_ctx.size; r++)
-        mapped += arb_ctx.world->peer_region[r] != NULL;
+        mapped += arb_ctx.world->peer_seg[r] != NULL;
     fprintf(stderr, "arbor: %d of %d ranks' segments mapped here (loads and stores)\n", mapped,
             arb_ctx.size);
     if (arb_ctx.nnodes < 2) {

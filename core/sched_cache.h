@@ -7,6 +7,7 @@
 #ifndef ARB_CORE_SCHED_CACHE_H
 #define ARB_CORE_SCHED_CACHE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,6 +25,8 @@ typedef struct arb_cached_sched {
     int alg; /* the algorithm the selector chose (the key's alg is 0: "whatever it picks") */
     double predicted_us; /* the model's time for alg, kept so a cache hit can still report it */
     int refs;            /* the cache's own + one per running instance */
+    bool channels_open;  /* every channel its RECV steps use is open (core/team.h): a cached
+                          * schedule serves one team, whose channels stay open while it lives */
     struct arb_cached_sched *lru_prev, *lru_next, *hnext;
 } arb_cached_sched_t;
 

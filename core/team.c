@@ -1,11 +1,13 @@
 /*
- * Teams: membership, the channel region taken from every member's symmetric heap, and the
- * per-peer paths (mapped pointer or remote key). The world's region is the first block of every
- * heap (same offset everywhere without communication); a split team's region is a collective
- * heap allocation over the parent (core/rma/mem.c), returned to the heap when the team is freed.
+ * Teams: membership, the link lines taken from every member's symmetric heap, the channel blocks
+ * opened on first use (team.h), and the per-peer paths (mapped pointer or remote key). The
+ * world's link region is the first block of every heap (same offset everywhere without
+ * communication); a split team's is a collective heap allocation over the parent
+ * (core/rma/mem.c). Both, and every channel block, return to the heap when the team is freed.
  */
 #include "core/team.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,9 +17,11 @@
 #include "core/request.h"
 #include "core/rma/rma.h"
 
-static size_t region_bytes(int size, int depth, size_t chunk)
+/* The worst case of one rank's landing memory: a channel from every other member (alltoall). */
+static size_t worst_bytes(int size, int depth, size_t chunk)
 {
-    return (size_t)size * 128 + (size_t)size * (size_t)depth * (64 + chunk);
+    return arb_team_region_bytes(size) +
+           (size_t)(size > 1 ? size - 1 : 0) * arb_chan_bytes(depth, chunk);
 }
 
 /* The members' nodes, renumbered in order of first appearance in the team. */
@@ -55,11 +59,11 @@ static arbor_status_t team_new(const int *world, int P, int me, uint64_t region,
     t->depth = arb_ctx.cfg.channel_depth;
     t->region = region;
     t->world = calloc((size_t)P, sizeof(*t->world));
-    t->peer_region = calloc((size_t)P, sizeof(*t->peer_region));
+    t->peer_seg = calloc((size_t)P, sizeof(*t->peer_seg));
     t->rkey = calloc((size_t)P, sizeof(*t->rkey));
     t->out = calloc((size_t)P, sizeof(*t->out));
     t->in = calloc((size_t)P, sizeof(*t->in));
-    if (!t->world || !t->peer_region || !t->rkey || !t->out || !t->in ||
+    if (!t->world || !t->peer_seg || !t->rkey || !t->out || !t->in ||
         arb_sched_cache_init(&t->cache, (size_t)arb_ctx.cfg.tree_cache_entries)) {
         arb_team_destroy(t);
         return ARBOR_ERR_NO_MEMORY;
@@ -75,29 +79,38 @@ static arbor_status_t team_new(const int *world, int P, int me, uint64_t region,
     for (int r = 0; r < P; r++) {
         t->world[r] = world[r];
         t->rkey[r] = arb_ctx.tp_ops->seg_rkey(arb_ctx.tp, world[r]);
-        uint8_t *base = arb_peer_map(world[r]);
-        t->peer_region[r] = base ? base + t->region : NULL;
+        t->peer_seg[r] = arb_peer_map(world[r]);
     }
     *team_p = t;
     return ARBOR_OK;
 }
 
-/* Slot size for P members when the largest free block is avail bytes; 0 when nothing fits. */
+/* Slot size for P members when the largest free block is avail bytes; 0 when not even the link
+ * lines and one channel fit. Channels open on first use, so only the worst case (a channel from
+ * every member, as alltoall needs) is sized for: the slots shrink, never below 1 KiB, until it
+ * fits in half of what is left; past that a rank that cannot open a channel fails that
+ * collective with ARBOR_ERR_NO_MEMORY. */
 static size_t fit_chunk(int P, uint64_t avail)
 {
     size_t chunk = arb_ctx.cfg.chunk_size;
     int depth = arb_ctx.cfg.channel_depth;
-    /* Fit the landing space in half of what is left: shrink the slots, never below 1 KiB. */
-    while (region_bytes(P, depth, chunk) > avail / 2 && chunk > 1024) chunk /= 2;
+    while (worst_bytes(P, depth, chunk) > avail / 2 && chunk > 1024) chunk /= 2;
     chunk &= ~(size_t)63;
-    if (region_bytes(P, depth, chunk) > avail) {
-        arb_error("segment of %zu bytes (largest free block %llu) too small for %d ranks x %d "
-                  "slots: raise ARBOR_SEGMENT_SIZE or lower ARBOR_CHANNEL_DEPTH",
+    if (arb_team_region_bytes(P) + arb_chan_bytes(depth, chunk) > avail) {
+        arb_error("segment of %zu bytes (largest free block %llu) too small for the link lines "
+                  "of %d ranks and one channel of %d slots: raise ARBOR_SEGMENT_SIZE or lower "
+                  "ARBOR_CHANNEL_DEPTH",
                   arb_ctx.seg_size, (unsigned long long)avail, P, depth);
         return 0;
     }
     if (chunk != arb_ctx.cfg.chunk_size)
-        arb_info("landing slots shrunk to %zu bytes to fit %d ranks in the segment", chunk, P);
+        arb_info("landing slots shrunk to %zu bytes so that channels from all %d ranks fit in "
+                 "the segment",
+                 chunk, P);
+    if (worst_bytes(P, depth, chunk) > avail)
+        arb_info("channels from all %d ranks would not fit in the segment (%llu bytes free): a "
+                 "collective that needs more fails with ARBOR_ERR_NO_MEMORY",
+                 P, (unsigned long long)avail);
     return chunk;
 }
 
@@ -109,15 +122,14 @@ arbor_status_t arb_team_create_world(struct arbor_team **team_p)
     uint64_t region = 0;
     arbor_status_t status = chunk && world ? ARBOR_OK : ARBOR_ERR_NO_MEMORY;
     for (int r = 0; world && r < P; r++) world[r] = r;
-    if (status == ARBOR_OK)
-        status = arb_mem_take_local(region_bytes(P, arb_ctx.cfg.channel_depth, chunk), &region);
+    if (status == ARBOR_OK) status = arb_mem_take_local(arb_team_region_bytes(P), &region);
     if (status == ARBOR_OK) status = team_new(world, P, arb_ctx.rank, region, chunk, team_p);
     free(world);
     if (status != ARBOR_OK) return status;
     (*team_p)->handle = ARBOR_TEAM_WORLD;
     (*team_p)->id = 1;
     arb_ctx.all_mapped = true;
-    for (int r = 0; r < P; r++) arb_ctx.all_mapped &= (*team_p)->peer_region[r] != NULL;
+    for (int r = 0; r < P; r++) arb_ctx.all_mapped &= (*team_p)->peer_seg[r] != NULL;
     return ARBOR_OK;
 }
 
@@ -125,11 +137,13 @@ void arb_team_destroy(struct arbor_team *t)
 {
     if (!t) return;
     arb_offload_team_fini(t);
+    /* A failed team keeps its landing memory out of the heap: a late message may land there. */
+    if (t->failed == ARBOR_OK) arb_team_close_channels(t);
     if (t->region_mem) arb_mem_free_team(t->region_mem, false); /* the caller synchronised */
     if (t->cache.buckets) arb_sched_cache_destroy(&t->cache);
     free(t->world);
     free(t->node);
-    free(t->peer_region);
+    free(t->peer_seg);
     free(t->rkey);
     free(t->out);
     free(t->in);
@@ -234,9 +248,7 @@ static arbor_status_t arbor_team_split_unlocked(arbor_team_h parent, int color, 
      * teams' regions in the same call, non-members nothing), so every member of the new team
      * finds it at the same offset. A member without room (chunk 0) asks for the impossible:
      * every rank of the parent then gets ARBOR_ERR_NO_MEMORY. */
-    size_t need = color < 0 ? 0
-                  : chunk   ? region_bytes(n, arb_ctx.cfg.channel_depth, chunk)
-                            : SIZE_MAX;
+    size_t need = color < 0 ? 0 : chunk ? arb_team_region_bytes(n) : SIZE_MAX;
     struct arbor_mem *m = NULL;
     status = arb_mem_alloc_team(p, need, true, &m);
     if (status == ARBOR_OK && color >= 0) {
@@ -272,8 +284,8 @@ static arbor_status_t arbor_team_free_unlocked(arbor_team_h *team_p)
     if (!s) return ARBOR_ERR_TEAM;
     if (arb_req_team_busy(s->t) || arb_mem_team_busy(s->t)) return ARBOR_ERR_BUSY;
     if (s->t->failed != ARBOR_OK) {
-        /* A failed team frees locally: its members may be gone or out of step. Its region stays
-         * out of the heap, since a late message may still land there. */
+        /* A failed team frees locally: its members may be gone or out of step. Its region and
+         * channel blocks stay out of the heap, since a late message may still land there. */
         s->t->region_mem = NULL;
     } else {
         /* The region goes back to the heap, so nothing may land in it afterwards: a barrier
@@ -332,6 +344,22 @@ arbor_status_t arbor_team_size(arbor_team_h team, int *size_p)
     if (!size_p) return ARBOR_ERR_INVALID_ARG;
     *size_p = t->size;
     return ARBOR_OK;
+}
+
+arbor_status_t arbor_team_landing_bytes(arbor_team_h team, size_t *bytes_p, int *channels_p)
+{
+    if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
+    arb_lock();
+    struct arbor_team *t = arb_team_lookup(team);
+    arbor_status_t status = !t                        ? ARBOR_ERR_TEAM
+                            : !bytes_p || !channels_p ? ARBOR_ERR_INVALID_ARG
+                                                      : ARBOR_OK;
+    if (status == ARBOR_OK) {
+        *bytes_p = arb_team_landing_bytes(t);
+        *channels_p = t->open_in;
+    }
+    arb_unlock();
+    return status;
 }
 
 /* Entry points: with a progress thread, one caller at a time. */

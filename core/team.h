@@ -1,20 +1,33 @@
 /*
- * Teams and their landing channels. Every team owns a region at the same offset of every
- * member's segment:
- *   posted[s]    (64-byte line per sender s): messages s has put into our slots
- *   consumed[r]  (64-byte line per receiver r): our messages r has copied out (credits)
- *   lines[s][k]  depth 64-byte lines per sender s for tiny messages from mapped peers
- *   slots[s][k]  depth slots of chunk bytes per sender s
+ * Teams and their landing channels (docs/PROTOCOL.md, "Landing channels"). Landing memory is
+ * sparse: it grows with the peers a rank actually receives from, not with the team size.
+ *
+ * Fixed part, a region at the same offset of every member's segment: one 64-byte link line per
+ * peer p (link[p]), written only by p:
+ *   word 0  consumed: our messages p has copied out (credits)
+ *   word 1  directory: where p put the channel block for our messages to it, published once
+ *           (block offset | 1), or ARB_CHAN_REFUSED when p could not allocate it
+ * Channel block of the channel s -> r, allocated by the receiver r from the top of its own heap (a
+ * local, not symmetric, allocation) when the first collective whose schedule receives from s
+ * starts, and starting arb_chan_skew lines into the allocation:
+ *   posted       64-byte line: messages s has put into our slots
+ *   lines[k]     depth 64-byte lines for tiny messages from a mapped s
+ *   slots[k]     depth slots of chunk bytes
+ * The sender waits, on its first message to r, until r's directory word in its own link[r] is
+ * set (bounded by ARBOR_TIMEOUT through the instance's wait, never blocking other progress).
+ * Both ends learn that a channel is used from their own copy of the schedule: the publication
+ * is the only extra message, once per channel for the team's life; blocks go back with the team.
+ *
  * A message on the channel s -> r is the ticket-th put into slot ticket mod depth, signalled by
- * posted[s] > ticket; the sender waits for a credit (ticket - consumed < depth). Tickets are
+ * posted > ticket; the sender waits for a credit (ticket - consumed < depth). Tickets are
  * assigned when a collective starts, and collectives start in the same order on every member,
  * so both ends agree on the order of messages without headers or matching.
  *
  * A message of at most ARB_INLINE_MAX bytes from a mapped peer travels in line k instead: the
  * payload at byte 16 and ticket + 1 in the first word, stored last with release. The receiver's
- * one cache miss then brings signal and payload together (a slot and posted[s] are two lines,
- * two misses in a row). Such a message does not touch posted[s]; a later one that does is
- * stored after it, so a receiver that sees posted[s] pass the ticket also sees the line.
+ * one cache miss then brings signal and payload together (a slot and posted are two lines,
+ * two misses in a row). Such a message does not touch posted; a later one that does is
+ * stored after it, so a receiver that sees posted pass the ticket also sees the line.
  */
 #ifndef ARB_CORE_TEAM_H
 #define ARB_CORE_TEAM_H
@@ -25,24 +38,34 @@
 #include "core/context.h"
 #include "core/sched_cache.h"
 
+/* Directory word values besides (offset | 1). */
+enum { ARB_CHAN_NONE = 0, ARB_CHAN_REFUSED = 2 };
+
+/* State of one end of a channel. */
+enum { ARB_CHAN_CLOSED, ARB_CHAN_OPEN, ARB_CHAN_FAILED };
+
 typedef struct {
     uint64_t next_ticket; /* assigned at collective start */
     uint64_t next_done;   /* sent (out) or received (in) so far */
     uint64_t credit;      /* out: the peer's consumed count as last read (it only grows) */
+    uint64_t block;       /* offset of the channel block in the receiver's segment, once OPEN */
+    uint8_t state;        /* ARB_CHAN_*: in: block allocated here; out: directory word seen */
+    bool publish;         /* in: the directory word is still to be written at the sender */
 } arb_chan_t;
 
 struct arbor_team {
     arbor_team_h handle;
     int rank, size;
     int *world;                   /* team rank -> world rank */
-    uint64_t region;              /* offset of the channel region in every member's segment */
+    uint64_t region;              /* offset of the link lines in every member's segment */
     struct arbor_mem *region_mem; /* the heap allocation holding it (NULL: the world's) */
     size_t chunk;
     int depth;
-    uint8_t *local;        /* our region */
-    uint8_t **peer_region; /* peer's region mapped here, or NULL (then RMA through rkey) */
-    arb_tp_rkey_t **rkey;  /* peer's segment key */
+    uint8_t *local;       /* our link lines */
+    uint8_t **peer_seg;   /* peer's segment mapped here, or NULL (then RMA through rkey) */
+    arb_tp_rkey_t **rkey; /* peer's segment key */
     arb_chan_t *out, *in;
+    int open_in;           /* channel blocks allocated here (in state OPEN) */
     int *node;             /* [size] node index (0..topo.nnodes-1) of each member, in team order */
     arb_topo_t topo;       /* what the selector sees (topo.node = node) */
     uint64_t seq;          /* collectives started */
@@ -59,25 +82,54 @@ struct arbor_team {
     } last; /* what arbor_team_last_collective reports */
 };
 
-static inline uint64_t arb_team_posted_off(const struct arbor_team *t, int s)
+/* Link line of peer p in the team region (add t->region for a segment offset). */
+static inline uint64_t arb_team_link_off(int p)
 {
-    (void)t;
-    return (uint64_t)s * 64;
+    return (uint64_t)p * 64;
 }
-static inline uint64_t arb_team_consumed_off(const struct arbor_team *t, int r)
+enum { ARB_LINK_CONSUMED = 0, ARB_LINK_DIR = 8 };
+/* Within a channel block: */
+enum { ARB_INLINE_HDR = 16, ARB_INLINE_MAX = 64 - ARB_INLINE_HDR, ARB_CHAN_POSTED = 0 };
+static inline uint64_t arb_chan_line_off(uint64_t k)
 {
-    return (uint64_t)(t->size + r) * 64;
+    return 64 + k * 64;
 }
-enum { ARB_INLINE_HDR = 16, ARB_INLINE_MAX = 64 - ARB_INLINE_HDR };
-static inline uint64_t arb_team_line_off(const struct arbor_team *t, int s, uint64_t k)
+static inline uint64_t arb_chan_slot_off(const struct arbor_team *t, uint64_t k)
 {
-    return (uint64_t)t->size * 128 + ((uint64_t)s * (uint64_t)t->depth + k) * 64;
+    return 64 + (uint64_t)t->depth * 64 + k * t->chunk;
 }
-static inline uint64_t arb_team_slot_off(const struct arbor_team *t, int s, uint64_t k)
+/* A channel block starts (rank in the team mod ARB_CHAN_SKEW) lines into what the receiver
+ * allocated. Heaps of different ranks fill alike, so without it the two blocks of a pair of
+ * ranks (r's for s, s's for r) would lie at one offset, and a rank's stores into its peer's lines
+ * would alias in the low 12 address bits with its loads of its own (4K aliasing: the load waits
+ * for the unrelated store). */
+enum { ARB_CHAN_SKEW = 32 };
+static inline uint64_t arb_chan_skew(const struct arbor_team *t)
 {
-    uint64_t lines = (uint64_t)t->size * (uint64_t)t->depth * 64;
-    return (uint64_t)t->size * 128 + lines + ((uint64_t)s * (uint64_t)t->depth + k) * t->chunk;
+    return (uint64_t)(t->rank % ARB_CHAN_SKEW) * 64;
 }
+/* Bytes of one channel block as allocated (skew room, posted, lines, slots), and of a team's
+ * fixed region. */
+static inline size_t arb_chan_bytes(int depth, size_t chunk)
+{
+    return (size_t)ARB_CHAN_SKEW * 64 + (size_t)depth * (64 + chunk);
+}
+static inline size_t arb_team_region_bytes(int size)
+{
+    return (size_t)size * 64;
+}
+
+/* Channels (core/channel.c). Opens the in-channel from team rank p (allocates its block, publishes
+ * it to p); ARBOR_OK when already open. ARBOR_ERR_NO_MEMORY when this rank's heap has no room: p is
+ * told (ARB_CHAN_REFUSED) and the team is failed, since its members are out of step from then on.
+ */
+arbor_status_t arb_team_open_in(struct arbor_team *t, int p);
+/* Writes a pending directory word at the sender p; false while the transport says try again. */
+bool arb_team_publish(struct arbor_team *t, int p);
+/* Landing bytes this rank holds for t (link lines and open channel blocks). */
+size_t arb_team_landing_bytes(const struct arbor_team *t);
+/* Returns the channel blocks opened here (the caller synchronised: nothing lands any more). */
+void arb_team_close_channels(struct arbor_team *t);
 
 /* Creates the world team (all ranks), taking its region from the heap (the first block of every
  * rank's heap: the same offset everywhere without a search). */

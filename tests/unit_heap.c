@@ -1,5 +1,5 @@
 /*
- * Unit test of the symmetric heap's free list (core/rma/heap.c), no launcher: first fit,
+ * Unit test of the symmetric heap's free list (core/heap.c), no launcher: first fit,
  * splitting, coalescing on both sides, refusal of bad gives, and the collective common-offset
  * search run over several heaps in one process (the allreduce is a loop here).
  */

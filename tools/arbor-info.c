@@ -149,6 +149,11 @@ static int print_runtime(void)
     info(size, sizeof(size), "size");
     for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
         printf("rank %s/%s %-24s %s\n", rank, size, keys[i], info(buf, sizeof(buf), "%s", keys[i]));
+    size_t landing = 0; /* the world team's landing channels (docs/PROTOCOL.md) */
+    int channels = 0;
+    status = arbor_team_landing_bytes(ARBOR_TEAM_WORLD, &landing, &channels);
+    printf("rank %s/%s %-24s %zu bytes, %d channels%s\n", rank, size, "landing.world", landing,
+           channels, status == ARBOR_OK ? "" : " (unavailable)");
     return arbor_finalize() == ARBOR_OK ? 0 : 1;
 }
 

@@ -6,6 +6,9 @@
  * With a topology (--nodes and --ranks-per-node, or --node-list) messages between nodes cost
  * the inter-node parameters, the node-aware kinds (karp_node, two_level) become available, and
  * the dot output draws each node as a cluster.
+ * With --memory it prints instead the landing memory per rank of a team (docs/PROTOCOL.md,
+ * "Landing channels") at cluster scale: the channels each rank's schedules open, counted on the
+ * trees the builders make, against the dense layout of one channel per member.
  */
 #include "algorithms/logp.h"
 #include "algorithms/topo.h"
@@ -37,7 +40,9 @@ typedef struct {
     arb_logp_t model;
     arb_logp_t inter;
     const char *nodes_s, *rpn_s, *node_list_s;
-    int *node; /* [ranks] node of each rank, NULL: one node */
+    const char *memory_s; /* --memory: rank counts of the landing-memory table, or NULL */
+    size_t depth, chunk;  /* landing slots per channel and their bytes (--depth, --chunk) */
+    int *node;            /* [ranks] node of each rank, NULL: one node */
     arb_topo_t topo;
 } opts_t;
 
@@ -78,6 +83,12 @@ static void usage(FILE *f)
             "                     intra:L=0.3,os=0.5;inter:L=2,g=0.3 (inter default: L=20,\n"
             "                     os=or=g=2, G=0.001)\n"
             "  --format F         text, json or dot (Graphviz; one algorithm only); default text\n"
+            "  --memory LIST      instead: landing memory per rank and team for each rank count\n"
+            "                     of LIST (comma-separated, or \"scale\": 1024,4096,...,1048576),\n"
+            "                     --ranks-per-node K per node (default 32), for the trees and\n"
+            "                     exchanges the collectives use; a markdown table\n"
+            "  --depth D          with --memory: ARBOR_CHANNEL_DEPTH (default 4)\n"
+            "  --chunk C          with --memory: ARBOR_CHUNK_SIZE in bytes (default 65536)\n"
             "  --help             this text\n",
             MAX_RANKS, DEFAULT_RADIX);
 }
@@ -233,6 +244,138 @@ static const char *kind_name(int kind)
                                                  : arb_tree_kind_name((arb_tree_kind_t)kind);
 }
 
+/* --memory: the rank counts (returned in o->node as a list ending in 0), the per-node count, the
+ * model. Returns -1 to go on, or the exit code. */
+static int parse_memory(opts_t *o)
+{
+    static const char scale[] = "1024,4096,16384,65536,262144,1048576";
+    const char *p = strcmp(o->memory_s, "scale") == 0 ? scale : o->memory_s;
+    long v, n = 1;
+    char err[256];
+    for (const char *q = p; *q; q++) n += *q == ',';
+    o->node = calloc((size_t)n + 1, sizeof(int));
+    if (!o->node) return 1;
+    for (long i = 0; i < n; i++) {
+        char buf[32];
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == 0 || len >= sizeof(buf))
+            return bad_value("--memory", o->memory_s, "scale, or rank counts separated by commas");
+        memcpy(buf, p, len);
+        buf[len] = '\0';
+        if (!parse_long(buf, 2, MAX_RANKS, &v)) {
+            char want[64];
+            snprintf(want, sizeof(want), "rank counts in 2..%d", MAX_RANKS);
+            return bad_value("--memory", o->memory_s, want);
+        }
+        o->node[i] = (int)v;
+        p = end ? end + 1 : p + len;
+    }
+    if (o->nodes_s || o->node_list_s) {
+        fprintf(stderr, "arbor-tree: --memory takes --ranks-per-node only\n");
+        return EXIT_USAGE;
+    }
+    if (o->rpn_s && !parse_long(o->rpn_s, 1, MAX_RANKS, &v))
+        return bad_value("--ranks-per-node", o->rpn_s, ">= 1");
+    o->radix = o->rpn_s ? (int)v : 32; /* ranks per node, in this mode */
+    if (!o->depth) o->depth = 4;
+    if (!o->chunk) o->chunk = 65536;
+    arb_logp_default(o->transport, &o->model);
+    arb_logp_default_inter(o->transport, &o->inter);
+    if (o->logp != NULL &&
+        arb_logp_parse_levels(o->logp, &o->model, &o->inter, err, sizeof(err)) != ARBOR_OK) {
+        fprintf(stderr, "arbor-tree: invalid value \"%s\" for --logp: %s\n", o->logp, err);
+        return EXIT_USAGE;
+    }
+    return -1;
+}
+
+static int ceil_log2(long x)
+{
+    int k = 0;
+    while ((1L << k) < x) k++;
+    return k;
+}
+
+/* One row: a schedule shape and the channels (receive peers) of its ranks. */
+static void memory_row(const opts_t *o, int P, const char *what, long max_ch, double mean_ch)
+{
+    double block = 2048.0 + (double)o->depth * (64.0 + (double)o->chunk); /* team.h */
+    double links = 64.0 * P,
+           dense = 128.0 * P + (double)P * (double)o->depth * (64.0 + (double)o->chunk);
+    double worst = links + (double)max_ch * block, mean = links + mean_ch * block;
+    printf("| %d | %s | %ld | %.2f | %.3f | %.3f | %.4f%% |\n", P, what, max_ch, mean_ch,
+           worst / 1048576.0, mean / 1048576.0, 100.0 * worst / dense);
+}
+
+/* Receive peers on the tree of kind: a tree broadcast (the parent), a reduction up it (the
+ * children) and an up-down allreduce or barrier (both). */
+static bool memory_tree(const opts_t *o, int P, int kind, const arb_topo_t *topo)
+{
+    arb_tree_t t;
+    arbor_status_t st =
+        kind >= ARB_TREE_KARP_NODE
+            ? arb_tree_build_topo(kind, P, &o->model, topo, 0, o->bytes, &t)
+            : arb_tree_build((arb_tree_kind_t)kind, P, DEFAULT_RADIX, &o->model, o->bytes, &t);
+    if (st != ARBOR_OK) {
+        fprintf(stderr, "arbor-tree: building the %s tree for %d ranks failed (status %d)\n",
+                kind_name(kind), P, (int)st);
+        return false;
+    }
+    long max_down = 0, max_up = 0, sum_up = 0;
+    for (int v = 0; v < P; v++) {
+        long kids = t.child_start[v + 1] - t.child_start[v];
+        long both = kids + (t.parent[v] >= 0);
+        if (kids > max_down) max_down = kids;
+        if (both > max_up) max_up = both;
+        sum_up += both;
+    }
+    char what[96];
+    snprintf(what, sizeof(what), "bcast, %s tree", kind_name(kind));
+    memory_row(o, P, what, 1, (double)(P - 1) / P);
+    snprintf(what, sizeof(what), "reduce / gather, %s tree", kind_name(kind));
+    memory_row(o, P, what, max_down, (double)(P - 1) / P);
+    snprintf(what, sizeof(what), "allreduce / barrier up-down, %s tree", kind_name(kind));
+    memory_row(o, P, what, max_up, (double)sum_up / P);
+    arb_tree_free(&t);
+    return true;
+}
+
+static int print_memory(const opts_t *o)
+{
+    double block = 2048.0 + (double)o->depth * (64.0 + (double)o->chunk); /* team.h */
+    printf("Landing memory per rank and team: depth %zu x chunk %zu bytes, one channel block = "
+           "%.0f bytes, plus a 64-byte link line per member; %d ranks per node. Channels: the "
+           "peers a rank's schedules receive from (max over ranks, and mean).\n\n",
+           o->depth, o->chunk, block, o->radix);
+    printf("| P | schedule | channels max | channels mean | MiB max | MiB mean | of dense |\n"
+           "|---|---|---|---|---|---|---|\n");
+    for (int i = 0; o->node[i]; i++) {
+        int P = o->node[i], k = o->radix;
+        int *node = malloc((size_t)P * sizeof(int));
+        if (!node) return 1;
+        for (int r = 0; r < P; r++) node[r] = r / k;
+        arb_topo_t topo = {.nnodes = (P + k - 1) / k, .node = node, .inter = o->inter};
+        bool ok = true;
+        if (arb_topo_multi(&topo))
+            ok = memory_tree(o, P, ARB_TREE_KARP_NODE, &topo) &&
+                 memory_tree(o, P, ARB_TREE_TWO_LEVEL_BINOMIAL, &topo);
+        ok = ok && memory_tree(o, P, ARB_TREE_BINOMIAL, &topo);
+        free(node);
+        if (!ok) return 1;
+        int lg = ceil_log2(P);
+        memory_row(o, P, "barrier dissemination, allreduce recursive doubling", lg, lg);
+        memory_row(o, P, "allgather ring", 1, 1);
+        memory_row(o, P, "alltoall pairwise, direct algorithms", P - 1, P - 1);
+        printf("| %d | dense layout (before: a channel per member) | %d | %d | %.3f | %.3f | "
+               "100%% |\n",
+               P, P, P,
+               (128.0 * P + (double)P * (double)o->depth * (64.0 + (double)o->chunk)) / 1048576.0,
+               (128.0 * P + (double)P * (double)o->depth * (64.0 + (double)o->chunk)) / 1048576.0);
+    }
+    return 0;
+}
+
 /* Returns -1 to go on, or the exit code. */
 static int parse_args(int argc, char **argv, opts_t *o)
 {
@@ -269,7 +412,9 @@ static int parse_args(int argc, char **argv, opts_t *o)
             strcmp(name, "--bytes") != 0 && strcmp(name, "--logp") != 0 &&
             strcmp(name, "--transport") != 0 && strcmp(name, "--algorithm") != 0 &&
             strcmp(name, "--format") != 0 && strcmp(name, "--nodes") != 0 &&
-            strcmp(name, "--ranks-per-node") != 0 && strcmp(name, "--node-list") != 0) {
+            strcmp(name, "--ranks-per-node") != 0 && strcmp(name, "--node-list") != 0 &&
+            strcmp(name, "--memory") != 0 && strcmp(name, "--depth") != 0 &&
+            strcmp(name, "--chunk") != 0) {
             fprintf(stderr, "arbor-tree: unknown option \"%s\" (see --help)\n", a);
             return EXIT_USAGE;
         }
@@ -292,6 +437,14 @@ static int parse_args(int argc, char **argv, opts_t *o)
             o->node_list_s = val;
         } else if (strcmp(name, "--root") == 0) {
             root_s = val;
+        } else if (strcmp(name, "--memory") == 0) {
+            o->memory_s = val;
+        } else if (strcmp(name, "--depth") == 0) {
+            if (!parse_long(val, 1, 1024, &v)) return bad_value(name, val, "an integer in 1..1024");
+            o->depth = (size_t)v;
+        } else if (strcmp(name, "--chunk") == 0) {
+            if (!parse_size(val, &o->chunk) || o->chunk < 64 || o->chunk % 64)
+                return bad_value(name, val, "a multiple of 64 bytes");
         } else if (strcmp(name, "--bytes") == 0) {
             if (!parse_size(val, &o->bytes)) return bad_value(name, val, "a byte count >= 0");
         } else if (strcmp(name, "--logp") == 0) {
@@ -314,6 +467,11 @@ static int parse_args(int argc, char **argv, opts_t *o)
             else
                 return bad_value(name, val, "text, json or dot");
         }
+    }
+    if (o->memory_s) return parse_memory(o);
+    if (o->depth || o->chunk) {
+        fprintf(stderr, "arbor-tree: --depth and --chunk go with --memory\n");
+        return EXIT_USAGE;
     }
     char nranks[32];
     int rc = parse_topology_size(o, ranks_given, &ranks_s, nranks, sizeof(nranks));
@@ -585,5 +743,6 @@ int main(int argc, char **argv)
     int rc = parse_args(argc, argv, &o);
 
     if (rc >= 0) return rc;
+    if (o.memory_s) return print_memory(&o);
     return o.all ? print_all(&o) : print_tree(&o);
 }

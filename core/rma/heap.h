@@ -1,7 +1,9 @@
 /*
  * The symmetric heap's free list: first fit with coalescing over the whole segment, in units of
  * ARB_HEAP_ALIGN bytes. Pure bookkeeping (no communication, no arbor state), so the unit test
- * drives it directly. The collective common-offset search is built from two steps so that the
+ * drives it directly. Its code is core/heap.c, a leaf of core outside core/rma/, so that the
+ * landing channels (core/channel.c, used by the executor) take blocks without depending on the
+ * one-sided layer. The collective common-offset search is built from two steps so that the
  * same code runs over a team (core/rma/mem.c) and in the unit test (several heaps in one
  * process):
  *   c = 0
@@ -40,6 +42,11 @@ void arb_heap_fini(arb_heap_t *h);
 /* Lowest granule-aligned offset >= from where len bytes (rounded) are free; len 0 fits at
  * from (rounded up). ARB_HEAP_NONE when nothing fits. */
 uint64_t arb_heap_fit(const arb_heap_t *h, uint64_t len, uint64_t from);
+/* The highest ARB_HEAP_ALIGN-aligned offset where len bytes are free, or ARB_HEAP_NONE. Local
+ * allocations that ranks make in different numbers and orders (landing channel blocks) come
+ * from the top, so they never move the blocks init takes from the bottom in the same order on
+ * every rank, and rarely meet the common-offset search. */
+uint64_t arb_heap_fit_top(const arb_heap_t *h, uint64_t len);
 /* Takes [off, off + round(len)), which must lie in one free extent (ARBOR_ERR_INVALID_ARG
  * otherwise, nothing changes). len 0 takes nothing. */
 arbor_status_t arb_heap_take(arb_heap_t *h, uint64_t off, uint64_t len);

@@ -126,18 +126,37 @@ arbor_status_t arb_mem_alloc_team(struct arbor_team *t, size_t nbytes, bool inte
         if (all[3 * i + 2] > r[1]) r[1] = all[3 * i + 2];
     }
     int rounds = 1;
-    while (!arb_heap_search_done(r, &c, &status)) {
+    for (;;) {
+        while (!arb_heap_search_done(r, &c, &status)) {
+            uint64_t w[2];
+            arb_heap_search_round(&arb_ctx.heap, want, c, w);
+            if ((cs = arb_coll_allreduce_internal(t, w, r, 2, ARBOR_UINT64, ARBOR_MAX)) !=
+                ARBOR_OK) {
+                status = cs;
+                break;
+            }
+            rounds++;
+        }
+        if (status != ARBOR_OK) break;
+        /* Landing channels open on first use and take blocks of this rank's heap (core/team.h):
+         * the search's own collectives may have taken the agreed offset here after it was
+         * computed. So every member takes, then all confirm; after a miss the search runs
+         * again (the channels of its collectives are open by then, so it converges). */
+        uint64_t took = arb_heap_take(&arb_ctx.heap, c, want) == ARBOR_OK, all_took = 0;
+        cs = arb_coll_allreduce_internal(t, &took, &all_took, 1, ARBOR_UINT64, ARBOR_MIN);
+        if (cs == ARBOR_OK && all_took) break;
+        if (took) arb_heap_give(&arb_ctx.heap, c, want); /* untouched: still zero */
+        if ((status = cs) != ARBOR_OK) break;
+        arb_debug("heap: offset %llu taken meanwhile on some member (a landing channel): "
+                  "searching again",
+                  (unsigned long long)c);
         uint64_t w[2];
-        arb_heap_search_round(&arb_ctx.heap, want, c, w);
+        arb_heap_search_round(&arb_ctx.heap, want, 0, w);
         if ((cs = arb_coll_allreduce_internal(t, w, r, 2, ARBOR_UINT64, ARBOR_MAX)) != ARBOR_OK) {
             status = cs;
             break;
         }
         rounds++;
-    }
-    if (status == ARBOR_OK && (status = arb_heap_take(&arb_ctx.heap, c, want)) != ARBOR_OK) {
-        arb_error("heap: the agreed offset %llu is not free here", (unsigned long long)c);
-        status = ARBOR_ERR_NO_MEMORY; /* cannot happen: the search checked it */
     }
     if (status != ARBOR_OK) {
         if (status == ARBOR_ERR_NO_MEMORY && ok && arb_heap_round(want) != ARB_HEAP_NONE &&

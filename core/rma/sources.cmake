@@ -1,6 +1,5 @@
 # The one-sided layer (core/rma/): added to the library's object target.
 target_sources(arbor_obj PRIVATE
-  ${CMAKE_CURRENT_LIST_DIR}/heap.c
   ${CMAKE_CURRENT_LIST_DIR}/mem.c
   ${CMAKE_CURRENT_LIST_DIR}/rma.c
   ${CMAKE_CURRENT_LIST_DIR}/atomic.c

@@ -43,6 +43,17 @@ uint64_t arb_heap_fit(const arb_heap_t *h, uint64_t len, uint64_t from)
     return ARB_HEAP_NONE;
 }
 
+uint64_t arb_heap_fit_top(const arb_heap_t *h, uint64_t len)
+{
+    uint64_t need = arb_heap_round(len);
+    if (need == ARB_HEAP_NONE) return ARB_HEAP_NONE;
+    for (size_t i = h->n; i-- > 0;) {
+        const arb_heap_ext_t *e = &h->ext[i];
+        if (e->len >= need) return e->off + e->len - need; /* ends are aligned, so is this */
+    }
+    return need == 0 ? h->size : ARB_HEAP_NONE;
+}
+
 static arbor_status_t reserve(arb_heap_t *h, size_t n)
 {
     if (n <= h->cap) return ARBOR_OK;
