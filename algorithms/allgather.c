@@ -226,23 +226,25 @@ const char *const arb_allgather_alg_names[] = {"auto",  "ring",   "recursive_dou
                                                "bruck", "direct", NULL};
 
 const arb_alg_desc_t arb_allgather_algs[] = {
-    {"auto", "cheapest predicted by the LogGP model", NULL, NULL, 0, 0, 0},
-    {"ring", "P - 1 hops around the ring, forwarded chunk by chunk", build_ring, cost_ring, 0, 0, 0},
+    {"auto", "cheapest predicted by the LogGP model", NULL, NULL, 0, 0, 0, 0},
+    {"ring", "P - 1 hops around the ring, forwarded chunk by chunk", build_ring, cost_ring, 0, 0, 0,
+     0},
     {"recursive_doubling", "log2 P rounds swapping 2^k blocks with rank ^ 2^k (P a power of two)",
-     build_rd, cost_rd, 0, 2, 0},
+     build_rd, cost_rd, 0, 2, 0, 0},
     {"bruck", "ceil(log2 P) dissemination rounds in scratch, then a rotation", build_bruck,
-     cost_bruck, 0, 2, 0},
+     cost_bruck, 0, 2, 0, 0},
     {"direct", "one round: every rank sends its block to every other", build_direct, cost_direct, 0,
-     0, 0},
+     0, 0, 0},
 };
 const int arb_allgather_nalgs = sizeof(arb_allgather_algs) / sizeof(arb_allgather_algs[0]);
 
 const char *const arb_allgatherv_alg_names[] = {"auto", "ring", "direct", NULL};
 
 const arb_alg_desc_t arb_allgatherv_algs[] = {
-    {"auto", "cheapest predicted by the LogGP model", NULL, NULL, 0, 0, 0},
-    {"ring", "P - 1 hops around the ring, forwarded chunk by chunk", build_ringv, cost_ringv, 0, 0, 0},
+    {"auto", "cheapest predicted by the LogGP model", NULL, NULL, 0, 0, 0, 0},
+    {"ring", "P - 1 hops around the ring, forwarded chunk by chunk", build_ringv, cost_ringv, 0, 0,
+     0, 0},
     {"direct", "one round: every rank sends its piece to every other", build_directv, cost_directv,
-     0, 0, 0},
+     0, 0, 0, 0},
 };
 const int arb_allgatherv_nalgs = sizeof(arb_allgatherv_algs) / sizeof(arb_allgatherv_algs[0]);

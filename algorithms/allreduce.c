@@ -249,25 +249,28 @@ static double cost_updown(const arb_alg_desc_t *alg, const arb_coll_args_t *a, c
 }
 
 const char *const arb_allreduce_alg_names[] = {
-    "auto", "recursive_doubling", "rabenseifner", "ring", "direct", "karp_node", "two_level", NULL};
+    "auto",      "recursive_doubling", "rabenseifner", "ring", "direct",
+    "karp_node", "two_level",          "hwcoll",       NULL};
 
 const arb_alg_desc_t arb_allreduce_algs[] = {
-    {"auto", "cheapest predicted by the LogGP model", NULL, NULL, 0, 0, 0},
+    {"auto", "cheapest predicted by the LogGP model", NULL, NULL, 0, 0, 0, 0},
     {"recursive_doubling", "log2 P exchanges of the whole vector (any op)", build_rd, cost_rd, 0,
-     0, 0},
+     0, 0, 0},
     {"rabenseifner",
      "recursive-halving reduce-scatter + recursive-doubling allgather "
      "(commutative ops)",
-     build_rabenseifner, cost_rabenseifner, 0, 0, 0},
+     build_rabenseifner, cost_rabenseifner, 0, 0, 0, 0},
     {"ring", "pipelined ring reduce-scatter + allgather (commutative ops)", build_ring, cost_ring,
-     0, 0, 0},
+     0, 0, 0, 0},
     {"direct",
      "one round: every rank sends its vector to every other and combines all P in rank "
      "order (any op)",
-     build_direct, cost_direct, 0, 0, 0},
+     build_direct, cost_direct, 0, 0, 0, 0},
     {"karp_node", "node-aware Karp tree: combine up to rank 0, then down (several nodes)",
-     build_updown, cost_updown, ARB_TREE_KARP_NODE, 2, 1},
+     build_updown, cost_updown, ARB_TREE_KARP_NODE, 2, 1, 0},
     {"two_level", "two-level tree (inside nodes, then across leaders), up then down",
-     build_updown, cost_updown, ARB_TREE_TWO_LEVEL, 2, 1},
+     build_updown, cost_updown, ARB_TREE_TWO_LEVEL, 2, 1, 0},
+    {"hwcoll", "the transport's provider collective (libfabric fi_allreduce, the team's group)",
+     arb_hwcoll_build, arb_hwcoll_cost, 0, 0, 0, ARB_ALG_NEEDS_HWCOLL},
 };
 const int arb_allreduce_nalgs = sizeof(arb_allreduce_algs) / sizeof(arb_allreduce_algs[0]);

@@ -166,19 +166,19 @@ static double cost_pairwisev(const arb_alg_desc_t *alg, const arb_coll_args_t *a
 const char *const arb_alltoall_alg_names[] = {"auto", "pairwise", "bruck", NULL};
 
 const arb_alg_desc_t arb_alltoall_algs[] = {
-    {"auto", "cheapest predicted by the LogGP model", NULL, NULL, 0, 0, 0},
+    {"auto", "cheapest predicted by the LogGP model", NULL, NULL, 0, 0, 0, 0},
     {"pairwise", "shifted order: send to rank + i, receive from rank - i, i = 1..P-1",
-     build_pairwise, cost_pairwise, 0, 0, 0},
+     build_pairwise, cost_pairwise, 0, 0, 0, 0},
     {"bruck", "ceil(log2 P) rounds of packed blocks whose index has bit k set", build_bruck,
-     cost_bruck, 0, 2, 0},
+     cost_bruck, 0, 2, 0, 0},
 };
 const int arb_alltoall_nalgs = sizeof(arb_alltoall_algs) / sizeof(arb_alltoall_algs[0]);
 
 const char *const arb_alltoallv_alg_names[] = {"auto", "pairwise", NULL};
 
 const arb_alg_desc_t arb_alltoallv_algs[] = {
-    {"auto", "cheapest predicted by the LogGP model", NULL, NULL, 0, 0, 0},
+    {"auto", "cheapest predicted by the LogGP model", NULL, NULL, 0, 0, 0, 0},
     {"pairwise", "shifted order with per-pair counts and displacements", build_pairwisev,
-     cost_pairwisev, 0, 0, 0},
+     cost_pairwisev, 0, 0, 0, 0},
 };
 const int arb_alltoallv_nalgs = sizeof(arb_alltoallv_algs) / sizeof(arb_alltoallv_algs[0]);

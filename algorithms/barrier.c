@@ -90,19 +90,24 @@ static double cost_updown(const arb_alg_desc_t *alg, const arb_coll_args_t *a, c
 }
 
 const char *const arb_barrier_alg_names[] = {"auto",   "dissemination", "flat",
-                                             "direct", "karp_node",     "two_level", NULL};
+                                             "direct", "karp_node",     "two_level",
+                                             "hwcoll", "triggered",     NULL};
 
 const arb_alg_desc_t arb_barrier_algs[] = {
-    {"auto", "cheapest predicted by the LogGP model", NULL, NULL, 0, 0, 0},
+    {"auto", "cheapest predicted by the LogGP model", NULL, NULL, 0, 0, 0, 0},
     {"dissemination", "ceil(log2 P) rounds of signals to rank + 2^k", build_dissemination,
-     cost_dissemination, 0, 0, 0},
+     cost_dissemination, 0, 0, 0, 0},
     {"flat", "every rank signals rank 0, which then releases every rank", build_flat, cost_flat, 0,
-     0, 0},
+     0, 0, 0},
     {"direct", "one round: every rank signals every other (P - 1 signals each)", build_direct,
-     cost_direct, 0, 0, 0},
+     cost_direct, 0, 0, 0, 0},
     {"karp_node", "node-aware Karp tree: signal up to rank 0, then down (several nodes)",
-     build_updown, cost_updown, ARB_TREE_KARP_NODE, 2, 1},
+     build_updown, cost_updown, ARB_TREE_KARP_NODE, 2, 1, 0},
     {"two_level", "two-level tree (inside nodes, then across leaders), up then down",
-     build_updown, cost_updown, ARB_TREE_TWO_LEVEL, 2, 1},
+     build_updown, cost_updown, ARB_TREE_TWO_LEVEL, 2, 1, 0},
+    {"hwcoll", "the transport's provider collective (libfabric fi_barrier, the team's group)",
+     arb_hwcoll_build, arb_hwcoll_cost, 0, 0, 0, ARB_ALG_NEEDS_HWCOLL},
+    {"triggered", "libfabric triggered writes: the flat barrier, posted whole at start",
+     arb_trig_build, arb_trig_cost, 0, 0, 0, ARB_ALG_NEEDS_TRIGGERED},
 };
 const int arb_barrier_nalgs = sizeof(arb_barrier_algs) / sizeof(arb_barrier_algs[0]);

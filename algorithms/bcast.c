@@ -84,20 +84,25 @@ static double cost_tree(const arb_alg_desc_t *alg, const arb_coll_args_t *a, con
 }
 
 const char *const arb_bcast_alg_names[] = {"auto", "karp",      "binomial", "knomial", "binary",
-                                           "flat", "karp_node", "two_level", NULL};
+                                           "flat", "karp_node", "two_level", "hwcoll",
+                                           "triggered", NULL};
 
 const arb_alg_desc_t arb_bcast_algs[] = {
-    {"auto", "cheapest predicted by the LogGP model", NULL, NULL, 0, 0, 0},
+    {"auto", "cheapest predicted by the LogGP model", NULL, NULL, 0, 0, 0, 0},
     {"karp", "LogP-optimal greedy tree (Karp et al. 1993), pipelined", build_tree, cost_tree,
-     ARB_TREE_KARP, 2, 1},
+     ARB_TREE_KARP, 2, 1, 0},
     {"binomial", "binomial tree, largest subtree first, pipelined", build_tree, cost_tree,
-     ARB_TREE_BINOMIAL, 2, 1},
-    {"knomial", "4-nomial tree, pipelined", build_tree, cost_tree, ARB_TREE_KNOMIAL, 4, 1},
-    {"binary", "binary heap tree, pipelined", build_tree, cost_tree, ARB_TREE_BINARY, 2, 1},
-    {"flat", "root sends to every rank in order", build_tree, cost_tree, ARB_TREE_FLAT, 2, 1},
+     ARB_TREE_BINOMIAL, 2, 1, 0},
+    {"knomial", "4-nomial tree, pipelined", build_tree, cost_tree, ARB_TREE_KNOMIAL, 4, 1, 0},
+    {"binary", "binary heap tree, pipelined", build_tree, cost_tree, ARB_TREE_BINARY, 2, 1, 0},
+    {"flat", "root sends to every rank in order", build_tree, cost_tree, ARB_TREE_FLAT, 2, 1, 0},
     {"karp_node", "node-aware Karp greedy: every informed rank reaches a new node first, then its own",
-     build_tree, cost_tree, ARB_TREE_KARP_NODE, 2, 1},
+     build_tree, cost_tree, ARB_TREE_KARP_NODE, 2, 1, 0},
     {"two_level", "Karp tree over node leaders (inter-node model), then Karp trees inside nodes",
-     build_tree, cost_tree, ARB_TREE_TWO_LEVEL, 2, 1},
+     build_tree, cost_tree, ARB_TREE_TWO_LEVEL, 2, 1, 0},
+    {"hwcoll", "the transport's provider collective (libfabric fi_broadcast, the team's group)",
+     arb_hwcoll_build, arb_hwcoll_cost, 0, 0, 0, ARB_ALG_NEEDS_HWCOLL},
+    {"triggered", "libfabric triggered writes: the binomial tree, posted whole at start",
+     arb_trig_build, arb_trig_cost, 0, 0, 0, ARB_ALG_NEEDS_TRIGGERED},
 };
 const int arb_bcast_nalgs = sizeof(arb_bcast_algs) / sizeof(arb_bcast_algs[0]);

@@ -58,7 +58,20 @@ typedef struct {
     const size_t *rcounts, *rdispls; /* alltoallv: the receive side (bytes) */
     int commutative;                 /* reductions: 0 = combine strictly in rank order */
     const arb_topo_t *topo;          /* nodes of the team (NULL: one node) */
+    unsigned caps;                   /* ARB_ALG_NEEDS_* this call can have (core/offload.c) */
+    /* The fixed cost of one provider collective call (posting, the provider's bookkeeping,
+     * the completion) per transport (arb_logp_hwcoll_default, ARBOR_HWCOLL_COST): the hook's
+     * LogGP entry. A software provider (hwcoll_software: libfabric's util collectives) sends
+     * point-to-point messages, priced with L, o, g, G on top; a switch-offload provider
+     * crosses the fabric once. */
+    double hwcoll_us;
+    int hwcoll_software;
 } arb_coll_args_t;
+
+/* What an algorithm needs beyond landing channels: an offload hook of the transport that can
+ * run this very call (its kind, type, op and size). The selector skips a candidate whose needs
+ * the call's caps lack. */
+enum { ARB_ALG_NEEDS_HWCOLL = 1u << 0, ARB_ALG_NEEDS_TRIGGERED = 1u << 1 };
 
 typedef struct arb_alg_desc arb_alg_desc_t;
 struct arb_alg_desc {
@@ -74,6 +87,7 @@ struct arb_alg_desc {
      * prices every other candidate there with the inter-node model, since a node-unaware
      * schedule crosses nodes on most of its rounds. */
     int topo_aware;
+    unsigned needs; /* ARB_ALG_NEEDS_*: 0 for schedules over the landing channels */
 };
 
 /* Per family (one file each): the names ARBOR_<COLL>_ALGORITHM accepts ("auto" first), the
@@ -130,5 +144,16 @@ double arb_updown_cost(const arb_coll_args_t *a, const arb_logp_t *m, int kind);
 /* A pipelined tree broadcast's predicted completion (also a reversed-tree reduction's), with
  * per-link costs on a multi-node team; INFINITY for a node-aware kind on one node. */
 double arb_bcast_tree_cost(const arb_coll_args_t *a, const arb_logp_t *m, int kind, int radix);
+
+/* The offloaded candidates (algorithms/offload.c): one OFFLOAD step; the cost is the hook's
+ * per-call entry (arb_coll_args_t.hwcoll_us) plus the messages its provider sends. */
+arbor_status_t arb_hwcoll_build(const arb_alg_desc_t *alg, const arb_coll_args_t *a,
+                                const arb_logp_t *m, arb_sched_t *s);
+double arb_hwcoll_cost(const arb_alg_desc_t *alg, const arb_coll_args_t *a, const arb_logp_t *m);
+arbor_status_t arb_trig_build(const arb_alg_desc_t *alg, const arb_coll_args_t *a,
+                              const arb_logp_t *m, arb_sched_t *s);
+double arb_trig_cost(const arb_alg_desc_t *alg, const arb_coll_args_t *a, const arb_logp_t *m);
+/* Table index of the first algorithm of coll that needs `needs`, 0 for none. */
+int arb_alg_with_needs(arb_coll_t coll, unsigned needs);
 
 #endif /* ARB_ALGORITHMS_COLL_H */

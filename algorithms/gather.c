@@ -170,18 +170,18 @@ static double cost_flatv(const arb_alg_desc_t *alg, const arb_coll_args_t *a, co
 const char *const arb_gather_alg_names[] = {"auto", "binomial", "flat", NULL};
 
 const arb_alg_desc_t arb_gather_algs[] = {
-    {"auto", "cheapest predicted by the LogGP model", NULL, NULL, 0, 0, 0},
+    {"auto", "cheapest predicted by the LogGP model", NULL, NULL, 0, 0, 0, 0},
     {"binomial", "binomial tree gathering each subtree's blocks upward", build_binomial,
-     cost_binomial, 0, 2, 0},
-    {"flat", "every rank sends its block to the root", build_flat, cost_flat, 0, 0, 0},
+     cost_binomial, 0, 2, 0, 0},
+    {"flat", "every rank sends its block to the root", build_flat, cost_flat, 0, 0, 0, 0},
 };
 const int arb_gather_nalgs = sizeof(arb_gather_algs) / sizeof(arb_gather_algs[0]);
 
 const char *const arb_gatherv_alg_names[] = {"auto", "flat", NULL};
 
 const arb_alg_desc_t arb_gatherv_algs[] = {
-    {"auto", "cheapest predicted by the LogGP model", NULL, NULL, 0, 0, 0},
+    {"auto", "cheapest predicted by the LogGP model", NULL, NULL, 0, 0, 0, 0},
     {"flat", "every rank sends counts[rank] bytes to the root, landing at displs[rank]",
-     build_flatv, cost_flatv, 0, 0, 0},
+     build_flatv, cost_flatv, 0, 0, 0, 0},
 };
 const int arb_gatherv_nalgs = sizeof(arb_gatherv_algs) / sizeof(arb_gatherv_algs[0]);

@@ -61,6 +61,26 @@ void arb_logp_default(const char *transport, arb_logp_t *out)
         *out = logp_ofi_net;
 }
 
+/* Provider collectives. tcp;ofi_rxm runs libfabric's util collectives: tagged messages over the
+ * same TCP connections, scheduled by the provider (recursive doubling for allreduce and
+ * barrier, scatter + allgather for broadcast), whose per-call bookkeeping (allocating the
+ * operation and its work items, a copy per step) we price as HWCOLL_RXM_US (docs/OFFLOAD.md
+ * has the measurement). A provider with switch offload (Slingshot cxi) would cost its call
+ * and about one network latency whatever P: the unknown-provider default. */
+#define HWCOLL_RXM_US   10.0
+#define HWCOLL_OTHER_US 2.0
+
+double arb_logp_hwcoll_default(const char *transport)
+{
+    if (transport == NULL) return HWCOLL_OTHER_US;
+    return strstr(transport, "ofi_rxm") != NULL ? HWCOLL_RXM_US : HWCOLL_OTHER_US;
+}
+
+int arb_logp_hwcoll_software(const char *transport)
+{
+    return transport != NULL && strstr(transport, "ofi_rxm") != NULL;
+}
+
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
 {
     va_list ap;

@@ -73,6 +73,11 @@ arbor_status_t arb_logp_parse_levels(const char *text, arb_logp_t *intra, arb_lo
 /* Inter-node defaults (logp.c says where the numbers come from). */
 void arb_logp_default_inter(const char *transport, arb_logp_t *out);
 
+/* The per-call cost of a provider collective (arb_coll_args_t.hwcoll_us) per transport name. */
+double arb_logp_hwcoll_default(const char *transport);
+/* Whether the transport's provider collectives are software ones (point-to-point messages). */
+int arb_logp_hwcoll_software(const char *transport);
+
 /* Defaults per transport name ("ucx", "ofi:tcp;ofi_rxm", ...), from PLATFORM.md's figures. */
 void arb_logp_default(const char *transport, arb_logp_t *out);
 

@@ -104,20 +104,20 @@ const char *const arb_reduce_alg_names[] = {"auto", "karp",      "binomial", "kn
                                             "flat", "karp_node", "two_level", NULL};
 
 const arb_alg_desc_t arb_reduce_algs[] = {
-    {"auto", "cheapest predicted by the LogGP model", NULL, NULL, 0, 0, 0},
+    {"auto", "cheapest predicted by the LogGP model", NULL, NULL, 0, 0, 0, 0},
     {"karp", "LogP-optimal broadcast tree reversed, pipelined (commutative ops)", build_tree,
-     cost_tree, ARB_TREE_KARP, 2, 1},
+     cost_tree, ARB_TREE_KARP, 2, 1, 0},
     {"binomial", "binomial tree reversed, pipelined (rank order for non-commutative ops)",
-     build_tree, cost_tree, ARB_TREE_BINOMIAL, 2, 1},
+     build_tree, cost_tree, ARB_TREE_BINOMIAL, 2, 1, 0},
     {"knomial", "4-nomial tree reversed, pipelined (commutative ops)", build_tree, cost_tree,
-     ARB_TREE_KNOMIAL, 4, 1},
+     ARB_TREE_KNOMIAL, 4, 1, 0},
     {"binary", "binary heap tree reversed, pipelined (commutative ops)", build_tree, cost_tree,
-     ARB_TREE_BINARY, 2, 1},
+     ARB_TREE_BINARY, 2, 1, 0},
     {"flat", "every rank sends to the root, which combines in rank order", build_tree, cost_tree,
-     ARB_TREE_FLAT, 2, 1},
+     ARB_TREE_FLAT, 2, 1, 0},
     {"karp_node", "node-aware Karp tree reversed (commutative ops, several nodes)", build_tree,
-     cost_tree, ARB_TREE_KARP_NODE, 2, 1},
+     cost_tree, ARB_TREE_KARP_NODE, 2, 1, 0},
     {"two_level", "two-level tree reversed: inside nodes, then across leaders (commutative ops)",
-     build_tree, cost_tree, ARB_TREE_TWO_LEVEL, 2, 1},
+     build_tree, cost_tree, ARB_TREE_TWO_LEVEL, 2, 1, 0},
 };
 const int arb_reduce_nalgs = sizeof(arb_reduce_algs) / sizeof(arb_reduce_algs[0]);

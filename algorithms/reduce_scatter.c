@@ -148,11 +148,11 @@ static double cost_halving(const arb_alg_desc_t *alg, const arb_coll_args_t *a, 
 const char *const arb_reduce_scatter_alg_names[] = {"auto", "pairwise", "recursive_halving", NULL};
 
 const arb_alg_desc_t arb_reduce_scatter_algs[] = {
-    {"auto", "cheapest predicted by the LogGP model", NULL, NULL, 0, 0, 0},
+    {"auto", "cheapest predicted by the LogGP model", NULL, NULL, 0, 0, 0, 0},
     {"pairwise", "P - 1 direct exchanges of pieces (any op, rank order when non-commutative)",
-     build_pairwise, cost_pairwise, 0, 0, 0},
+     build_pairwise, cost_pairwise, 0, 0, 0, 0},
     {"recursive_halving", "log2 P rounds of halving windows (commutative ops)", build_halving,
-     cost_halving, 0, 0, 0},
+     cost_halving, 0, 0, 0, 0},
 };
 const int arb_reduce_scatter_nalgs =
     sizeof(arb_reduce_scatter_algs) / sizeof(arb_reduce_scatter_algs[0]);

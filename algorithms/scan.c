@@ -196,23 +196,23 @@ const char *const arb_scan_alg_names[] = {"auto", "recursive_doubling", "linear"
 const char *const arb_exscan_alg_names[] = {"auto", "recursive_doubling", "linear", "direct", NULL};
 
 const arb_alg_desc_t arb_scan_algs[] = {
-    {"auto", "cheapest predicted by the LogGP model", NULL, NULL, 0, 0, 0},
+    {"auto", "cheapest predicted by the LogGP model", NULL, NULL, 0, 0, 0, 0},
     {"recursive_doubling", "ceil(log2 P) rounds, prefix from rank - 2^k (any op)", build_scan_rd,
-     cost_rd, 0, 0, 0},
+     cost_rd, 0, 0, 0, 0},
     {"linear", "pipelined chain 0 -> 1 -> ... -> P - 1 (any op)", build_scan_linear, cost_linear, 0,
-     0, 0},
+     0, 0, 0},
     {"direct", "one round: every rank sends to all higher ranks, combined in rank order (any op)",
-     build_scan_direct, cost_direct, 0, 0, 0},
+     build_scan_direct, cost_direct, 0, 0, 0, 0},
 };
 const int arb_scan_nalgs = sizeof(arb_scan_algs) / sizeof(arb_scan_algs[0]);
 
 const arb_alg_desc_t arb_exscan_algs[] = {
-    {"auto", "cheapest predicted by the LogGP model", NULL, NULL, 0, 0, 0},
+    {"auto", "cheapest predicted by the LogGP model", NULL, NULL, 0, 0, 0, 0},
     {"recursive_doubling", "ceil(log2 P) rounds, prefix from rank - 2^k (any op)", build_exscan_rd,
-     cost_rd, 1, 0, 0},
+     cost_rd, 1, 0, 0, 0},
     {"linear", "chain 0 -> 1 -> ... -> P - 1, store and forward (any op)", build_exscan_linear,
-     cost_linear, 1, 0, 0},
+     cost_linear, 1, 0, 0, 0},
     {"direct", "one round: every rank sends to all higher ranks, combined in rank order (any op)",
-     build_exscan_direct, cost_direct, 1, 0, 0},
+     build_exscan_direct, cost_direct, 1, 0, 0, 0},
 };
 const int arb_exscan_nalgs = sizeof(arb_exscan_algs) / sizeof(arb_exscan_algs[0]);

@@ -172,18 +172,18 @@ static double cost_flatv(const arb_alg_desc_t *alg, const arb_coll_args_t *a, co
 const char *const arb_scatter_alg_names[] = {"auto", "binomial", "flat", NULL};
 
 const arb_alg_desc_t arb_scatter_algs[] = {
-    {"auto", "cheapest predicted by the LogGP model", NULL, NULL, 0, 0, 0},
+    {"auto", "cheapest predicted by the LogGP model", NULL, NULL, 0, 0, 0, 0},
     {"binomial", "binomial tree carrying each subtree's blocks, largest subtree first",
-     build_binomial, cost_binomial, 0, 2, 0},
-    {"flat", "root sends block r to every rank r in turn", build_flat, cost_flat, 0, 0, 0},
+     build_binomial, cost_binomial, 0, 2, 0, 0},
+    {"flat", "root sends block r to every rank r in turn", build_flat, cost_flat, 0, 0, 0, 0},
 };
 const int arb_scatter_nalgs = sizeof(arb_scatter_algs) / sizeof(arb_scatter_algs[0]);
 
 const char *const arb_scatterv_alg_names[] = {"auto", "flat", NULL};
 
 const arb_alg_desc_t arb_scatterv_algs[] = {
-    {"auto", "cheapest predicted by the LogGP model", NULL, NULL, 0, 0, 0},
+    {"auto", "cheapest predicted by the LogGP model", NULL, NULL, 0, 0, 0, 0},
     {"flat", "root sends counts[r] bytes from displs[r] to every rank r in turn", build_flatv,
-     cost_flatv, 0, 0, 0},
+     cost_flatv, 0, 0, 0, 0},
 };
 const int arb_scatterv_nalgs = sizeof(arb_scatterv_algs) / sizeof(arb_scatterv_algs[0]);

@@ -71,6 +71,14 @@ int arb_sched_copy(arb_sched_t *s, uint32_t round, arb_buf_space_t dst, uint64_t
     return append(s, &st);
 }
 
+int arb_sched_offload(arb_sched_t *s, uint32_t round, int hook, int root, uint64_t bytes)
+{
+    arb_step_t st = {.kind = ARB_STEP_OFFLOAD, .space = ARB_BUF_DST, .src_space = ARB_BUF_SRC,
+                     .combine = (uint8_t)hook, .peer = root, .dep = -1, .round = round,
+                     .bytes = bytes};
+    return append(s, &st);
+}
+
 int arb_sched_append_all(arb_sched_t *dst, const arb_sched_t *src)
 {
     uint32_t round0 = dst->nrounds;

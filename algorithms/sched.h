@@ -22,7 +22,11 @@
 
 #include "arbor.h"
 
-typedef enum { ARB_STEP_SEND = 0, ARB_STEP_RECV, ARB_STEP_COPY } arb_step_kind_t;
+/* OFFLOAD: the whole collective handed to a transport hook (core/offload.c): combine names the
+ * hook (ARB_HOOK_*), peer the root, space / src_space the result and input, bytes the length
+ * in blocks. It completes when the transport says so. */
+typedef enum { ARB_STEP_SEND = 0, ARB_STEP_RECV, ARB_STEP_COPY, ARB_STEP_OFFLOAD } arb_step_kind_t;
+enum { ARB_HOOK_HWCOLL = 1, ARB_HOOK_TRIGGERED = 2 };
 
 /* Where a step's bytes live; resolved when an instance starts. */
 typedef enum { ARB_BUF_SRC = 0, ARB_BUF_DST, ARB_BUF_SCRATCH } arb_buf_space_t;
@@ -68,6 +72,8 @@ int arb_sched_copy(arb_sched_t *s, uint32_t round, arb_buf_space_t dst, uint64_t
 /* A local COPY that combines src into dst (ARB_COMBINE_AFTER / _BEFORE). */
 int arb_sched_combine(arb_sched_t *s, uint32_t round, arb_buf_space_t dst, uint64_t off,
                       arb_buf_space_t src, uint64_t src_off, uint64_t bytes, int combine, int dep);
+/* The single step of an offloaded collective (ARB_STEP_OFFLOAD). */
+int arb_sched_offload(arb_sched_t *s, uint32_t round, int hook, int root, uint64_t bytes);
 /* Appends src's steps after dst's rounds (composition: a barrier before or after a collective
  * for the ALLSYNC flags). -1 when out of memory. */
 int arb_sched_append_all(arb_sched_t *dst, const arb_sched_t *src);

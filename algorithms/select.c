@@ -56,6 +56,15 @@ const char *arb_coll_name(arb_coll_t coll)
     return coll < ARB_COLL_KINDS ? names[coll] : "?";
 }
 
+int arb_alg_with_needs(arb_coll_t coll, unsigned needs)
+{
+    int n;
+    const arb_alg_desc_t *tab = arb_alg_table(coll, &n);
+    for (int i = 1; tab && i < n; i++)
+        if (tab[i].needs & needs) return i;
+    return 0;
+}
+
 /* The table index of a family's algorithm by name (0 when absent). */
 static int index_of(arb_coll_t coll, const char *name)
 {
@@ -87,7 +96,9 @@ int arb_select(const arb_coll_args_t *a, const arb_logp_t *m, int forced, double
     bool multi = arb_topo_multi(a->topo);
     for (int i = 1; i < n; i++) {
         const arb_logp_t *mi = multi && !tab[i].topo_aware ? &a->topo->inter : m;
-        double t = tab[i].cost ? tab[i].cost(&tab[i], a, mi) : INFINITY;
+        /* A candidate this call's transport view cannot run is not a candidate. */
+        bool runs = (tab[i].needs & ~a->caps) == 0;
+        double t = runs && tab[i].cost ? tab[i].cost(&tab[i], a, mi) : INFINITY;
         if (predicted) predicted[i] = t;
         if (t < best_t) best_t = t, best = i;
     }

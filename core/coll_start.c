@@ -15,6 +15,7 @@
 #include "core/executor.h"
 #include "core/progress.h"
 #include "core/log.h"
+#include "core/offload.h"
 #include "core/request.h"
 
 #define KNOWN_FLAGS                                                                                \
@@ -387,7 +388,9 @@ static arbor_status_t build(const arb_coll_args_t *a, const arb_logp_t *model, i
             warned[a->coll] |= 1u << alg;
             arb_warn("%s algorithm %s cannot serve this call (%s); using the model's choice",
                      arb_coll_name(a->coll), tab[alg].name,
-                     a->commutative ? "team size" : "non-commutative op");
+                     (tab[alg].needs & ~a->caps) ? "the transport's hook cannot run it"
+                     : a->commutative            ? "team size"
+                                                 : "non-commutative op");
         }
         arb_sched_free(s);
         arb_sched_init(s);
@@ -439,7 +442,11 @@ static arbor_status_t schedule_for(struct arbor_team *t, const arb_call_t *c, co
 {
     arb_coll_t k = c->coll;
     bool red = reduction(k), vec = vector(k);
+    /* What the transport's hooks can run of this call; ARBOR_OFFLOAD=hwcoll forces the hook
+     * there unless ARBOR_<COLL>_ALGORITHM names an algorithm. */
+    unsigned caps = arb_offload_caps(t, k, c->count, c->dtype, c->op);
     int forced = arb_ctx.cfg.coll_alg[k];
+    if (!forced) forced = arb_offload_forced(k, caps);
     int pinned = forced ? 0 : arb_tune_match(&arb_ctx.tune, k, L->bytes, t->size);
     unsigned cls = size_class(L->bytes);
     arb_coll_args_t a = {.coll = k,
@@ -448,7 +455,9 @@ static arbor_status_t schedule_for(struct arbor_team *t, const arb_call_t *c, co
                          .root = rooted(k) ? c->root : 0,
                          .chunk = t->chunk,
                          .commutative = red ? arb_op_commutative(c->op) : 1,
-                         .topo = t->topo.nnodes > 1 ? &t->topo : NULL};
+                         .topo = t->topo.nnodes > 1 ? &t->topo : NULL,
+                         .caps = caps};
+    arb_offload_cost(&a.hwcoll_us, &a.hwcoll_software);
     /* Schedules in block units serve a whole size class; reductions split vectors at element
      * boundaries, so their schedules are per count. */
     a.bytes = vec ? L->bytes : red ? L->bytes : cls ? (size_t)1 << (cls - 1) : 0;
@@ -462,7 +471,8 @@ static arbor_status_t schedule_for(struct arbor_team *t, const arb_call_t *c, co
                            .root = a.root,
                            .bytes = red ? (c->count | (1ull << 63)) : cls,
                            .variant = (uint32_t)(flags & (ARBOR_IN_ALLSYNC | ARBOR_OUT_ALLSYNC)) |
-                                      (uint32_t)a.commutative << 8 | (uint32_t)elem << 9};
+                                      (uint32_t)a.commutative << 8 | (uint32_t)elem << 9 |
+                                      (uint32_t)caps << 24};
     /* Symmetric buffers: the model may choose the one-copy path (core/coll_direct.h), and the
      * algorithm it prices best there; the choice is cached with the schedule. */
     bool symmetric = arb_direct_eligible(t, k, flags);

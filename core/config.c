@@ -45,6 +45,7 @@ static const char *const progress_names[] = {"poll", "thread", "interrupt", NULL
 static const char *const onecopy_names[] = {"auto", "always", "never", NULL};
 /* index = ARBOR_THREAD_* */
 static const char *const threads_names[] = {"single", "funneled", "serialized", "multiple", NULL};
+static const char *const offload_names[] = {"auto", "off", "triggered", "hwcoll", NULL};
 
 #define OFF(_f) offsetof(arb_config_t, _f)
 
@@ -93,6 +94,20 @@ static const row_t rows[] = {
      "single, funneled, serialized (no lock: one thread at a time calls arbor) or multiple (any "
      "thread at any time, under the engine lock; docs/THREADS.md)",
      T_ENUM, OFF(threads), threads_names, 0, 0, 0},
+    {"OFFLOAD", "auto",
+     "collectives the transport runs whole (docs/OFFLOAD.md): auto takes a hook where the "
+     "transport offers it and the LogGP model predicts a gain; hwcoll runs barrier, bcast and "
+     "allreduce through libfabric's collectives wherever the provider supports the call "
+     "(tcp;ofi_rxm); triggered lowers the world team's bcast and barrier to libfabric "
+     "triggered writes posted whole, which forward with no CPU (sockets, with its progress "
+     "thread); off never; a forced hook the transport lacks fails arbor_init with "
+     "ARBOR_ERR_UNSUPPORTED",
+     T_ENUM, OFF(offload), offload_names, 0, 0, F_UNIFORM},
+    {"HWCOLL_COST", "0",
+     "microseconds the model charges one provider collective call (the hwcoll candidate's "
+     "fixed LogGP entry; a software provider's messages are priced on top); 0 = the "
+     "provider's default (10 for tcp;ofi_rxm, 2 for others)",
+     T_DOUBLE, OFF(hwcoll_cost), NULL, 0, 1e6, F_UNIFORM},
     {"DIRECT", "y",
      "move data with loads and stores into mapped peer segments where the "
      "transport can map them",

@@ -13,6 +13,7 @@
 #include "core/coll_direct.h"
 #include "core/doorbell.h"
 #include "core/log.h"
+#include "core/offload.h"
 #include "core/peer_copy.h"
 
 static inline uint64_t load_acq(const uint8_t *p)
@@ -112,9 +113,12 @@ arbor_status_t arb_exec_start(struct arbor_team *team, arb_cached_sched_t *cs, v
     for (int i = 0; i < s->nsteps; i++) {
         const arb_step_t *step = &s->steps[i];
         arb_step_state_t *st = &inst->st[i];
-        st->nchunks =
-            step->kind == ARB_STEP_COPY ? 1 : nchunks_of(step->bytes * block, team->chunk);
-        if (step->kind == ARB_STEP_SEND) {
+        st->nchunks = step->kind == ARB_STEP_COPY || step->kind == ARB_STEP_OFFLOAD
+                          ? 1
+                          : nchunks_of(step->bytes * block, team->chunk);
+        if (step->kind == ARB_STEP_OFFLOAD) {
+            st->ticket = arb_offload_ticket(team);
+        } else if (step->kind == ARB_STEP_SEND) {
             st->ticket = team->out[step->peer].next_ticket;
             team->out[step->peer].next_ticket += st->nchunks;
         } else if (step->kind == ARB_STEP_RECV) {
@@ -423,6 +427,8 @@ static bool advance_step(arb_inst_t *inst, int i, bool *moved)
             *moved = true;
         }
         return st->done == 1;
+    case ARB_STEP_OFFLOAD:
+        return arb_offload_advance(inst, step, st, moved);
     }
     return true;
 }

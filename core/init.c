@@ -15,6 +15,7 @@
 #include "core/executor.h"
 #include "core/log.h"
 #include "core/measure.h"
+#include "core/offload.h"
 #include "core/request.h"
 #include "core/rma/am.h"
 #include "core/rma/rma.h"
@@ -88,7 +89,8 @@ static arbor_status_t open_transport(void)
                          .timeout_s = arb_ctx.cfg.timeout_s,
                          .yield = arb_ctx.cfg.poll_yield != ARB_YIELD_NEVER,
                          .local = local,
-                         .peer_lost = arb_boot_peer_lost};
+                         .peer_lost = arb_boot_peer_lost,
+                         .offload_want = arb_offload_want(&arb_ctx.cfg)};
     static const char *const wanted[] = {NULL, "ucx", "ofi"};
     const char *want = wanted[arb_ctx.cfg.transport];
     arbor_status_t status = ARBOR_ERR_UNSUPPORTED;
@@ -303,6 +305,7 @@ static arbor_status_t init_at(int required, int *provided)
                     (arb_ctx.cfg.poll_yield == ARB_YIELD_AUTO && arb_ctx.node_oversubscribed);
 
     if ((status = open_transport()) != ARBOR_OK) goto err;
+    if ((status = arb_offload_check()) != ARBOR_OK) goto err;
     arb_ctx.seg = arb_ctx.tp_ops->seg_base(arb_ctx.tp);
     arb_ctx.seg_size = arb_ctx.cfg.segment_size;
     if ((status = wire_up()) != ARBOR_OK) goto err;
@@ -351,6 +354,8 @@ static arbor_status_t init_at(int required, int *provided)
         goto err;
     arb_coll_check_board_init(board, arb_team_by_id);
     if (arb_ctx.cfg.logp_measure && (status = arb_logp_measure()) != ARBOR_OK) goto err;
+    arb_offload_model();
+    if ((status = arb_offload_team_init(arb_ctx.world)) != ARBOR_OK) goto err;
     /* From here on a thread of a MULTIPLE program may be inside arbor with us. */
     int level = required > arb_ctx.cfg.threads ? required : arb_ctx.cfg.threads;
     if ((status = arb_threads_init(level)) != ARBOR_OK) goto err;
@@ -386,6 +391,7 @@ static void print_stats(void)
                         (unsigned long long)s->calls, s->total_us / (double)s->calls);
         }
     }
+    arb_offload_print_stats();
     const arb_sched_cache_t *cc = &arb_ctx.world->cache;
     fprintf(stderr, "arbor stats %d/%d: schedule cache hits=%llu misses=%llu build_us=%.1f\n",
             arb_ctx.rank, arb_ctx.size, (unsigned long long)cc->hits,

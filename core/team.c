@@ -13,6 +13,7 @@
 
 #include "core/coll.h"
 #include "core/log.h"
+#include "core/offload.h"
 #include "core/request.h"
 #include "core/rma/rma.h"
 
@@ -135,6 +136,7 @@ arbor_status_t arb_team_create_world(struct arbor_team **team_p)
 void arb_team_destroy(struct arbor_team *t)
 {
     if (!t) return;
+    arb_offload_team_fini(t);
     /* A failed team keeps its landing memory out of the heap: a late message may land there. */
     if (t->failed == ARBOR_OK) arb_team_close_channels(t);
     if (t->region_mem) arb_mem_free_team(t->region_mem, false); /* the caller synchronised */
@@ -256,7 +258,11 @@ static arbor_status_t arbor_team_split_unlocked(arbor_team_h parent, int color, 
             t->id = arb_team_child_id(p, color);
             t->region_mem = m;
             m = NULL;
-            if ((status = register_team(t)) != ARBOR_OK) arb_team_destroy(t);
+            /* The members create the team in the same order: its provider group joins here
+             * (every member of the new team takes part, or none on this transport). */
+            if ((status = arb_offload_team_init(t)) != ARBOR_OK ||
+                (status = register_team(t)) != ARBOR_OK)
+                arb_team_destroy(t);
         }
         if (status == ARBOR_OK) *team_p = t->handle;
     } else if (status == ARBOR_OK) {

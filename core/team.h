@@ -73,6 +73,7 @@ struct arbor_team {
     bool closing;          /* finalize's last barrier: return no credits (no one needs them) */
     arbor_status_t failed; /* ARBOR_OK, or why the team failed (team_fail.c): calls refused */
     arb_sched_cache_t cache;
+    struct arb_offload_team *offload; /* provider group and ordering (core/offload.c), or NULL */
     struct {
         bool valid; /* a user collective has started on the team */
         int coll, alg;

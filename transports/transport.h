@@ -90,7 +90,62 @@ typedef struct {
     /* Reports a peer whose process is gone, seen on the backend's error path (an endpoint
      * error, a failed completion); any thread. NULL: nobody listens. */
     void (*peer_lost)(int rank);
+    /* ARB_TP_CAP_HW_COLL / _TRIGGERED the core may use: a backend asks its provider for them
+     * only then (core/offload.h). */
+    uint32_t offload_want;
 } arb_tp_params_t;
+
+/*
+ * Offload hooks (core/offload.h, docs/OFFLOAD.md). Provider collectives run on a group: the
+ * world ranks of a team, joined once (collectively, in the same order on every member). A
+ * collective is posted whole and completes through comp like any other operation; the
+ * transport's progress() drives it. A backend without hooks leaves arb_tp_ops_t.offload NULL.
+ */
+typedef struct arb_tp_group arb_tp_group_t;
+
+typedef enum { ARB_TP_HW_BARRIER = 0, ARB_TP_HW_BCAST, ARB_TP_HW_ALLREDUCE } arb_tp_hwcoll_t;
+
+typedef struct {
+    arb_tp_hwcoll_t kind;
+    const void *src;     /* allreduce: the input (may equal dst) */
+    void *dst;           /* bcast: the buffer (the root's is the source); allreduce: result */
+    size_t count;        /* elements of dtype */
+    arbor_dtype_t dtype; /* bcast: ARBOR_BYTE */
+    arbor_op_t op;       /* allreduce */
+    int root;            /* bcast: index in the group */
+} arb_tp_hwcoll_args_t;
+
+/* Triggered programs (ARB_TP_CAP_TRIGGERED): ARB_TP_TRIG_REGIONS regions of registered memory,
+ * the same size on every rank, each with a counter of the writes peers made into it. A
+ * triggered write copies len bytes at off of one of our regions to the same place of the
+ * peer's, once the counter of region `gate` reaches threshold (0: at once), with no call of
+ * ours: the provider's own progress fires it. */
+enum { ARB_TP_TRIG_REGIONS = 3 };
+typedef struct {
+    int peer;           /* world rank */
+    int region;         /* source here and destination there */
+    uint64_t off;       /* bytes into the region */
+    size_t len;         /* at least 1: a write of 0 bytes may count nowhere */
+    int gate;           /* region whose counter gates the write */
+    uint64_t threshold; /* counter value that fires it; 0: post as a plain write */
+} arb_tp_trig_op_t;
+
+typedef struct arb_tp_offload_ops {
+    /* Whether the provider runs this collective (kind, type, op, count) on a group of n. */
+    bool (*hwcoll_query)(arb_tp_t *tp, const arb_tp_hwcoll_args_t *a, int n);
+    /* Starts joining the group of world ranks members[0..n) (this rank among them). */
+    arbor_status_t (*group_join)(arb_tp_t *tp, const int *members, int n, arb_tp_group_t **g_p);
+    /* ARBOR_OK once joined, ARB_ERR_AGAIN while the join runs (call progress()), or an error. */
+    arbor_status_t (*group_test)(arb_tp_t *tp, arb_tp_group_t *g);
+    void (*group_free)(arb_tp_t *tp, arb_tp_group_t *g);
+    /* Posts one collective on a joined group; ARB_ERR_AGAIN: no resources now, retry. */
+    arbor_status_t (*hwcoll_post)(arb_tp_t *tp, arb_tp_group_t *g, const arb_tp_hwcoll_args_t *a,
+                                  arb_tp_comp_t *comp);
+    /* Triggered programs: region i's memory and size, its counter, one write. */
+    void *(*trig_region)(arb_tp_t *tp, int region, size_t *len_p);
+    uint64_t (*trig_count)(arb_tp_t *tp, int region);
+    arbor_status_t (*trig_post)(arb_tp_t *tp, const arb_tp_trig_op_t *op, arb_tp_comp_t *comp);
+} arb_tp_offload_ops_t;
 
 typedef struct arb_tp_ops {
     const char *name; /* "ucx", "ofi" */
@@ -154,6 +209,8 @@ typedef struct arb_tp_ops {
 
     uint32_t (*caps)(arb_tp_t *tp);        /* ARB_TP_CAP_* bits */
     const char *(*describe)(arb_tp_t *tp); /* "ucx", "ofi:shm", ... for logs and benchmarks */
+
+    const arb_tp_offload_ops_t *offload; /* NULL: no offload hooks */
 } arb_tp_ops_t;
 
 /* The backends compiled in, in preference order, NULL-terminated (transports/registry.c). */

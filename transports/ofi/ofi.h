@@ -23,6 +23,7 @@
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_errno.h>
 #include <rdma/fi_rma.h>
+#include <rdma/fi_trigger.h>
 #include <stdbool.h>
 
 #define ARB_OFI_API_VERSION FI_VERSION(1, 10)
@@ -115,6 +116,14 @@ struct arb_tp {
     struct fid_ep *ep;
     int wait_fd; /* -1: the CQ has no descriptor */
 
+    /* offload hooks: join events of provider collectives (or NULL), what the core may use
+     * (arb_tp_params_t.offload_want), the contexts of provider collectives and triggered writes
+     * in flight (ofi_coll.c), the triggered regions and counters (ofi_trigger.c) */
+    struct fid_eq *eq;
+    uint32_t offload_want;
+    struct arb_ofi_coll *colls;
+    struct arb_ofi_trig *trig;
+
     /* what the provider demands or offers */
     bool mr_virt;   /* FI_MR_VIRT_ADDR: remote addresses are virtual addresses */
     bool mr_prov;   /* FI_MR_PROV_KEY: the provider picks keys */
@@ -152,6 +161,27 @@ struct arb_tp {
     arb_ofi_req_t *all_reqs;
     arbor_status_t async_status; /* first error of an operation nobody waits for */
 };
+
+/* ofi_coll.c: provider collectives (offload hooks) */
+extern const arb_tp_offload_ops_t arb_ofi_offload_ops;
+/* After the domain opened: the EQ a join reports on, and ARB_TP_CAP_HW_COLL where the
+ * provider runs at least a barrier. Before fi_enable (the EQ is bound to the endpoint). */
+arbor_status_t arb_ofi_coll_open(arb_tp_t *tp);
+void arb_ofi_coll_close(arb_tp_t *tp);
+/* A CQ completion (status ARBOR_OK) or error entry of a provider collective or a triggered
+ * write: true when op_context was one of ours. */
+bool arb_ofi_coll_done(arb_tp_t *tp, void *op_context, arbor_status_t status);
+/* Contexts for both (ofi_coll.c): a free one charged to comp, or NULL; its release on failure. */
+struct fi_triggered_context *arb_ofi_coll_ctx(arb_tp_t *tp, arb_tp_comp_t *comp);
+void arb_ofi_coll_ctx_drop(arb_tp_t *tp, struct fi_triggered_context *ctx);
+
+/* ofi_trigger.c: regions, counters and triggered writes (ARB_TP_CAP_TRIGGERED), after the
+ * endpoint is enabled; the ops are part of arb_ofi_offload_ops. */
+arbor_status_t arb_ofi_trig_open(arb_tp_t *tp);
+void arb_ofi_trig_close(arb_tp_t *tp);
+void *arb_ofi_trig_region(arb_tp_t *tp, int region, size_t *len_p);
+uint64_t arb_ofi_trig_count(arb_tp_t *tp, int region);
+arbor_status_t arb_ofi_trig_post(arb_tp_t *tp, const arb_tp_trig_op_t *op, arb_tp_comp_t *comp);
 
 /* ofi_select.c: environment, fi_getinfo and the provider choice */
 arbor_status_t arb_ofi_select(arb_tp_t *tp, const char *want, struct fi_info **info_p);

@@ -178,6 +178,8 @@ static arbor_status_t objects_open(arb_tp_t *tp)
     what = "fi_ep_bind (CQ)";
     rc = fi_ep_bind(tp->ep, &tp->cq->fid, FI_TRANSMIT | FI_RECV);
     if (rc != 0) goto err;
+    status = arb_ofi_coll_open(tp);
+    if (status != ARBOR_OK) return status;
     what = "fi_enable";
     rc = fi_enable(tp->ep);
     if (rc != 0) goto err;
@@ -258,6 +260,7 @@ static arbor_status_t ofi_open(const arb_tp_params_t *params, arb_tp_t **tp_p)
     tp->timeout_s = params->timeout_s;
     tp->yield = params->yield;
     tp->wait_fd = -1;
+    tp->offload_want = params->offload_want;
     tp->active_head = -1;
     tp->async_status = ARBOR_OK;
 
@@ -265,6 +268,7 @@ static arbor_status_t ofi_open(const arb_tp_params_t *params, arb_tp_t **tp_p)
     if (status == ARBOR_OK) status = objects_open(tp);
     if (status == ARBOR_OK) status = arb_ofi_scratch_init(tp);
     if (status == ARBOR_OK) status = seg_init(tp, params->segment_size);
+    if (status == ARBOR_OK) status = arb_ofi_trig_open(tp);
     if (status == ARBOR_OK) status = blob_init(tp);
     if (status != ARBOR_OK) {
         ofi_close(tp);
@@ -359,8 +363,10 @@ static void ofi_close(arb_tp_t *tp)
     if (tp->mrs != NULL) arb_warn("close: memory registrations were not released");
     while (tp->mrs != NULL) arb_ofi_mem_dereg(tp, tp->mrs);
     arb_ofi_unreg(&tp->seg_mr);
+    arb_ofi_trig_close(tp);
     arb_ofi_scratch_fini(tp);
     fid_close(tp->ep ? &tp->ep->fid : NULL, "endpoint");
+    arb_ofi_coll_close(tp);
     fid_close(tp->av ? &tp->av->fid : NULL, "address vector");
     fid_close(tp->cq ? &tp->cq->fid : NULL, "completion queue");
     fid_close(tp->domain ? &tp->domain->fid : NULL, "domain");
@@ -425,4 +431,5 @@ const arb_tp_ops_t arb_ofi_ops = {
     .arm = arb_ofi_arm,
     .caps = ofi_caps,
     .describe = ofi_describe,
+    .offload = &arb_ofi_offload_ops,
 };

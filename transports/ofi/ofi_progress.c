@@ -55,6 +55,11 @@ static arbor_status_t cq_error(arb_tp_t *tp)
         arb_error("fi_cq_readerr: %s", fi_strerror((int)-rc));
         return ARBOR_ERR_TRANSPORT;
     }
+    if (arb_ofi_coll_done(tp, err.op_context, ARBOR_ERR_TRANSPORT)) {
+        arb_error("a provider collective failed: %s (%s)", fi_strerror(err.err),
+                  fi_cq_strerror(tp->cq, err.prov_errno, err.err_data, NULL, 0));
+        return ARBOR_OK;
+    }
     ctx = own_ctx(tp, err.op_context);
     arb_error("%s to peer %d failed: %s (%s)",
               ctx == NULL                     ? "an operation"
@@ -89,6 +94,8 @@ int arb_ofi_progress(arb_tp_t *tp)
                     arb_ofi_ctx_done(tp, ctx, ARBOR_OK);
                 else if (ev[i].flags & FI_REMOTE_CQ_DATA)
                     signal_apply(tp, &ev[i]);
+                else if (arb_ofi_coll_done(tp, ev[i].op_context, ARBOR_OK))
+                    continue;
                 else
                     arb_warn("a completion that is neither ours nor a signal (flags 0x%llx); "
                              "ignored",

@@ -31,7 +31,6 @@ static const struct {
 } broken[] = {{"ofi_rxd", FI_VERSION(1, 17),
                "one fi_fetch_atomic crashes it inside fi_cq_read (libfabric 1.17)"}};
 
-
 static void pin_loopback(void)
 {
     static const char *const vars[] = {"FI_TCP_IFACE", "FI_SOCKETS_IFACE"};
@@ -42,13 +41,14 @@ static void pin_loopback(void)
     }
 }
 
-static struct fi_info *hints_new(const char *prov, uint64_t order, enum fi_progress progress)
+static struct fi_info *hints_new(const char *prov, uint64_t order, enum fi_progress progress,
+                                 uint64_t extra_caps)
 {
     struct fi_info *hints = fi_allocinfo();
 
     if (hints == NULL) return NULL;
     hints->ep_attr->type = FI_EP_RDM;
-    hints->caps = FI_RMA | FI_ATOMIC;
+    hints->caps = FI_RMA | FI_ATOMIC | extra_caps;
     hints->mode = FI_CONTEXT | FI_CONTEXT2;
     hints->domain_attr->mr_mode =
         FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_ENDPOINT;
@@ -64,9 +64,9 @@ static struct fi_info *hints_new(const char *prov, uint64_t order, enum fi_progr
 }
 
 static struct fi_info *getinfo(const char *prov, uint64_t order, enum fi_progress progress,
-                               const struct fi_info *like)
+                               const struct fi_info *like, uint64_t extra_caps)
 {
-    struct fi_info *hints = hints_new(prov, order, progress), *list = NULL;
+    struct fi_info *hints = hints_new(prov, order, progress, extra_caps), *list = NULL;
     int rc;
 
     if (hints == NULL) return NULL;
@@ -87,7 +87,7 @@ static struct fi_info *getinfo(const char *prov, uint64_t order, enum fi_progres
 /* The chosen provider with what we would like on top, best first: write-after-write order
  * (remote-CQ-data signals) and manual progress. A provider that only progresses by itself is
  * as good without the latter (our progress calls cost it little). */
-static struct fi_info *refine(const struct fi_info *pick)
+static struct fi_info *refine(const struct fi_info *pick, uint64_t extra_caps)
 {
     static const struct {
         uint64_t order;
@@ -101,13 +101,43 @@ static struct fi_info *refine(const struct fi_info *pick)
 #ifdef ARB_OFI_TEST_NO_CQ_DATA /* test builds: shm then keeps FI_MR_VIRT_ADDR, as unordered */
         if (wish[i].order != 0) continue;
 #endif
-        got = getinfo(pick->fabric_attr->prov_name, wish[i].order, wish[i].progress, pick);
+        got = getinfo(pick->fabric_attr->prov_name, wish[i].order, wish[i].progress, pick,
+                      extra_caps);
         if (got == NULL) continue;
         info = fi_dupinfo(got);
         fi_freeinfo(got);
         return info;
     }
-    return fi_dupinfo(pick);
+    return extra_caps ? NULL : fi_dupinfo(pick);
+}
+
+/* Offload (core/offload.h): the chosen provider again, with provider collectives (which run
+ * over its tagged messages) on top; NULL when it has none. Asked only when the core may use
+ * them, and only after the choice, so that the choice itself never changes. */
+static struct fi_info *refine_offload(const arb_tp_t *tp, const struct fi_info *pick)
+{
+    if (tp->offload_want & ARB_TP_CAP_TRIGGERED) {
+        /* Triggered writes fire inside the provider only under its automatic progress
+         * (tests/probe_trigger.c), which costs every other operation here: this mode only. */
+        static const uint64_t order[] = {FI_ORDER_RMA_WAW, 0};
+        for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+            struct fi_info *got = getinfo(pick->fabric_attr->prov_name, order[i], FI_PROGRESS_AUTO,
+                                          pick, FI_TRIGGER | FI_RMA_EVENT);
+            if (got == NULL) continue;
+            struct fi_info *info = fi_dupinfo(got);
+            fi_freeinfo(got);
+            return info;
+        }
+        arb_debug("libfabric provider %s does not offer FI_TRIGGER | FI_RMA_EVENT with automatic "
+                  "progress",
+                  pick->fabric_attr->prov_name);
+        return NULL;
+    }
+    if (!(tp->offload_want & ARB_TP_CAP_HW_COLL)) return NULL;
+    struct fi_info *info = refine(pick, FI_COLLECTIVE | FI_MSG | FI_TAGGED);
+    arb_debug("libfabric provider %s %s FI_COLLECTIVE", pick->fabric_attr->prov_name,
+              info ? "offers" : "does not offer");
+    return info;
 }
 
 static const char *broken_why(const char *name)
@@ -160,7 +190,7 @@ static void names(const struct fi_info *list, char *buf, size_t len)
 
 static void report_missing(const char *want)
 {
-    struct fi_info *all = getinfo(NULL, 0, FI_PROGRESS_UNSPEC, NULL), *bare;
+    struct fi_info *all = getinfo(NULL, 0, FI_PROGRESS_UNSPEC, NULL, 0), *bare;
     struct fi_info *hints = fi_allocinfo();
     char offered[512];
 
@@ -190,7 +220,7 @@ arbor_status_t arb_ofi_select(arb_tp_t *tp, const char *want, struct fi_info **i
     bool named = want != NULL && want[0] != '\0';
 
     if (tp->all_local) pin_loopback();
-    list = getinfo(named ? want : NULL, 0, FI_PROGRESS_UNSPEC, NULL);
+    list = getinfo(named ? want : NULL, 0, FI_PROGRESS_UNSPEC, NULL, 0);
     if (list == NULL) {
         if (named)
             report_missing(want);
@@ -212,7 +242,8 @@ arbor_status_t arb_ofi_select(arb_tp_t *tp, const char *want, struct fi_info **i
         fi_freeinfo(list);
         return ARBOR_ERR_UNSUPPORTED;
     }
-    info = refine(pick);
+    info = refine_offload(tp, pick);
+    if (info == NULL) info = refine(pick, 0);
     fi_freeinfo(list);
     if (info == NULL) {
         arb_error("fi_dupinfo: out of memory");
