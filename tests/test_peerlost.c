@@ -66,7 +66,15 @@ int main(void)
         CHECK(st == ARBOR_OK && out == size - 1, "survivors' team: %s, %lld", arbor_strerror(st),
               (long long)out);
     }
-    CHECK(arbor_team_free(&others) == ARBOR_OK, "free");
+    /* Where the transport cannot see the loss (OFI tcp off-node), a survivor may still hold a
+     * put to the dead rank that never completes: its team free then waits out ARBOR_TIMEOUT in
+     * the flush, and the others time out in the free's barrier (docs/TRANSPORTS.md). What must
+     * hold there is that every call returns, and finalize is bounded (below). */
+    arbor_status_t free_st = arbor_team_free(&others);
+    CHECK(free_st == ARBOR_OK ||
+              (timeout_ok && (free_st == ARBOR_ERR_TIMEOUT || free_st == ARBOR_ERR_PEER_LOST ||
+                              free_st == ARBOR_ERR_TEAM)),
+          "free: %s", arbor_strerror(free_st));
     t0 = now_s();
     arbor_status_t fin = arbor_finalize();
     double fin_s = now_s() - t0;
