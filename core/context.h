@@ -23,6 +23,7 @@
 
 typedef struct arb_inst arb_inst_t;
 typedef struct arb_req_slot arb_req_slot_t;
+typedef struct arb_team_slot arb_team_slot_t;
 
 typedef struct {
     uint64_t calls;
@@ -70,6 +71,9 @@ typedef struct {
     arb_req_slot_t *slots;
     uint32_t nslots, free_hint, check_pass;
     arb_inst_t *fence_head;
+    /* Teams other than the world (team.c): handle = (slot, generation). */
+    arb_team_slot_t *team_slots;
+    uint32_t nteam_slots;
     /* Finished instances kept for reuse, and freed ones the transport may still write to
      * (executor.c). */
     arb_inst_t *spare, *kept;

@@ -152,47 +152,47 @@ void arb_team_destroy(struct arbor_team *t)
 
 /* Teams other than the world live in a table; a handle encodes (slot, generation) so a freed
  * team's handle is recognised rather than followed. */
-typedef struct {
+struct arb_team_slot {
     struct arbor_team *t;
     uint32_t gen;
-} tslot_t;
-
-static tslot_t *tslots;
-static uint32_t ntslots;
+};
 
 static arbor_status_t register_team(struct arbor_team *t)
 {
     uint32_t i = 0;
-    while (i < ntslots && tslots[i].t) i++;
-    if (i == ntslots) {
-        uint32_t n = ntslots ? 2 * ntslots : 16;
-        tslot_t *ns = realloc(tslots, n * sizeof(*ns));
+    while (i < arb_ctx.nteam_slots && arb_ctx.team_slots[i].t) i++;
+    if (i == arb_ctx.nteam_slots) {
+        uint32_t n = arb_ctx.nteam_slots ? 2 * arb_ctx.nteam_slots : 16;
+        arb_team_slot_t *ns = realloc(arb_ctx.team_slots, n * sizeof(*ns));
         if (!ns) return ARBOR_ERR_NO_MEMORY;
-        for (uint32_t j = ntslots; j < n; j++) ns[j] = (tslot_t){NULL, 0};
-        tslots = ns;
-        ntslots = n;
+        for (uint32_t j = arb_ctx.nteam_slots; j < n; j++) ns[j] = (arb_team_slot_t){NULL, 0};
+        arb_ctx.team_slots = ns;
+        arb_ctx.nteam_slots = n;
     }
-    tslots[i].t = t;
+    arb_ctx.team_slots[i].t = t;
     /* Generation 0 is skipped: slot 0 at generation 0 would encode as 1, ARBOR_TEAM_WORLD. */
-    if (++tslots[i].gen == 0) tslots[i].gen = 1;
-    t->handle = (arbor_team_h)(uintptr_t)(((uint64_t)tslots[i].gen << 32) | (uint64_t)(i + 1));
+    if (++arb_ctx.team_slots[i].gen == 0) arb_ctx.team_slots[i].gen = 1;
+    t->handle =
+        (arbor_team_h)(uintptr_t)(((uint64_t)arb_ctx.team_slots[i].gen << 32) | (uint64_t)(i + 1));
     return ARBOR_OK;
 }
 
-static tslot_t *team_slot(arbor_team_h h)
+static arb_team_slot_t *team_slot(arbor_team_h h)
 {
     uint64_t v = (uint64_t)(uintptr_t)h;
     uint32_t idx = (uint32_t)(v & 0xffffffffu), gen = (uint32_t)(v >> 32);
-    if (idx == 0 || idx > ntslots) return NULL;
-    return tslots[idx - 1].t && tslots[idx - 1].gen == gen ? &tslots[idx - 1] : NULL;
+    if (idx == 0 || idx > arb_ctx.nteam_slots) return NULL;
+    return arb_ctx.team_slots[idx - 1].t && arb_ctx.team_slots[idx - 1].gen == gen
+               ? &arb_ctx.team_slots[idx - 1]
+               : NULL;
 }
 
 void arb_team_destroy_all(void)
 {
-    for (uint32_t i = 0; i < ntslots; i++) arb_team_destroy(tslots[i].t);
-    free(tslots);
-    tslots = NULL;
-    ntslots = 0;
+    for (uint32_t i = 0; i < arb_ctx.nteam_slots; i++) arb_team_destroy(arb_ctx.team_slots[i].t);
+    free(arb_ctx.team_slots);
+    arb_ctx.team_slots = NULL;
+    arb_ctx.nteam_slots = 0;
 }
 
 typedef struct {
@@ -280,7 +280,7 @@ static arbor_status_t arbor_team_free_unlocked(arbor_team_h *team_p)
 {
     if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
     if (!team_p) return ARBOR_ERR_INVALID_ARG;
-    tslot_t *s = *team_p == ARBOR_TEAM_WORLD ? NULL : team_slot(*team_p);
+    arb_team_slot_t *s = *team_p == ARBOR_TEAM_WORLD ? NULL : team_slot(*team_p);
     if (!s) return ARBOR_ERR_TEAM;
     /* The barriers below let go of the engine lock while they wait: another thread may grow
      * the slot table meanwhile, so s is looked up again afterwards. */
@@ -317,7 +317,7 @@ struct arbor_team *arb_team_lookup(arbor_team_h h)
 {
     if (!arb_initialized()) return NULL;
     if (h == ARBOR_TEAM_WORLD) return arb_ctx.world;
-    tslot_t *s = team_slot(h);
+    arb_team_slot_t *s = team_slot(h);
     return s ? s->t : NULL;
 }
 
@@ -325,8 +325,9 @@ struct arbor_team *arb_team_by_id(uint64_t id)
 {
     if (!arb_initialized()) return NULL;
     if (arb_ctx.world && arb_ctx.world->id == id) return arb_ctx.world;
-    for (uint32_t i = 0; i < ntslots; i++)
-        if (tslots[i].t && tslots[i].t->id == id) return tslots[i].t;
+    for (uint32_t i = 0; i < arb_ctx.nteam_slots; i++)
+        if (arb_ctx.team_slots[i].t && arb_ctx.team_slots[i].t->id == id)
+            return arb_ctx.team_slots[i].t;
     return NULL;
 }
 
