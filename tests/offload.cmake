@@ -8,6 +8,14 @@ if(ARBOR_WITH_OFI)
   arbor_add_launched_test(NAME offload_hwcoll COMMAND $<TARGET_FILE:arbor-test-offload>
                           LABELS offload TRANSPORTS "ofi:tcp^ofi_rxm" RANKS 2 3 4
                           ENV ARBOR_OFFLOAD=hwcoll ARBOR_TIMEOUT=60)
+  # The collective suites with the hook forced: what the provider runs goes through it, the
+  # rest (other collectives, types, ops, sizes) through software, every result checked.
+  arbor_add_launched_test(NAME colls_hwcoll COMMAND $<TARGET_FILE:arbor-test-colls>
+                          LABELS offload TRANSPORTS "ofi:tcp^ofi_rxm" RANKS 3
+                          ENV ARBOR_OFFLOAD=hwcoll ARBOR_TIMEOUT=60)
+  arbor_add_launched_test(NAME coll_hwcoll COMMAND $<TARGET_FILE:arbor-test-coll>
+                          LABELS offload TRANSPORTS "ofi:tcp^ofi_rxm" RANKS 3
+                          ENV ARBOR_OFFLOAD=hwcoll ARBOR_TIMEOUT=60)
   set(refusing "ofi:shm")
   if(ARBOR_WITH_UCX)
     list(APPEND refusing ucx)
