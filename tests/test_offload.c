@@ -29,17 +29,9 @@
 
 #include "arbor.h"
 
-static int rank, size, failures, offloaded;
+#include "launched_check.h"
 
-#define CHECK(_cond, ...)                                                                          \
-    do {                                                                                           \
-        if (!(_cond)) {                                                                            \
-            fprintf(stderr, "rank %d: FAIL %s:%d: ", rank, __FILE__, __LINE__);                    \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fprintf(stderr, "\n");                                                                 \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
+static int offloaded;
 
 #define CHECK_OK(_call)                                                                            \
     do {                                                                                           \
