@@ -95,8 +95,9 @@ static const row_t rows[] = {
      "thread at any time, under the engine lock; docs/THREADS.md)",
      T_ENUM, OFF(threads), threads_names, 0, 0, 0},
     {"OFFLOAD", "auto",
-     "collectives the transport runs whole (docs/OFFLOAD.md): auto takes a hook where the "
-     "transport offers it and the LogGP model predicts a gain; hwcoll runs barrier, bcast and "
+     "collectives the transport runs whole (docs/OFFLOAD.md): auto takes provider "
+     "collectives where the transport offers them, ARBOR_HWCOLL_COST prices them and the "
+     "LogGP model predicts a gain (unpriced, they are not opened); hwcoll runs barrier, bcast and "
      "allreduce through libfabric's collectives wherever the provider supports the call "
      "(tcp;ofi_rxm); triggered lowers the world team's bcast and barrier to libfabric "
      "triggered writes posted whole, which forward with no CPU (sockets, with its progress "

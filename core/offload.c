@@ -50,6 +50,12 @@ uint32_t arb_offload_want(const arb_config_t *cfg)
 {
     switch (cfg->offload) {
     case ARB_OFFLOAD_AUTO:
+        /* Opening provider collectives costs every team a group join, and on tcp;ofi_rxm (the
+         * only provider here that has them) an endpoint opened with FI_COLLECTIVE stalled
+         * coll at P = 8 even with every collective in software. At the providers' default
+         * per-call cost the model never picks them, so auto opens them only when
+         * ARBOR_HWCOLL_COST prices the hook. */
+        return cfg->hwcoll_cost > 0 ? ARB_TP_CAP_HW_COLL : 0;
     case ARB_OFFLOAD_HWCOLL:
         return ARB_TP_CAP_HW_COLL;
     case ARB_OFFLOAD_TRIGGERED:
