@@ -238,7 +238,7 @@ static int fill_topology(opts_t *o)
 
 static const char *kind_name(int kind)
 {
-    return kind == ARB_TREE_KARP_NODE           ? "karp_node"
+    return kind == ARB_TREE_KARP_NODE            ? "karp_node"
            : kind == ARB_TREE_TWO_LEVEL          ? "two_level"
            : kind == ARB_TREE_TWO_LEVEL_BINOMIAL ? "two_level_binomial"
                                                  : arb_tree_kind_name((arb_tree_kind_t)kind);
@@ -497,8 +497,9 @@ static int parse_args(int argc, char **argv, opts_t *o)
     }
     if ((rc = fill_topology(o)) >= 0) return rc;
     if (o->kind >= ARB_TREE_KARP_NODE && !arb_topo_multi(&o->topo)) {
-        fprintf(stderr, "arbor-tree: --algorithm %s needs a topology of at least two nodes "
-                        "(--nodes, --ranks-per-node or --node-list)\n",
+        fprintf(stderr,
+                "arbor-tree: --algorithm %s needs a topology of at least two nodes "
+                "(--nodes, --ranks-per-node or --node-list)\n",
                 o->kind == ARB_TREE_KARP_NODE ? "karp_node" : "two_level");
         return EXIT_USAGE;
     }
@@ -540,8 +541,8 @@ static bool run_one(const opts_t *o, int kind, int radix, bool times, result_t *
         return false;
     }
     if (multi) {
-        r->done = arb_tree_simulate_topo(&r->tree, &o->model, &o->topo, o->root, o->bytes,
-                                         r->ready, r->sendat);
+        r->done = arb_tree_simulate_topo(&r->tree, &o->model, &o->topo, o->root, o->bytes, r->ready,
+                                         r->sendat);
         if (r->sendat) r->sendat[0] = 0;
         return true;
     }
@@ -617,8 +618,9 @@ static int print_tree(const opts_t *o)
         /* The two levels: one cluster per node; inter-node edges are drawn bold. */
         if (arb_topo_multi(&o->topo))
             for (int n = 0; n < o->topo.nnodes; n++) {
-                printf("  subgraph cluster_node%d {\n    label=\"node %d\";\n    style=dashed;\n   ",
-                       n, n);
+                printf(
+                    "  subgraph cluster_node%d {\n    label=\"node %d\";\n    style=dashed;\n   ",
+                    n, n);
                 for (int rk = 0; rk < P; rk++)
                     if (o->node[rk] == n) printf(" r%d;", rk);
                 printf("\n  }\n");
@@ -692,9 +694,10 @@ static int print_all(const opts_t *o)
     static const struct {
         int kind;
         int radix;
-    } table[] = {{ARB_TREE_KARP, 0},      {ARB_TREE_BINOMIAL, 0},  {ARB_TREE_KNOMIAL, 3},
-                 {ARB_TREE_KNOMIAL, 4},   {ARB_TREE_BINARY, 0},    {ARB_TREE_FLAT, 0},
-                 {ARB_TREE_KARP_NODE, 0}, {ARB_TREE_TWO_LEVEL, 0}, {ARB_TREE_TWO_LEVEL_BINOMIAL, 0}};
+    } table[] = {
+        {ARB_TREE_KARP, 0},      {ARB_TREE_BINOMIAL, 0},  {ARB_TREE_KNOMIAL, 3},
+        {ARB_TREE_KNOMIAL, 4},   {ARB_TREE_BINARY, 0},    {ARB_TREE_FLAT, 0},
+        {ARB_TREE_KARP_NODE, 0}, {ARB_TREE_TWO_LEVEL, 0}, {ARB_TREE_TWO_LEVEL_BINOMIAL, 0}};
     enum { NALL = sizeof(table) / sizeof(table[0]) };
     row_t rows[NALL];
     /* The node-aware kinds exist only with a topology. */
@@ -743,6 +746,10 @@ int main(int argc, char **argv)
     int rc = parse_args(argc, argv, &o);
 
     if (rc >= 0) return rc;
-    if (o.memory_s) return print_memory(&o);
+    if (o.memory_s) {
+        rc = print_memory(&o);
+        free(o.node);
+        return rc;
+    }
     return o.all ? print_all(&o) : print_tree(&o);
 }
