@@ -182,6 +182,19 @@ static void cache_fill(arb_tp_t *tp)
     cache_ready = true;
 }
 
+/* The most pieces one message of libfabric's util broadcast carries over n members. Its
+ * scatter is a binomial tree (util_coll_scatter, libfabric 1.17): the root sends n - m pieces to
+ * the member m away (m the largest power of two below n), then m / 2, m / 4, ... pieces; inner
+ * nodes forward at most m / 2. At n = 8 the root's first message holds 4 pieces: a 70000-byte
+ * broadcast (8750-byte pieces) sends 35000 bytes at once, past rxm's eager size, and hangs. */
+static size_t bcast_scatter_pieces(int n)
+{
+    size_t m = 1;
+    while (m * 2 < (size_t)n) m *= 2;
+    if (n < 2) return 1;
+    return (size_t)n - m > m / 2 ? (size_t)n - m : m / 2;
+}
+
 static bool ofi_hwcoll_query(arb_tp_t *tp, const arb_tp_hwcoll_args_t *a, int n)
 {
     if (!(tp->caps & ARB_TP_CAP_HW_COLL) || (unsigned)a->kind >= NKIND || n < 1) return false;
@@ -191,9 +204,10 @@ static bool ofi_hwcoll_query(arb_tp_t *tp, const arb_tp_hwcoll_args_t *a, int n)
     case ARB_TP_HW_BARRIER:
         return max_count[a->kind][0][0] != 0;
     case ARB_TP_HW_BCAST:
-        /* util broadcast pieces: ceil(count / n) bytes each (ofi_hwcoll_post pads). */
+        /* util broadcast pieces: ceil(count / n) bytes each (ofi_hwcoll_post pads), but the
+         * binomial scatter sends several pieces in one message (bcast_scatter_pieces). */
         if (strstr(tp->describe, "ofi_rxm") != NULL &&
-            (a->count + (size_t)n - 1) / (size_t)n > bcast_piece_max)
+            (a->count + (size_t)n - 1) / (size_t)n * bcast_scatter_pieces(n) > bcast_piece_max)
             return false;
         return a->count <= max_count[a->kind][ARBOR_BYTE][0];
     case ARB_TP_HW_ALLREDUCE:
