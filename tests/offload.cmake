@@ -13,8 +13,9 @@ if(ARBOR_WITH_OFI)
   arbor_add_launched_test(NAME colls_hwcoll COMMAND $<TARGET_FILE:arbor-test-colls>
                           LABELS offload TRANSPORTS "ofi:tcp^ofi_rxm" RANKS 3
                           ENV ARBOR_OFFLOAD=hwcoll ARBOR_TIMEOUT=60)
+  # P = 8: util broadcast's scatter then sends several pieces in one message (docs/OFFLOAD.md).
   arbor_add_launched_test(NAME coll_hwcoll COMMAND $<TARGET_FILE:arbor-test-coll>
-                          LABELS offload TRANSPORTS "ofi:tcp^ofi_rxm" RANKS 3
+                          LABELS offload TRANSPORTS "ofi:tcp^ofi_rxm" RANKS 3 8
                           ENV ARBOR_OFFLOAD=hwcoll ARBOR_TIMEOUT=60)
   set(refusing "ofi:shm")
   if(ARBOR_WITH_UCX)
