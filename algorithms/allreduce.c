@@ -254,8 +254,8 @@ const char *const arb_allreduce_alg_names[] = {
 
 const arb_alg_desc_t arb_allreduce_algs[] = {
     {"auto", "cheapest predicted by the LogGP model", NULL, NULL, 0, 0, 0, 0},
-    {"recursive_doubling", "log2 P exchanges of the whole vector (any op)", build_rd, cost_rd, 0,
-     0, 0, 0},
+    {"recursive_doubling", "log2 P exchanges of the whole vector (any op)", build_rd, cost_rd, 0, 0,
+     0, 0},
     {"rabenseifner",
      "recursive-halving reduce-scatter + recursive-doubling allgather "
      "(commutative ops)",
@@ -268,8 +268,8 @@ const arb_alg_desc_t arb_allreduce_algs[] = {
      build_direct, cost_direct, 0, 0, 0, 0},
     {"karp_node", "node-aware Karp tree: combine up to rank 0, then down (several nodes)",
      build_updown, cost_updown, ARB_TREE_KARP_NODE, 2, 1, 0},
-    {"two_level", "two-level tree (inside nodes, then across leaders), up then down",
-     build_updown, cost_updown, ARB_TREE_TWO_LEVEL, 2, 1, 0},
+    {"two_level", "two-level tree (inside nodes, then across leaders), up then down", build_updown,
+     cost_updown, ARB_TREE_TWO_LEVEL, 2, 1, 0},
     {"hwcoll", "the transport's provider collective (libfabric fi_allreduce, the team's group)",
      arb_hwcoll_build, arb_hwcoll_cost, 0, 0, 0, ARB_ALG_NEEDS_HWCOLL},
 };

@@ -43,8 +43,7 @@ double arb_bcast_tree_cost(const arb_coll_args_t *a, const arb_logp_t *m, int ki
     size_t chunk = a->bytes < a->chunk ? a->bytes : a->chunk;
     if (kind >= ARB_TREE_KARP_NODE && !arb_topo_multi(a->topo)) return INFINITY;
     if (a->size == 1 || a->bytes == 0) return 0;
-    if (arb_coll_tree_build(a, m, kind, radix, a->root, chunk, &tree) != ARBOR_OK)
-        return INFINITY;
+    if (arb_coll_tree_build(a, m, kind, radix, a->root, chunk, &tree) != ARBOR_OK) return INFINITY;
     double nchunks = ceil((double)a->bytes / (double)chunk), t;
     if (arb_topo_multi(a->topo)) {
         t = arb_tree_simulate_topo(&tree, m, a->topo, a->root, chunk, NULL, NULL) +
@@ -83,9 +82,9 @@ static double cost_tree(const arb_alg_desc_t *alg, const arb_coll_args_t *a, con
     return arb_bcast_tree_cost(a, m, alg->variant, alg->radix);
 }
 
-const char *const arb_bcast_alg_names[] = {"auto", "karp",      "binomial", "knomial", "binary",
-                                           "flat", "karp_node", "two_level", "hwcoll",
-                                           "triggered", NULL};
+const char *const arb_bcast_alg_names[] = {"auto",   "karp",      "binomial",  "knomial",
+                                           "binary", "flat",      "karp_node", "two_level",
+                                           "hwcoll", "triggered", NULL};
 
 const arb_alg_desc_t arb_bcast_algs[] = {
     {"auto", "cheapest predicted by the LogGP model", NULL, NULL, 0, 0, 0, 0},
@@ -96,7 +95,8 @@ const arb_alg_desc_t arb_bcast_algs[] = {
     {"knomial", "4-nomial tree, pipelined", build_tree, cost_tree, ARB_TREE_KNOMIAL, 4, 1, 0},
     {"binary", "binary heap tree, pipelined", build_tree, cost_tree, ARB_TREE_BINARY, 2, 1, 0},
     {"flat", "root sends to every rank in order", build_tree, cost_tree, ARB_TREE_FLAT, 2, 1, 0},
-    {"karp_node", "node-aware Karp greedy: every informed rank reaches a new node first, then its own",
+    {"karp_node",
+     "node-aware Karp greedy: every informed rank reaches a new node first, then its own",
      build_tree, cost_tree, ARB_TREE_KARP_NODE, 2, 1, 0},
     {"two_level", "Karp tree over node leaders (inter-node model), then Karp trees inside nodes",
      build_tree, cost_tree, ARB_TREE_TWO_LEVEL, 2, 1, 0},

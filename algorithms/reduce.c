@@ -37,7 +37,8 @@ static arbor_status_t build_tree(const arb_alg_desc_t *alg, const arb_coll_args_
     int P = a->size, me = a->rank, root = a->root;
     int ordered = !a->commutative;
     if (ordered && !ordered_kind(alg->variant)) return ARBOR_ERR_UNSUPPORTED;
-    if (alg->variant >= ARB_TREE_KARP_NODE && !arb_topo_multi(a->topo)) return ARBOR_ERR_UNSUPPORTED;
+    if (alg->variant >= ARB_TREE_KARP_NODE && !arb_topo_multi(a->topo))
+        return ARBOR_ERR_UNSUPPORTED;
     if (a->count == 0) return ARBOR_OK;
     if (P == 1) {
         arb_sched_copy(s, 0, ARB_BUF_DST, 0, ARB_BUF_SRC, 0, a->count, -1);
@@ -47,7 +48,8 @@ static arbor_status_t build_tree(const arb_alg_desc_t *alg, const arb_coll_args_
     arb_tree_t tree;
     size_t chunk = a->bytes < a->chunk ? a->bytes : a->chunk;
     int tree_root = ordered ? 0 : root; /* ordered trees run on the ranks as they are */
-    arbor_status_t status = arb_coll_tree_build(a, m, alg->variant, alg->radix, tree_root, chunk, &tree);
+    arbor_status_t status =
+        arb_coll_tree_build(a, m, alg->variant, alg->radix, tree_root, chunk, &tree);
     if (status != ARBOR_OK) return status;
 
     int v = (me - tree_root + P) % P;
@@ -100,7 +102,7 @@ static double cost_tree(const arb_alg_desc_t *alg, const arb_coll_args_t *a, con
     return t;
 }
 
-const char *const arb_reduce_alg_names[] = {"auto", "karp",      "binomial", "knomial", "binary",
+const char *const arb_reduce_alg_names[] = {"auto", "karp",      "binomial",  "knomial", "binary",
                                             "flat", "karp_node", "two_level", NULL};
 
 const arb_alg_desc_t arb_reduce_algs[] = {

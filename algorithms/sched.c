@@ -4,7 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-void arb_sched_init(arb_sched_t *s) { memset(s, 0, sizeof(*s)); }
+void arb_sched_init(arb_sched_t *s)
+{
+    memset(s, 0, sizeof(*s));
+}
 
 void arb_sched_free(arb_sched_t *s)
 {
@@ -12,7 +15,10 @@ void arb_sched_free(arb_sched_t *s)
     memset(s, 0, sizeof(*s));
 }
 
-int arb_sched_ok(const arb_sched_t *s) { return s->cap >= 0; }
+int arb_sched_ok(const arb_sched_t *s)
+{
+    return s->cap >= 0;
+}
 
 static int append(arb_sched_t *s, const arb_step_t *step)
 {
@@ -40,41 +46,70 @@ static int append(arb_sched_t *s, const arb_step_t *step)
 int arb_sched_send(arb_sched_t *s, uint32_t round, int peer, arb_buf_space_t space, uint64_t off,
                    uint64_t bytes, int dep)
 {
-    arb_step_t st = {.kind = ARB_STEP_SEND, .space = (uint8_t)space, .peer = peer, .dep = dep,
-                     .round = round, .off = off, .bytes = bytes};
+    arb_step_t st = {.kind = ARB_STEP_SEND,
+                     .space = (uint8_t)space,
+                     .peer = peer,
+                     .dep = dep,
+                     .round = round,
+                     .off = off,
+                     .bytes = bytes};
     return append(s, &st);
 }
 
 int arb_sched_recv(arb_sched_t *s, uint32_t round, int peer, arb_buf_space_t space, uint64_t off,
                    uint64_t bytes, int combine, int dep)
 {
-    arb_step_t st = {.kind = ARB_STEP_RECV, .space = (uint8_t)space, .combine = (uint8_t)combine,
-                     .peer = peer, .dep = dep, .round = round, .off = off, .bytes = bytes};
+    arb_step_t st = {.kind = ARB_STEP_RECV,
+                     .space = (uint8_t)space,
+                     .combine = (uint8_t)combine,
+                     .peer = peer,
+                     .dep = dep,
+                     .round = round,
+                     .off = off,
+                     .bytes = bytes};
     return append(s, &st);
 }
 
 int arb_sched_combine(arb_sched_t *s, uint32_t round, arb_buf_space_t dst, uint64_t off,
                       arb_buf_space_t src, uint64_t src_off, uint64_t bytes, int combine, int dep)
 {
-    arb_step_t st = {.kind = ARB_STEP_COPY, .space = (uint8_t)dst, .src_space = (uint8_t)src,
-                     .combine = (uint8_t)combine, .peer = -1, .dep = dep, .round = round,
-                     .off = off, .src_off = src_off, .bytes = bytes};
+    arb_step_t st = {.kind = ARB_STEP_COPY,
+                     .space = (uint8_t)dst,
+                     .src_space = (uint8_t)src,
+                     .combine = (uint8_t)combine,
+                     .peer = -1,
+                     .dep = dep,
+                     .round = round,
+                     .off = off,
+                     .src_off = src_off,
+                     .bytes = bytes};
     return append(s, &st);
 }
 
 int arb_sched_copy(arb_sched_t *s, uint32_t round, arb_buf_space_t dst, uint64_t off,
                    arb_buf_space_t src, uint64_t src_off, uint64_t bytes, int dep)
 {
-    arb_step_t st = {.kind = ARB_STEP_COPY, .space = (uint8_t)dst, .src_space = (uint8_t)src,
-                     .peer = -1, .dep = dep, .round = round, .off = off, .src_off = src_off,
+    arb_step_t st = {.kind = ARB_STEP_COPY,
+                     .space = (uint8_t)dst,
+                     .src_space = (uint8_t)src,
+                     .peer = -1,
+                     .dep = dep,
+                     .round = round,
+                     .off = off,
+                     .src_off = src_off,
                      .bytes = bytes};
     return append(s, &st);
 }
 
 int arb_sched_offload(arb_sched_t *s, uint32_t round, int hook, int root, uint64_t bytes)
 {
-    arb_step_t st = {.kind = ARB_STEP_OFFLOAD, .space = ARB_BUF_DST, .src_space = ARB_BUF_SRC,
-                     .combine = (uint8_t)hook, .peer = root, .dep = -1, .round = round,
+    arb_step_t st = {.kind = ARB_STEP_OFFLOAD,
+                     .space = ARB_BUF_DST,
+                     .src_space = ARB_BUF_SRC,
+                     .combine = (uint8_t)hook,
+                     .peer = root,
+                     .dep = -1,
+                     .round = round,
                      .bytes = bytes};
     return append(s, &st);
 }

@@ -18,10 +18,17 @@ static int parse_size(const char *s, size_t *out)
     if (end == s || errno) return -1;
     unsigned shift = 0;
     switch (toupper((unsigned char)*end)) {
-    case 'K': shift = 10, end++; break;
-    case 'M': shift = 20, end++; break;
-    case 'G': shift = 30, end++; break;
-    default: break;
+    case 'K':
+        shift = 10, end++;
+        break;
+    case 'M':
+        shift = 20, end++;
+        break;
+    case 'G':
+        shift = 30, end++;
+        break;
+    default:
+        break;
     }
     if (*end || v > (unsigned long long)SIZE_MAX >> shift) return -1; /* would wrap */
     *out = (size_t)(v << shift);
@@ -57,7 +64,8 @@ static arbor_status_t parse_rule(char *text, arb_tune_rule_t *r, char *err, size
     }
     if (nf < 3) goto bad;
     int c;
-    for (c = 0; c < ARB_COLL_KINDS && strcmp(field[0], arb_coll_name((arb_coll_t)c)); c++) {}
+    for (c = 0; c < ARB_COLL_KINDS && strcmp(field[0], arb_coll_name((arb_coll_t)c)); c++) {
+    }
     if (c == ARB_COLL_KINDS) {
         snprintf(err, errlen, "unknown collective '%s' (barrier, bcast)", field[0]);
         return ARBOR_ERR_CONFIG;
@@ -80,7 +88,8 @@ static arbor_status_t parse_rule(char *text, arb_tune_rule_t *r, char *err, size
     if (alg[0] != '@') goto bad;
     int n;
     const arb_alg_desc_t *tab = arb_alg_table(r->coll, &n);
-    for (r->alg = 1; r->alg < n && strcmp(tab[r->alg].name, alg + 1); r->alg++) {}
+    for (r->alg = 1; r->alg < n && strcmp(tab[r->alg].name, alg + 1); r->alg++) {
+    }
     if (r->alg < n) return ARBOR_OK;
     names_of(r->coll, names, sizeof(names));
     snprintf(err, errlen, "unknown %s algorithm '%s' (valid: %s)", field[0], alg + 1, names);

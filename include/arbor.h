@@ -174,13 +174,13 @@ ARBOR_API arbor_status_t arbor_transport_name(const char **name_p);
  * the library's own and stay valid until arbor_finalize.
  */
 typedef struct {
-    const char *collective; /**< "barrier", "bcast", ..., "exscan" */
-    const char *algorithm;  /**< as ARBOR_<COLLECTIVE>_ALGORITHM spells it ("binomial", ...) */
-    double predicted_us;    /**< the LogGP model's time for that algorithm, in microseconds
-                             *   (without the barriers of ARBOR_IN/OUT_ALLSYNC) */
-    const char *transport;  /**< as arbor_transport_name gives it */
-    uint64_t seq;           /**< the collective's sequence number on the team (0, 1, ...) */
-    int one_copy;           /**< 1: it was flagged ARBOR_SYMMETRIC and the model chose one copy */
+    const char *collective;  /**< "barrier", "bcast", ..., "exscan" */
+    const char *algorithm;   /**< as ARBOR_<COLLECTIVE>_ALGORITHM spells it ("binomial", ...) */
+    double predicted_us;     /**< the LogGP model's time for that algorithm, in microseconds
+                              *   (without the barriers of ARBOR_IN/OUT_ALLSYNC) */
+    const char *transport;   /**< as arbor_transport_name gives it */
+    uint64_t seq;            /**< the collective's sequence number on the team (0, 1, ...) */
+    int one_copy;            /**< 1: it was flagged ARBOR_SYMMETRIC and the model chose one copy */
     uint64_t one_copy_bytes; /**< bytes this rank has copied straight out of peers' buffers on
                               *   the team so far, every collective counted (one-copy path) */
 } arbor_coll_info_t;
@@ -395,11 +395,12 @@ ARBOR_API arbor_status_t arbor_team_free(arbor_team_h *team_p);
 /* Buffer placement (docs/PERFORMANCE.md, "One copy"): the caller promises that, on every
  * member, the call's send and receive buffers lie in symmetric allocations (arbor_mem_alloc).
  * Every member must pass the flag alike (ARBOR_CHECK compares it). bcast, scatter, gather,
- * allgather and alltoall between mapped peers may then move each chunk with one copy: the receiver reads it straight
- * from the sender's buffer instead of through a landing slot, and the sender's call completes
- * once its readers are done. The model chooses (ARBOR_ONECOPY, ARBOR_PRINT_ALGORITHM). A
- * buffer that is not in the heap after all is sent through landing slots, correctly. Other
- * collectives, unmapped peers (OFI, ARBOR_DIRECT=n, other nodes): accepted, no effect. */
+ * allgather and alltoall between mapped peers may then move each chunk with one copy: the receiver
+ * reads it straight from the sender's buffer instead of through a landing slot, and the sender's
+ * call completes once its readers are done. The model chooses (ARBOR_ONECOPY,
+ * ARBOR_PRINT_ALGORITHM). A buffer that is not in the heap after all is sent through landing slots,
+ * correctly. Other collectives, unmapped peers (OFI, ARBOR_DIRECT=n, other nodes): accepted, no
+ * effect. */
 #define ARBOR_SYMMETRIC (1u << 10)
 
 /* Collectives. Buffers: "send" buffers are read, "recv" buffers written. ARBOR_IN_PLACE as the

@@ -194,8 +194,7 @@ static void test_last_collective(void)
         check_buf(b, sizeof(b), 0, 99, "bcast on half");
         arbor_status_t lst = arbor_team_last_collective(half, &info);
         /* A failed call leaves info as it was (0x5A bytes before the first bcast): no reads. */
-        CHECK(lst == ARBOR_OK, "arbor_team_last_collective(half) returned %s",
-              arbor_strerror(lst));
+        CHECK(lst == ARBOR_OK, "arbor_team_last_collective(half) returned %s", arbor_strerror(lst));
         if (lst != ARBOR_OK) break;
         CHECK(info.collective && !strcmp(info.collective, "bcast"), "collective %s",
               info.collective ? info.collective : "(null)");
