@@ -89,16 +89,7 @@ int arb_sched_combine(arb_sched_t *s, uint32_t round, arb_buf_space_t dst, uint6
 int arb_sched_copy(arb_sched_t *s, uint32_t round, arb_buf_space_t dst, uint64_t off,
                    arb_buf_space_t src, uint64_t src_off, uint64_t bytes, int dep)
 {
-    arb_step_t st = {.kind = ARB_STEP_COPY,
-                     .space = (uint8_t)dst,
-                     .src_space = (uint8_t)src,
-                     .peer = -1,
-                     .dep = dep,
-                     .round = round,
-                     .off = off,
-                     .src_off = src_off,
-                     .bytes = bytes};
-    return append(s, &st);
+    return arb_sched_combine(s, round, dst, off, src, src_off, bytes, 0, dep);
 }
 
 int arb_sched_offload(arb_sched_t *s, uint32_t round, int hook, int root, uint64_t bytes)
