@@ -9,17 +9,12 @@
 
 #include "arbor.h"
 
-static int failures;
+#include "unit_check.h"
 
-#define CHECK(_cond, ...)                                                                          \
-    do {                                                                                           \
-        if (!(_cond)) {                                                                            \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                   \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fprintf(stderr, "\n");                                                                 \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
+/* The unit tier's check() (tests/unit_check.h), with the failing line. */
+#define CHECK(_cond, ...) check((_cond), "line " ARB_STR(__LINE__) ": " __VA_ARGS__)
+#define ARB_STR(_x)       ARB_STR2(_x)
+#define ARB_STR2(_x)      #_x
 
 static int count_of(const char *key)
 {

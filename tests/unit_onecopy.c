@@ -13,18 +13,12 @@
 #include "core/coll_direct.h"
 #include "core/context.h"
 
-static int failures, checks;
+#include "unit_check.h"
 
-#define CHECK(_cond, ...)                                                                          \
-    do {                                                                                           \
-        checks++;                                                                                  \
-        if (!(_cond)) {                                                                            \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                   \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fprintf(stderr, "\n");                                                                 \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
+/* The unit tier's check() (tests/unit_check.h), with the failing line. */
+#define CHECK(_cond, ...) check((_cond), "line " ARB_STR(__LINE__) ": " __VA_ARGS__)
+#define ARB_STR(_x)       ARB_STR2(_x)
+#define ARB_STR2(_x)      #_x
 
 static const arb_coll_t colls[] = {ARB_COLL_BCAST, ARB_COLL_SCATTER, ARB_COLL_GATHER,
                                    ARB_COLL_ALLGATHER, ARB_COLL_ALLTOALL};
