@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/cma.h"
 #include "core/coll_direct.h"
 #include "core/doorbell.h"
 #include "core/log.h"
@@ -274,6 +275,7 @@ static bool send_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
     const uint8_t *src = chunk_ptr(inst, step->space, step->off, c);
     size_t len = chunk_len(inst, step, c, t->chunk);
     uint32_t span = inst->one_copy ? arb_direct_send(inst, step, c, ticket, src, len) : 0;
+    if (span == UINT32_MAX) return false; /* a descriptor put in flight, or failed */
     if (span) { /* described: the receiver reads span chunks at src (core/coll_direct.h) */
         st->settle = ticket + span;
         t->out[p].next_done += span;
@@ -314,7 +316,7 @@ static bool send_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
  * transport pushes back (the peer's queue drains by its progress and ours, never by another
  * thread of this process); bounded by ARBOR_TIMEOUT like every wait: a peer that never drains
  * it fails the collective. */
-static arbor_status_t return_credit(struct arbor_team *t, int p, uint64_t consumed)
+static arbor_status_t return_credit(struct arbor_team *t, int p, uint64_t consumed, uint32_t n)
 {
     uint64_t off = t->region + arb_team_link_off(t->rank) + ARB_LINK_CONSUMED;
     if (t->peer_seg[p]) {
@@ -325,7 +327,8 @@ static arbor_status_t return_credit(struct arbor_team *t, int p, uint64_t consum
     arbor_status_t status;
     double since = 0;
     unsigned spins = 0;
-    while ((status = arb_ctx.tp_ops->amo(arb_ctx.tp, ARB_TP_AMO_ADD, t->rkey[p], off, 1, 0, NULL,
+    /* n chunks at once: a one-copy descriptor spans several (core/coll_direct.h). */
+    while ((status = arb_ctx.tp_ops->amo(arb_ctx.tp, ARB_TP_AMO_ADD, t->rkey[p], off, n, 0, NULL,
                                          NULL)) == ARB_ERR_AGAIN) {
         /* The peer's queue is full: it must run to drain it, so give it the core. */
         if (!arb_ctx.tp_ops->progress(arb_ctx.tp) && arb_ctx.yield) sched_yield();
@@ -358,9 +361,11 @@ static bool recv_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
     size_t len = chunk_len(inst, step, c, t->chunk);
     const uint8_t *slot = NULL;
     uint32_t span = 1;
+    uintptr_t cma = 0;
     if (inst->one_copy && len > ARB_INLINE_MAX) {
-        /* A descriptor: slot is the sender's buffer, len and span what it describes. */
-        if (!arb_direct_source(inst, step, c, ticket, &len, &span, &slot)) return false;
+        /* A descriptor: slot is the sender's buffer (or cma its address there), len and span
+         * what it describes. */
+        if (!arb_direct_source(inst, step, c, ticket, &len, &span, &slot, &cma)) return false;
     } else if (len <= ARB_INLINE_MAX) {
         /* Inline (a mapped sender) or in a slot: the line's ticket tells, rechecked after
          * posted so a line stored before a later posted is not missed. */
@@ -374,8 +379,18 @@ static bool recv_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
     } else if (load_acq(chan + ARB_CHAN_POSTED) <= ticket) {
         return false;
     }
-    if (!slot) slot = chan + arb_chan_slot_off(t, ticket % (uint64_t)t->depth);
     uint8_t *dst = chunk_ptr(inst, step->space, step->off, c);
+    if (cma) {
+        int err = arb_cma_read(t->world[p], dst, cma, len);
+        if (err) { /* permitted at init, so the sender's process is gone or the address bad */
+            arb_error("one copy: cross-memory read of %zu bytes from rank %d failed: %s", len,
+                      t->world[p], strerror(err));
+            inst->status = ARBOR_ERR_TRANSPORT;
+            return false;
+        }
+        len = 0; /* landed */
+    }
+    if (!slot) slot = chan + arb_chan_slot_off(t, ticket % (uint64_t)t->depth);
     if (len && step->combine)
         inst->combine(dst, slot, len, step->combine, inst->combine_arg);
     else if (len)
@@ -383,7 +398,7 @@ static bool recv_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
     in->next_done += span;
     st->done += span;
     if (!t->closing) {
-        arbor_status_t status = return_credit(t, p, ticket + span);
+        arbor_status_t status = return_credit(t, p, ticket + span, span);
         if (status != ARBOR_OK && inst->status == ARBOR_OK) inst->status = status;
     }
     return true;

@@ -57,9 +57,9 @@ int main(void)
         for (int P = 2; P <= 9; P++) {
             arb_coll_args_t small = args(colls[c], P, 8), large = args(colls[c], P, 1 << 20);
             const char *name = arb_coll_name(colls[c]);
-            CHECK(arb_direct_choose(&small, 0, &m, &m1) == 0, "%s P=%d 8 B: one copy chosen", name,
-                  P);
-            int alg = arb_direct_choose(&large, 0, &m, &m1);
+            CHECK(arb_direct_choose(&small, 0, &m, ARB_DIRECT_SEGMENT, &m1) == 0,
+                  "%s P=%d 8 B: one copy chosen", name, P);
+            int alg = arb_direct_choose(&large, 0, &m, ARB_DIRECT_SEGMENT, &m1);
             CHECK(alg > 0, "%s P=%d 1 MiB: two copies chosen", name, P);
             CHECK(m1.G == m.G1 && m1.L == m.L, "%s: one-copy model G %g, want G1 %g", name, m1.G,
                   m.G1);
@@ -72,7 +72,7 @@ int main(void)
             int n;
             arb_alg_table(colls[c], &n);
             for (int f = 1; f < n; f++) {
-                int got = arb_direct_choose(&large, f, &m, &m1);
+                int got = arb_direct_choose(&large, f, &m, ARB_DIRECT_SEGMENT, &m1);
                 CHECK(got == 0 || got == f, "%s P=%d forced %d: got %d", name, P, f, got);
             }
         }
@@ -85,7 +85,8 @@ int main(void)
         arb_coll_args_t a = args(c, 16, 8);
         /* Per-message costs dominate: log P packed rounds beat P - 1 messages. */
         arb_logp_t slow = {.L = 1, .os = 1, .orecv = 1, .g = 1, .G = 0.00008, .G1 = 0.00004};
-        int n, two = arb_select(&a, &slow, 0, NULL), one = arb_direct_choose(&a, 0, &slow, &m1);
+        int n, two = arb_select(&a, &slow, 0, NULL),
+               one = arb_direct_choose(&a, 0, &slow, ARB_DIRECT_SEGMENT, &m1);
         const arb_alg_desc_t *tab = arb_alg_table(c, &n);
         CHECK(!strcmp(tab[two].name, "bruck"), "%s P=16 8 B: two-copy choice %s, expected bruck",
               arb_coll_name(c), tab[two].name);
@@ -93,13 +94,13 @@ int main(void)
               "%s P=16 8 B always: one-copy choice %s", arb_coll_name(c),
               one > 0 ? tab[one].name : "none");
         arb_ctx.cfg.onecopy = ARB_ONECOPY_AUTO;
-        CHECK(arb_direct_choose(&a, 0, &slow, &m1) == 0, "%s P=16 8 B auto: one copy chosen",
-              arb_coll_name(c));
+        CHECK(arb_direct_choose(&a, 0, &slow, ARB_DIRECT_SEGMENT, &m1) == 0,
+              "%s P=16 8 B auto: one copy chosen", arb_coll_name(c));
         arb_ctx.cfg.onecopy = ARB_ONECOPY_ALWAYS;
     }
     for (size_t c = 0; c < sizeof(colls) / sizeof(colls[0]); c++) {
         arb_coll_args_t small = args(colls[c], 4, 64);
-        int alg = arb_direct_choose(&small, 0, &m, &m1);
+        int alg = arb_direct_choose(&small, 0, &m, ARB_DIRECT_SEGMENT, &m1);
         CHECK(alg > 0, "%s ARBOR_ONECOPY=always, 64 B: two copies", arb_coll_name(colls[c]));
         if (alg > 0)
             CHECK(!sends_scratch(alg, &small, &m1), "%s always: chose a scratch sender",
