@@ -21,8 +21,9 @@
 
 #include "arbor.h"
 
-/* Probes and agrees at init (a collective over the world team, after it exists). Never fails
- * for a refusal (that only turns the path off); fails for a failed exchange. */
+/* Probes and agrees at init (core/cma_probe.c: a collective over the world team, after it
+ * exists). Never fails for a refusal (that only turns the path off); fails for a failed
+ * exchange. */
 arbor_status_t arb_cma_init(void);
 void arb_cma_fini(void);
 /* Whether every rank may read every other with CMA (agreed at init; the same on every rank). */
@@ -31,5 +32,10 @@ bool arb_cma_usable(void);
 const char *arb_cma_why(void);
 /* Copies len bytes at addr in world rank r's process to dst; 0 or an errno. */
 int arb_cma_read(int r, void *dst, uintptr_t addr, size_t len);
+/* The same from process pid (the probe, before the agreement). */
+int arb_cma_read_pid(uint64_t pid, void *dst, uintptr_t addr, size_t len);
+/* Adopts the agreed state (core/cma_probe.c): pid[world size] (taken over) when usable, NULL
+ * when not, and why for messages. */
+void arb_cma_adopt(uint64_t *pid, const char *why);
 
 #endif /* ARB_CORE_CMA_H */

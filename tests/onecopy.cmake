@@ -22,7 +22,7 @@ if(ARBOR_WITH_UCX)
                           LABELS onecopy TRANSPORTS ucx RANKS 2 TIMEOUT 180
                           ENV ONECOPY_EXPECT=1 ARBOR_LOGP_MEASURE=1 ARBOR_PRINT_ALGORITHM=1)
   set_tests_properties(onecopy_measured.ucx.2 PROPERTIES
-    PASS_REGULAR_EXPRESSION "G1=[0-9][^ ]* \\(measured\\).*test_onecopy: [0-9]+ checks passed"
+    PASS_REGULAR_EXPRESSION "G1=[0-9][^ ]* Gc=[0-9][^ ]* \\(measured\\).*test_onecopy: [0-9]+ checks passed"
     FAIL_REGULAR_EXPRESSION "FAIL")
   # Interrupt-mode progress (docs/PROGRESS.md): a descriptor rings the receiver's doorbell.
   arbor_add_launched_test(NAME onecopy_interrupt COMMAND $<TARGET_FILE:arbor-test-onecopy>
