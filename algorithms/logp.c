@@ -36,11 +36,17 @@
  * slot is written by one core and read by another, so each of its lines crosses between the
  * caches twice; one copy reads each line once. docs/PERFORMANCE.md ("One copy") measured a
  * 1 MiB bcast at P=2 through slots at 1.3-2x one memcpy, and one copy at about one memcpy:
- * G1 = G / 2 on the mapped transports. Over a network there is no in-place read: G1 = G. */
+ * G1 = G / 2 on the mapped transports. Over a network there is no in-place read: G1 = G.
+ *
+ * Gc (one copy through cross-memory attach, core/cma.h; docs/PERFORMANCE.md "Cross-memory
+ * attach"): on the 2-core VM a 1 MiB process_vm_readv takes 78-120 us, against 51 us for a
+ * 1 MiB bcast at P=2 through ucx's mapped slots, but 157 us through ofi:shm's (a provider put
+ * and a copy out): Gc = 1.25 G on ucx (two copies kept), 0.6 G on ofi:shm (one copy from about
+ * 64 KiB, where the call's 1.5 us stops mattering). */
 static const arb_logp_t logp_ucx = {
-    .L = 0.1, .os = 0.05, .orecv = 0.05, .g = 0.05, .G = 0.00008, .G1 = 0.00004};
+    .L = 0.1, .os = 0.05, .orecv = 0.05, .g = 0.05, .G = 0.00008, .G1 = 0.00004, .Gc = 0.0001};
 static const arb_logp_t logp_ofi_shm = {
-    .L = 0.5, .os = 0.3, .orecv = 0.3, .g = 0.3, .G = 0.0001, .G1 = 0.00005};
+    .L = 0.5, .os = 0.3, .orecv = 0.3, .g = 0.3, .G = 0.0001, .G1 = 0.00005, .Gc = 0.00006};
 static const arb_logp_t logp_ofi_net = {
     .L = 15, .os = 2, .orecv = 2, .g = 2, .G = 0.001, .G1 = 0.001};
 
