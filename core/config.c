@@ -64,10 +64,9 @@ static const row_t rows[] = {
      T_SIZE, OFF(chunk_size), NULL, 64, 1 << 30, F_UNIFORM},
     {"CHANNEL_DEPTH", "4", "landing slots per (sender, receiver) pair of a team", T_INT,
      OFF(channel_depth), NULL, 1, 1024, F_UNIFORM},
-    {"STREAM_MIN", "64K",
+    {"STREAM_MIN", "4K",
      "chunks of at least this many bytes are copied into a mapped peer's "
-     "slot with non-temporal (streaming) stores (not reductions, and only when every rank has a "
-     "core); 0 = never",
+     "slot with non-temporal (streaming) stores (only when every rank has a core); 0 = never",
      T_SIZE, OFF(stream_min), NULL, 0, 1 << 30, 0},
     {"TIMEOUT", "300",
      "seconds (at least 0.01) a wait may see no progress before it returns a timeout and "

@@ -288,12 +288,11 @@ static bool send_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
         store_rel(line, ticket + 1);
         arb_bell_ring(t->world[p]);
     } else if (t->peer_seg[p]) {
-        /* Streaming pays where the receiver only copies (core/peer_copy.h). A receiver
-         * that combines reads at the speed of its op, and lines in a cache serve it better
-         * than lines in memory; with more ranks than cores it may run on this very core next. */
+        /* Streaming pays from 4 KiB, reductions included (core/peer_copy.h); with more ranks
+         * than cores the receiver may run on this very core next, where the lines are cached. */
         if (len)
             arb_peer_copy(t->peer_seg[p] + slot, src, len,
-                          arb_ctx.yield || inst->combine ? 0 : arb_ctx.cfg.stream_min);
+                          arb_ctx.yield ? 0 : arb_ctx.cfg.stream_min);
         store_rel(t->peer_seg[p] + sig, ticket + 1);
         arb_bell_ring(t->world[p]);
     } else {
