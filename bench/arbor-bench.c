@@ -12,7 +12,8 @@
  * onesided for all of them) are driven by rank 0 against the other ranks in turn (bench/rma_ops.c);
  * their rows report rank 0's times. --symmetric takes the collectives' buffers from the
  * symmetric heap and flags bcast, scatter, gather, allgather and alltoall ARBOR_SYMMETRIC
- * (bench_ops.h); their algorithm column then ends in "+1copy" where the model chose one copy.
+ * (bench_ops.h); their algorithm column then ends in "+1copy" where the model chose one copy
+ * ("+cma" where that one copy goes through cross-memory attach, on malloc'd buffers).
  */
 #include <getopt.h>
 #include <math.h>
@@ -369,7 +370,8 @@ int main(int argc, char **argv)
                 !strcmp(info.collective, bench_ops[op].name)) {
                 alg = info.algorithm;
                 if (info.one_copy) {
-                    snprintf(alg_buf, sizeof(alg_buf), "%s+1copy", info.algorithm);
+                    snprintf(alg_buf, sizeof(alg_buf), "%s+%s", info.algorithm,
+                             info.cma ? "cma" : "1copy");
                     alg = alg_buf;
                 }
             }
