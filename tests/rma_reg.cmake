@@ -9,3 +9,15 @@ if(ARBOR_WITH_UCX)
   arbor_add_launched_test(NAME rma_reg COMMAND $<TARGET_FILE:arbor-test-rma-reg> LABELS rma_reg
                           RANKS 5 TRANSPORTS ucx TIMEOUT 120)
 endif()
+# The libfabric registration cache (ARBOR_REG_CACHE) in the build that forces FI_MR_LOCAL,
+# which no provider here asks for (tests/transport_ofi.cmake does the same for the contract).
+if(ARBOR_WITH_OFI)
+  file(GLOB ARBOR_OFI_SOURCES ${CMAKE_SOURCE_DIR}/transports/ofi/*.c)
+  add_executable(arbor-test-rma-reg-mrlocal ${CMAKE_CURRENT_SOURCE_DIR}/test_rma_reg.c
+                 ${ARBOR_OFI_SOURCES})
+  target_link_libraries(arbor-test-rma-reg-mrlocal PRIVATE arbor_internal PkgConfig::OFI)
+  target_compile_definitions(arbor-test-rma-reg-mrlocal PRIVATE ARB_OFI_TEST_MR_LOCAL=1)
+  arbor_add_launched_test(NAME rma_reg_mrlocal COMMAND $<TARGET_FILE:arbor-test-rma-reg-mrlocal>
+                          LABELS rma_reg RANKS 2 TRANSPORTS "ofi:shm" "ofi:tcp^ofi_rxm"
+                          "ofi:sockets" TIMEOUT 120 ENV ARBOR_REG_CACHE=4M)
+endif()
