@@ -752,7 +752,9 @@ ARBOR_API arbor_status_t arbor_get_nb(int rank, void *dst, const void *src, size
  * source side; destinations must not overlap. For a get, @p src is remote and @p dst local; for
  * a put or accumulate, the reverse. Bad counts or strides: ARBOR_ERR_COUNT.
  * arbor sends one operation per piece or packs (local pack, one transfer, remote unpack), as the
- * LogGP model predicts cheaper; ARBOR_PRINT_ALGORITHM shows the choice.
+ * LogGP model predicts cheaper; ARBOR_PRINT_ALGORITHM shows the choice. Completion is the same
+ * either way: a packed put is locally complete once its data is copied into messages, and
+ * complete at the target after arbor_fence / arbor_quiet / arbor_notify.
  */
 #define ARBOR_MAX_STRIDE_LEVELS 8
 ARBOR_API arbor_status_t arbor_put_strided(int rank, void *dst, const ptrdiff_t dst_stride[],
@@ -856,10 +858,13 @@ ARBOR_API arbor_status_t arbor_atomic_nb(int rank, void *dst, arbor_amo_t op, ar
 
 /* Ordering and completion. */
 /** @brief Every earlier operation to @p rank is ordered before every later one (shmem_fence).
- * Non-blocking, local. ARBOR_ERR_RANK. */
+ * Local; non-blocking except that a packed strided put to @p rank still queued there (see the
+ * strided calls) is waited for, since it is applied by the target's progress. ARBOR_ERR_RANK. */
 ARBOR_API arbor_status_t arbor_order(int rank);
 /** @brief Completes every operation this rank issued to @p rank, explicit and implicit, at the
- * target (ARMCI_Fence). Blocking, local. */
+ * target (ARMCI_Fence), packed strided puts included. Active messages sent with
+ * arbor_am_request are not covered (a reply tells the sender its handler ran). Blocking, local.
+ * ARBOR_ERR_TIMEOUT after ARBOR_TIMEOUT seconds without progress. */
 ARBOR_API arbor_status_t arbor_fence(int rank);
 /** @brief arbor_fence to every rank (ARMCI_AllFence, shmem_quiet). */
 ARBOR_API arbor_status_t arbor_quiet(void);
