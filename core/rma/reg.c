@@ -178,11 +178,12 @@ static arbor_status_t attach_new(int owner, uint64_t base, size_t nbytes, uint64
 }
 
 /* Every operation of ours that may use the key is complete (at its target) before the key
- * goes: the transport may still read it for operations in flight. */
+ * goes: the transport may still read it for operations in flight. The range leaves the list
+ * first, so that no other thread starts one while the wait lets go of the lock. */
 static arbor_status_t attach_free(struct arbor_attach *a)
 {
-    arbor_status_t st = arb_rma_complete_to(a->owner);
     alist_remove(a);
+    arbor_status_t st = arb_rma_complete_to(a->owner);
     arb_ctx.tp_ops->rkey_release(arb_ctx.tp, a->rkey);
     free(a);
     return st;
