@@ -517,6 +517,36 @@ static void test_packed_fence(void)
     CHECK_OK(arbor_mem_free(&m));
 }
 
+/* ---- put with signal: data in registered memory, signal in the heap ---------------------- */
+
+static void test_put_signal(void)
+{
+    enum { N = 3000 };
+    int to = (rank + 1) % size, from = (rank + size - 1) % size;
+    arbor_mem_h m;
+    uint64_t *sig;
+    CHECK_OK(arbor_mem_alloc(ARBOR_TEAM_WORLD, 64, &m, (void **)&sig));
+    void *sig_to;
+    CHECK_OK(arbor_mem_addr(m, to, &sig_to, NULL));
+    uint8_t *src = malloc(2 * N);
+    for (int i = 0; i < 2 * N; i++) src[i] = val(rank, 7, (size_t)i);
+    memset(buf + OFF_REGIONS, 0, 2 * N);
+    CHECK_OK(arbor_barrier(ARBOR_TEAM_WORLD));
+    uint8_t *dst = peer[to] + OFF_REGIONS;
+    arbor_request_h h = NULL;
+    CHECK_OK(arbor_put_signal(to, dst, src, N, sig_to, 1, ARBOR_SIGNAL_ADD));
+    CHECK_OK(arbor_put_signal_nb(to, dst + N, src + N, N, sig_to, 1, ARBOR_SIGNAL_ADD, &h));
+    CHECK_OK(arbor_wait(&h));
+    CHECK_OK(arbor_wait_until(sig, ARBOR_CMP_EQ, 2, NULL));
+    int bad = 0;
+    for (int i = 0; i < 2 * N; i++) bad += buf[OFF_REGIONS + (size_t)i] != val(from, 7, (size_t)i);
+    CHECK(bad == 0, "put_signal into registered memory: %d bytes wrong once signalled", bad);
+    CHECK_OK(arbor_quiet());
+    CHECK_OK(arbor_barrier(ARBOR_TEAM_WORLD));
+    free(src);
+    CHECK_OK(arbor_mem_free(&m));
+}
+
 /* ---- passive progress -------------------------------------------------------------------- */
 
 static void test_passive(void)
@@ -713,6 +743,7 @@ int main(void)
     test_acc();
     test_strided();
     test_packed_fence();
+    test_put_signal();
     test_passive();
 #ifdef ARB_OFI_TEST_MR_LOCAL
     test_rcache();
