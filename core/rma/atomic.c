@@ -112,8 +112,8 @@ arbor_status_t arb_rma_amo64(int rank, arb_tp_rkey_t *key, uint64_t off, arb_tp_
                              uint64_t operand, uint64_t compare, uint64_t *result)
 {
     uint64_t old = 0;
-    bool seg = !key || key == arb_tp_seg_rkey(rank); /* registered memory: always the transport */
-    if (seg && arb_rma.cpu_atomics && arb_rma.peer_seg[rank]) {
+    /* registered memory (a key other than the segment's): always the transport */
+    if (arb_rma.cpu_atomics && arb_rma.peer_seg[rank] && (!key || key == arb_tp_seg_rkey(rank))) {
         uint64_t *p = (uint64_t *)(arb_rma.peer_seg[rank] + off);
         static const arbor_amo_t map[] = {ARBOR_AMO_ADD, ARBOR_AMO_FADD, ARBOR_AMO_SWAP,
                                           ARBOR_AMO_CSWAP};
