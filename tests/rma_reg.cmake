@@ -21,3 +21,28 @@ if(ARBOR_WITH_OFI)
                           LABELS rma_reg RANKS 2 TRANSPORTS "ofi:shm" "ofi:tcp^ofi_rxm"
                           "ofi:sockets" TIMEOUT 120 ENV ARBOR_REG_CACHE=4M)
 endif()
+# Registered memory between hosts: the simulated cluster of 3 hosts x 2 ranks (tests/cluster,
+# as cluster.cmake runs the other one-sided tests), UCX and OFI tcp;ofi_rxm.
+if(NOT ARBOR_SANITIZE AND CMAKE_SYSTEM_NAME STREQUAL "Linux")
+  set(rma_reg_cluster_env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ARBOR_TIMEOUT=60
+      ARBOR_POLL_YIELD=always)
+  set(rma_reg_cluster_tps "")
+  if(ARBOR_WITH_UCX)
+    list(APPEND rma_reg_cluster_tps ucx)
+  endif()
+  if(ARBOR_WITH_OFI)
+    list(APPEND rma_reg_cluster_tps ofi-tcp)
+  endif()
+  foreach(tp IN LISTS rma_reg_cluster_tps)
+    if(tp STREQUAL "ucx")
+      set(tp_env ARBOR_TRANSPORT=ucx)
+    else()
+      set(tp_env ARBOR_TRANSPORT=ofi "ARBOR_OFI_PROVIDER=tcp\\;ofi_rxm")
+    endif()
+    add_test(NAME cluster.rma_reg.${tp}.3x2
+             COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cluster/run.sh 3 2 $<TARGET_FILE:arbor-test-rma-reg>)
+    set_tests_properties(cluster.rma_reg.${tp}.3x2 PROPERTIES
+      ENVIRONMENT "${rma_reg_cluster_env};${tp_env}" TIMEOUT 300 SKIP_RETURN_CODE 77
+      RESOURCE_LOCK simcluster PROCESSORS 2 LABELS "cluster;launched;rma_reg")
+  endforeach()
+endif()
