@@ -106,6 +106,33 @@ int main(void)
             CHECK(!sends_scratch(alg, &small, &m1), "%s always: chose a scratch sender",
                   arb_coll_name(colls[c]));
     }
+    /* Cross-memory attach (malloc'd buffers): the model prices it with Gc plus a system call
+     * per message. ucx defaults: two copies at every size (Gc = 1.25 G); ofi:shm defaults (Gc =
+     * 0.6 G): two copies at 8 B, one copy at 1 MiB; ARBOR_CMA=always: one copy even at 64 B. */
+    arb_ctx.cfg.onecopy = ARB_ONECOPY_AUTO;
+    arb_ctx.cfg.cma = ARB_CMA_AUTO;
+    arb_logp_t shm;
+    arb_logp_default("ofi:shm", &shm);
+    for (size_t c = 0; c < sizeof(colls) / sizeof(colls[0]); c++)
+        for (int P = 2; P <= 5; P++) {
+            arb_coll_args_t small = args(colls[c], P, 8), large = args(colls[c], P, 1 << 20);
+            const char *name = arb_coll_name(colls[c]);
+            CHECK(arb_direct_choose(&large, 0, &m, ARB_DIRECT_CMA, &m1) == 0,
+                  "%s P=%d 1 MiB ucx: cross-memory attach chosen", name, P);
+            CHECK(m1.G == m.Gc && m1.orecv == m.orecv + ARB_LOGP_CMA_CALL_US,
+                  "%s: CMA model G %g or %g", name, m1.G, m1.orecv);
+            CHECK(arb_direct_choose(&small, 0, &shm, ARB_DIRECT_CMA, &m1) == 0,
+                  "%s P=%d 8 B ofi:shm: cross-memory attach chosen", name, P);
+            CHECK(arb_direct_choose(&large, 0, &shm, ARB_DIRECT_CMA, &m1) > 0,
+                  "%s P=%d 1 MiB ofi:shm: two copies chosen", name, P);
+        }
+    arb_ctx.cfg.cma = ARB_CMA_ALWAYS;
+    for (size_t c = 0; c < sizeof(colls) / sizeof(colls[0]); c++) {
+        arb_coll_args_t small = args(colls[c], 3, 64);
+        CHECK(arb_direct_choose(&small, 0, &m, ARB_DIRECT_CMA, &m1) > 0,
+              "%s ARBOR_CMA=always, 64 B: two copies", arb_coll_name(colls[c]));
+    }
+    arb_ctx.cfg.cma = ARB_CMA_AUTO;
     printf("unit_onecopy: %d of %d checks passed\n", checks - failures, checks);
     return failures ? 1 : 0;
 }
