@@ -35,6 +35,11 @@ if(_cma_tps AND CMAKE_SYSTEM_NAME STREQUAL "Linux")
   arbor_add_launched_test(NAME cma_model COMMAND $<TARGET_FILE:arbor-test-cma> LABELS cma
                           TRANSPORTS ${_cma_tps} RANKS 2 TIMEOUT 180
                           ENV CMA_EXPECT=1 CMA_MIN=65536 ARBOR_LOGP=Gc=0.000001)
+  # Interrupt-mode progress (docs/PROGRESS.md): a descriptor and the credit that settles the
+  # sender ring doorbells, as on the symmetric path.
+  arbor_add_launched_test(NAME cma_interrupt COMMAND $<TARGET_FILE:arbor-test-cma> LABELS cma
+                          TRANSPORTS ucx RANKS 3 TIMEOUT 180
+                          ENV CMA_EXPECT=1 ARBOR_CMA=always ARBOR_PROGRESS=interrupt)
   arbor_add_launched_test(NAME cma_measured COMMAND $<TARGET_FILE:arbor-test-cma> LABELS cma
                           TRANSPORTS ucx RANKS 2 TIMEOUT 180
                           ENV ARBOR_LOGP_MEASURE=1 ARBOR_PRINT_ALGORITHM=1)
