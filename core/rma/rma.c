@@ -347,6 +347,7 @@ static arbor_status_t slot_new(arb_rma_req_t *req, arbor_request_h *req_p)
     }
     rslots[i] = req;
     rgens[i]++;
+    arb_rma.handles++;
     rfree_hint = i + 1;
     req->slot = i + 1;
     req->explicit_h = true;
@@ -416,6 +417,7 @@ arbor_status_t arb_rma_req_release(arbor_request_h *h)
     arbor_status_t status = r->status != ARBOR_OK ? r->status : r->comp.status;
     rslots[r->slot - 1] = NULL;
     rfree_hint = r->slot - 1;
+    arb_rma.handles--;
     req_free(r);
     *h = NULL;
     return status;
@@ -548,12 +550,33 @@ arbor_status_t arbor_order(int rank)
     return status;
 }
 
+/* arbor_fence(rank) needs no more than a store fence: rank is mapped and nothing to it is in
+ * flight or unreported (no transport operation since the last flush, no request, implicit or
+ * with a handle, anywhere, no implicit count or error for rank). Every put, get and atomic to
+ * rank was then done by this core at issue (streaming copies end with their own sfence). */
+static bool fence_is_store_fence(int rank)
+{
+    return (unsigned)rank < (unsigned)arb_ctx.size && arb_rma.peer_seg[rank] && !arb_rma.posted &&
+           !arb_rma.implicit && arb_rma.handles == 0 &&
+           arb_tp_comp_pending(&arb_rma.imp[rank]) <= 0 && arb_rma.imp[rank].status == ARBOR_OK;
+}
+
 arbor_status_t arbor_fence(int rank)
 {
     if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
+    /* Completion is then visibility: everything stored before the fence is visible before
+     * anything this rank stores after it (a release fence; on x86, where stores leave the core
+     * in order, no instruction at all). Without a lock to take it runs before the prologue. */
+    if (!arb_ctx.locking && arb_in_callback == ARB_CB_NONE && fence_is_store_fence(rank)) {
+        __atomic_thread_fence(__ATOMIC_RELEASE);
+        return ARBOR_OK;
+    }
     ARB_ENTER();
     arbor_status_t status = arb_rma_check_rank(rank);
-    if (status == ARBOR_OK) status = arb_rma_complete_to(rank);
+    if (status == ARBOR_OK && fence_is_store_fence(rank))
+        __atomic_thread_fence(__ATOMIC_RELEASE);
+    else if (status == ARBOR_OK)
+        status = arb_rma_complete_to(rank);
     arb_unlock();
     return status;
 }
@@ -574,6 +597,23 @@ arbor_status_t arbor_quiet(void)
 
 /* ---- contiguous put / get ------------------------------------------------------------------ */
 
+/* A mapped copy: up to 16 bytes inline (every load before the first store, so overlapping
+ * ranges of a self put are safe, as with memmove), longer ones through memmove. */
+static inline void mapped_copy(void *dst, const void *src, size_t n)
+{
+    if (n == 8) {
+        uint64_t v;
+        memcpy(&v, src, 8);
+        memcpy(dst, &v, 8);
+    } else if (n <= 16) {
+        uint8_t v[16];
+        memcpy(v, src, n);
+        memcpy(dst, v, n);
+    } else {
+        memmove(dst, src, n);
+    }
+}
+
 static arbor_status_t xfer(bool put, int rank, void *dst, const void *src, size_t nbytes,
                            arbor_request_h *req_p, bool blocking)
 {
@@ -588,10 +628,10 @@ static arbor_status_t xfer(bool put, int rank, void *dst, const void *src, size_
         return status;
     if (tgt.ptr) { /* mapped (or self): done here; a handle asked for comes back complete */
         if (put) {
-            memmove(tgt.ptr, src, nbytes);
+            mapped_copy(tgt.ptr, src, nbytes);
             arb_bell_ring(rank); /* the target may wait_until on what we wrote */
         } else
-            memmove(dst, tgt.ptr, nbytes);
+            mapped_copy(dst, tgt.ptr, nbytes);
         return req_p ? arb_rma_req_done_handle(rank, req_p) : ARBOR_OK;
     }
     if (!blocking && !req_p)
@@ -609,24 +649,47 @@ static arbor_status_t xfer(bool put, int rank, void *dst, const void *src, size_
     return arb_rma_req_commit(req, req_p, blocking);
 }
 
+/* The fast path of a put to a mapped user allocation found in the translation cache (no lock
+ * to take, no handle to make): the copy, nothing else. False: take the normal path. */
+static inline bool fast_put(int rank, void *dst, const void *src, size_t nbytes)
+{
+    uint8_t *p = arb_rma_fast_mapped(rank, dst, nbytes);
+    if (!p || !src) return false;
+    mapped_copy(p, src, nbytes);
+    arb_bell_ring(rank);
+    return true;
+}
+
+static inline bool fast_get(int rank, void *dst, const void *src, size_t nbytes)
+{
+    uint8_t *p = arb_rma_fast_mapped(rank, src, nbytes);
+    if (!p || !dst) return false;
+    mapped_copy(dst, p, nbytes);
+    return true;
+}
+
 arbor_status_t arbor_put(int rank, void *dst, const void *src, size_t nbytes)
 {
+    if (fast_put(rank, dst, src, nbytes)) return ARBOR_OK;
     ARB_RMA_LOCKED(xfer(true, rank, dst, src, nbytes, NULL, true));
 }
 
 arbor_status_t arbor_get(int rank, void *dst, const void *src, size_t nbytes)
 {
+    if (fast_get(rank, dst, src, nbytes)) return ARBOR_OK;
     ARB_RMA_LOCKED(xfer(false, rank, dst, src, nbytes, NULL, true));
 }
 
 arbor_status_t arbor_put_nb(int rank, void *dst, const void *src, size_t nbytes,
                             arbor_request_h *req_p)
 {
+    if (!req_p && fast_put(rank, dst, src, nbytes)) return ARBOR_OK;
     ARB_RMA_LOCKED_NB(req_p, xfer(true, rank, dst, src, nbytes, req_p, false));
 }
 
 arbor_status_t arbor_get_nb(int rank, void *dst, const void *src, size_t nbytes,
                             arbor_request_h *req_p)
 {
+    if (!req_p && fast_get(rank, dst, src, nbytes)) return ARBOR_OK;
     ARB_RMA_LOCKED_NB(req_p, xfer(false, rank, dst, src, nbytes, req_p, false));
 }
