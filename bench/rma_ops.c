@@ -92,7 +92,9 @@ int bench_rma_setup(bench_rma_point_t *p, int op, size_t bytes, int rank, int si
     p->bytes = bytes;
     p->reps = bytes <= 4096 ? 16 : 1;
     p->win_bytes = (is_strided(op) ? 2 * bytes : bytes) + 8;
-    p->local = calloc(1, p->win_bytes);
+    /* 64-byte aligned, as the window (the heap's alignment): see bench/rma_ops.h. */
+    p->local = aligned_alloc(64, (p->win_bytes + 63) / 64 * 64);
+    if (p->local) memset(p->local, 0, p->win_bytes);
     p->remote = calloc((size_t)size, sizeof(void *));
     p->done = calloc((size_t)size, sizeof(uint64_t));
     if (!p->local || !p->remote || !p->done) return -1;
