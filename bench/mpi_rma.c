@@ -10,6 +10,7 @@ const char *const mpi_rma_names[] = {"put",   "get",         "acc",         "fet
 const int mpi_rma_nops = 8;
 
 #define POISON 0xEE
+#define ALIGN  4096 /* of the local buffer and of every window, as BENCH_RMA_ALIGN */
 
 /* As bench/rma_ops.c. */
 static unsigned char pattern(int seed, size_t i)
@@ -98,21 +99,21 @@ int mpi_rma_setup(mpi_rma_point_t *p, int op, size_t bytes, int rank, int size)
     p->bytes = bytes;
     p->reps = bytes <= 4096 ? 16 : 1;
     p->win_bytes = (is_strided(op) ? 2 * bytes : bytes) + 8;
-    /* The local buffer and every rank's window start 64-byte aligned, as arbor's (bench/
-     * rma_ops.h): a copy's speed depends on how source and destination sit relative to each
-     * other, and MPI_Win_allocate's own placement (Open MPI's osc sm: 16 bytes past a line on
-     * rank 1) is no part of what is compared. */
-    p->local = aligned_alloc(64, (p->win_bytes + 63) / 64 * 64);
+    /* The local buffer and every rank's window start on a page, as arbor's (bench/rma_ops.h):
+     * a copy's speed depends on where source and destination sit relative to each other, and
+     * MPI_Win_allocate's own placement (Open MPI's osc sm: rank 1's window 16 bytes past a
+     * line, 272 past a page) is no part of what is compared. */
+    p->local = aligned_alloc(ALIGN, (p->win_bytes + ALIGN - 1) / ALIGN * ALIGN);
     p->done = calloc((size_t)size, sizeof(uint64_t));
     p->disp = calloc((size_t)size, sizeof(MPI_Aint));
     if (!p->local || !p->done || !p->disp) return -1;
     memset(p->local, 0, p->win_bytes);
     unsigned char *alloc = NULL;
-    if (MPI_Win_allocate((MPI_Aint)p->win_bytes + 63, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &alloc,
-                         &p->win) != MPI_SUCCESS)
+    if (MPI_Win_allocate((MPI_Aint)(p->win_bytes + ALIGN - 1), 1, MPI_INFO_NULL, MPI_COMM_WORLD,
+                         &alloc, &p->win) != MPI_SUCCESS)
         return -1;
     p->have_win = 1;
-    MPI_Aint pad = (MPI_Aint)((64 - (uintptr_t)alloc % 64) % 64);
+    MPI_Aint pad = (MPI_Aint)((ALIGN - (uintptr_t)alloc % ALIGN) % ALIGN);
     p->base = alloc + pad;
     if (MPI_Allgather(&pad, 1, MPI_AINT, p->disp, 1, MPI_AINT, MPI_COMM_WORLD) != MPI_SUCCESS)
         return -1;
