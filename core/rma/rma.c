@@ -550,31 +550,41 @@ arbor_status_t arbor_order(int rank)
     return status;
 }
 
-/* arbor_fence(rank) needs no more than a store fence: rank is mapped and nothing to it is in
- * flight or unreported (no transport operation since the last flush, no request, implicit or
- * with a handle, anywhere, no implicit count or error for rank). Every put, get and atomic to
- * rank was then done by this core at issue (streaming copies end with their own sfence). */
-static bool fence_is_store_fence(int rank)
+/* arbor_fence(rank) is one memory barrier: rank is mapped and nothing to it is in flight or
+ * unreported (no transport operation since the last flush, no request, implicit or with a
+ * handle, anywhere, no implicit count or error for rank), so every put, get and atomic to rank
+ * was done by this core at issue (streaming copies end with their own sfence). */
+static bool fence_is_barrier(int rank)
 {
     return (unsigned)rank < (unsigned)arb_ctx.size && arb_rma.peer_seg[rank] && !arb_rma.posted &&
            !arb_rma.implicit && arb_rma.handles == 0 &&
            arb_tp_comp_pending(&arb_rma.imp[rank]) <= 0 && arb_rma.imp[rank].status == ARBOR_OK;
 }
 
+/* Why a full barrier and not a store fence, although stores to a mapped peer need no more to
+ * be ordered before our later stores: arbor.h promises "visible to any later access by anyone",
+ * which must hold when this rank learns what is "later" by a load, e.g. two ranks that each
+ * put a flag to the other, fence, then read their own flag (at least one must see the other's);
+ * only a barrier keeps the load from passing the stores still in the store buffer. It is what
+ * MPI_Win_flush does on a shared-memory window (Open MPI's osc sm: lock orq), so the
+ * comparison of bench/compare is like for like. A few ns (docs/ONESIDED.md, "Performance"). */
+static inline void fence_barrier(void)
+{
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
 arbor_status_t arbor_fence(int rank)
 {
     if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
-    /* Completion is then visibility: everything stored before the fence is visible before
-     * anything this rank stores after it (a release fence; on x86, where stores leave the core
-     * in order, no instruction at all). Without a lock to take it runs before the prologue. */
-    if (!arb_ctx.locking && arb_in_callback == ARB_CB_NONE && fence_is_store_fence(rank)) {
-        __atomic_thread_fence(__ATOMIC_RELEASE);
+    /* Without a lock to take, the barrier-only case runs before the prologue. */
+    if (!arb_ctx.locking && arb_in_callback == ARB_CB_NONE && fence_is_barrier(rank)) {
+        fence_barrier();
         return ARBOR_OK;
     }
     ARB_ENTER();
     arbor_status_t status = arb_rma_check_rank(rank);
-    if (status == ARBOR_OK && fence_is_store_fence(rank))
-        __atomic_thread_fence(__ATOMIC_RELEASE);
+    if (status == ARBOR_OK && fence_is_barrier(rank))
+        fence_barrier();
     else if (status == ARBOR_OK)
         status = arb_rma_complete_to(rank);
     arb_unlock();
