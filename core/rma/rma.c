@@ -607,22 +607,35 @@ arbor_status_t arbor_quiet(void)
 
 /* ---- contiguous put / get ------------------------------------------------------------------ */
 
-/* A mapped copy: up to 16 bytes inline (every load before the first store, so overlapping
- * ranges of a self put are safe, as with memmove), longer ones through memmove. */
+/* A mapped copy: the word sizes inline (a load, then a store: overlapping ranges of a self put
+ * stay safe, as with memmove), anything else through memmove. */
+#define COPY_WORD(T)                                                                               \
+    do {                                                                                           \
+        T v_;                                                                                      \
+        memcpy(&v_, src, sizeof(T));                                                               \
+        memcpy(dst, &v_, sizeof(T));                                                               \
+    } while (0)
 static inline void mapped_copy(void *dst, const void *src, size_t n)
 {
-    if (n == 8) {
-        uint64_t v;
-        memcpy(&v, src, 8);
-        memcpy(dst, &v, 8);
-    } else if (n <= 16) {
-        uint8_t v[16];
-        memcpy(v, src, n);
-        memcpy(dst, v, n);
-    } else {
+    switch (n) {
+    case 1:
+        COPY_WORD(uint8_t);
+        break;
+    case 2:
+        COPY_WORD(uint16_t);
+        break;
+    case 4:
+        COPY_WORD(uint32_t);
+        break;
+    case 8:
+        COPY_WORD(uint64_t);
+        break;
+    default:
         memmove(dst, src, n);
+        break;
     }
 }
+#undef COPY_WORD
 
 static arbor_status_t xfer(bool put, int rank, void *dst, const void *src, size_t nbytes,
                            arbor_request_h *req_p, bool blocking)
