@@ -241,6 +241,7 @@ bool arb_mem_team_busy(const struct arbor_team *t)
 
 bool arb_mem_any_live(void)
 {
+    if (arb_reg_any_local()) return true; /* peers reach registered memory through us */
     for (size_t i = 0; i < nlive; i++)
         if (live[i]->passive) return true;
     return false;
@@ -276,14 +277,20 @@ arbor_status_t arb_rma_translate(int rank, const void *addr, size_t len, bool in
     if (rank < 0 || rank >= arb_ctx.size) return ARBOR_ERR_RANK;
     uint64_t a = (uint64_t)(uintptr_t)addr, base = arb_ctx.seg_bases[rank];
     arb_rma_xhit_t *h = arb_rma_xhits ? &arb_rma_xhits[rank] : NULL;
-    /* a <= hi and len <= hi - a is holds() on the same range, without overflow. */
+    /* The cache (symmetric allocations only: their ranges lie in the segment). a <= hi and
+     * len <= hi - a is holds() on the same range, without overflow. */
     if (h && h->m && (internal_ok || !h->m->internal) && a >= h->lo && a <= h->hi &&
         len <= h->hi - a) {
         uint64_t off = a - base;
-        *tgt = (arb_rma_target_t){rank, h->seg ? h->seg + off : NULL, h->rkey, off, h->m};
+        *tgt = (arb_rma_target_t){.rank = rank,
+                                  .ptr = h->seg ? h->seg + off : NULL,
+                                  .rkey = h->rkey,
+                                  .off = off,
+                                  .mem = h->m};
         return ARBOR_OK;
     }
-    if (a < base || a - base >= arb_ctx.seg_size) return ARBOR_ERR_ADDRESS;
+    if (a < base || a - base >= arb_ctx.seg_size) /* outside the segment: a registration? */
+        return arb_reg_translate(rank, a, len, tgt);
     uint64_t off = a - base;
     struct arbor_mem *m = NULL;
     for (size_t i = 0; i < nlive; i++)
