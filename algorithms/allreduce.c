@@ -105,6 +105,18 @@ static arbor_status_t build_rd(const arb_alg_desc_t *alg, const arb_coll_args_t 
     return OK(s);
 }
 
+/* Recursive doubling, Rabenseifner, the ring and direct each copy the whole vector once between
+ * SRC, SCRATCH and DST; reduce_scatter_allgather copies its own block only. Priced (like a
+ * move through memory, as reduce_scatter.c's halving does) where reduce_scatter_allgather is a
+ * candidate, the one-copy path: without it a P = 2 call tied with Rabenseifner and the tie kept
+ * Rabenseifner (1 MiB one copy: 508 against 265-270 us, medians). The two-copy prices leave it
+ * out as they always have, so the two-copy choices (and the offload's) do not move here;
+ * calibrating them is issue 17's. */
+static double whole_copy(const arb_coll_args_t *a, const arb_logp_t *m)
+{
+    return a->one_copy ? (double)a->bytes * m->G : 0;
+}
+
 static double fold_cost(const arb_coll_args_t *a, const arb_logp_t *m)
 {
     arb_fold_t f = arb_fold_of(a->size, 0);
@@ -116,7 +128,7 @@ static double cost_rd(const arb_alg_desc_t *alg, const arb_coll_args_t *a, const
     (void)alg;
     if (a->size == 1 || a->bytes == 0) return 0;
     arb_fold_t f = arb_fold_of(a->size, 0);
-    return fold_cost(a, m) +
+    return fold_cost(a, m) + whole_copy(a, m) +
            arb_fold_log2(&f) * (arb_logp_arrival(m, a->bytes) + arb_logp_combine(m, a->bytes));
 }
 
@@ -165,11 +177,7 @@ static double cost_rabenseifner(const arb_alg_desc_t *alg, const arb_coll_args_t
     if (!a->commutative) return INFINITY;
     if (a->size == 1 || a->bytes == 0) return 0;
     arb_fold_t f = arb_fold_of(a->size, 0);
-    /* The schedule opens with a copy of the whole vector from SRC into DST (fold_in), priced
-     * like moving it through memory once (reduce_scatter.c's halving does the same): without
-     * it a P = 2 call tied with reduce_scatter_allgather, which copies only its own block, and
-     * the tie kept this one (one copy, 1 MiB, P = 2: 508 against 265-270 us, medians). */
-    double t = fold_cost(a, m) + (double)a->bytes * m->G;
+    double t = fold_cost(a, m) + whole_copy(a, m);
     size_t part = a->bytes;
     for (int k = 0; k < arb_fold_log2(&f); k++) {
         part = (part + 1) / 2;
@@ -216,7 +224,7 @@ static double cost_ring(const arb_alg_desc_t *alg, const arb_coll_args_t *a, con
     size_t c = a->chunk && a->chunk < segb ? a->chunk : segb;
     double hops = 2.0 * (P - 1) * arb_logp_arrival(m, c);
     double link = 2.0 * (P - 1) * arb_logp_gap(m, segb);
-    return (hops > link ? hops : link) + (P - 1) * arb_logp_combine(m, segb);
+    return (hops > link ? hops : link) + (P - 1) * arb_logp_combine(m, segb) + whole_copy(a, m);
 }
 
 static arbor_status_t build_direct(const arb_alg_desc_t *alg, const arb_coll_args_t *a,
@@ -246,7 +254,7 @@ static arbor_status_t build_direct(const arb_alg_desc_t *alg, const arb_coll_arg
 static double cost_direct(const arb_alg_desc_t *alg, const arb_coll_args_t *a, const arb_logp_t *m)
 {
     (void)alg;
-    return a->bytes == 0 ? 0 : arb_logp_direct(m, a->size, a->bytes, a->size);
+    return a->bytes == 0 ? 0 : arb_logp_direct(m, a->size, a->bytes, a->size) + whole_copy(a, m);
 }
 
 static arbor_status_t build_rsag(const arb_alg_desc_t *alg, const arb_coll_args_t *a,
@@ -291,6 +299,7 @@ static double cost_rsag(const arb_alg_desc_t *alg, const arb_coll_args_t *a, con
 {
     (void)alg;
     int P = a->size;
+    if (!a->one_copy) return INFINITY; /* coll.h, one_copy: forced only on two copies */
     if (P == 1 || a->bytes == 0) return 0;
     size_t block = (a->bytes + (size_t)P - 1) / (size_t)P;
     return (double)block * m->G + 2 * arb_logp_direct(m, P, block, 0) +

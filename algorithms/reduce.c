@@ -138,6 +138,7 @@ static arbor_status_t build_direct(const arb_alg_desc_t *alg, const arb_coll_arg
 static double cost_direct(const arb_alg_desc_t *alg, const arb_coll_args_t *a, const arb_logp_t *m)
 {
     (void)alg;
+    if (!a->one_copy) return INFINITY; /* coll.h, one_copy: forced only on two copies */
     if (a->size == 1 || a->bytes == 0) return 0;
     return arb_logp_direct(m, a->size, a->bytes, a->size - 1);
 }

@@ -120,8 +120,10 @@ int arb_direct_choose(const arb_coll_args_t *a, int forced, const arb_logp_t *m,
     *m1 = arb_logp_one_copy(m);
     double p2[32] = {0}, p1[32] = {0};
     if (n > 32) return 0;
+    arb_coll_args_t b = *a;
+    b.one_copy = 1;
     int a2 = arb_select(a, m, forced, p2), a1 = 0;
-    arb_select(a, m1, forced, p1);
+    arb_select(&b, m1, forced, p1);
     /* One copy: every candidate priced with G1, plus the sender's wait for its last reader.
      * Candidates are checked cheapest first (each check builds a schedule) and the first that
      * can run one-copy wins (one_copy_candidate). */
@@ -137,7 +139,7 @@ int arb_direct_choose(const arb_coll_args_t *a, int forced, const arb_logp_t *m,
         if (!next) break;
         checked[next] = true;
         bool ok;
-        if (!one_copy_candidate(&tab[next], a, m1, &ok) || !ok) continue;
+        if (!one_copy_candidate(&tab[next], &b, m1, &ok) || !ok) continue;
         t1 = p1[next] + settle, a1 = next;
         break;
     }
