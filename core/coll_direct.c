@@ -92,18 +92,32 @@ bool arb_direct_schedule_ok(const arb_sched_t *s, int coll)
            reads_safely(s, coll == ARB_COLL_ALLREDUCE || coll == ARB_COLL_REDUCE);
 }
 
-/* Whether alg can run one-copy for a: arb_direct_schedule_ok on the schedule of every rank of
- * the team, since all must make the same choice and schedules differ by rank (a binomial
- * scatter's root sends from its buffer, its inner ranks from scratch; a reduce's root only
- * receives). P builds per candidate, once per cached schedule of a symmetric call.
- * *ok: whether it built at all. */
+/* The ranks whose schedules one_copy_candidate checks: all of them up to ARB_DIRECT_CHECK_ALL
+ * ranks; above, the ranks where schedules change shape (the ends, the middle, the root and its
+ * neighbours), since checking every schedule costs P builds and P rule checks of O(steps^2)
+ * each, and one node seldom holds more ranks. tests/unit_reduction.c checks every rank's
+ * schedule of every algorithm up to P = 33 in the one-copy simulator. */
+#define ARB_DIRECT_CHECK_ALL 64
+static int checked_rank(const arb_coll_args_t *a, int k)
+{
+    int P = a->size;
+    if (P <= ARB_DIRECT_CHECK_ALL) return k < P ? k : -1;
+    const int pick[] = {
+        0, 1, 2, P / 2 - 1, P / 2, P - 2, P - 1, (a->root + P - 1) % P, a->root, (a->root + 1) % P};
+    return k < (int)(sizeof(pick) / sizeof(pick[0])) ? pick[k] : -1;
+}
+
+/* Whether alg can run one-copy for a: arb_direct_schedule_ok on the schedules of the team's
+ * ranks (checked_rank), since all must make the same choice and schedules differ by rank (a
+ * binomial scatter's root sends from its buffer, its inner ranks from scratch; a reduce's root
+ * only receives). Once per cached schedule of a symmetric call. *ok: whether it built. */
 static bool one_copy_candidate(const arb_alg_desc_t *alg, const arb_coll_args_t *a,
                                const arb_logp_t *m, bool *ok)
 {
     arb_coll_args_t b = *a;
     bool safe = true;
     *ok = true;
-    for (b.rank = 0; safe && b.rank < a->size; b.rank++) {
+    for (int k = 0; safe && (b.rank = checked_rank(a, k)) >= 0; k++) {
         arb_sched_t s;
         arb_sched_init(&s);
         *ok = alg->build(alg, &b, m, &s) == ARBOR_OK;

@@ -111,7 +111,19 @@ static void reductions(const arb_logp_t *m)
                         CHECK(got == 0 || got == f, "%s P=%d forced %d: got %d", name, P, f, got);
                     }
                 }
+    /* Past 64 ranks the choice checks the schedules of a few ranks only (coll_direct.c,
+     * checked_rank): still one copy for a large allreduce, and the schedule it takes passes
+     * on every rank. */
     arb_ctx.cfg.onecopy = ARB_ONECOPY_AUTO;
+    arb_coll_args_t wide = args(ARB_COLL_ALLREDUCE, 100, (size_t)1 << 24);
+    wide.count = wide.bytes / 4;
+    int alg = arb_direct_choose(&wide, 0, m, &m1);
+    CHECK(alg > 0, "allreduce P=100 16 MiB: two copies chosen");
+    if (alg > 0) {
+        wide.one_copy = 1;
+        CHECK(schedule_ok_everywhere(alg, &wide, &m1), "allreduce P=100: %s fails the rule",
+              arb_alg_table(ARB_COLL_ALLREDUCE, &(int){0})[alg].name);
+    }
 }
 
 int main(void)
