@@ -47,6 +47,10 @@ if(ARBOR_WITH_UCX)
                           COMMAND $<TARGET_FILE:arbor-test-onecopy-reduce> LABELS onecopy
                           TRANSPORTS ucx RANKS 2 3 4 8 TIMEOUT 300 ENV ONECOPY_EXPECT=1
                           ARBOR_ONECOPY=always)
+  arbor_add_launched_test(NAME onecopy_reduce_interrupt
+                          COMMAND $<TARGET_FILE:arbor-test-onecopy-reduce> LABELS onecopy
+                          TRANSPORTS ucx RANKS 3 TIMEOUT 300 ENV ONECOPY_EXPECT=1
+                          ARBOR_PROGRESS=interrupt)
   arbor_add_launched_test(NAME onecopy_reduce_nodirect
                           COMMAND $<TARGET_FILE:arbor-test-onecopy-reduce> LABELS onecopy
                           TRANSPORTS ucx RANKS 3 TIMEOUT 300 ENV ONECOPY_EXPECT=0 ARBOR_DIRECT=n)
