@@ -77,3 +77,13 @@ echo \"$out\" | grep -Eq '^bcast +65536 +2 +[0-9]+[.][0-9]+ +[0-9]+[.][0-9]+ +[a
     SKIP_RETURN_CODE 77 TIMEOUT 300 RUN_SERIAL TRUE
     ENVIRONMENT "ARBOR_TIMEOUT=60;ARBOR_TRANSPORT=ucx;OMPI_MCA_rmaps_base_oversubscribe=1")
 endif()
+# The algorithms written for the one-copy path (allreduce reduce_scatter_allgather, reduce
+# direct) forced on the colls suite, two copies on malloc'd buffers: every type and op,
+# non-commutative ones, in place, every root (priced only on the one-copy path, so no other
+# entry runs them there).
+if(ARBOR_WITH_UCX)
+  arbor_add_launched_test(NAME colls_onecopy_algs COMMAND $<TARGET_FILE:arbor-test-colls>
+                          LABELS colls onecopy TRANSPORTS ucx RANKS 3 5 TIMEOUT 600
+                          ENV ARBOR_ALLREDUCE_ALGORITHM=reduce_scatter_allgather
+                          ARBOR_REDUCE_ALGORITHM=direct)
+endif()
