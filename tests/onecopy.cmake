@@ -83,7 +83,7 @@ endif()
 # entry runs them there).
 if(ARBOR_WITH_UCX)
   arbor_add_launched_test(NAME colls_onecopy_algs COMMAND $<TARGET_FILE:arbor-test-colls>
-                          LABELS colls onecopy TRANSPORTS ucx RANKS 3 5 TIMEOUT 600
+                          LABELS onecopy TRANSPORTS ucx RANKS 3 5 TIMEOUT 600
                           ENV ARBOR_ALLREDUCE_ALGORITHM=reduce_scatter_allgather
                           ARBOR_REDUCE_ALGORITHM=direct)
 endif()
