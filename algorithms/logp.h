@@ -13,10 +13,13 @@
 /* G is the per-byte cost of a message through the channel: on one node, a copy into the peer's
  * landing slot and a copy out of it, pipelined chunk by chunk. G1 is the per-byte cost of one
  * copy, the receiver reading straight from the sender's buffer (the one-copy path of
- * symmetric buffers, core/coll_direct.c); 0 means not known, taken as G / 2. */
+ * symmetric buffers, core/coll_direct.c); 0 means not known, taken as G / 2. Gr is the
+ * per-byte cost of combining a received vector into another (a reduction kernel over cache-hot
+ * data, measured by ARBOR_LOGP_MEASURE); 0 means not known, taken as G. */
 typedef struct {
     double L, os, orecv, g, G;
     double G1;
+    double Gr;
 } arb_logp_t;
 
 static inline double arb_logp_arrival(const arb_logp_t *m, size_t bytes)
@@ -46,13 +49,12 @@ static inline double arb_logp_one_copy_settle(const arb_logp_t *m)
     return m->L + m->orecv;
 }
 
-/* Parses "L=2.1,os=0.4,or=0.4,g=0.6,G=0.0001,G1=0.00005" (any subset; others keep *out's values).
- * ARBOR_ERR_CONFIG with a message in err on a bad key or number. */
-/* Reductions: the model has no compute term, so combining a payload is priced like moving it
- * once more through memory (G per byte). */
+/* Reductions: combining a payload costs Gr per byte where it is known (measured or loaded from
+ * a calibration file); otherwise it is priced like moving the payload once more through memory
+ * (G per byte). */
 static inline double arb_logp_combine(const arb_logp_t *m, size_t bytes)
 {
-    return (double)bytes * m->G;
+    return (double)bytes * (m->Gr > 0 ? m->Gr : m->G);
 }
 
 /* One round in which every rank sends its bytes to each of the P - 1 others (one latency plus
@@ -64,7 +66,12 @@ static inline double arb_logp_direct(const arb_logp_t *m, int P, size_t bytes, i
            combines * arb_logp_combine(m, bytes);
 }
 
+/* Parses "L=2.1,os=0.4,or=0.4,g=0.6,G=0.0001,G1=0.00005,Gr=0.00003" (any subset; others keep
+ * *out's values). ARBOR_ERR_CONFIG with a message in err on a bad key or number. */
 arbor_status_t arb_logp_parse(const char *text, arb_logp_t *out, char *err, size_t errlen);
+/* "L=...,os=...,or=...,g=...,G=...,G1=...,Gr=..." with every value exact (%.17g), which
+ * arb_logp_parse reads back to the same doubles. */
+void arb_logp_format(const arb_logp_t *m, char *buf, size_t len);
 
 /* Two levels: "intra:L=0.3,os=0.1;inter:L=20,g=2" (either level may be left out, keys as
  * above); text without a level prefix sets the intra-node model alone. */

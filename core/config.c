@@ -153,7 +153,9 @@ static const row_t rows[] = {
 #undef ALG_ROW
     {"LOGP", "",
      "LogGP parameters in microseconds, e.g. L=2.1,os=0.4,or=0.4,g=0.6,G=0.0001, or per level: "
-     "intra:L=0.3,os=0.5;inter:L=20,g=2 (empty: per-transport defaults)",
+     "intra:L=0.3,os=0.5;inter:L=20,g=2 (empty: per-transport defaults); keys also G1 (one "
+     "copy) and Gr (reduction), per byte. The keys given win over ARBOR_LOGP_FILE and "
+     "ARBOR_LOGP_MEASURE",
      T_STRING, OFF(logp), NULL, 0, 0, F_UNIFORM},
     {"OVERSUB_WAKE", "5",
      "microseconds added to the default LogGP L when some node runs more "
@@ -164,8 +166,14 @@ static const row_t rows[] = {
     {"LOGP_MEASURE", "n",
      "measure the LogGP parameters at init (ping-pong and back-to-back "
      "sends from rank 0 to its first node-local peer, and to the first rank of another node "
-     "for the inter-node level; rank 0's values are broadcast to all)",
+     "for the inter-node level, and the reduction kernel on rank 0; rank 0's values are "
+     "broadcast to all); replaces ARBOR_LOGP_FILE's values",
      T_BOOL, OFF(logp_measure), NULL, 0, 0, F_UNIFORM},
+    {"LOGP_FILE", "",
+     "calibration file to load at init (written by arbor-info --calibrate -o FILE): the LogGP "
+     "parameters per level and path, over the transport defaults; every rank must load the "
+     "same values (checked)",
+     T_STRING, OFF(logp_file), NULL, 0, 0, 0},
     {"TUNE", "",
      "rules pinning algorithms: coll:lo-hi[:ranks=lo-hi]:@alg joined by '#', e.g. "
      "bcast:0-32k:@binomial#bcast:32k-inf:@flat",

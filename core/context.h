@@ -14,6 +14,7 @@
 
 #include "algorithms/coll.h"
 #include "algorithms/logp.h"
+#include "algorithms/logp_file.h"
 #include "algorithms/tune.h"
 #include "bootstrap/bootstrap.h"
 #include "core/clock.h"
@@ -48,7 +49,14 @@ typedef struct {
     arb_logp_t model_inter; /* between nodes */
     int *node_of;           /* [size] node index of every world rank (first appearance order) */
     int nnodes;
-    const char *model_source; /* "ARBOR_LOGP", "measured" or "transport defaults" */
+    char model_source[160]; /* where the model came from (core/model.c composes it) */
+    /* ARBOR_LOGP_FILE (core/model.c): the parsed file, whether it loaded, its digest */
+    arb_calib_t logp_file;
+    int logp_file_state; /* ARB_LOGP_FILE_NONE, _LOADED or _FAILED */
+    uint64_t logp_file_digest;
+    bool intra_mapped;     /* the intra-node level goes through mapped segments (agreed) */
+    arb_calib_t measured;  /* what ARBOR_LOGP_MEASURE measured at this init (have = 0: none) */
+    bool measured_oversub; /* ... on a node with more ranks than cores */
     arb_tune_t tune;
     bool yield;
     bool node_oversubscribed; /* this rank's node has more ranks than cores */

@@ -74,7 +74,7 @@ static bool same(elem_t x, elem_t y)
     return x.a == y.a && x.b == y.b;
 }
 
-static const arb_logp_t MODEL = {2.0, 0.4, 0.4, 0.6, 0.0005, 0};
+static const arb_logp_t MODEL = {2.0, 0.4, 0.4, 0.6, 0.0005, 0, 0};
 
 /* The topology of the current pass (NULL: one node). The node-aware algorithms run only with
  * one; every algorithm must also give exact results with one (per-link costs change the
@@ -247,7 +247,7 @@ static void selector(void)
                              .count = 1,
                              .chunk = 65536,
                              .commutative = 1};
-        arb_logp_t m = {2.0, 0.4, 0.4, 0.6, 0.0002, 0};
+        arb_logp_t m = {2.0, 0.4, 0.4, 0.6, 0.0002, 0, 0};
         int small = arb_select(&a, &m, 0, pred);
         a.bytes = 16u << 20, a.count = 2u << 20;
         int large = arb_select(&a, &m, 0, pred);
@@ -261,7 +261,7 @@ static void selector(void)
                   strcmp(t[large].name, "direct") != 0,
               "allreduce 16 MiB P %d: %s", P, t[large].name);
         /* A hop as dear as on an oversubscribed node (L + ARBOR_OVERSUB_WAKE): direct. */
-        arb_logp_t over = {5.1, 0.05, 0.05, 0.05, 0.00008, 0};
+        arb_logp_t over = {5.1, 0.05, 0.05, 0.05, 0.00008, 0, 0};
         a.bytes = 8, a.count = 1;
         int busy = arb_select(&a, &over, 0, pred);
         check(strcmp(t[busy].name, P > 2 ? "direct" : "recursive_doubling") == 0,
