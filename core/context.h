@@ -59,10 +59,8 @@ typedef struct {
     bool measured_oversub; /* ... on a node with more ranks than cores */
     arb_tune_t tune;
     bool yield;
-    bool node_oversubscribed;  /* this rank's node has more ranks than cores */
-    bool any_oversubscribed;   /* some rank's node has more ranks than cores (same on all) */
-    double node_oversub_ratio; /* ranks per core on this rank's node where above 1, else 0 */
-    double oversub_ratio;      /* the largest over all nodes (same on all ranks), else 0 */
+    bool node_oversubscribed; /* this rank's node has more ranks than cores */
+    bool any_oversubscribed;  /* some rank's node has more ranks than cores (same on all) */
     arb_inst_t *active_head, *active_tail; /* collectives in flight, initiation order */
     uint64_t epoch;                        /* bumped whenever anything moves */
     bool in_progress;                      /* re-entrance guard of the progress engine */

@@ -30,7 +30,7 @@ arb_ctx_t arb_ctx;
 typedef struct {
     char transport[32];
     uint64_t uniform_hash;
-    uint64_t oversubscribed;   /* ranks per core on this rank's node x 1000 where above 1, else 0 */
+    uint64_t oversubscribed;   /* this rank's node has more ranks than cores */
     int64_t node_leader;       /* lowest rank on this rank's node (PMIx local peers) */
     uint64_t seg_base;         /* the segment's address (remote addresses of the heap) */
     uint64_t logp_file_state;  /* ARBOR_LOGP_FILE: ARB_LOGP_FILE_NONE, _LOADED or _FAILED */
@@ -146,14 +146,13 @@ static arbor_status_t number_nodes(const int64_t *leader)
     return ARBOR_OK;
 }
 
-/* Ranks per core on this rank's node where there are more ranks than cores, else 0. */
-static double oversubscribed(void)
+static bool oversubscribed(void)
 {
     const int *local;
     int nlocal;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     arb_ctx.boot->ops->local_ranks(arb_ctx.boot, &local, &nlocal);
-    return cpus > 0 && nlocal > cpus ? (double)nlocal / (double)cpus : 0;
+    return cpus > 0 && nlocal > cpus;
 }
 
 /* "nodes 3: 0-1 | 2-3 | 4-5" and the inter-node model, when the job spans nodes. */
@@ -191,7 +190,7 @@ static arbor_status_t wire_up(void)
     uint8_t *mine = calloc(1, len);
     if (!mine) return ARBOR_ERR_NO_MEMORY;
     wire_header_t hdr = {.uniform_hash = arb_config_uniform_digest(&arb_ctx.cfg),
-                         .oversubscribed = (uint64_t)(arb_ctx.node_oversub_ratio * 1000),
+                         .oversubscribed = arb_ctx.node_oversubscribed,
                          .node_leader = node_leader(),
                          .seg_base = (uint64_t)(uintptr_t)arb_ctx.seg,
                          .logp_file_state = (uint64_t)arb_ctx.logp_file_state,
@@ -248,8 +247,6 @@ static arbor_status_t wire_up(void)
             status = ARBOR_ERR_TRANSPORT;
         }
         if (h.oversubscribed) arb_ctx.any_oversubscribed = true;
-        if (h.oversubscribed / 1000.0 > arb_ctx.oversub_ratio)
-            arb_ctx.oversub_ratio = h.oversubscribed / 1000.0;
         leaders[r] = h.node_leader;
         arb_ctx.seg_bases[r] = h.seg_base;
         blobs[r] = (const uint8_t *)all[r] + sizeof(h);
@@ -317,8 +314,7 @@ static arbor_status_t init_at(int required, int *provided)
     if (warn[0] && arb_ctx.cfg.warn_unknown && arb_ctx.rank == 0)
         arb_warn("unknown ARBOR_* variables ignored: %s (ARBOR_WARN_UNKNOWN=n silences this)",
                  warn);
-    arb_ctx.node_oversub_ratio = oversubscribed();
-    arb_ctx.node_oversubscribed = arb_ctx.node_oversub_ratio > 0;
+    arb_ctx.node_oversubscribed = oversubscribed();
     arb_ctx.yield = arb_ctx.cfg.poll_yield == ARB_YIELD_ALWAYS ||
                     (arb_ctx.cfg.poll_yield == ARB_YIELD_AUTO && arb_ctx.node_oversubscribed);
 

@@ -4,8 +4,8 @@
  *   1. the transport's defaults (algorithms/logp.c);
  *   2. ARBOR_LOGP_FILE: a calibration file's line for each level, on the path that level takes
  *      here (intra mapped or intra rma; inter rma);
- *   3. on an oversubscribed node (arb_model_oversubscribed: ARBOR_OVERSUB_WAKE per hop, the
- *      CPU terms stretched by ranks per core), unless ARBOR_LOGP is set or the wake is 0;
+ *   3. ARBOR_OVERSUB_WAKE on an oversubscribed node (arb_model_oversubscribed), unless
+ *      ARBOR_LOGP is set;
  *   4. ARBOR_LOGP: each key it gives, per level, over the values above;
  * and later ARBOR_LOGP_MEASURE (core/measure.c) replaces 1-3 with what it measured, ARBOR_LOGP's
  * keys again on top. Every rank composes the same model: the file's digest travels in the
@@ -105,21 +105,11 @@ arbor_status_t arb_model_check_files(const uint64_t *states, const uint64_t *dig
     return ARBOR_OK;
 }
 
-void arb_model_oversubscribed(arb_logp_t *intra, double wake_us, double ranks_per_core)
+void arb_model_oversubscribed(arb_logp_t *intra, double wake_us)
 {
     /* A message to a rank that is not running waits until the kernel schedules it: about one
      * time slice of whichever rank holds the core, priced as extra latency per hop. */
     intra->L += wake_us;
-    /* And every rank runs on a share of a core: its CPU work (per message o and g, per byte
-     * the copies and combines) takes ranks_per_core times as long. Without this, at P = 4 on 2
-     * cores the model priced an allreduce of 16 KiB by direct (every rank sends its vector to
-     * all 3 others and combines 4) below recursive doubling (two exchanges), which measured
-     * 1.36x faster (bench/fidelity): direct moves 1.5x the bytes, and with the cores shared
-     * the bytes cost twice what the model said, the extra hop not much more than it said. */
-    if (ranks_per_core > 1) {
-        intra->os *= ranks_per_core, intra->orecv *= ranks_per_core, intra->g *= ranks_per_core;
-        intra->G *= ranks_per_core, intra->G1 *= ranks_per_core, intra->Gr *= ranks_per_core;
-    }
 }
 
 /* model_source = a then b (cut to fit). */
@@ -167,7 +157,7 @@ arbor_status_t arb_model_compose(bool oversubscribed)
         source("ARBOR_LOGP_FILE (%s)%s", arb_calib_path_name(intra), "");
     }
     if (oversubscribed) {
-        arb_model_oversubscribed(&arb_ctx.model, arb_ctx.cfg.oversub_wake, arb_ctx.oversub_ratio);
+        arb_model_oversubscribed(&arb_ctx.model, arb_ctx.cfg.oversub_wake);
         source("%s%s",
                arb_ctx.logp_file_state == ARB_LOGP_FILE_LOADED ? "ARBOR_LOGP_FILE"
                                                                : "transport defaults",

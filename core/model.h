@@ -22,10 +22,8 @@ arbor_status_t arb_model_check_files(const uint64_t *states, const uint64_t *dig
  * transport and the node numbering. oversubscribed: add the ARBOR_OVERSUB_WAKE term. */
 arbor_status_t arb_model_compose(bool oversubscribed);
 
-/* The oversubscription term (one function, for every source of the model): what waiting for a
- * descheduled peer (wake_us per hop) and sharing cores (ranks_per_core > 1 stretches the CPU
- * terms) do to the intra-node model. */
-void arb_model_oversubscribed(arb_logp_t *intra, double wake_us, double ranks_per_core);
+/* The oversubscription term: what waiting for a descheduled peer adds to the intra model. */
+void arb_model_oversubscribed(arb_logp_t *intra, double wake_us);
 
 /* After ARBOR_LOGP_MEASURE replaced the model: ARBOR_LOGP's keys on top again. */
 void arb_model_logp_over_measured(void);
