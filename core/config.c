@@ -160,9 +160,8 @@ static const row_t rows[] = {
     {"OVERSUB_WAKE", "5",
      "microseconds added to the LogGP L (defaults or ARBOR_LOGP_FILE) when some node runs more "
      "ranks than cores: a message to a descheduled rank waits for a context switch, so the "
-     "model then prefers algorithms without relays (flat trees, one-round exchanges); the CPU "
-     "terms (o, g, G, G1, Gr) are stretched by ranks per core too; unless ARBOR_TUNE is set, "
-     "the barrier is pinned to flat (rank 0 leaves it first); 0 = off",
+     "model then prefers algorithms without relays (flat trees, one-round exchanges) and, unless "
+     "ARBOR_TUNE is set, the barrier is pinned to flat (rank 0 leaves it first); 0 = off",
      T_DOUBLE, OFF(oversub_wake), NULL, 0, 1e6, F_UNIFORM},
     {"LOGP_MEASURE", "n",
      "measure the LogGP parameters at init (ping-pong and back-to-back "
