@@ -79,7 +79,7 @@ static arbor_status_t model_line(int lineno, const char *level, const char *p, a
         return ARBOR_ERR_CONFIG;
     }
     /* -1 marks a required key not given (the parser refuses negative values). */
-    arb_logp_t m = {.L = -1, .os = -1, .orecv = -1, .g = -1, .G = -1, .G1 = 0, .Gr = 0};
+    arb_logp_t m = {.L = -1, .os = -1, .orecv = -1, .g = -1, .G = -1, .G1 = 0, .Gop = 0};
     if (arb_logp_parse(keys, &m, why, sizeof(why)) != ARBOR_OK) {
         set_err(err, errlen, "line %d: %s", lineno, why);
         return ARBOR_ERR_CONFIG;
@@ -199,7 +199,7 @@ size_t arb_calib_format(const arb_calib_t *c, char *buf, size_t len)
         (size_t)snprintf(used < len ? buf + used : NULL, used < len ? len - used : 0, __VA_ARGS__)
     if (len) buf[0] = '\0';
     PUT("# arbor LogGP calibration (docs/PERFORMANCE.md, \"Calibration\"): L, os, or, g in us;\n"
-        "# G (through a landing slot), G1 (one copy) and Gr (reduction) in us per byte\n");
+        "# G (through a landing slot), G1 (one copy) and Gop (reduction) in us per byte\n");
     PUT("arbor-calibration %d\ntransport %s\n", ARB_CALIB_VERSION, c->transport);
     for (int p = 0; p < ARB_CALIB_PATHS; p++) {
         if (!(c->have & (1u << p))) continue;

@@ -5,14 +5,14 @@
  *
  *   arbor-calibration 1
  *   transport ucx
- *   intra mapped L=0.12,os=0.05,or=0.05,g=0.05,G=8e-05,G1=2e-05,Gr=3e-05
- *   intra rma    L=0.9,os=0.3,or=0.3,g=0.3,G=0.0001,G1=0.0001,Gr=3e-05
- *   inter rma    L=20,os=2,or=2,g=2,G=0.001,G1=0.001,Gr=3e-05
+ *   intra mapped L=0.12,os=0.05,or=0.05,g=0.05,G=8e-05,G1=2e-05,Gop=3e-05
+ *   intra rma    L=0.9,os=0.3,or=0.3,g=0.3,G=0.0001,G1=0.0001,Gop=3e-05
+ *   inter rma    L=20,os=2,or=2,g=2,G=0.001,G1=0.001,Gop=3e-05
  *
  * A model line is a level (intra: between ranks of one node; inter: between nodes), the path
  * the landing channels take there (mapped: loads and stores into a peer's mapped segment; rma:
  * the transport's put and atomics), and the ARBOR_LOGP keys: L, os, or, g and G required, G1
- * and Gr optional (0: not known, logp.h says what stands in). Between nodes the path is rma.
+ * and Gop optional (0: not known, logp.h says what stands in). Between nodes the path is rma.
  * The parser is strict: every error names its line.
  */
 #ifndef ARB_ALGORITHMS_LOGP_FILE_H

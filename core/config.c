@@ -114,8 +114,8 @@ static const row_t rows[] = {
      "transport can map them",
      T_BOOL, OFF(direct), NULL, 0, 0, F_UNIFORM},
     {"ONECOPY", "auto",
-     "collectives flagged ARBOR_SYMMETRIC (bcast, scatter, gather, allgather, alltoall) between "
-     "mapped peers: "
+     "collectives flagged ARBOR_SYMMETRIC (bcast, scatter, gather, allgather, alltoall, reduce, "
+     "allreduce, reduce_scatter) between mapped peers: "
      "auto lets the LogGP model choose between one copy (the receiver reads the sender's "
      "buffer in place) and the two copies through landing slots; always / never force it",
      T_ENUM, OFF(onecopy), onecopy_names, 0, 0, F_UNIFORM},
@@ -154,7 +154,7 @@ static const row_t rows[] = {
     {"LOGP", "",
      "LogGP parameters in microseconds, e.g. L=2.1,os=0.4,or=0.4,g=0.6,G=0.0001, or per level: "
      "intra:L=0.3,os=0.5;inter:L=20,g=2 (empty: per-transport defaults); keys also G1 (one "
-     "copy) and Gr (reduction), per byte. The keys given win over ARBOR_LOGP_FILE and "
+     "copy) and Gop (reduction), per byte. The keys given win over ARBOR_LOGP_FILE and "
      "ARBOR_LOGP_MEASURE",
      T_STRING, OFF(logp), NULL, 0, 0, F_UNIFORM},
     {"OVERSUB_WAKE", "5",

@@ -9,9 +9,9 @@
  *   G1                       the same with the message in the segment and the one-copy path
  *                            (core/coll_direct.h): the receiver reads it in place; where the
  *                            pair is not mapped that path is not taken and G1 comes out as G
- *   Gr                       rank 0 alone: a double sum of one landing slot's worth into
- *                            another (cache-hot), per byte: the arithmetic of a combine, whose
- *                            memory traffic G already prices
+ *   Gop                      rank 0 alone: a double sum of one landing slot's worth into
+ *                            another, per byte, cache-hot: the op's own cost (logp.h's Gop),
+ *                            a lower bound where the operand comes cold from a landing slot
  * o_s and o_r cannot be told apart from L by timing alone; both are taken as min(g, T(0) / 3)
  * and L as the rest. Rank 0 broadcasts its figures so every rank prices algorithms alike. The
  * figures are also kept as measured (arb_ctx.measured), per path: "intra mapped" where rank 0
@@ -143,7 +143,7 @@ arbor_status_t arb_logp_measure(void)
     struct arbor_team *t = arb_ctx.world;
     size_t m = t->chunk;
     int k = t->depth > 1 ? t->depth : 2;
-    /* intra L os or g G, inter L os or g G, which levels were measured, intra G1, Gr, whether
+    /* intra L os or g G, inter L os or g G, which levels were measured, intra G1, Gop, whether
      * the intra pair is mapped, whether rank 0's node is oversubscribed */
     double v[15] = {0};
     arbor_status_t status = ARBOR_OK;
@@ -181,13 +181,13 @@ arbor_status_t arb_logp_measure(void)
     if ((int)v[10] & 1) {
         int path = v[13] != 0 ? ARB_CALIB_INTRA_MAPPED : ARB_CALIB_INTRA_RMA;
         c->m[path] = (arb_logp_t){
-            .L = v[0], .os = v[1], .orecv = v[2], .g = v[3], .G = v[4], .G1 = v[11], .Gr = v[12]};
+            .L = v[0], .os = v[1], .orecv = v[2], .g = v[3], .G = v[4], .G1 = v[11], .Gop = v[12]};
         c->have |= 1u << path;
         arb_ctx.model = c->m[path];
     }
     if ((int)v[10] & 2) {
         c->m[ARB_CALIB_INTER_RMA] = (arb_logp_t){
-            .L = v[5], .os = v[6], .orecv = v[7], .g = v[8], .G = v[9], .G1 = v[9], .Gr = v[12]};
+            .L = v[5], .os = v[6], .orecv = v[7], .g = v[8], .G = v[9], .G1 = v[9], .Gop = v[12]};
         c->have |= 1u << ARB_CALIB_INTER_RMA;
         arb_ctx.model_inter = c->m[ARB_CALIB_INTER_RMA];
         t->topo.inter = arb_ctx.model_inter; /* the world team was made before the measurement */

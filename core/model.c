@@ -109,7 +109,7 @@ void arb_model_oversubscribed(arb_logp_t *intra, double wake_us)
 {
     /* A message to a rank that is not running waits until the kernel schedules it: about one
      * time slice of whichever rank holds the core, priced as extra latency per hop. Tried and
-     * taken out: stretching the CPU terms (o, g, G, G1, Gr) by ranks per core as well. It made
+     * taken out: stretching the CPU terms (o, g, G, G1, Gop) by ranks per core as well. It made
      * allreduce at 16 KiB, P = 4 on 2 cores pick recursive doubling over direct (1.12-1.36x
      * faster measured), but doubled every predicted byte cost at P = 4, where the measured
      * times did not double: predictions within 30% up to 16 KiB fell from 26 to 17 of 44 in

@@ -221,8 +221,8 @@ ARBOR_API arbor_status_t arbor_algorithm_names(const char *collective, const cha
  *     answers "<description> <capabilities, comma-separated, or ->", or returns the status of
  *     the failed open (ARBOR_ERR_UNSUPPORTED: not on this machine) with "" in @p buf
  * Keys answered after arbor_init (ARBOR_ERR_NOT_INITIALIZED before): "rank", "size",
- * "transport", "model.intra" / "model.inter" ("L=.. os=.. or=.. g=.. G=.. G1=.. Gr=..", in
- * microseconds, G, G1 and Gr per byte, with what stands in for G1 and Gr where they are not
+ * "transport", "model.intra" / "model.inter" ("L=.. os=.. or=.. g=.. G=.. G1=.. Gop=..", in
+ * microseconds, G, G1 and Gop per byte, with what stands in for G1 and Gop where they are not
  * known), "model.source", "model.calibration" (what ARBOR_LOGP_MEASURE measured at this init,
  * as the text of a calibration file for ARBOR_LOGP_FILE; ARBOR_ERR_UNSUPPORTED when nothing
  * was measured), "topology.nodes", "topology.node" ("<this rank's node> <ranks on it>"),
@@ -398,9 +398,10 @@ ARBOR_API arbor_status_t arbor_team_free(arbor_team_h *team_p);
 /* Buffer placement (docs/PERFORMANCE.md, "One copy"): the caller promises that, on every
  * member, the call's send and receive buffers lie in symmetric allocations (arbor_mem_alloc).
  * Every member must pass the flag alike (ARBOR_CHECK compares it). bcast, scatter, gather,
- * allgather and alltoall between mapped peers may then move each chunk with one copy: the receiver
- * reads it straight from the sender's buffer instead of through a landing slot, and the sender's
- * call completes once its readers are done. The model chooses (ARBOR_ONECOPY,
+ * allgather, alltoall, reduce, allreduce and reduce_scatter between mapped peers may then move
+ * each chunk with one copy: the receiver reads it (or combines it) straight from the sender's
+ * buffer instead of through a landing slot, and the sender's call completes once its readers are
+ * done. The model chooses (ARBOR_ONECOPY,
  * ARBOR_PRINT_ALGORITHM). A buffer that is not in the heap after all is sent through landing slots,
  * correctly. Other collectives, unmapped peers (OFI, ARBOR_DIRECT=n, other nodes): accepted, no
  * effect. */

@@ -23,13 +23,13 @@ echo "$out"
 grep -q '^intra mapped L=' "$cal" || fail "no intra mapped line"
 grep -q '^intra rma L=' "$cal" || fail "no intra rma line"
 
-# The values of a path's line as model.intra prints them (%g each, G1 and Gr given).
+# The values of a path's line as model.intra prints them (%g each, G1 and Gop given).
 expect() {
     grep "^$1 " "$cal" | awk '{
         n = split($3, kv, ",")
         for (i = 1; i <= n; i++) { split(kv[i], p, "="); v[p[1]] = p[2] }
-        printf("L=%g os=%g or=%g g=%g G=%g G1=%g Gr=%g\n", v["L"], v["os"], v["or"], v["g"],
-               v["G"], v["G1"], v["Gr"])
+        printf("L=%g os=%g or=%g g=%g G=%g G1=%g Gop=%g\n", v["L"], v["os"], v["or"], v["g"],
+               v["G"], v["G1"], v["Gop"])
     }'
 }
 

@@ -1,7 +1,7 @@
 /*
  * The calibration file (algorithms/logp_file.h): a written file reads back to the same doubles
  * and the same digest; comments and spacing do not change the digest, a value does; every bad
- * file is refused with the number of its bad line; Gr prices a combine where it is given.
+ * file is refused with the number of its bad line; Gop prices a combine where it is given.
  */
 #include <math.h>
 #include <stdio.h>
@@ -14,7 +14,7 @@
 static bool same(const arb_logp_t *a, const arb_logp_t *b)
 {
     return a->L == b->L && a->os == b->os && a->orecv == b->orecv && a->g == b->g && a->G == b->G &&
-           a->G1 == b->G1 && a->Gr == b->Gr;
+           a->G1 == b->G1 && a->Gop == b->Gop;
 }
 
 static void test_round_trip(void)
@@ -28,7 +28,7 @@ static void test_round_trip(void)
                                                .g = 1e-3 / 3,
                                                .G = 7.9147343058139086e-05,
                                                .G1 = 1.8e-05 / 3,
-                                               .Gr = 2.1e-05 / 7};
+                                               .Gop = 2.1e-05 / 7};
     c.m[ARB_CALIB_INTER_RMA] = (arb_logp_t){.L = 20, .os = 2, .orecv = 2, .g = 2, .G = 0.001};
     c.have = 1u << ARB_CALIB_INTRA_MAPPED | 1u << ARB_CALIB_INTER_RMA;
     size_t n = arb_calib_format(&c, text, sizeof(text));
@@ -101,7 +101,7 @@ static void test_bad(void)
     char text[512];
     snprintf(text, sizeof(text), "%s%s", head, good);
     check(arb_calib_parse(text, &c, err, sizeof(err)) == ARBOR_OK && c.m[0].G1 == 0 &&
-              c.m[0].Gr == 0,
+              c.m[0].Gop == 0,
           "minimal file: %s", err);
     check(arb_calib_parse(NULL, &c, err, sizeof(err)) == ARBOR_ERR_INVALID_ARG, "NULL text");
 }
@@ -109,11 +109,11 @@ static void test_bad(void)
 static void test_combine(void)
 {
     arb_logp_t m = {.L = 1, .G = 1e-4};
-    check(arb_logp_combine(&m, 1000) == 1000 * 1e-4, "combine without Gr is priced at G");
-    m.Gr = 3e-5;
-    check(arb_logp_combine(&m, 1000) == 1000 * 3e-5, "combine with Gr is priced at Gr");
+    check(arb_logp_combine(&m, 1000) == 1000 * 1e-4, "combine without Gop is priced at G");
+    m.Gop = 3e-5;
+    check(arb_logp_combine(&m, 1000) == 1000 * 3e-5, "combine with Gop is priced at Gop");
     char err[128];
-    check(arb_logp_parse("Gr=2e-5", &m, err, sizeof(err)) == ARBOR_OK && m.Gr == 2e-5, "Gr key");
+    check(arb_logp_parse("Gop=2e-5", &m, err, sizeof(err)) == ARBOR_OK && m.Gop == 2e-5, "Gop key");
     char buf[256];
     arb_logp_t back = {0};
     arb_logp_format(&m, buf, sizeof(buf));

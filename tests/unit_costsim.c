@@ -3,7 +3,7 @@
  * (tests/sched_time.h), for the families bench/fidelity measures, P = 2..8, payloads 8 B to
  * 1 MiB (bench/fidelity's sizes, per rank blocks for allgather, alltoall and reduce_scatter),
  * under the ucx defaults and the oversubscribed model (L + ARBOR_OVERSUB_WAKE) and one with a
- * measured reduction cost (Gr). A cost function is a closed form for the schedule's critical
+ * measured reduction cost (Gop). A cost function is a closed form for the schedule's critical
  * path, so it may differ from the simulation (which serializes every rank's CPU work and
  * cannot overlap what the formula overlaps), but not by much: every (algorithm, P, size) must
  * be within [1/TOL, TOL] of it, except the formulas listed in `open_misses` (counted and
@@ -105,11 +105,11 @@ int main(int argc, char **argv)
     over = ucx;
     over.L += 5; /* ARBOR_OVERSUB_WAKE's default */
     gr = ucx;
-    gr.Gr = 2.1e-5; /* the reduction kernel measured on the 2-core VM */
+    gr.Gop = 2.1e-5; /* the reduction kernel measured on the 2-core VM */
     const struct {
         const arb_logp_t *m;
         const char *name;
-    } models[] = {{&ucx, "ucx"}, {&over, "oversub"}, {&gr, "ucx+Gr"}};
+    } models[] = {{&ucx, "ucx"}, {&over, "oversub"}, {&gr, "ucx+Gop"}};
     for (size_t mi = 0; mi < sizeof(models) / sizeof(models[0]); mi++)
         for (size_t c = 0; c < sizeof(colls) / sizeof(colls[0]); c++) {
             int n;

@@ -83,7 +83,8 @@ static void test_trees(void)
 /* With T_intra >= s_inter no helper is recruited: the greedy is the two-level composition. */
 static void test_greedy_reduces_to_two_level(void)
 {
-    const arb_logp_t intra = {0.3, 0.5, 0.5, 0.3, 0.0001, 0, 0}, inter = {2, 0.5, 0.5, 0.3, 0.0001, 0, 0};
+    const arb_logp_t intra = {0.3, 0.5, 0.5, 0.3, 0.0001, 0, 0},
+                     inter = {2, 0.5, 0.5, 0.3, 0.0001, 0, 0};
     int node[256];
     for (int P = 8; P <= 256; P *= 2) {
         int nn = layout(node, P, 0, 4);

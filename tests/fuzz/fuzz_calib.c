@@ -33,7 +33,7 @@ int arb_fuzz_calib(const uint8_t *data, size_t size)
     for (int p = 0; p < ARB_CALIB_PATHS; p++) {
         if (!(c.have & (1u << p))) continue;
         const double v[7] = {c.m[p].L, c.m[p].os, c.m[p].orecv, c.m[p].g,
-                             c.m[p].G, c.m[p].G1, c.m[p].Gr};
+                             c.m[p].G, c.m[p].G1, c.m[p].Gop};
         for (int i = 0; i < 7; i++)
             if (!isfinite(v[i]) || v[i] < 0 || v[i] > 1e6) fail("a value out of bounds", text);
     }
