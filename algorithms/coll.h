@@ -122,6 +122,10 @@ const char *const *arb_alg_names(arb_coll_t coll);
 /* Chooses an algorithm: forced (> 0) wins; otherwise the cheapest predicted. predicted_p (may
  * be NULL) receives every entry's predicted time (entry 0 unused), n entries of the table. */
 int arb_select(const arb_coll_args_t *a, const arb_logp_t *m, int forced, double *predicted);
+/* The least time of alg on a multi-node team whose ranks share too few CPUs (topo.h: shared):
+ * the CPU work of every message of the busiest group's ranks divided by its CPUs (oversub.c);
+ * 0 when no group is oversubscribed. m is the intra-node model. */
+double arb_oversub_bound(const arb_alg_desc_t *alg, const arb_coll_args_t *a, const arb_logp_t *m);
 /* The barrier that IN_ALLSYNC / OUT_ALLSYNC compose around a collective (barrier table index). */
 int arb_select_sync_barrier(const arb_coll_args_t *a, const arb_logp_t *m);
 

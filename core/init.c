@@ -17,6 +17,7 @@
 #include "core/measure.h"
 #include "core/offload.h"
 #include "core/request.h"
+#include "core/share.h"
 #include "core/rma/am.h"
 #include "core/rma/rma.h"
 #include "core/team.h"
@@ -31,6 +32,7 @@ typedef struct {
     uint64_t uniform_hash;
     uint64_t oversubscribed; /* this rank's node has more ranks than cores */
     int64_t node_leader;     /* lowest rank on this rank's node (PMIx local peers) */
+    arb_share_hdr_t share;   /* this rank's kernel and CPUs (core/share.h) */
     uint64_t seg_base;       /* the segment's address (remote addresses of the heap) */
 } wire_header_t;
 
@@ -190,6 +192,7 @@ static arbor_status_t wire_up(void)
                          .oversubscribed = arb_ctx.node_oversubscribed,
                          .node_leader = node_leader(),
                          .seg_base = (uint64_t)(uintptr_t)arb_ctx.seg};
+    arb_share_local(&hdr.share);
     snprintf(hdr.transport, sizeof(hdr.transport), "%s", arb_ctx.tp_ops->name);
     memcpy(mine, &hdr, sizeof(hdr));
     memcpy(mine + sizeof(hdr), blob, blob_len);
@@ -203,9 +206,10 @@ static arbor_status_t wire_up(void)
     const void **blobs = calloc((size_t)arb_ctx.size, sizeof(*blobs));
     size_t *blens = calloc((size_t)arb_ctx.size, sizeof(*blens));
     int64_t *leaders = calloc((size_t)arb_ctx.size, sizeof(*leaders));
+    arb_share_hdr_t *shares = calloc((size_t)arb_ctx.size, sizeof(*shares));
     arb_ctx.seg_bases = calloc((size_t)arb_ctx.size, sizeof(*arb_ctx.seg_bases));
     uint64_t *digests = calloc((size_t)arb_ctx.size, sizeof(*digests));
-    if (!blobs || !blens || !leaders || !arb_ctx.seg_bases || !digests)
+    if (!blobs || !blens || !leaders || !shares || !arb_ctx.seg_bases || !digests)
         status = ARBOR_ERR_NO_MEMORY;
     /* Whether the settings that must agree do is known alike on every rank (all see every
      * digest), so all take part in the exchange that names the difference. */
@@ -236,14 +240,17 @@ static arbor_status_t wire_up(void)
         }
         if (h.oversubscribed) arb_ctx.any_oversubscribed = true;
         leaders[r] = h.node_leader;
+        shares[r] = h.share;
         arb_ctx.seg_bases[r] = h.seg_base;
         blobs[r] = (const uint8_t *)all[r] + sizeof(h);
         blens[r] = lens[r] - sizeof(h);
     }
     if (status == ARBOR_OK) status = number_nodes(leaders);
+    if (status == ARBOR_OK) status = arb_share_number(shares, leaders);
     if (status == ARBOR_OK) status = arb_ctx.tp_ops->connect(arb_ctx.tp, blobs, blens);
     free(digests);
     free(leaders);
+    free(shares);
     free(blobs);
     free(blens);
     arb_boot_free_all(arb_ctx.boot, all, lens);
@@ -268,6 +275,7 @@ static void teardown(void)
     if (arb_ctx.boot) arb_ctx.boot->ops->finalize(arb_ctx.boot);
     free(arb_ctx.images);
     free(arb_ctx.node_of);
+    arb_share_free();
     memset(&arb_ctx, 0, sizeof(arb_ctx));
 }
 
@@ -309,6 +317,10 @@ static arbor_status_t init_at(int required, int *provided)
     arb_ctx.seg = arb_ctx.tp_ops->seg_base(arb_ctx.tp);
     arb_ctx.seg_size = arb_ctx.cfg.segment_size;
     if ((status = wire_up()) != ARBOR_OK) goto err;
+    /* Nodes that are namespaces of one kernel share its CPUs: yield there too (share.h). */
+    if (arb_ctx.cfg.poll_yield == ARB_YIELD_AUTO &&
+        arb_share_oversubscribed(arb_ctx.share_of[arb_ctx.rank]))
+        arb_ctx.yield = true;
     if ((status = arb_rma_init()) != ARBOR_OK) goto err;
 
     arb_logp_default(arb_ctx.tp_name, &arb_ctx.model);

@@ -68,6 +68,7 @@ struct arbor_team {
     int open_in;           /* channel blocks allocated here (in state OPEN) */
     int *node;             /* [size] node index (0..topo.nnodes-1) of each member, in team order */
     arb_topo_t topo;       /* what the selector sees (topo.node = node) */
+    int *shared;           /* topo.shared: members on the busiest oversubscribed CPUs */
     uint64_t seq;          /* collectives started */
     uint64_t id;           /* equal on every member, differs between teams (team_fail.c) */
     bool closing;          /* finalize's last barrier: return no credits (no one needs them) */
