@@ -149,6 +149,12 @@ double arb_updown_cost(const arb_coll_args_t *a, const arb_logp_t *m, int kind);
  * per-link costs on a multi-node team; INFINITY for a node-aware kind on one node. */
 double arb_bcast_tree_cost(const arb_coll_args_t *a, const arb_logp_t *m, int kind, int radix);
 
+/* The hierarchical allgather of a multi-node team (allgather_node.c); INFINITY / unsupported on
+ * one node. */
+arbor_status_t arb_allgather_node_build(const arb_alg_desc_t *alg, const arb_coll_args_t *a,
+                                        const arb_logp_t *m, arb_sched_t *s);
+double arb_allgather_node_cost(const arb_alg_desc_t *alg, const arb_coll_args_t *a,
+                               const arb_logp_t *m);
 /* The offloaded candidates (algorithms/offload.c): one OFFLOAD step; the cost is the hook's
  * per-call entry (arb_coll_args_t.hwcoll_us) plus the messages its provider sends. */
 arbor_status_t arb_hwcoll_build(const arb_alg_desc_t *alg, const arb_coll_args_t *a,
