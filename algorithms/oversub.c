@@ -59,10 +59,6 @@ static double rank_work(const arb_alg_desc_t *alg, const arb_coll_args_t *a, con
     double work = 0;
     for (int i = 0; i < s.nsteps; i++) {
         const arb_step_t *st = &s.steps[i];
-        if (st->kind == ARB_STEP_OFFLOAD) {
-            work = INFINITY; /* the provider's messages are not in the schedule */
-            break;
-        }
         if (st->kind != ARB_STEP_SEND && st->kind != ARB_STEP_RECV) continue;
         if (st->peer < 0 || st->peer >= a->size) continue;
         const arb_logp_t *lv = t->node[st->peer] == t->node[r] ? m : &t->inter;
@@ -85,7 +81,10 @@ static double rank_work(const arb_alg_desc_t *alg, const arb_coll_args_t *a, con
 double arb_oversub_bound(const arb_alg_desc_t *alg, const arb_coll_args_t *a, const arb_logp_t *m)
 {
     const arb_topo_t *t = a->topo;
-    if (!arb_topo_multi(t) || t->nshared < 2 || t->shared_cpus < 1 || !alg->build) return 0;
+    /* An offloaded candidate's messages are the provider's, not in its schedule: its own price
+     * stands. */
+    if (!arb_topo_multi(t) || t->nshared < 2 || t->shared_cpus < 1 || !alg->build || alg->needs)
+        return 0;
     if (t->nshared <= t->shared_cpus) return 0;
     double blk = block_bytes(a), work = 0;
     int n = t->nshared < OVERSUB_MAX_BUILDS ? t->nshared : OVERSUB_MAX_BUILDS;

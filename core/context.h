@@ -58,6 +58,9 @@ typedef struct {
     int *share_cpus;  /* [nshare] CPUs of each group */
     int *share_ranks; /* [nshare] ranks in each group */
     int nshare;
+    /* The wake-up a message to a yielded rank costs on oversubscribed CPUs: ARBOR_OVERSUB_WAKE,
+     * or measured (core/measure.c); what teams put in topo.wake. */
+    double wake_us;
     arb_inst_t *active_head, *active_tail; /* collectives in flight, initiation order */
     uint64_t epoch;                        /* bumped whenever anything moves */
     bool in_progress;                      /* re-entrance guard of the progress engine */

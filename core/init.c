@@ -175,6 +175,13 @@ static void print_topology(void)
     fprintf(stderr, "%s; inter-node LogGP L=%g os=%g or=%g g=%g G=%g\n",
             arb_ctx.nnodes > 16 ? " ..." : "", arb_ctx.model_inter.L, arb_ctx.model_inter.os,
             arb_ctx.model_inter.orecv, arb_ctx.model_inter.g, arb_ctx.model_inter.G);
+    const arb_topo_t *t = arb_ctx.world ? &arb_ctx.world->topo : NULL;
+    if (t && t->nshared > 0)
+        fprintf(stderr,
+                "arbor: CPUs: %d ranks share %d (nodes of one kernel or an oversubscribed node); "
+                "wake-up %g us per message received: multi-node choices are bounded by the CPU "
+                "work of their messages\n",
+                t->nshared, t->shared_cpus, t->wake);
 }
 
 /* Exchanges blobs, checks that every rank agrees, and wires the transport. */
@@ -316,6 +323,7 @@ static arbor_status_t init_at(int required, int *provided)
     if ((status = arb_offload_check()) != ARBOR_OK) goto err;
     arb_ctx.seg = arb_ctx.tp_ops->seg_base(arb_ctx.tp);
     arb_ctx.seg_size = arb_ctx.cfg.segment_size;
+    arb_ctx.wake_us = arb_ctx.cfg.oversub_wake;
     if ((status = wire_up()) != ARBOR_OK) goto err;
     /* Nodes that are namespaces of one kernel share its CPUs: yield there too (share.h). */
     if (arb_ctx.cfg.poll_yield == ARB_YIELD_AUTO &&

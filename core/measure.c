@@ -22,6 +22,7 @@
 #include "core/progress.h"
 #include "core/log.h"
 #include "core/rma/rma.h"
+#include "core/share.h"
 
 enum { REPS = 101 };
 
@@ -140,6 +141,14 @@ arbor_status_t arb_logp_measure(void)
         arb_ctx.model_inter =
             (arb_logp_t){.L = v[5], .os = v[6], .orecv = v[7], .g = v[8], .G = v[9], .G1 = v[9]};
         t->topo.inter = arb_ctx.model_inter; /* the world team was made before the measurement */
+    }
+    /* Where rank 0's CPUs are oversubscribed its node-local partner yields while it waits, so
+     * the one-way time of an empty message between them is the wake-up the CPU bound prices
+     * (algorithms/oversub.c): the shared-memory move itself is a tenth of a microsecond. */
+    if (((int)v[10] & 1) && arb_ctx.cfg.oversub_wake > 0 &&
+        arb_share_oversubscribed(arb_ctx.share_of[0])) {
+        arb_ctx.wake_us = v[0] + v[1] + v[2];
+        t->topo.wake = arb_ctx.wake_us;
     }
     arb_ctx.model_source = "measured";
     return ARBOR_OK;

@@ -95,7 +95,7 @@ arbor_status_t arb_share_team(struct arbor_team *t, const int *world)
     t->topo.shared = NULL;
     t->topo.nshared = 0;
     t->topo.shared_cpus = 0;
-    t->topo.wake = arb_ctx.cfg.oversub_wake;
+    t->topo.wake = arb_ctx.wake_us;
     if (!arb_ctx.share_of || arb_ctx.cfg.oversub_wake <= 0) return ARBOR_OK;
     /* The busiest oversubscribed group by the team's ranks on it per CPU (the first on a tie). */
     int *count = calloc((size_t)arb_ctx.nshare, sizeof(int));
