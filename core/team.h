@@ -48,6 +48,7 @@ typedef struct {
     uint64_t next_ticket; /* assigned at collective start */
     uint64_t next_done;   /* sent (out) or received (in) so far */
     uint64_t credit;      /* out: the peer's consumed count as last read (it only grows) */
+    uint32_t unreturned;  /* in, through the transport: consumed, credit not yet sent */
     uint64_t block;       /* offset of the channel block in the receiver's segment, once OPEN */
     uint8_t state;        /* ARB_CHAN_*: in: block allocated here; out: directory word seen */
     bool publish;         /* in: the directory word is still to be written at the sender */
