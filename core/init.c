@@ -184,6 +184,21 @@ static void print_topology(void)
                 t->nshared, t->shared_cpus, t->wake);
 }
 
+/* The groups of ranks that share CPUs, from every rank's header (core/share.h). */
+static arbor_status_t share_groups(void *const *all, const int64_t *leaders)
+{
+    arb_share_hdr_t *shares = calloc((size_t)arb_ctx.size, sizeof(*shares));
+    if (!shares) return ARBOR_ERR_NO_MEMORY;
+    for (int r = 0; r < arb_ctx.size; r++) {
+        wire_header_t h;
+        memcpy(&h, all[r], sizeof(h));
+        shares[r] = h.share;
+    }
+    arbor_status_t status = arb_share_number(shares, leaders);
+    free(shares);
+    return status;
+}
+
 /* Exchanges blobs, checks that every rank agrees, and wires the transport. */
 static arbor_status_t wire_up(void)
 {
@@ -213,10 +228,9 @@ static arbor_status_t wire_up(void)
     const void **blobs = calloc((size_t)arb_ctx.size, sizeof(*blobs));
     size_t *blens = calloc((size_t)arb_ctx.size, sizeof(*blens));
     int64_t *leaders = calloc((size_t)arb_ctx.size, sizeof(*leaders));
-    arb_share_hdr_t *shares = calloc((size_t)arb_ctx.size, sizeof(*shares));
     arb_ctx.seg_bases = calloc((size_t)arb_ctx.size, sizeof(*arb_ctx.seg_bases));
     uint64_t *digests = calloc((size_t)arb_ctx.size, sizeof(*digests));
-    if (!blobs || !blens || !leaders || !shares || !arb_ctx.seg_bases || !digests)
+    if (!blobs || !blens || !leaders || !arb_ctx.seg_bases || !digests)
         status = ARBOR_ERR_NO_MEMORY;
     /* Whether the settings that must agree do is known alike on every rank (all see every
      * digest), so all take part in the exchange that names the difference. */
@@ -247,17 +261,15 @@ static arbor_status_t wire_up(void)
         }
         if (h.oversubscribed) arb_ctx.any_oversubscribed = true;
         leaders[r] = h.node_leader;
-        shares[r] = h.share;
         arb_ctx.seg_bases[r] = h.seg_base;
         blobs[r] = (const uint8_t *)all[r] + sizeof(h);
         blens[r] = lens[r] - sizeof(h);
     }
     if (status == ARBOR_OK) status = number_nodes(leaders);
-    if (status == ARBOR_OK) status = arb_share_number(shares, leaders);
+    if (status == ARBOR_OK) status = share_groups(all, leaders);
     if (status == ARBOR_OK) status = arb_ctx.tp_ops->connect(arb_ctx.tp, blobs, blens);
     free(digests);
     free(leaders);
-    free(shares);
     free(blobs);
     free(blens);
     arb_boot_free_all(arb_ctx.boot, all, lens);
