@@ -13,6 +13,8 @@
  * their rows report rank 0's times. --symmetric takes the collectives' buffers from the
  * symmetric heap and flags bcast, scatter, gather, allgather and alltoall ARBOR_SYMMETRIC
  * (bench_ops.h); their algorithm column then ends in "+1copy" where the model chose one copy.
+ * --registered makes the one-sided ops' targets malloc'd windows registered with
+ * arbor_mem_register instead of symmetric allocations (algorithm column "rma+reg").
  */
 #include <getopt.h>
 #include <math.h>
@@ -52,7 +54,7 @@ static void usage(FILE *f)
             "usage: arbor-bench [--op LIST|all] [--sizes 8,64K,1M] [--iters N] [--warmup N]\n"
             "                   [--root R] [--algorithm NAME] [--dtype int32|int64|float|double]\n"
             "                   [--reduce-op sum|prod|min|max|band|bor|bxor] [--cold]\n"
-            "                   [--symmetric] [--format table|csv|json]\nops:");
+            "                   [--symmetric] [--registered] [--format table|csv|json]\nops:");
     for (int i = 0; i < bench_nops; i++) fprintf(f, " %s", bench_ops[i].name);
     fprintf(f, "\none-sided ops (onesided: all of them):");
     for (int i = 0; i < bench_rma_nops; i++) fprintf(f, " %s", bench_rma_names[i]);
@@ -112,11 +114,11 @@ static int find_name(const char *const *names, int n, const char *s)
 static int parse_args(int argc, char **argv, opts_t *o)
 {
     static const struct option lo[] = {
-        {"op", 1, 0, 'o'},     {"sizes", 1, 0, 's'}, {"iters", 1, 0, 'i'},
-        {"warmup", 1, 0, 'w'}, {"root", 1, 0, 'r'},  {"algorithm", 1, 0, 'a'},
-        {"format", 1, 0, 'f'}, {"dtype", 1, 0, 'd'}, {"reduce-op", 1, 0, 'p'},
-        {"cold", 0, 0, 'c'},   {"help", 0, 0, 'h'},  {"symmetric", 0, 0, 'y'},
-        {0, 0, 0, 0}};
+        {"op", 1, 0, 'o'},         {"sizes", 1, 0, 's'}, {"iters", 1, 0, 'i'},
+        {"warmup", 1, 0, 'w'},     {"root", 1, 0, 'r'},  {"algorithm", 1, 0, 'a'},
+        {"format", 1, 0, 'f'},     {"dtype", 1, 0, 'd'}, {"reduce-op", 1, 0, 'p'},
+        {"cold", 0, 0, 'c'},       {"help", 0, 0, 'h'},  {"symmetric", 0, 0, 'y'},
+        {"registered", 0, 0, 'g'}, {0, 0, 0, 0}};
     int c;
     *o = (opts_t){.op_mask = 3, .iters = 1000, .warmup = 100, .format = "table"};
     o->sizes[0] = 8;
@@ -153,6 +155,9 @@ static int parse_args(int argc, char **argv, opts_t *o)
             break;
         case 'y':
             bench_symmetric = 1;
+            break;
+        case 'g':
+            bench_rma_registered = 1;
             break;
         case 'd':
             if ((o->dtype_idx = find_name(bench_dtype_names, bench_ndtypes, optarg)) < 0)
@@ -303,7 +308,9 @@ static int run_rma(const opts_t *o, int op, size_t bytes, double *t, const char 
     int ok = bench_rma_check(&pt, total), allok = 0, rc = 0;
     double v[5];
     if (summarize(o, t, ok, 1, v, &allok)) rc = 1;
-    if (rank == 0 && !rc) print_row(o, bench_rma_names[op], pt.bytes, "rma", tp, v, allok, *first);
+    if (rank == 0 && !rc)
+        print_row(o, bench_rma_names[op], pt.bytes, bench_rma_registered ? "rma+reg" : "rma", tp, v,
+                  allok, *first);
     *first = 0;
     bench_rma_teardown(&pt);
     return rc || !allok;

@@ -8,6 +8,7 @@ enum { PUT, GET, ACC, FETCH_ADD, CSWAP, STRIDED_GET, STRIDED_PUT, VECTOR_GET };
 const char *const bench_rma_names[] = {"put",   "get",         "acc",         "fetch_add",
                                        "cswap", "strided_get", "strided_put", "vector_get"};
 const int bench_rma_nops = 8;
+int bench_rma_registered;
 
 #define POISON 0xEE
 
@@ -78,6 +79,46 @@ static int build_iov(bench_rma_point_t *p)
     return 0;
 }
 
+/* A malloc'd window, registered; every rank's descriptor allgathered (padded to the longest)
+ * and attached, so that remote[r] is rank r's window. Collective. */
+static arbor_status_t window_register(bench_rma_point_t *p)
+{
+    void *w = NULL;
+    size_t len = 0;
+    if (posix_memalign(&w, 64, p->win_bytes)) return ARBOR_ERR_NO_MEMORY;
+    p->win = w;
+    p->att = calloc((size_t)p->size, sizeof(*p->att));
+    arbor_status_t st =
+        p->att ? arbor_mem_register(w, p->win_bytes, 0, &p->reg) : ARBOR_ERR_NO_MEMORY;
+    if (st == ARBOR_OK) st = arbor_mem_pack(p->reg, NULL, &len);
+    uint64_t mine = len, most = 0;
+    /* every rank joins the collectives, even after a local failure (its length says 0) */
+    if (st != ARBOR_OK) mine = 0;
+    arbor_status_t cs = arbor_allreduce(ARBOR_TEAM_WORLD, &mine, &most, 1, ARBOR_UINT64, ARBOR_MAX);
+    size_t rec = 8 + (size_t)most;
+    unsigned char *out = calloc(1, rec), *all = calloc((size_t)p->size, rec);
+    if (cs == ARBOR_OK && (!out || !all)) cs = ARBOR_ERR_NO_MEMORY;
+    if (cs == ARBOR_OK && st == ARBOR_OK) {
+        memcpy(out, &mine, 8);
+        st = arbor_mem_pack(p->reg, out + 8, &len);
+    }
+    if (cs == ARBOR_OK) cs = arbor_allgather(ARBOR_TEAM_WORLD, out, all, rec, ARBOR_BYTE);
+    for (int r = 0; cs == ARBOR_OK && st == ARBOR_OK && r < p->size; r++) {
+        uint64_t l;
+        memcpy(&l, all + (size_t)r * rec, 8);
+        if (r == p->rank) {
+            p->remote[r] = p->win;
+            continue;
+        }
+        st = l ? arbor_mem_attach(all + (size_t)r * rec + 8, (size_t)l, &p->att[r])
+               : ARBOR_ERR_INVALID_ARG;
+        if (st == ARBOR_OK) st = arbor_mem_attach_info(p->att[r], NULL, &p->remote[r], NULL);
+    }
+    free(out);
+    free(all);
+    return cs != ARBOR_OK ? cs : st;
+}
+
 int bench_rma_setup(bench_rma_point_t *p, int op, size_t bytes, int rank, int size)
 {
     memset(p, 0, sizeof(*p));
@@ -96,8 +137,10 @@ int bench_rma_setup(bench_rma_point_t *p, int op, size_t bytes, int rank, int si
     p->remote = calloc((size_t)size, sizeof(void *));
     p->done = calloc((size_t)size, sizeof(uint64_t));
     if (!p->local || !p->remote || !p->done) return -1;
-    arbor_status_t st = arbor_mem_alloc(ARBOR_TEAM_WORLD, p->win_bytes, &p->mem, (void **)&p->win);
-    for (int r = 0; st == ARBOR_OK && r < size; r++)
+    arbor_status_t st = bench_rma_registered ? window_register(p)
+                                             : arbor_mem_alloc(ARBOR_TEAM_WORLD, p->win_bytes,
+                                                               &p->mem, (void **)&p->win);
+    for (int r = 0; !bench_rma_registered && st == ARBOR_OK && r < size; r++)
         st = arbor_mem_addr(p->mem, r, &p->remote[r], NULL);
     if (st != ARBOR_OK) return -1;
     fill_window(p);
@@ -233,6 +276,14 @@ void bench_rma_teardown(bench_rma_point_t *p)
         arbor_barrier(ARBOR_TEAM_WORLD);
         arbor_mem_free(&p->mem);
     }
+    if (p->reg) { /* everyone detaches before any owner deregisters */
+        for (int r = 0; p->att && r < p->size; r++)
+            if (p->att[r]) arbor_mem_detach(&p->att[r]);
+        arbor_barrier(ARBOR_TEAM_WORLD);
+        arbor_mem_deregister(&p->reg);
+    }
+    if (bench_rma_registered) free(p->win);
+    free(p->att);
     free(p->local);
     free(p->remote);
     free(p->done);

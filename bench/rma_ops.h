@@ -13,6 +13,9 @@
 
 extern const char *const bench_rma_names[];
 extern const int bench_rma_nops;
+/* --registered: the targets' windows are malloc'd and registered (arbor_mem_register, the
+ * descriptors allgathered and attached) instead of symmetric allocations. */
+extern int bench_rma_registered;
 
 typedef struct {
     int op, rank, size;
@@ -22,7 +25,9 @@ typedef struct {
     int reps; /* operations per timed iteration (16 up to 4 KiB: one would be
                  below the clock's resolution); rows report the time of one */
     arbor_mem_h mem;
-    unsigned char *win;        /* this rank's part of the symmetric allocation */
+    arbor_reg_h reg;           /* --registered: this rank's registration of win */
+    arbor_attach_h *att;       /* --registered: [size] the others' registrations */
+    unsigned char *win;        /* this rank's window (symmetric allocation or registered) */
     unsigned char *local;      /* source of puts, destination of gets */
     void **remote;             /* every rank's window address */
     void **iov_src, **iov_dst; /* vector_get's segment tables (for the current target) */

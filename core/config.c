@@ -184,6 +184,12 @@ static const row_t rows[] = {
      "one-sided operations from a rank to a target complete in issue order (each is fenced "
      "after the one before; default: only arbor_order / arbor_fence order them)",
      T_BOOL, OFF(rma_ordered), NULL, 0, 0, 0},
+    {"REG_CACHE", "0",
+     "bytes of unregistered user buffers (transfers of 256K or more) the libfabric backend "
+     "keeps registered where the provider needs local registration (FI_MR_LOCAL); 0 = off: "
+     "such buffers are copied through staging slots. No memory hooks: turn it on only where "
+     "the provider does not pin pages, or buffers are not freed (docs/ONESIDED.md)",
+     T_SIZE, OFF(reg_cache), NULL, 0, (double)(1ull << 40), F_ADVANCED},
 };
 
 #define NROWS (sizeof(rows) / sizeof(rows[0]))

@@ -54,6 +54,7 @@ struct arb_config {
     int tree_cache_entries;
     bool print_algorithm;
     bool rma_ordered; /* every one-sided operation to a target ordered after the earlier ones */
+    size_t reg_cache; /* bytes of user buffers the OFI backend keeps registered (FI_MR_LOCAL) */
 };
 typedef struct arb_config arb_config_t;
 

@@ -92,7 +92,8 @@ static arbor_status_t open_transport(void)
                          .yield = arb_ctx.cfg.poll_yield != ARB_YIELD_NEVER,
                          .local = local,
                          .peer_lost = arb_boot_peer_lost,
-                         .offload_want = arb_offload_want(&arb_ctx.cfg)};
+                         .offload_want = arb_offload_want(&arb_ctx.cfg),
+                         .reg_cache_bytes = arb_ctx.cfg.reg_cache};
     static const char *const wanted[] = {NULL, "ucx", "ofi"};
     const char *want = wanted[arb_ctx.cfg.transport];
     arbor_status_t status = ARBOR_ERR_UNSUPPORTED;

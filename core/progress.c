@@ -142,7 +142,8 @@ void arb_threads_fini(void)
  *
  * With no collective in flight the thread sleeps, except that while symmetric allocations
  * exist on a transport whose targets must progress for one-sided operations aimed at them
- * (docs/ONESIDED.md), or active-message handlers are registered (docs/AM.md), it polls the
+ * (docs/ONESIDED.md), or registrations of user memory exist (every transport: ONESIDED.md,
+ * "Registered memory"), or active-message handlers are registered (docs/AM.md), it polls the
  * transport and the one-sided hook every ARB_PASSIVE_US: a target computing without calling
  * arbor still serves gets, puts, atomics and active messages.
  *

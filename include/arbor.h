@@ -603,8 +603,9 @@ ARBOR_API arbor_status_t arbor_alltoalli_nb(arbor_team_h team, void *const dstli
 /*
  * Addressing. One-sided calls name a target by its rank in ARBOR_TEAM_WORLD (use
  * arbor_team_world_rank to translate a team rank) and a remote address in the target's address
- * space, taken from the address table of a symmetric allocation (arbor_mem_addr). The whole
- * remote range of a call must lie inside one live allocation of that rank, else
+ * space, taken from the address table of a symmetric allocation (arbor_mem_addr) or from a
+ * registration of that rank attached here (arbor_mem_attach). The whole remote range of a call
+ * must lie inside one live allocation or one attached registration of that rank, else
  * ARBOR_ERR_ADDRESS and nothing moves. Local buffers (sources of puts, destinations of gets)
  * may be any memory of this process.
  *
@@ -669,6 +670,68 @@ ARBOR_API arbor_status_t arbor_mem_addr(arbor_mem_h mem, int rank, void **addr_p
  */
 ARBOR_API arbor_status_t arbor_mem_usage(size_t *used_p, size_t *free_p, size_t *largest_p);
 
+/*
+ * Registered user memory (MPI_Win_attach, GASNet-EX client segments, UCX packed remote keys).
+ * Memory outside the symmetric heap (malloc'd, static, a stack frame that outlives its use)
+ * becomes a target of every one-sided call once its owner registers it and a peer attaches the
+ * owner's descriptor:
+ *   owner: arbor_mem_register(base, nbytes, 0, &reg); arbor_mem_pack(reg, blob, &len); then
+ *          send blob to the peers by any means (a put into a symmetric buffer, an active
+ *          message, a collective);
+ *   peer:  arbor_mem_attach(blob, len, &att); put / get / acc / atomics (every shape and form)
+ *          to (owner, any address in [base, base + nbytes)) are then valid, checked against
+ *          the range (ARBOR_ERR_ADDRESS outside it, as for heap allocations);
+ *          arbor_mem_detach(&att) when done (it completes this rank's operations to the owner
+ *          first; later accesses answer ARBOR_ERR_ADDRESS).
+ * The owner's own one-sided calls reach its registered range without attaching. All calls are
+ * local (no communication). The range is reached only through the transport, never mapped, so
+ * operations on it are slower than on the heap from a mapped peer, and atomics on it (the
+ * owner's included) are atomic with respect to each other, not to atomics on heap words.
+ * Signal words of arbor_put_signal and words of arbor_wait_until must stay in the heap.
+ * The owner must keep the memory allocated until it deregisters, and must deregister only when
+ * no peer accesses the range any more (the application's synchronisation, as for
+ * MPI_Win_detach): an access after that is erroneous and may fail or write into whatever the
+ * memory has become. Peers' operations on a registered range need the owner's progress on
+ * every transport (arbor's progress thread starts with the first registration:
+ * docs/ONESIDED.md).
+ */
+/** A registration of this rank's memory. */
+typedef struct arbor_reg *arbor_reg_h;
+/** A registration of some rank, attached on this rank. */
+typedef struct arbor_attach *arbor_attach_h;
+/**
+ * @brief Register [@p base, @p base + @p nbytes) for one-sided access by every rank. @p base
+ * must be 8-byte aligned; the range must not overlap the symmetric heap. @p flags: 0 (others
+ * are reserved: ARBOR_ERR_FLAGS). Local.
+ * @return ARBOR_OK; ARBOR_ERR_BUFFER (NULL base or nbytes 0), ARBOR_ERR_ALIGNMENT,
+ *         ARBOR_ERR_ADDRESS (overlaps the heap), ARBOR_ERR_COUNT (wraps the address space),
+ *         ARBOR_ERR_UNSUPPORTED (the transport cannot give peers remote access to this memory;
+ *         logged with the reason), ARBOR_ERR_NO_MEMORY, ARBOR_ERR_INVALID_ARG (NULL reg_p).
+ */
+ARBOR_API arbor_status_t arbor_mem_register(void *base, size_t nbytes, unsigned flags,
+                                            arbor_reg_h *reg_p);
+/** @brief Ends a registration (completing this rank's own operations on it first); *reg_p =
+ * NULL. Peers must have stopped using it (see above). ARBOR_ERR_HANDLE for an unknown one. */
+ARBOR_API arbor_status_t arbor_mem_deregister(arbor_reg_h *reg_p);
+/**
+ * @brief The descriptor peers attach: with @p blob NULL, *len_p receives its size; else the
+ * descriptor is written to @p blob (room for *len_p bytes, ARBOR_ERR_COUNT when too small) and
+ * *len_p set to its size. The bytes are opaque and position independent (copy them anywhere).
+ * Valid in this job, until the registration ends. ARBOR_ERR_HANDLE, ARBOR_ERR_INVALID_ARG.
+ */
+ARBOR_API arbor_status_t arbor_mem_pack(arbor_reg_h reg, void *blob, size_t *len_p);
+/** @brief Attaches a descriptor made by arbor_mem_pack on any rank of this job (the owner
+ * itself included). ARBOR_ERR_INVALID_ARG for bytes that are no such descriptor,
+ * ARBOR_ERR_BUFFER, ARBOR_ERR_NO_MEMORY, or the transport's error unpacking the key. */
+ARBOR_API arbor_status_t arbor_mem_attach(const void *blob, size_t len, arbor_attach_h *att_p);
+/** @brief Owner (world rank), base address and size of an attached registration. Any output
+ * may be NULL. ARBOR_ERR_HANDLE. */
+ARBOR_API arbor_status_t arbor_mem_attach_info(arbor_attach_h att, int *rank_p, void **base_p,
+                                               size_t *nbytes_p);
+/** @brief Completes this rank's operations to the owner (arbor_fence), then forgets the
+ * attachment; *att_p = NULL. ARBOR_ERR_HANDLE for an unknown one. */
+ARBOR_API arbor_status_t arbor_mem_detach(arbor_attach_h *att_p);
+
 /** @brief Rank in ARBOR_TEAM_WORLD of member @p rank of @p team. Local.
  * ARBOR_ERR_TEAM, ARBOR_ERR_RANK, ARBOR_ERR_INVALID_ARG. */
 ARBOR_API arbor_status_t arbor_team_world_rank(arbor_team_h team, int rank, int *world_rank_p);
@@ -689,7 +752,9 @@ ARBOR_API arbor_status_t arbor_get_nb(int rank, void *dst, const void *src, size
  * source side; destinations must not overlap. For a get, @p src is remote and @p dst local; for
  * a put or accumulate, the reverse. Bad counts or strides: ARBOR_ERR_COUNT.
  * arbor sends one operation per piece or packs (local pack, one transfer, remote unpack), as the
- * LogGP model predicts cheaper; ARBOR_PRINT_ALGORITHM shows the choice.
+ * LogGP model predicts cheaper; ARBOR_PRINT_ALGORITHM shows the choice. Completion is the same
+ * either way: a packed put is locally complete once its data is copied into messages, and
+ * complete at the target after arbor_fence / arbor_quiet / arbor_notify.
  */
 #define ARBOR_MAX_STRIDE_LEVELS 8
 ARBOR_API arbor_status_t arbor_put_strided(int rank, void *dst, const ptrdiff_t dst_stride[],
@@ -793,10 +858,13 @@ ARBOR_API arbor_status_t arbor_atomic_nb(int rank, void *dst, arbor_amo_t op, ar
 
 /* Ordering and completion. */
 /** @brief Every earlier operation to @p rank is ordered before every later one (shmem_fence).
- * Non-blocking, local. ARBOR_ERR_RANK. */
+ * Local; non-blocking except that a packed strided put to @p rank still queued there (see the
+ * strided calls) is waited for, since it is applied by the target's progress. ARBOR_ERR_RANK. */
 ARBOR_API arbor_status_t arbor_order(int rank);
 /** @brief Completes every operation this rank issued to @p rank, explicit and implicit, at the
- * target (ARMCI_Fence). Blocking, local. */
+ * target (ARMCI_Fence), packed strided puts included. Active messages sent with
+ * arbor_am_request are not covered (a reply tells the sender its handler ran). Blocking, local.
+ * ARBOR_ERR_TIMEOUT after ARBOR_TIMEOUT seconds without progress. */
 ARBOR_API arbor_status_t arbor_fence(int rank);
 /** @brief arbor_fence to every rank (ARMCI_AllFence, shmem_quiet). */
 ARBOR_API arbor_status_t arbor_quiet(void);

@@ -93,6 +93,9 @@ typedef struct {
     /* ARB_TP_CAP_HW_COLL / _TRIGGERED the core may use: a backend asks its provider for them
      * only then (core/offload.h). */
     uint32_t offload_want;
+    /* Bytes of unregistered user buffers a backend that needs local registration may keep
+     * registered for large transfers (a registration cache); 0: none (ARBOR_REG_CACHE). */
+    size_t reg_cache_bytes;
 } arb_tp_params_t;
 
 /*

@@ -222,15 +222,15 @@ static void acc_cpu(const acc_t *a, uint8_t *seg, const word_t *w, size_t nw)
 static uint64_t sink; /* results nobody reads (SWAP of REPLACE) */
 
 /* Transport path. */
-static arbor_status_t acc_tp(const acc_t *a, int rank, const word_t *w, size_t nw,
-                             arb_tp_comp_t *comp, bool *pending_p)
+static arbor_status_t acc_tp(const acc_t *a, int rank, arb_tp_rkey_t *key, const word_t *w,
+                             size_t nw, arb_tp_comp_t *comp, bool *pending_p)
 {
     arbor_status_t status = ARBOR_OK;
     *pending_p = false;
     if (a->esz == 8 && is_int(a->kind) && (a->op == ARBOR_SUM || a->op == ARBOR_REPLACE)) {
         arb_tp_amo_t op = a->op == ARBOR_SUM ? ARB_TP_AMO_ADD : ARB_TP_AMO_SWAP;
         for (size_t i = 0; i < nw && status == ARBOR_OK; i++)
-            status = arb_rma_tp_amo(rank, w[i].off, op, w[i].y[0], 0, &sink, comp);
+            status = arb_rma_tp_amo(rank, key, w[i].off, op, w[i].y[0], 0, &sink, comp);
         *pending_p = true; /* the caller waits (or hands comp to a request) */
         return status;
     }
@@ -244,7 +244,7 @@ static arbor_status_t acc_tp(const acc_t *a, int rank, const word_t *w, size_t n
         return ARBOR_ERR_NO_MEMORY;
     }
     arb_tp_comp_t c = {0, ARBOR_OK};
-    status = arb_rma_tp_get(rank, first, cur, (size_t)(last - first), &c);
+    status = arb_rma_tp_get(rank, key, first, cur, (size_t)(last - first), &c);
     if (status == ARBOR_OK) status = arb_rma_wait_comp(&c, "accumulate");
     uint64_t *now = seen; /* reuse: the current value of word i */
     for (size_t i = 0; i < nw; i++) {
@@ -268,7 +268,8 @@ static arbor_status_t acc_tp(const acc_t *a, int rank, const word_t *w, size_t n
                 left--;
                 continue;
             }
-            status = arb_rma_tp_amo(rank, w[i].off, ARB_TP_AMO_CSWAP, want[i], now[i], &res[i], &c);
+            status =
+                arb_rma_tp_amo(rank, key, w[i].off, ARB_TP_AMO_CSWAP, want[i], now[i], &res[i], &c);
         }
         arbor_status_t ws = arb_rma_wait_comp(&c, "accumulate");
         if (status == ARBOR_OK) status = ws;
@@ -303,7 +304,7 @@ static arbor_status_t lock_target(int rank)
     unsigned polls = 0;
     for (unsigned tries = 0;; tries++) {
         arbor_status_t status =
-            arb_rma_amo64(rank, arb_rma.lock_off, ARB_TP_AMO_CSWAP, me, 0, &old);
+            arb_rma_amo64(rank, NULL, arb_rma.lock_off, ARB_TP_AMO_CSWAP, me, 0, &old);
         if (status != ARBOR_OK) return status;
         if (old == 0) return ARBOR_OK;
         arb_rma_backoff(&tries); /* may step tries too: the clock has its own count */
@@ -322,7 +323,7 @@ static arbor_status_t lock_target(int rank)
 static arbor_status_t unlock_target(int rank)
 {
     uint64_t old;
-    return arb_rma_amo64(rank, arb_rma.lock_off, ARB_TP_AMO_SWAP, 0, 0, &old);
+    return arb_rma_amo64(rank, NULL, arb_rma.lock_off, ARB_TP_AMO_SWAP, 0, 0, &old);
 }
 
 /* x[i] += scale * y[i] for n elements of kind k. x is aligned to its element (the target offset
@@ -372,8 +373,8 @@ static void combine(int kind, void *x, const void *y, size_t n, const void *scal
 /* Unmapped target: chunks of CHUNK bytes through two local buffers, the get of chunk i + 1 in
  * flight while chunk i is combined and put back; every put complete at the target (flush)
  * before the caller unlocks. */
-static arbor_status_t acc_locked_tp(const acc_t *a, int rank, uint64_t off, const uint8_t *src,
-                                    size_t n, const void *scale)
+static arbor_status_t acc_locked_tp(const acc_t *a, int rank, arb_tp_rkey_t *key, uint64_t off,
+                                    const uint8_t *src, size_t n, const void *scale)
 {
     /* Each chunk's get and put may wait on the target's progress (OFI shm); bigger chunks mean
      * fewer of those waits (1 MiB on OFI shm: 64 KiB chunks 420 us, 256 KiB 320 us), at the
@@ -387,7 +388,7 @@ static arbor_status_t acc_locked_tp(const acc_t *a, int rank, uint64_t off, cons
         return ARBOR_ERR_NO_MEMORY;
     }
     arb_tp_comp_t got[2] = {{0, ARBOR_OK}, {0, ARBOR_OK}}, put[2] = {{0, ARBOR_OK}, {0, ARBOR_OK}};
-    arbor_status_t status = arb_rma_tp_get(rank, off, buf[0], len, &got[0]);
+    arbor_status_t status = arb_rma_tp_get(rank, key, off, buf[0], len, &got[0]);
     for (size_t i = 0; i < nchunks && status == ARBOR_OK; i++) {
         unsigned b = i % 2, nb = b ^ 1;
         size_t at = i * per, cl = bytes - at < per ? bytes - at : per;
@@ -395,12 +396,12 @@ static arbor_status_t acc_locked_tp(const acc_t *a, int rank, uint64_t off, cons
             size_t nat = at + per, ncl = bytes - nat < per ? bytes - nat : per;
             status = arb_rma_wait_comp(&put[nb], "accumulate");
             if (status == ARBOR_OK)
-                status = arb_rma_tp_get(rank, off + nat, buf[nb], ncl, &got[nb]);
+                status = arb_rma_tp_get(rank, key, off + nat, buf[nb], ncl, &got[nb]);
             if (status != ARBOR_OK) break;
         }
         if ((status = arb_rma_wait_comp(&got[b], "accumulate")) != ARBOR_OK) break;
         combine(a->kind, buf[b], src + at, cl / a->esz, scale);
-        status = arb_rma_tp_put(rank, off + at, buf[b], cl, &put[b]);
+        status = arb_rma_tp_put(rank, key, off + at, buf[b], cl, &put[b]);
     }
     /* Whatever happened, nothing may still read or write the buffers once they are freed. */
     for (unsigned b = 0; b < 2; b++) {
@@ -426,7 +427,7 @@ static arbor_status_t acc_locked(const acc_t *a, int rank, const arb_rma_target_
         combine(a->kind, t->ptr, src, n, scale);
         __atomic_thread_fence(__ATOMIC_SEQ_CST); /* ours visible before the lock is free */
     } else {
-        status = acc_locked_tp(a, rank, t->off, src, n, scale);
+        status = acc_locked_tp(a, rank, t->rkey, t->off, src, n, scale);
     }
     arbor_status_t us = unlock_target(rank);
     return status != ARBOR_OK ? status : us;
@@ -456,7 +457,7 @@ arbor_status_t arb_acc_piece(const acc_t *a, int rank, const arb_rma_target_t *t
             arb_bell_ring(rank);
         } else {
             bool pend;
-            status = acc_tp(a, rank, w, nw, comp ? comp : &own, &pend);
+            status = acc_tp(a, rank, tgt->rkey, w, nw, comp ? comp : &own, &pend);
             if (pend) *pending_p = true;
         }
         done += k;

@@ -71,6 +71,8 @@ static struct {
     uint64_t replies_run; /* replies that came back and ran */
     uint64_t *peer_head;  /* [P] last request-ring head read from each target */
     uint64_t *peer_sent;  /* [P] 1 + the last ticket taken at each target (0: none) */
+    uint64_t *rma_sent;   /* [P] 1 + the ticket of the last one-sided operation carried by a
+                           * message (a packed put) that arbor_fence has not seen run (0: none) */
     uint32_t *to_release; /* [P] credits owed to each origin (handled without a reply) */
     bool release_due;     /* some to_release entry is nonzero */
     arb_tp_comp_t release_comp;
@@ -222,7 +224,8 @@ static bool have_room(void *arg)
     return w->ticket - am.peer_head[w->rank] < AM_REQ_SLOTS;
 }
 
-static arbor_status_t send_request(int rank, int index, const void *payload, size_t nbytes)
+static arbor_status_t send_request(int rank, int index, const void *payload, size_t nbytes,
+                                   uint64_t *ticket_p)
 {
     arbor_status_t st = wait_for(have_credit, NULL, "waiting for a reply credit");
     if (st != ARBOR_OK) return st;
@@ -238,6 +241,7 @@ static arbor_status_t send_request(int rank, int index, const void *payload, siz
     am_meta_t meta = {(uint32_t)arb_ctx.rank, (uint32_t)index, (uint32_t)nbytes, AM_REQUEST};
     /* Another thread's later ticket to the same rank may have been written first. */
     if (ticket + 1 > am.peer_sent[rank]) am.peer_sent[rank] = ticket + 1;
+    if (ticket_p) *ticket_p = ticket;
     /* The ticket is taken: the slot must be written even if that fails half-way, or the
      * target's ring stalls; an error here is a transport failure the caller hears about. */
     return write_slot(rank, AM_REQ_RING + (ticket % AM_REQ_SLOTS) * AM_SLOT_BYTES, &meta, payload);
@@ -345,7 +349,8 @@ arbor_status_t arb_am_init(void)
     am.peer_head = calloc((size_t)arb_ctx.size, sizeof(*am.peer_head));
     am.to_release = calloc((size_t)arb_ctx.size, sizeof(*am.to_release));
     am.peer_sent = calloc((size_t)arb_ctx.size, sizeof(*am.peer_sent));
-    if (!am.peer_head || !am.to_release || !am.peer_sent) {
+    am.rma_sent = calloc((size_t)arb_ctx.size, sizeof(*am.rma_sent));
+    if (!am.peer_head || !am.to_release || !am.peer_sent || !am.rma_sent) {
         arb_am_fini();
         return ARBOR_ERR_NO_MEMORY;
     }
@@ -375,6 +380,7 @@ void arb_am_fini(void)
     free(am.peer_head);
     free(am.to_release);
     free(am.peer_sent);
+    free(am.rma_sent);
     memset(&am, 0, sizeof(am));
 }
 
@@ -400,7 +406,17 @@ void arb_am_set_internal(int index, arbor_am_handler_t *fn, void *arg)
 
 arbor_status_t arb_am_send_request(int rank, int index, const void *payload, size_t nbytes)
 {
-    return am.current ? ARBOR_ERR_BUSY : send_request(rank, index, payload, nbytes);
+    return am.current ? ARBOR_ERR_BUSY : send_request(rank, index, payload, nbytes, NULL);
+}
+
+arbor_status_t arb_am_send_onesided(int rank, int index, const void *payload, size_t nbytes)
+{
+    uint64_t ticket;
+    if (am.current) return ARBOR_ERR_BUSY;
+    arbor_status_t st = send_request(rank, index, payload, nbytes, &ticket);
+    /* A failed send was reported to the caller; a fence waits only for messages that went. */
+    if (st == ARBOR_OK && ticket + 1 > am.rma_sent[rank]) am.rma_sent[rank] = ticket + 1;
+    return st;
 }
 
 arbor_status_t arb_am_send_reply(arbor_am_token_h token, int index, const void *payload,
@@ -439,6 +455,42 @@ arbor_status_t arb_am_complete_to(int rank)
         arbor_status_t st = wait_for(all_ran, &w, "waiting for requests to run");
         if (st == ARBOR_OK) st = w.status;
         if (st != ARBOR_OK) return st;
+    }
+    return ARBOR_OK;
+}
+
+typedef struct {
+    int rank;
+    uint64_t upto; /* the target's head must reach this */
+    arbor_status_t status;
+} upto_wait_t;
+
+static bool ran_upto(void *arg)
+{
+    upto_wait_t *w = arg;
+    if (am.peer_head[w->rank] >= w->upto) return true;
+    uint64_t head;
+    w->status = read_word(w->rank, CTL_REQ_HEAD, &head);
+    if (w->status != ARBOR_OK) return true;
+    if (head > am.peer_head[w->rank]) am.peer_head[w->rank] = head;
+    return am.peer_head[w->rank] >= w->upto;
+}
+
+/* The one-sided layer's fence hook (arb_rma_fence_register): only ranks with a packed put not
+ * yet seen run cost anything (one head read, then polls until it has run). Plain requests are
+ * not waited for (docs/AM.md), except those queued before such a put (tickets run in order). */
+arbor_status_t arb_am_onesided_complete(int rank)
+{
+    if (!am.ready || am.current) return ARBOR_OK;
+    int lo = rank < 0 ? 0 : rank, hi = rank < 0 ? arb_ctx.size : rank + 1;
+    for (int r = lo; r < hi; r++) {
+        uint64_t upto = am.rma_sent[r];
+        if (upto == 0) continue;
+        upto_wait_t w = {r, upto, ARBOR_OK};
+        arbor_status_t st = wait_for(ran_upto, &w, "waiting for packed puts to run (fence)");
+        if (st == ARBOR_OK) st = w.status;
+        if (st != ARBOR_OK) return st;
+        if (am.rma_sent[r] <= am.peer_head[r]) am.rma_sent[r] = 0; /* none sent since */
     }
     return ARBOR_OK;
 }
@@ -486,7 +538,7 @@ arbor_status_t arbor_am_request(int rank, int index, const void *payload, size_t
     arbor_status_t st = check_message(index, payload, nbytes);
     if (st == ARBOR_OK && am.current)
         st = ARBOR_ERR_BUSY; /* a request may wait for room; handlers must not wait */
-    if (st == ARBOR_OK) st = send_request(rank, index, payload, nbytes);
+    if (st == ARBOR_OK) st = send_request(rank, index, payload, nbytes, NULL);
     arb_unlock();
     return st;
 }

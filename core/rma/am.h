@@ -28,6 +28,13 @@ void arb_am_set_internal(int index, arbor_am_handler_t *fn, void *arg);
 arbor_status_t arb_am_send_request(int rank, int index, const void *payload, size_t nbytes);
 arbor_status_t arb_am_send_reply(arbor_am_token_h token, int index, const void *payload,
                                  size_t nbytes);
+/* arb_am_send_request for a message that carries a one-sided operation (a packed put):
+ * arbor_fence / arbor_quiet / arbor_order wait until it has run at the target
+ * (arb_am_onesided_complete, the one-sided layer's fence hook). */
+arbor_status_t arb_am_send_onesided(int rank, int index, const void *payload, size_t nbytes);
+/* Waits until every message sent with arb_am_send_onesided to @p rank (-1: every rank) has run
+ * there. Free when there is none. */
+arbor_status_t arb_am_onesided_complete(int rank);
 /* The largest payload of one message (arbor_am_max_payload's value). */
 size_t arb_am_max_payload(void);
 /* Waits, making progress (only the transport's inside a handler), until done(arg) holds;
@@ -41,8 +48,8 @@ arbor_status_t arb_am_complete_to(int rank);
  * pack, one message per 3.8 KB, remote unpack by a handler; for gets, remote pack into replies
  * and local unpack. Arguments as arbor_put_strided / arbor_get_strided (rank checked by the
  * caller); the remote range is checked here (ARBOR_ERR_ADDRESS). The put returns once the data
- * is in the target's queue (source reusable); arb_am_complete_to(rank) completes it remotely,
- * which arbor_fence / arbor_quiet must call once a packed put went to that rank. The get
+ * is in the target's queue (source reusable); arbor_fence / arbor_quiet / arbor_order complete
+ * it remotely through arb_am_onesided_complete (the one-sided layer's fence hook). The get
  * returns with the data. Both need the target's progress (its calls or its progress thread).
  */
 /* Registers the handlers and the pack path with the one-sided layer (arb_am_init), and

@@ -170,11 +170,13 @@ void arb_am_strided_init(void)
     arb_am_set_internal(H_GET_DATA, on_get_data, NULL);
     packed_calls = 0;
     arb_rma_strided_pack_register(pack_path);
+    arb_rma_fence_register(arb_am_onesided_complete);
 }
 
 void arb_am_strided_fini(void)
 {
     arb_rma_strided_pack_register(NULL);
+    arb_rma_fence_register(NULL);
 }
 
 /* ---- the calls -------------------------------------------------------------------------- */
@@ -195,7 +197,7 @@ arbor_status_t arb_am_put_strided_packed(int rank, void *dst, const ptrdiff_t ds
         memcpy(msg, &h, sizeof(h));
         copy_range(&local, (unsigned char *)(uintptr_t)src, msg + sizeof(h), first, h.nbytes,
                    false);
-        st = arb_am_send_request(rank, H_PUT, msg, sizeof(h) + h.nbytes);
+        st = arb_am_send_onesided(rank, H_PUT, msg, sizeof(h) + h.nbytes);
     }
     return st;
 }
@@ -229,10 +231,12 @@ arbor_status_t arb_am_get_strided_packed(int rank, void *dst, const ptrdiff_t ds
 /* ---- the one-sided layer's pack hook ------------------------------------------------------- */
 
 /* arb_rma_strided_choose picked packing for a validated pattern (core/rma/strided.c). A packed
- * put completes remotely before it returns: arbor_fence knows nothing of the messages, so
- * waiting here for the target to have run them keeps every completion call right. Non-blocking
- * forms therefore complete at issue. Accumulates go by pieces (their atomicity is the one-sided
- * layer's). */
+ * put is locally complete once its messages are queued at the target (the data is copied
+ * into them): the blocking call returns then, an _nb handle comes back complete, and the
+ * remote completion is arbor_fence's / arbor_quiet's, which wait for the messages to have run
+ * (arb_am_onesided_complete), like every other put. Under ARBOR_RMA_ORDERED every operation
+ * completes in issue order, so there the put waits for its messages before returning.
+ * Accumulates go by pieces (their atomicity is the one-sided layer's). */
 static arbor_status_t pack_path(const arb_rma_strided_desc_t *d, arbor_request_h *req_p,
                                 bool blocking)
 {
@@ -240,12 +244,12 @@ static arbor_status_t pack_path(const arb_rma_strided_desc_t *d, arbor_request_h
     if (d->kind == 2 || d->levels > ARBOR_MAX_STRIDE_LEVELS) return ARBOR_ERR_UNSUPPORTED;
     size_t count[ARBOR_MAX_STRIDE_LEVELS + 1] = {d->piece};
     for (int i = 0; i < d->levels; i++) count[i + 1] = d->count[i];
-    void *remote = (void *)(uintptr_t)(arb_rma_seg_base(d->rank) + (uint64_t)d->base_off);
+    void *remote = (void *)(uintptr_t)d->remote; /* heap or registered memory alike */
     arbor_status_t st;
     if (d->kind == 0) {
         st = arb_am_put_strided_packed(d->rank, remote, d->rstride, d->local, d->lstride, count,
                                        d->levels);
-        if (st == ARBOR_OK) st = arb_am_complete_to(d->rank);
+        if (st == ARBOR_OK && arb_ctx.cfg.rma_ordered) st = arb_am_onesided_complete(d->rank);
     } else {
         st = arb_am_get_strided_packed(d->rank, d->local, d->lstride, remote, d->rstride, count,
                                        d->levels);

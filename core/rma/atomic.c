@@ -15,6 +15,7 @@
 #include "core/doorbell.h"
 #include "core/dtype.h"
 #include "core/rma/rma_impl.h"
+#include "core/tp_call.h"
 
 /* Bytes of an integer dtype usable in atomics, 0 for any other type. */
 static unsigned amo_size(arbor_dtype_t dtype)
@@ -107,11 +108,12 @@ static uint64_t apply(arbor_amo_t op, uint64_t x, uint64_t v, uint64_t cmp)
 DEFINE_CPU_AMO(cpu64, uint64_t)
 DEFINE_CPU_AMO(cpu32, uint32_t)
 
-arbor_status_t arb_rma_amo64(int rank, uint64_t off, arb_tp_amo_t op, uint64_t operand,
-                             uint64_t compare, uint64_t *result)
+arbor_status_t arb_rma_amo64(int rank, arb_tp_rkey_t *key, uint64_t off, arb_tp_amo_t op,
+                             uint64_t operand, uint64_t compare, uint64_t *result)
 {
     uint64_t old = 0;
-    if (arb_rma.cpu_atomics && arb_rma.peer_seg[rank]) {
+    /* registered memory (a key other than the segment's): always the transport */
+    if (arb_rma.cpu_atomics && arb_rma.peer_seg[rank] && (!key || key == arb_tp_seg_rkey(rank))) {
         uint64_t *p = (uint64_t *)(arb_rma.peer_seg[rank] + off);
         static const arbor_amo_t map[] = {ARBOR_AMO_ADD, ARBOR_AMO_FADD, ARBOR_AMO_SWAP,
                                           ARBOR_AMO_CSWAP};
@@ -121,7 +123,7 @@ arbor_status_t arb_rma_amo64(int rank, uint64_t off, arb_tp_amo_t op, uint64_t o
         return ARBOR_OK;
     }
     arb_tp_comp_t comp = {0, ARBOR_OK};
-    arbor_status_t status = arb_rma_tp_amo(rank, off, op, operand, compare, &old, &comp);
+    arbor_status_t status = arb_rma_tp_amo(rank, key, off, op, operand, compare, &old, &comp);
     if (status == ARBOR_OK) status = arb_rma_wait_comp(&comp, "a remote atomic");
     if (status == ARBOR_OK && result) *result = old;
     return status;
@@ -129,12 +131,13 @@ arbor_status_t arb_rma_amo64(int rank, uint64_t off, arb_tp_amo_t op, uint64_t o
 
 /* The whole operation by compare-and-swap on the 64-bit word at off (transport path): x64 is
  * the word, the operand lives in bits [shift, shift + 8 * size). Returns the old element. */
-static arbor_status_t cas_loop(int rank, uint64_t off, unsigned size, unsigned shift,
-                               arbor_amo_t op, uint64_t v, uint64_t cmp, uint64_t *old_p)
+static arbor_status_t cas_loop(int rank, arb_tp_rkey_t *key, uint64_t off, unsigned size,
+                               unsigned shift, arbor_amo_t op, uint64_t v, uint64_t cmp,
+                               uint64_t *old_p)
 {
     uint64_t mask = size == 8 ? ~(uint64_t)0 : ((uint64_t)0xffffffffu << shift);
     uint64_t cur;
-    arbor_status_t status = arb_rma_amo64(rank, off, ARB_TP_AMO_FADD, 0, 0, &cur);
+    arbor_status_t status = arb_rma_amo64(rank, key, off, ARB_TP_AMO_FADD, 0, 0, &cur);
     for (unsigned tries = 0; status == ARBOR_OK; tries++) {
         uint64_t x = (cur & mask) >> shift;
         uint64_t nx = apply(op, x, v, cmp);
@@ -142,7 +145,7 @@ static arbor_status_t cas_loop(int rank, uint64_t off, unsigned size, unsigned s
         *old_p = x;
         if (nx == x) return ARBOR_OK; /* nothing to write (FETCH, failed CSWAP, ...) */
         uint64_t want = (cur & ~mask) | (nx << shift), seen;
-        status = arb_rma_amo64(rank, off, ARB_TP_AMO_CSWAP, want, cur, &seen);
+        status = arb_rma_amo64(rank, key, off, ARB_TP_AMO_CSWAP, want, cur, &seen);
         if (status != ARBOR_OK || seen == cur) return status;
         cur = seen;
         if (tries > 8) arb_rma_backoff(&tries);
@@ -219,7 +222,7 @@ static arbor_status_t atomic_any(int rank, void *dst, arbor_amo_t op, arbor_dtyp
     if (!single) {
         uint64_t word_off = tgt.off & ~(uint64_t)7, old = 0;
         unsigned shift = (unsigned)(tgt.off & 7) * 8; /* little endian */
-        status = cas_loop(rank, word_off, size, shift, op, v, cmp, &old);
+        status = cas_loop(rank, tgt.rkey, word_off, size, shift, op, v, cmp, &old);
         if (status != ARBOR_OK) return status;
         if (result && fetching(op)) memcpy(result, &old, size);
         return req_p ? arb_rma_req_done_handle(rank, req_p) : ARBOR_OK;
@@ -231,7 +234,7 @@ static arbor_status_t atomic_any(int rank, void *dst, arbor_amo_t op, arbor_dtyp
         req->rsize = size;
         req->finish = finish_word;
     }
-    status = arb_rma_tp_amo(rank, tgt.off, tp_op, v, cmp, &req->word, &req->comp);
+    status = arb_rma_tp_amo(rank, tgt.rkey, tgt.off, tp_op, v, cmp, &req->word, &req->comp);
     if (status != ARBOR_OK) {
         req->finish = NULL;
         arb_rma_req_commit(req, NULL, true);

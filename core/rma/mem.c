@@ -236,6 +236,7 @@ bool arb_mem_team_busy(const struct arbor_team *t)
 
 bool arb_mem_any_live(void)
 {
+    if (arb_reg_any_local()) return true; /* peers reach registered memory through us */
     for (size_t i = 0; i < nlive; i++)
         if (live[i]->passive) return true;
     return false;
@@ -270,7 +271,8 @@ arbor_status_t arb_rma_translate(int rank, const void *addr, size_t len, bool in
 {
     if (rank < 0 || rank >= arb_ctx.size) return ARBOR_ERR_RANK;
     uint64_t a = (uint64_t)(uintptr_t)addr, base = arb_ctx.seg_bases[rank];
-    if (a < base || a - base >= arb_ctx.seg_size) return ARBOR_ERR_ADDRESS;
+    if (a < base || a - base >= arb_ctx.seg_size) /* outside the segment: a registration? */
+        return arb_reg_translate(rank, a, len, tgt);
     uint64_t off = a - base;
     struct arbor_mem *m = last_hit;
     if (!m || !holds(m, rank, off, len, internal_ok)) {

@@ -23,7 +23,7 @@ static arbor_status_t notify_unlocked(int rank)
     if (status != ARBOR_OK) return status;
     if ((status = arb_rma_complete_to(rank)) != ARBOR_OK) return status;
     uint64_t off = arb_rma.notify_off + (uint64_t)arb_ctx.rank * sizeof(uint64_t);
-    return arb_rma_amo64(rank, off, ARB_TP_AMO_ADD, 1, 0, NULL);
+    return arb_rma_amo64(rank, NULL, off, ARB_TP_AMO_ADD, 1, 0, NULL);
 }
 
 static uint64_t arrived(int rank)
@@ -109,6 +109,7 @@ static arbor_status_t put_signal_any(int rank, void *dst, const void *src, size_
         return status;
     if ((status = arb_rma_translate(rank, sig, sizeof(uint64_t), false, &st)) != ARBOR_OK)
         return status;
+    if (st.reg) return ARBOR_ERR_ADDRESS; /* the signal word lives in the heap (arbor.h) */
     if (st.off % sizeof(uint64_t)) return ARBOR_ERR_ALIGNMENT;
     arb_tp_amo_t sop = sig_op == ARBOR_SIGNAL_ADD ? ARB_TP_AMO_ADD : ARB_TP_AMO_SWAP;
 
@@ -126,7 +127,7 @@ static arbor_status_t put_signal_any(int rank, void *dst, const void *src, size_
         }
         arb_rma_req_t *req = arb_rma_req_get(rank);
         if (!req) return ARBOR_ERR_NO_MEMORY;
-        status = arb_rma_tp_amo(rank, st.off, sop, value, 0, &req->word, &req->comp);
+        status = arb_rma_tp_amo(rank, NULL, st.off, sop, value, 0, &req->word, &req->comp);
         if (status != ARBOR_OK) {
             arb_rma_req_commit(req, NULL, true);
             return status;
@@ -138,16 +139,17 @@ static arbor_status_t put_signal_any(int rank, void *dst, const void *src, size_
     if (!req) return ARBOR_ERR_NO_MEMORY;
     arb_tp_rkey_t *key = arb_tp_seg_rkey(rank);
     if (sig_op == ARBOR_SIGNAL_ADD) {
-        /* the transport orders the signal after the data (transport.h) */
-        ARB_RMA_POST(status,
-                     arb_tp_put_signal(src, nbytes, key, data.off, key, st.off, value, &req->comp));
+        /* the transport orders the signal after the data (transport.h); the data may lie in
+         * a registration (its own key), the signal is in the segment */
+        ARB_RMA_POST(status, arb_tp_put_signal(src, nbytes, data.rkey, data.off, key, st.off, value,
+                                               &req->comp));
         if (status == ARBOR_OK) arb_rma_after_post(rank);
     } else {
         /* put, fence, swap: the swap may not overtake the put */
-        status = arb_rma_tp_put(rank, data.off, src, nbytes, &req->comp);
+        status = arb_rma_tp_put(rank, data.rkey, data.off, src, nbytes, &req->comp);
         if (status == ARBOR_OK) status = arb_tp_fence(rank);
         if (status == ARBOR_OK)
-            status = arb_rma_tp_amo(rank, st.off, sop, value, 0, &req->word, &req->comp);
+            status = arb_rma_tp_amo(rank, NULL, st.off, sop, value, 0, &req->word, &req->comp);
     }
     if (status != ARBOR_OK) {
         req->status = status;
@@ -210,6 +212,7 @@ static arbor_status_t until_check(uint64_t *addr, arbor_cmp_t cmp)
     arb_rma_target_t t;
     arbor_status_t status = arb_rma_translate(arb_ctx.rank, addr, sizeof(uint64_t), false, &t);
     if (status != ARBOR_OK) return status;
+    if (t.reg) return ARBOR_ERR_ADDRESS; /* a heap word only (arbor.h) */
     return t.off % sizeof(uint64_t) ? ARBOR_ERR_ALIGNMENT : ARBOR_OK;
 }
 

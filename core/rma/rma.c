@@ -77,12 +77,20 @@ static struct {
 } hooks[8];
 static int nhooks;
 
+static arb_rma_fence_fn fence_fn; /* AM-carried operations (the active-message layer) */
+
+void arb_rma_fence_register(arb_rma_fence_fn fn)
+{
+    fence_fn = fn;
+}
+
 static arb_rma_req_t *free_reqs;
 static arb_rma_req_t **rslots;
 static uint32_t *rgens, nrslots, rfree_hint;
 
 void arb_rma_fini(void)
 {
+    arb_reg_cleanup();
     arb_mem_cleanup();
     arb_heap_fini(&arb_ctx.heap);
     for (uint32_t i = 0; i < nrslots; i++) free(rslots[i]);
@@ -125,16 +133,19 @@ void arb_rma_target_at(int rank, uint64_t off, arb_rma_target_t *tgt)
     tgt->rkey = arb_tp_seg_rkey(rank);
     tgt->off = off;
     tgt->mem = NULL;
+    tgt->reg = false;
 }
 
+/* Registered user memory needs its owner's progress on every transport (UCX emulates RMA on
+ * memory it did not allocate; OFI progress is manual): docs/ONESIDED.md. */
 bool arb_rma_target_progress_needed(void)
 {
-    return arb_rma.target_progress;
+    return arb_rma.target_progress || arb_reg_any_local();
 }
 
 void arb_rma_passive_check(void)
 {
-    if (!arb_rma.target_progress || arb_enter() != ARBOR_OK) return;
+    if (!arb_rma_target_progress_needed() || arb_enter() != ARBOR_OK) return;
     bool start = !arb_ctx.threaded && arb_mem_any_live();
     arb_unlock();
     if (start && arb_progress_thread_start() == ARBOR_OK)
@@ -437,32 +448,34 @@ void arb_rma_after_post(int rank)
     if (arb_ctx.cfg.rma_ordered) arb_tp_fence(rank);
 }
 
-arbor_status_t arb_rma_tp_put(int rank, uint64_t off, const void *src, size_t len,
-                              arb_tp_comp_t *comp)
+arbor_status_t arb_rma_tp_put(int rank, arb_tp_rkey_t *key, uint64_t off, const void *src,
+                              size_t len, arb_tp_comp_t *comp)
 {
     arbor_status_t status;
-    arb_tp_rkey_t *key = arb_tp_seg_rkey(rank);
+    if (!key) key = arb_tp_seg_rkey(rank);
     if (!comp) comp = &arb_rma.imp[rank];
     ARB_RMA_POST(status, arb_tp_put(src, len, key, off, comp));
     if (status == ARBOR_OK) arb_rma_after_post(rank);
     return status;
 }
 
-arbor_status_t arb_rma_tp_get(int rank, uint64_t off, void *dst, size_t len, arb_tp_comp_t *comp)
+arbor_status_t arb_rma_tp_get(int rank, arb_tp_rkey_t *key, uint64_t off, void *dst, size_t len,
+                              arb_tp_comp_t *comp)
 {
     arbor_status_t status;
-    arb_tp_rkey_t *key = arb_tp_seg_rkey(rank);
+    if (!key) key = arb_tp_seg_rkey(rank);
     if (!comp) comp = &arb_rma.imp[rank];
     ARB_RMA_POST(status, arb_tp_get(dst, len, key, off, comp));
     if (status == ARBOR_OK) arb_rma_after_post(rank);
     return status;
 }
 
-arbor_status_t arb_rma_tp_amo(int rank, uint64_t off, arb_tp_amo_t op, uint64_t operand,
-                              uint64_t compare, uint64_t *result, arb_tp_comp_t *comp)
+arbor_status_t arb_rma_tp_amo(int rank, arb_tp_rkey_t *key, uint64_t off, arb_tp_amo_t op,
+                              uint64_t operand, uint64_t compare, uint64_t *result,
+                              arb_tp_comp_t *comp)
 {
     arbor_status_t status;
-    arb_tp_rkey_t *key = arb_tp_seg_rkey(rank);
+    if (!key) key = arb_tp_seg_rkey(rank);
     if (!comp) comp = &arb_rma.imp[rank];
     ARB_RMA_POST(status, arb_tp_amo(op, key, off, operand, compare, result, comp));
     if (status == ARBOR_OK) arb_rma_after_post(rank);
@@ -516,6 +529,9 @@ arbor_status_t arb_rma_complete_to(int rank)
      * condition that rescans the list rather than holding a pointer into it. */
     if ((status = wait_for(implicit_done, &a, "arbor_fence")) != ARBOR_OK) return status;
     reap_implicit();
+    /* Operations carried by active messages (packed strided puts) have run at the target
+     * once its head passed their tickets; what their handlers wrote is then in place. */
+    if (fence_fn && (status = fence_fn(rank)) != ARBOR_OK) return status;
     status = ARBOR_OK;
     for (int r = 0; r < arb_ctx.size; r++) {
         if (rank >= 0 && r != rank) continue;
@@ -538,6 +554,9 @@ arbor_status_t arbor_order(int rank)
     if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
     ARB_ENTER();
     arbor_status_t status = arb_rma_check_rank(rank);
+    /* A packed put still queued at the target is applied by its handler whenever the target
+     * polls: a transport fence cannot order a later operation after it, so wait for it. */
+    if (status == ARBOR_OK && fence_fn) status = fence_fn(rank);
     if (status == ARBOR_OK) {
         if (arb_rma.peer_seg[rank] && arb_rma.cpu_atomics)
             __atomic_thread_fence(__ATOMIC_SEQ_CST); /* everything to it is done already */
@@ -595,12 +614,12 @@ static arbor_status_t xfer(bool put, int rank, void *dst, const void *src, size_
         return req_p ? arb_rma_req_done_handle(rank, req_p) : ARBOR_OK;
     }
     if (!blocking && !req_p)
-        return put ? arb_rma_tp_put(rank, tgt.off, src, nbytes, NULL)
-                   : arb_rma_tp_get(rank, tgt.off, dst, nbytes, NULL);
+        return put ? arb_rma_tp_put(rank, tgt.rkey, tgt.off, src, nbytes, NULL)
+                   : arb_rma_tp_get(rank, tgt.rkey, tgt.off, dst, nbytes, NULL);
     arb_rma_req_t *req = arb_rma_req_get(rank);
     if (!req) return ARBOR_ERR_NO_MEMORY;
-    status = put ? arb_rma_tp_put(rank, tgt.off, src, nbytes, &req->comp)
-                 : arb_rma_tp_get(rank, tgt.off, dst, nbytes, &req->comp);
+    status = put ? arb_rma_tp_put(rank, tgt.rkey, tgt.off, src, nbytes, &req->comp)
+                 : arb_rma_tp_get(rank, tgt.rkey, tgt.off, dst, nbytes, &req->comp);
     if (status != ARBOR_OK) {
         /* nothing was accepted (the transport refuses before counting): drop the request */
         arb_rma_req_commit(req, NULL, true);

@@ -87,15 +87,18 @@ bool arb_mem_any_live(void);
 typedef struct {
     int rank;            /* world rank */
     uint8_t *ptr;        /* mapped address of the first byte, or NULL: use rkey + off */
-    arb_tp_rkey_t *rkey; /* the peer's segment key (always set) */
-    uint64_t off;        /* segment offset of the first byte */
+    arb_tp_rkey_t *rkey; /* the peer's segment key, or the key of its registration (set) */
+    uint64_t off;        /* segment offset of the first byte (registered: from its base) */
     struct arbor_mem *mem;
+    /* Registered user memory (core/rma/reg.c): never mapped (ptr NULL), reached only through
+     * the transport with rkey, atomics included (docs/ONESIDED.md, "Registered memory"). */
+    bool reg;
 } arb_rma_target_t;
 
 /* Translates (world rank, remote address, length) with bounds checks: the range must lie in one
- * live allocation of that rank (internal ones only when @p internal_ok). ARBOR_ERR_RANK,
- * ARBOR_ERR_ADDRESS. len 0 is checked like len 1 unless addr is exactly the end of an
- * allocation. */
+ * live allocation of that rank (internal ones only when @p internal_ok) or in one registration
+ * of that rank attached here (tgt->reg). ARBOR_ERR_RANK, ARBOR_ERR_ADDRESS. len 0 is checked
+ * like len 1 unless addr is exactly the end of an allocation. */
 arbor_status_t arb_rma_translate(int rank, const void *addr, size_t len, bool internal_ok,
                                  arb_rma_target_t *tgt);
 /* The same for a known allocation and segment offset (no search): mapped pointer and key. */
@@ -104,6 +107,17 @@ void arb_rma_target_at(int rank, uint64_t off, arb_rma_target_t *tgt);
 uint64_t arb_rma_seg_base(int rank);
 /* Mapped pointer to byte 0 of rank r's segment (self included), or NULL (transport path). */
 uint8_t *arb_rma_peer_seg(int rank);
+
+/* ---- registered user memory (core/rma/reg.c) -------------------------------------------- */
+
+/* The attached registration of world rank @p rank holding [addr, addr + len), or
+ * ARBOR_ERR_ADDRESS; fills tgt (ptr NULL, rkey of the registration, off from its base). */
+arbor_status_t arb_reg_translate(int rank, uint64_t addr, size_t len, arb_rma_target_t *tgt);
+/* Registrations of this rank's memory exist (its peers' operations on them need this rank's
+ * progress on every transport: docs/ONESIDED.md). */
+bool arb_reg_any_local(void);
+/* Finalize, before the transport closes: every attachment and registration released. */
+void arb_reg_cleanup(void);
 
 /* ---- completion ---------------------------------------------------------------------- */
 
@@ -140,6 +154,7 @@ typedef struct {
     int kind;         /* 0 put, 1 get, 2 accumulate */
     int rank;         /* target (world rank) */
     int64_t base_off; /* segment offset of the remote base address (pieces add strides) */
+    uint64_t remote;  /* the remote base address in the target's address space */
     size_t piece;     /* bytes of one contiguous piece */
     size_t npieces;
     int levels;               /* remaining levels (after merging) */
@@ -160,6 +175,13 @@ void arb_rma_strided_pack_register(arb_rma_pack_fn fn);
 /* Pieces or pack, by the LogGP model (pack only once a pack function is registered and the
  * target is not mapped); prints the choice under ARBOR_PRINT_ALGORITHM. */
 int arb_rma_strided_choose(size_t piece, size_t npieces, bool mapped);
+
+/* Completion of operations that travel as active messages (the packed strided put): called
+ * by arbor_fence / arbor_quiet (rank -1: every rank) and arbor_order before the transport
+ * flush; waits until every such operation to rank has run at the target. Registered by the
+ * active-message layer (NULL: none). */
+typedef arbor_status_t (*arb_rma_fence_fn)(int rank);
+void arb_rma_fence_register(arb_rma_fence_fn fn);
 
 /* ---- handles (core/request.c dispatches here for tagged handles) --------------------------- */
 

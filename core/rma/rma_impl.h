@@ -78,17 +78,22 @@ arbor_status_t arb_rma_complete_to(int rank);
 /* After a transport operation to rank: ordered mode fences it. */
 void arb_rma_after_post(int rank);
 
-/* The transport op on rank's segment at off, waiting on comp (NULL: the implicit counter of
- * rank). Retries while the transport pushes back. */
-arbor_status_t arb_rma_tp_put(int rank, uint64_t off, const void *src, size_t len,
+/* The transport op at off of @p key (NULL: rank's segment; else the key of one of rank's
+ * registrations, arb_rma_target_t.rkey), waiting on comp (NULL: the implicit counter of rank).
+ * Retries while the transport pushes back. */
+arbor_status_t arb_rma_tp_put(int rank, arb_tp_rkey_t *key, uint64_t off, const void *src,
+                              size_t len, arb_tp_comp_t *comp);
+arbor_status_t arb_rma_tp_get(int rank, arb_tp_rkey_t *key, uint64_t off, void *dst, size_t len,
                               arb_tp_comp_t *comp);
-arbor_status_t arb_rma_tp_get(int rank, uint64_t off, void *dst, size_t len, arb_tp_comp_t *comp);
-arbor_status_t arb_rma_tp_amo(int rank, uint64_t off, arb_tp_amo_t op, uint64_t operand,
-                              uint64_t compare, uint64_t *result, arb_tp_comp_t *comp);
+arbor_status_t arb_rma_tp_amo(int rank, arb_tp_rkey_t *key, uint64_t off, arb_tp_amo_t op,
+                              uint64_t operand, uint64_t compare, uint64_t *result,
+                              arb_tp_comp_t *comp);
 
-/* A blocking 64-bit atomic on (rank, off) by whichever mechanism the rule picks. */
-arbor_status_t arb_rma_amo64(int rank, uint64_t off, arb_tp_amo_t op, uint64_t operand,
-                             uint64_t compare, uint64_t *result);
+/* A blocking 64-bit atomic on (rank, key, off) by whichever mechanism the rule picks: CPU
+ * atomics only on a mapped segment (key NULL or rank's segment key), the transport on
+ * registered memory. */
+arbor_status_t arb_rma_amo64(int rank, arb_tp_rkey_t *key, uint64_t off, arb_tp_amo_t op,
+                             uint64_t operand, uint64_t compare, uint64_t *result);
 
 /* Accumulate (acc.c): the element kind of a (type, op) pair, and one contiguous piece. */
 enum { K_I32, K_U32, K_I64, K_U64, K_F32, K_F64, K_C32, K_C64, K_NONE };

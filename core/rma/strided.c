@@ -175,7 +175,11 @@ typedef struct {
     int kind; /* 0 put, 1 get, 2 accumulate */
     int rank;
     uint8_t *rptr;       /* mapped remote byte at base, or NULL */
-    int64_t base;        /* segment offset of the remote base address (may be "negative") */
+    int64_t base;        /* segment offset of the remote base address (may be "negative"); in a
+                          * registration: the offset from its base */
+    arb_tp_rkey_t *key;  /* the remote key (segment or registration) */
+    bool reg;            /* the remote range is registered user memory (no mapping, no CPU
+                          * atomics) */
     arb_tp_comp_t *comp; /* NULL: the implicit counter / complete each piece */
     const acc_t *acc;
     const void *scale;
@@ -189,7 +193,10 @@ static arbor_status_t run_piece(void *arg, int64_t r, uint8_t *l, size_t len)
     if (a->kind == 2) {
         arb_rma_target_t t;
         bool pend = false;
-        arb_rma_target_at(a->rank, off, &t);
+        if (a->reg)
+            t = (arb_rma_target_t){.rank = a->rank, .rkey = a->key, .off = off, .reg = true};
+        else
+            arb_rma_target_at(a->rank, off, &t);
         arbor_status_t status =
             arb_acc_piece(a->acc, a->rank, &t, l, len / a->acc->esz, a->scale, a->comp, &pend);
         a->pending |= pend;
@@ -202,8 +209,8 @@ static arbor_status_t run_piece(void *arg, int64_t r, uint8_t *l, size_t len)
             memmove(l, a->rptr + r, len);
         return ARBOR_OK;
     }
-    return a->kind == 0 ? arb_rma_tp_put(a->rank, off, l, len, a->comp)
-                        : arb_rma_tp_get(a->rank, off, l, len, a->comp);
+    return a->kind == 0 ? arb_rma_tp_put(a->rank, a->key, off, l, len, a->comp)
+                        : arb_rma_tp_get(a->rank, a->key, off, l, len, a->comp);
 }
 
 /* Issues the pieces of an operation whose remote side is already validated, on one request
@@ -214,8 +221,14 @@ static arbor_status_t run_op(int kind, int rank, const arb_rma_target_t *t, int6
                              const acc_t *acc, const void *scale, issue_fn issue, void *ctx,
                              arbor_request_h *req_p, bool blocking)
 {
-    run_arg_t a = {
-        .kind = kind, .rank = rank, .rptr = NULL, .base = base_off, .acc = acc, .scale = scale};
+    run_arg_t a = {.kind = kind,
+                   .rank = rank,
+                   .rptr = NULL,
+                   .base = base_off,
+                   .key = t->rkey,
+                   .reg = t->reg,
+                   .acc = acc,
+                   .scale = scale};
     if (t->ptr && kind != 2) {
         a.rptr = t->ptr - (int64_t)t->off + base_off; /* byte at the remote base address */
         arbor_status_t status = issue(ctx, &a);
@@ -284,6 +297,7 @@ static arbor_status_t strided_any(int kind, int rank, void *dst, const ptrdiff_t
         arb_rma_strided_desc_t d = {.kind = kind,
                                     .rank = rank,
                                     .base_off = base_off,
+                                    .remote = (uint64_t)(uintptr_t)remote,
                                     .piece = c.p.piece,
                                     .npieces = c.p.npieces,
                                     .levels = c.p.levels,
@@ -356,7 +370,9 @@ typedef struct {
     const arbor_iov_t *iov;
     size_t niov;
     bool remote_dst;
-    int64_t *roff; /* validated segment offset of every remote segment */
+    int64_t *roff;        /* validated segment offset of every remote segment */
+    arb_tp_rkey_t **rkey; /* its key (segment, or one registration) */
+    bool *reg;            /* whether it lies in registered memory */
 } vec_ctx_t;
 
 static arbor_status_t issue_vector(void *ctx, run_arg_t *a)
@@ -367,6 +383,8 @@ static arbor_status_t issue_vector(void *ctx, run_arg_t *a)
         for (size_t i = 0; i < c->iov[j].count; i++, k++) {
             if (!c->iov[j].nbytes) continue;
             uint8_t *l = c->remote_dst ? c->iov[j].src[i] : c->iov[j].dst[i];
+            a->key = c->rkey[k];
+            a->reg = c->reg[k];
             arbor_status_t status = run_piece(a, c->roff[k], l, c->iov[j].nbytes);
             if (status != ARBOR_OK) return status;
         }
@@ -388,12 +406,21 @@ static arbor_status_t vector_any(int kind, int rank, const arbor_iov_t *iov, siz
         if (kind == 2 && iov[j].nbytes % acc.esz) return ARBOR_ERR_COUNT;
     }
     if (nseg > SIZE_MAX / sizeof(int64_t)) return ARBOR_ERR_COUNT;
-    vec_ctx_t c = {iov, niov, kind != 1, malloc(sizeof(int64_t) * (nseg ? nseg : 1))};
-    if (!c.roff) return ARBOR_ERR_NO_MEMORY;
+    size_t nalloc = nseg ? nseg : 1;
+    vec_ctx_t c = {iov,
+                   niov,
+                   kind != 1,
+                   malloc(sizeof(int64_t) * nalloc),
+                   malloc(sizeof(arb_tp_rkey_t *) * nalloc),
+                   malloc(sizeof(bool) * nalloc)};
+    if (!c.roff || !c.rkey || !c.reg) {
+        free(c.roff), free(c.rkey), free(c.reg);
+        return ARBOR_ERR_NO_MEMORY;
+    }
     /* validate every segment before anything moves */
     size_t k = 0;
     arb_rma_target_t t = {0}, first = {0};
-    bool any = false;
+    bool any = false, any_reg = false;
     for (size_t j = 0; j < niov && status == ARBOR_OK; j++)
         for (size_t i = 0; i < iov[j].count && status == ARBOR_OK; i++, k++) {
             if (!iov[j].nbytes) continue;
@@ -406,20 +433,26 @@ static arbor_status_t vector_any(int kind, int rank, const arbor_iov_t *iov, siz
             if ((status = arb_rma_translate(rank, r, iov[j].nbytes, false, &t)) != ARBOR_OK) break;
             if (kind == 2 && t.off % acc.esz) status = ARBOR_ERR_ALIGNMENT;
             c.roff[k] = (int64_t)t.off;
+            c.rkey[k] = t.rkey;
+            c.reg[k] = t.reg;
             if (!any) first = t;
+            /* mapped copies need every segment mapped: one registered segment sends them all
+             * through the transport (segment keys reach mapped peers too) */
+            if (t.reg) any_reg = true;
             any = true;
         }
     if (status == ARBOR_OK && !any) {
-        free(c.roff);
+        free(c.roff), free(c.rkey), free(c.reg);
         return req_p ? arb_rma_req_done_handle(rank, req_p) : ARBOR_OK;
     }
     if (status == ARBOR_OK) {
         /* offsets are absolute: the "base" is segment offset 0 */
         arb_rma_target_t base = first;
         base.off = first.off; /* run_op derives the mapped segment start from ptr - off */
+        if (any_reg) base.ptr = NULL;
         status = run_op(kind, rank, &base, 0, &acc, scale, issue_vector, &c, req_p, blocking);
     }
-    free(c.roff);
+    free(c.roff), free(c.rkey), free(c.reg);
     return status;
 }
 

@@ -27,9 +27,19 @@
 #include <stdbool.h>
 
 #define ARB_OFI_API_VERSION FI_VERSION(1, 10)
-#define ARB_OFI_NCTX        1024        /* contexts: operations in flight at once */
-#define ARB_OFI_NSTAGE      16          /* staging slots (FI_MR_LOCAL with unregistered buffers) */
-#define ARB_OFI_STAGE_SIZE  (64u << 10) /* bytes per staging slot */
+#define ARB_OFI_NCTX        1024         /* contexts: operations in flight at once */
+#define ARB_OFI_NSTAGE      16           /* staging slots (FI_MR_LOCAL with unregistered buffers) */
+#define ARB_OFI_STAGE_SIZE  (64u << 10)  /* bytes per staging slot */
+#define ARB_OFI_RC_ENTRIES  32           /* registration cache: entries at most */
+#define ARB_OFI_RC_MIN      (256u << 10) /* registration cache: smallest transfer it takes */
+
+/* A registration cache entry (ofi_rcache.c): a page-rounded span of a user buffer. */
+typedef struct arb_ofi_rc_entry {
+    struct arb_tp_mr *mr; /* NULL: free entry */
+    uint32_t busy;        /* chunks in flight that use it */
+    bool dead;            /* invalidated while busy: unregistered once busy drops to 0 */
+    uint64_t used;        /* LRU clock */
+} arb_ofi_rc_entry_t;
 
 typedef enum { ARB_OFI_PUT = 0, ARB_OFI_GET, ARB_OFI_AMO } arb_ofi_kind_t;
 
@@ -67,7 +77,8 @@ typedef struct arb_ofi_ctx {
     arb_ofi_req_t *req;
     char *copy_to; /* get through a staging slot: copy here on completion */
     size_t len;
-    int slot; /* staging slot or -1 */
+    int slot;               /* staging slot or -1 */
+    arb_ofi_rc_entry_t *rc; /* registration cache entry in use, or NULL */
     uint64_t operand;
     uint64_t compare;
     uint64_t result;
@@ -152,6 +163,13 @@ struct arb_tp {
     arb_tp_mr_t *mrs; /* user registrations */
     long user_rkeys;
 
+    /* registration cache (ofi_rcache.c): FI_MR_LOCAL only, limit 0 = off */
+    struct {
+        arb_ofi_rc_entry_t e[ARB_OFI_RC_ENTRIES];
+        size_t bytes, limit;
+        uint64_t clock, hits, misses, evictions;
+    } rc;
+
     arb_ofi_peer_t *peers; /* [size] after connect */
     arb_tp_rkey_t *seg_rkeys;
     int active_head; /* peers with queued requests; -1: none */
@@ -185,6 +203,19 @@ arbor_status_t arb_ofi_trig_post(arb_tp_t *tp, const arb_tp_trig_op_t *op, arb_t
 
 /* ofi_select.c: environment, fi_getinfo and the provider choice */
 arbor_status_t arb_ofi_select(arb_tp_t *tp, const char *want, struct fi_info **info_p);
+
+/* ofi_rcache.c: a descriptor for [addr, addr + n), a chunk of the request buffer [rbuf, rbuf +
+ * rlen), from a cached registration (registering the request's page span on a miss, evicting
+ * idle entries, least recently used first): false when the cache is off, the request is small,
+ * or no room (stage instead). On true *ent_p is held until arb_ofi_rc_release. */
+bool arb_ofi_rc_desc(arb_tp_t *tp, const char *rbuf, size_t rlen, const char *addr, size_t n,
+                     void **desc_p, arb_ofi_rc_entry_t **ent_p);
+void arb_ofi_rc_release(arb_tp_t *tp, arb_ofi_rc_entry_t *ent);
+/* Drops entries overlapping [addr, addr + len) (busy ones once idle). */
+void arb_ofi_rc_invalidate(arb_tp_t *tp, const char *addr, size_t len);
+void arb_ofi_rc_fini(arb_tp_t *tp);
+/* Counters for tests: hits, misses, evictions and live entries. */
+void arb_ofi_rc_stats(arb_tp_t *tp, uint64_t out[4]);
 
 /* ofi_mr.c */
 arbor_status_t arb_ofi_reg(arb_tp_t *tp, void *addr, size_t len, uint64_t access, arb_tp_mr_t *mr);

@@ -259,6 +259,7 @@ static arbor_status_t ofi_open(const arb_tp_params_t *params, arb_tp_t **tp_p)
     tp->peer_lost = params->peer_lost;
     tp->timeout_s = params->timeout_s;
     tp->yield = params->yield;
+    tp->rc.limit = params->reg_cache_bytes;
     tp->wait_fd = -1;
     tp->offload_want = params->offload_want;
     tp->active_head = -1;
@@ -362,6 +363,7 @@ static void ofi_close(arb_tp_t *tp)
         arb_warn("close: flush failed; closing anyway");
     if (tp->mrs != NULL) arb_warn("close: memory registrations were not released");
     while (tp->mrs != NULL) arb_ofi_mem_dereg(tp, tp->mrs);
+    arb_ofi_rc_fini(tp);
     arb_ofi_unreg(&tp->seg_mr);
     arb_ofi_trig_close(tp);
     arb_ofi_scratch_fini(tp);

@@ -8,9 +8,10 @@
  * - FI_MR_ENDPOINT: each region is bound to the endpoint and enabled.
  * - FI_MR_ALLOCATED: we only register allocated memory (segment, scratch, user buffers).
  * - FI_MR_LOCAL: local buffers need descriptors. Buffers in the segment or in a mem_reg'd region
- *   use theirs; others go through registered staging slots (no registration cache: a cache of
- *   user memory goes stale when the memory is freed and reused, and catching that needs
- *   MMU-notifier support, FI_MR_MMU_NOTIFY, that we do not ask for). Atomic operands and
+ *   use theirs; others go through registered staging slots, or, when ARBOR_REG_CACHE allows,
+ *   large ones through the registration cache (ofi_rcache.c: entries go stale when the memory
+ *   is freed and reused, and catching that needs memory hooks or MMU-notifier support,
+ *   FI_MR_MMU_NOTIFY, that we do not ask for; hence off by default). Atomic operands and
  *   results live in the contexts, which are registered too.
  */
 #include "transports/ofi/ofi.h"
@@ -176,6 +177,8 @@ void arb_ofi_mem_dereg(arb_tp_t *tp, arb_tp_mr_t *mr)
         return;
     }
     *pp = mr->next;
+    /* cached spans of that memory go too: after deregistration the user may free it */
+    arb_ofi_rc_invalidate(tp, mr->addr, mr->len);
     arb_ofi_unreg(mr);
     free(mr);
 }

@@ -74,6 +74,8 @@ static int slot_get(arb_tp_t *tp)
 static void ctx_release(arb_tp_t *tp, arb_ofi_ctx_t *ctx)
 {
     if (ctx->slot >= 0) tp->stage_free |= 1u << ctx->slot;
+    if (ctx->rc) arb_ofi_rc_release(tp, ctx->rc);
+    ctx->rc = NULL;
     ctx->next = tp->free_ctx;
     tp->free_ctx = ctx;
 }
@@ -91,7 +93,8 @@ static ssize_t post_rma(arb_tp_t *tp, arb_ofi_req_t *req, arb_ofi_ctx_t *ctx)
     bool copied = false;
 
     if (n > tp->max_msg) n = tp->max_msg;
-    if (!arb_ofi_local_desc(tp, buf, n, &desc)) {
+    if (!arb_ofi_local_desc(tp, buf, n, &desc) &&
+        !arb_ofi_rc_desc(tp, req->buf, req->len, buf, n, &desc, &ctx->rc)) {
         if (n > ARB_OFI_STAGE_SIZE) n = ARB_OFI_STAGE_SIZE;
         if ((ctx->slot = slot_get(tp)) < 0) return -FI_EAGAIN;
         desc = tp->stage_mr.desc;
@@ -176,6 +179,7 @@ static arbor_status_t post_chunk(arb_tp_t *tp, arb_ofi_req_t *req)
     tp->free_ctx = ctx->next;
     ctx->req = req;
     ctx->slot = -1;
+    ctx->rc = NULL;
     ctx->copy_to = NULL;
     if (req->kind == ARB_OFI_AMO)
         rc = post_amo(tp, req, ctx);

@@ -1,0 +1,48 @@
+# Registered user memory (arbor_mem_register / pack / attach, core/rma/reg.c) and fences that
+# cover packed strided puts (active messages): every transport at P = 1, 2, 3, UCX at P = 5.
+# Internal header use (the pack path's count): links arbor_internal.
+add_executable(arbor-test-rma-reg ${CMAKE_CURRENT_SOURCE_DIR}/test_rma_reg.c)
+target_link_libraries(arbor-test-rma-reg PRIVATE arbor_internal)
+arbor_add_launched_test(NAME rma_reg COMMAND $<TARGET_FILE:arbor-test-rma-reg> LABELS rma_reg
+                        RANKS 1 2 3 TIMEOUT 120)
+if(ARBOR_WITH_UCX)
+  arbor_add_launched_test(NAME rma_reg COMMAND $<TARGET_FILE:arbor-test-rma-reg> LABELS rma_reg
+                          RANKS 5 TRANSPORTS ucx TIMEOUT 120)
+endif()
+# The libfabric registration cache (ARBOR_REG_CACHE) in the build that forces FI_MR_LOCAL,
+# which no provider here asks for (tests/transport_ofi.cmake does the same for the contract).
+if(ARBOR_WITH_OFI)
+  file(GLOB ARBOR_OFI_SOURCES ${CMAKE_SOURCE_DIR}/transports/ofi/*.c)
+  add_executable(arbor-test-rma-reg-mrlocal ${CMAKE_CURRENT_SOURCE_DIR}/test_rma_reg.c
+                 ${ARBOR_OFI_SOURCES})
+  target_link_libraries(arbor-test-rma-reg-mrlocal PRIVATE arbor_internal PkgConfig::OFI)
+  target_compile_definitions(arbor-test-rma-reg-mrlocal PRIVATE ARB_OFI_TEST_MR_LOCAL=1)
+  arbor_add_launched_test(NAME rma_reg_mrlocal COMMAND $<TARGET_FILE:arbor-test-rma-reg-mrlocal>
+                          LABELS rma_reg RANKS 2 TRANSPORTS "ofi:shm" "ofi:tcp^ofi_rxm"
+                          "ofi:sockets" TIMEOUT 120 ENV ARBOR_REG_CACHE=4M)
+endif()
+# Registered memory between hosts: the simulated cluster of 3 hosts x 2 ranks (tests/cluster,
+# as cluster.cmake runs the other one-sided tests), UCX and OFI tcp;ofi_rxm.
+if(NOT ARBOR_SANITIZE AND CMAKE_SYSTEM_NAME STREQUAL "Linux")
+  set(rma_reg_cluster_env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ARBOR_TIMEOUT=60
+      ARBOR_POLL_YIELD=always)
+  set(rma_reg_cluster_tps "")
+  if(ARBOR_WITH_UCX)
+    list(APPEND rma_reg_cluster_tps ucx)
+  endif()
+  if(ARBOR_WITH_OFI)
+    list(APPEND rma_reg_cluster_tps ofi-tcp)
+  endif()
+  foreach(tp IN LISTS rma_reg_cluster_tps)
+    if(tp STREQUAL "ucx")
+      set(tp_env ARBOR_TRANSPORT=ucx)
+    else()
+      set(tp_env ARBOR_TRANSPORT=ofi "ARBOR_OFI_PROVIDER=tcp\\;ofi_rxm")
+    endif()
+    add_test(NAME cluster.rma_reg.${tp}.3x2
+             COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cluster/run.sh 3 2 $<TARGET_FILE:arbor-test-rma-reg>)
+    set_tests_properties(cluster.rma_reg.${tp}.3x2 PROPERTIES
+      ENVIRONMENT "${rma_reg_cluster_env};${tp_env}" TIMEOUT 300 SKIP_RETURN_CODE 77
+      RESOURCE_LOCK simcluster PROCESSORS 2 LABELS "cluster;launched;rma_reg")
+  endforeach()
+endif()
