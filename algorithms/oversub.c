@@ -85,6 +85,11 @@ double arb_oversub_bound(const arb_alg_desc_t *alg, const arb_coll_args_t *a, co
      * stands. */
     if (!arb_topo_multi(t) || t->nshared < 2 || t->shared_cpus < 1 || !alg->build || alg->needs)
         return 0;
+    /* A rank knows only its own piece of these (the core's layout), so another rank's schedule
+     * cannot be built here alike on every rank: no bound, the choice stays uniform. */
+    if (a->coll == ARB_COLL_SCATTERV || a->coll == ARB_COLL_GATHERV ||
+        a->coll == ARB_COLL_ALLTOALLV)
+        return 0;
     if (t->nshared <= t->shared_cpus) return 0;
     double blk = block_bytes(a), work = 0;
     int n = t->nshared < OVERSUB_MAX_BUILDS ? t->nshared : OVERSUB_MAX_BUILDS;

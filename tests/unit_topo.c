@@ -289,6 +289,14 @@ static void test_oversubscribed(void)
     int alg = arb_select(&g, &INTRA, 0, NULL);
     check(!strcmp(ag[alg].name, "hierarchical"), "allgather 8 B, 3x2 on 2 CPUs picks %s",
           ag[alg].name);
+    /* gatherv: a rank other than the root knows only its own count, so no other rank's schedule
+     * can be built alike everywhere: no bound (the choice must stay the same on every rank). */
+    const arb_alg_desc_t *gv = arb_alg_table(ARB_COLL_GATHERV, &n);
+    size_t counts[6] = {0, 0, 8, 0, 0, 0}, displs[6] = {0};
+    arb_coll_args_t v = args(ARB_COLL_GATHERV, 2, 6, 0, 8, &shared);
+    v.counts = counts, v.displs = displs;
+    got = arb_oversub_bound(&gv[1], &v, &INTRA);
+    check(got == 0, "gatherv bound %g", got);
 }
 
 int main(void)
