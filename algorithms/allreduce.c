@@ -19,6 +19,14 @@
  *   before, accumulating in SCRATCH; DST is written at the end because SRC may be DST). One
  *   latency plus P - 2 gaps and P - 1 combines, and no rank waits for another to forward: the
  *   small-vector choice on few ranks, and wherever a hop is expensive (logp.h).
+ * reduce_scatter_allgather: any op. Rank i owns block i of P near-equal blocks. Round 0: each
+ *   rank sends block p of its SRC to rank p and combines block i of every peer into its DST
+ *   (chained in rank order for a non-commutative op, as pairwise reduce_scatter does); round 1:
+ *   each rank sends its finished block to every other and receives theirs. 2 (P - 1) / P of the
+ *   vector moved and (P - 1) / P combined per rank, in two rounds with no relay. It is also the
+ *   schedule that runs one-copy on symmetric buffers (core/coll_direct.c): SRC is only read,
+ *   DST block i only written before it is sent, and DST block p (SRC block p in place) only
+ *   rewritten from rank p in round 1, after rank p has read it in round 0.
  * The folded-out ranks of the first two get the result back from their partner at the end.
  */
 #include "algorithms/coll.h"
@@ -97,6 +105,18 @@ static arbor_status_t build_rd(const arb_alg_desc_t *alg, const arb_coll_args_t 
     return OK(s);
 }
 
+/* Recursive doubling, Rabenseifner, the ring and direct each copy the whole vector once between
+ * SRC, SCRATCH and DST; reduce_scatter_allgather copies its own block only. Priced (like a
+ * move through memory, as reduce_scatter.c's halving does) where reduce_scatter_allgather is a
+ * candidate, the one-copy path: without it a P = 2 call tied with Rabenseifner and the tie kept
+ * Rabenseifner (1 MiB one copy: 508 against 265-270 us, medians). The two-copy prices leave it
+ * out as they always have, so the two-copy choices (and the offload's) do not move here;
+ * calibrating them is issue 17's. */
+static double whole_copy(const arb_coll_args_t *a, const arb_logp_t *m)
+{
+    return a->one_copy ? (double)a->bytes * m->G : 0;
+}
+
 static double fold_cost(const arb_coll_args_t *a, const arb_logp_t *m)
 {
     arb_fold_t f = arb_fold_of(a->size, 0);
@@ -108,7 +128,7 @@ static double cost_rd(const arb_alg_desc_t *alg, const arb_coll_args_t *a, const
     (void)alg;
     if (a->size == 1 || a->bytes == 0) return 0;
     arb_fold_t f = arb_fold_of(a->size, 0);
-    return fold_cost(a, m) +
+    return fold_cost(a, m) + whole_copy(a, m) +
            arb_fold_log2(&f) * (arb_logp_arrival(m, a->bytes) + arb_logp_combine(m, a->bytes));
 }
 
@@ -157,7 +177,7 @@ static double cost_rabenseifner(const arb_alg_desc_t *alg, const arb_coll_args_t
     if (!a->commutative) return INFINITY;
     if (a->size == 1 || a->bytes == 0) return 0;
     arb_fold_t f = arb_fold_of(a->size, 0);
-    double t = fold_cost(a, m);
+    double t = fold_cost(a, m) + whole_copy(a, m);
     size_t part = a->bytes;
     for (int k = 0; k < arb_fold_log2(&f); k++) {
         part = (part + 1) / 2;
@@ -204,7 +224,7 @@ static double cost_ring(const arb_alg_desc_t *alg, const arb_coll_args_t *a, con
     size_t c = a->chunk && a->chunk < segb ? a->chunk : segb;
     double hops = 2.0 * (P - 1) * arb_logp_arrival(m, c);
     double link = 2.0 * (P - 1) * arb_logp_gap(m, segb);
-    return (hops > link ? hops : link) + (P - 1) * arb_logp_combine(m, segb);
+    return (hops > link ? hops : link) + (P - 1) * arb_logp_combine(m, segb) + whole_copy(a, m);
 }
 
 static arbor_status_t build_direct(const arb_alg_desc_t *alg, const arb_coll_args_t *a,
@@ -234,7 +254,56 @@ static arbor_status_t build_direct(const arb_alg_desc_t *alg, const arb_coll_arg
 static double cost_direct(const arb_alg_desc_t *alg, const arb_coll_args_t *a, const arb_logp_t *m)
 {
     (void)alg;
-    return a->bytes == 0 ? 0 : arb_logp_direct(m, a->size, a->bytes, a->size);
+    return a->bytes == 0 ? 0 : arb_logp_direct(m, a->size, a->bytes, a->size) + whole_copy(a, m);
+}
+
+static arbor_status_t build_rsag(const arb_alg_desc_t *alg, const arb_coll_args_t *a,
+                                 const arb_logp_t *m, arb_sched_t *s)
+{
+    (void)alg, (void)m;
+    if (a->count == 0) return ARBOR_OK;
+    int P = a->size, me = a->rank;
+    size_t n = a->count;
+    uint64_t lo = seg(n, P, me), mine = seg(n, P, me + 1) - lo;
+    if (mine) arb_sched_copy(s, 0, ARB_BUF_DST, lo, ARB_BUF_SRC, lo, mine, -1);
+    for (int i = 1; i < P; i++) {
+        int to = (me + i) % P;
+        uint64_t len = seg(n, P, to + 1) - seg(n, P, to);
+        if (len) arb_sched_send(s, 0, to, ARB_BUF_SRC, seg(n, P, to), len, -1);
+    }
+    int last = -1;
+    for (int i = 1; mine && i < P; i++) {
+        int from, order;
+        if (a->commutative)
+            from = (me - i + P) % P, order = ARB_COMBINE_AFTER;
+        else if (i <= me)
+            from = me - i, order = ARB_COMBINE_BEFORE;
+        else
+            from = i, order = ARB_COMBINE_AFTER;
+        int rx = arb_sched_recv(s, 0, from, ARB_BUF_DST, lo, mine, order, last);
+        if (!a->commutative) last = rx;
+    }
+    for (int i = 1; mine && i < P; i++)
+        arb_sched_send(s, 1, (me + i) % P, ARB_BUF_DST, lo, mine, -1);
+    for (int i = 1; i < P; i++) {
+        int from = (me - i + P) % P;
+        uint64_t len = seg(n, P, from + 1) - seg(n, P, from);
+        if (len) arb_sched_recv(s, 1, from, ARB_BUF_DST, seg(n, P, from), len, 0, -1);
+    }
+    return OK(s);
+}
+
+/* Two direct rounds of one block each: this rank's block copied from SRC, P - 1 blocks out back
+ * to back and P - 1 combined, then P - 1 blocks out and in. */
+static double cost_rsag(const arb_alg_desc_t *alg, const arb_coll_args_t *a, const arb_logp_t *m)
+{
+    (void)alg;
+    int P = a->size;
+    if (!a->one_copy) return INFINITY; /* coll.h, one_copy: forced only on two copies */
+    if (P == 1 || a->bytes == 0) return 0;
+    size_t block = (a->bytes + (size_t)P - 1) / (size_t)P;
+    return (double)block * m->G + 2 * arb_logp_direct(m, P, block, 0) +
+           (P - 1) * arb_logp_combine(m, block);
 }
 
 static arbor_status_t build_updown(const arb_alg_desc_t *alg, const arb_coll_args_t *a,
@@ -249,7 +318,7 @@ static double cost_updown(const arb_alg_desc_t *alg, const arb_coll_args_t *a, c
 }
 
 const char *const arb_allreduce_alg_names[] = {
-    "auto",      "recursive_doubling", "rabenseifner", "ring", "direct",
+    "auto",      "recursive_doubling", "rabenseifner", "ring", "direct", "reduce_scatter_allgather",
     "karp_node", "two_level",          "hwcoll",       NULL};
 
 const arb_alg_desc_t arb_allreduce_algs[] = {
@@ -266,6 +335,10 @@ const arb_alg_desc_t arb_allreduce_algs[] = {
      "one round: every rank sends its vector to every other and combines all P in rank "
      "order (any op)",
      build_direct, cost_direct, 0, 0, 0, 0},
+    {"reduce_scatter_allgather",
+     "two direct rounds: each rank combines its block of every vector, then every rank gathers "
+     "the blocks (any op; one-copy on symmetric buffers)",
+     build_rsag, cost_rsag, 0, 0, 0, 0},
     {"karp_node", "node-aware Karp tree: combine up to rank 0, then down (several nodes)",
      build_updown, cost_updown, ARB_TREE_KARP_NODE, 2, 1, 0},
     {"two_level", "two-level tree (inside nodes, then across leaders), up then down", build_updown,

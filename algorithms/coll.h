@@ -66,6 +66,11 @@ typedef struct {
      * crosses the fabric once. */
     double hwcoll_us;
     int hwcoll_software;
+    /* Priced for the one-copy path of symmetric buffers (core/coll_direct.c): the algorithms
+     * written for it (allreduce reduce_scatter_allgather, reduce direct) are candidates only
+     * there until measured against the two-copy choices on a machine with a core per rank;
+     * forced, they run either way. */
+    int one_copy;
 } arb_coll_args_t;
 
 /* What an algorithm needs beyond landing channels: an offload hook of the transport that can

@@ -13,10 +13,14 @@
 /* G is the per-byte cost of a message through the channel: on one node, a copy into the peer's
  * landing slot and a copy out of it, pipelined chunk by chunk. G1 is the per-byte cost of one
  * copy, the receiver reading straight from the sender's buffer (the one-copy path of
- * symmetric buffers, core/coll_direct.c); 0 means not known, taken as G / 2. */
+ * symmetric buffers, core/coll_direct.c); 0 means not known, taken as G / 2. Gop is the
+ * per-byte cost of combining a received payload into the accumulator (a reduction's op); 0
+ * means not known, taken as G (it reads two operands and writes one, as a message's copies
+ * move its bytes through memory). */
 typedef struct {
     double L, os, orecv, g, G;
     double G1;
+    double Gop;
 } arb_logp_t;
 
 static inline double arb_logp_arrival(const arb_logp_t *m, size_t bytes)
@@ -33,11 +37,14 @@ static inline double arb_logp_gap(const arb_logp_t *m, size_t bytes)
 
 /* The model of the one-copy path: every chunk costs one copy (G1 per byte) instead of two. The
  * sender also waits for its readers' completion signal before its call completes, one more
- * latency: arb_logp_one_copy_settle. */
+ * latency: arb_logp_one_copy_settle. Combining keeps its own price: a one-copy receiver
+ * combines straight from the sender's buffer, which saves the copy into the slot but not the
+ * op (so a reduction gains less from one copy than a broadcast does). */
 static inline arb_logp_t arb_logp_one_copy(const arb_logp_t *m)
 {
     arb_logp_t c = *m;
     c.G = m->G1 > 0 ? m->G1 : m->G / 2;
+    c.Gop = m->Gop > 0 ? m->Gop : m->G;
     return c;
 }
 
@@ -46,13 +53,11 @@ static inline double arb_logp_one_copy_settle(const arb_logp_t *m)
     return m->L + m->orecv;
 }
 
-/* Parses "L=2.1,os=0.4,or=0.4,g=0.6,G=0.0001,G1=0.00005" (any subset; others keep *out's values).
- * ARBOR_ERR_CONFIG with a message in err on a bad key or number. */
-/* Reductions: the model has no compute term, so combining a payload is priced like moving it
- * once more through memory (G per byte). */
+/* Reductions: combining a payload into the accumulator, Gop per byte (G when not known: like
+ * moving it once more through memory). */
 static inline double arb_logp_combine(const arb_logp_t *m, size_t bytes)
 {
-    return (double)bytes * m->G;
+    return (double)bytes * (m->Gop > 0 ? m->Gop : m->G);
 }
 
 /* One round in which every rank sends its bytes to each of the P - 1 others (one latency plus
@@ -64,6 +69,8 @@ static inline double arb_logp_direct(const arb_logp_t *m, int P, size_t bytes, i
            combines * arb_logp_combine(m, bytes);
 }
 
+/* Parses "L=2.1,os=0.4,or=0.4,g=0.6,G=0.0001,G1=0.00005,Gop=0.0001" (any subset; others keep
+ * *out's values). ARBOR_ERR_CONFIG with a message in err on a bad key or number. */
 arbor_status_t arb_logp_parse(const char *text, arb_logp_t *out, char *err, size_t errlen);
 
 /* Two levels: "intra:L=0.3,os=0.1;inter:L=20,g=2" (either level may be left out, keys as

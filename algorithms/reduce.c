@@ -13,6 +13,12 @@
  * children heard in ascending order (each covers the ranks just above the previous ones, so
  * it combines after the accumulator) and rank 0 then sends the result to the real root. The
  * Karp, k-nomial and binary trees are not, and cost INFINITY (ARBOR_ERR_UNSUPPORTED) for them.
+ *
+ * direct: any op, any root. Every rank sends its vector to the root, which combines all P in
+ * rank order into its DST itself (lower ranks before its own, higher after, each receive gated
+ * on the previous one for a non-commutative op): the flat tree without the detour through rank
+ * 0, and the reduce that runs one-copy on symmetric buffers (core/coll_direct.c) for any op,
+ * since no rank sends from scratch.
  */
 #include "algorithms/coll.h"
 #include "algorithms/tree.h"
@@ -102,8 +108,43 @@ static double cost_tree(const arb_alg_desc_t *alg, const arb_coll_args_t *a, con
     return t;
 }
 
-const char *const arb_reduce_alg_names[] = {"auto", "karp",      "binomial",  "knomial", "binary",
-                                            "flat", "karp_node", "two_level", NULL};
+static arbor_status_t build_direct(const arb_alg_desc_t *alg, const arb_coll_args_t *a,
+                                   const arb_logp_t *m, arb_sched_t *s)
+{
+    (void)alg, (void)m;
+    int P = a->size, me = a->rank, root = a->root;
+    if (a->count == 0) return ARBOR_OK;
+    if (me != root) {
+        arb_sched_send(s, 0, root, ARB_BUF_SRC, 0, a->count, -1);
+        return arb_sched_ok(s) ? ARBOR_OK : ARBOR_ERR_NO_MEMORY;
+    }
+    arb_sched_copy(s, 0, ARB_BUF_DST, 0, ARB_BUF_SRC, 0, a->count, -1);
+    int last = -1;
+    for (int i = 1; i < P; i++) {
+        int from, order;
+        if (a->commutative)
+            from = (me + i) % P, order = ARB_COMBINE_AFTER;
+        else if (i <= me)
+            from = me - i, order = ARB_COMBINE_BEFORE;
+        else
+            from = i, order = ARB_COMBINE_AFTER;
+        int rx = arb_sched_recv(s, 0, from, ARB_BUF_DST, 0, a->count, order, last);
+        if (!a->commutative) last = rx;
+    }
+    return arb_sched_ok(s) ? ARBOR_OK : ARBOR_ERR_NO_MEMORY;
+}
+
+/* One latency and P - 2 gaps into the root, which combines P - 1 vectors. */
+static double cost_direct(const arb_alg_desc_t *alg, const arb_coll_args_t *a, const arb_logp_t *m)
+{
+    (void)alg;
+    if (!a->one_copy) return INFINITY; /* coll.h, one_copy: forced only on two copies */
+    if (a->size == 1 || a->bytes == 0) return 0;
+    return arb_logp_direct(m, a->size, a->bytes, a->size - 1);
+}
+
+const char *const arb_reduce_alg_names[] = {"auto", "karp",   "binomial",  "knomial",   "binary",
+                                            "flat", "direct", "karp_node", "two_level", NULL};
 
 const arb_alg_desc_t arb_reduce_algs[] = {
     {"auto", "cheapest predicted by the LogGP model", NULL, NULL, 0, 0, 0, 0},
@@ -117,6 +158,8 @@ const arb_alg_desc_t arb_reduce_algs[] = {
      ARB_TREE_BINARY, 2, 1, 0},
     {"flat", "every rank sends to the root, which combines in rank order", build_tree, cost_tree,
      ARB_TREE_FLAT, 2, 1, 0},
+    {"direct", "every rank sends to the root, which combines all P in rank order itself (any op)",
+     build_direct, cost_direct, 0, 0, 0, 0},
     {"karp_node", "node-aware Karp tree reversed (commutative ops, several nodes)", build_tree,
      cost_tree, ARB_TREE_KARP_NODE, 2, 1, 0},
     {"two_level", "two-level tree reversed: inside nodes, then across leaders (commutative ops)",

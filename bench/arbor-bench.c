@@ -11,8 +11,9 @@
  * The one-sided ops (--op put,get,acc,fetch_add,cswap,strided_get,strided_put,vector_get, or
  * onesided for all of them) are driven by rank 0 against the other ranks in turn (bench/rma_ops.c);
  * their rows report rank 0's times. --symmetric takes the collectives' buffers from the
- * symmetric heap and flags bcast, scatter, gather, allgather and alltoall ARBOR_SYMMETRIC
- * (bench_ops.h); their algorithm column then ends in "+1copy" where the model chose one copy.
+ * symmetric heap and flags bcast, scatter, gather, allgather, alltoall, reduce, allreduce and
+ * reduce_scatter ARBOR_SYMMETRIC (bench_ops.h); their algorithm column then ends in "+1copy" where
+ * the model chose one copy.
  * --registered makes the one-sided ops' targets malloc'd windows registered with
  * arbor_mem_register instead of symmetric allocations (algorithm column "rma+reg").
  */

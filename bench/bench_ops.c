@@ -253,10 +253,13 @@ arbor_status_t bench_run(bench_point_t *p, int it)
     case BENCH_ALLTOALLV:
         return arbor_alltoallv(w, s, p->counts, p->displs, r, p->counts, p->displs, dt);
     case BENCH_REDUCE:
+        if (bench_symmetric) SYMMETRIC_CALL(arbor_reduce_nb, w, s, r, n, dt, op, p->root);
         return arbor_reduce(w, s, r, n, dt, op, p->root);
     case BENCH_ALLREDUCE:
+        if (bench_symmetric) SYMMETRIC_CALL(arbor_allreduce_nb, w, s, r, n, dt, op);
         return arbor_allreduce(w, s, r, n, dt, op);
     case BENCH_REDUCE_SCATTER:
+        if (bench_symmetric) SYMMETRIC_CALL(arbor_reduce_scatter_nb, w, s, r, p->counts, dt, op);
         return arbor_reduce_scatter(w, s, r, p->counts, dt, op);
     case BENCH_SCAN:
         return arbor_scan(w, s, r, n, dt, op);

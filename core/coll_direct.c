@@ -22,29 +22,109 @@ static inline void store_rel(uint8_t *p, uint64_t v)
     __atomic_store_n((uint64_t *)p, v, __ATOMIC_RELEASE);
 }
 
+/* The reductions that may run one-copy (with an algorithm that passes reads_safely). */
+static bool direct_reduction(int coll)
+{
+    return coll == ARB_COLL_ALLREDUCE || coll == ARB_COLL_REDUCE || coll == ARB_COLL_REDUCE_SCATTER;
+}
+
+/* The collectives that take the path: schedules of the first five never write a region after
+ * sending from it; the reductions take it with the algorithms that pass reads_safely. */
+static bool direct_kind(int coll)
+{
+    return coll == ARB_COLL_BCAST || coll == ARB_COLL_SCATTER || coll == ARB_COLL_GATHER ||
+           coll == ARB_COLL_ALLGATHER || coll == ARB_COLL_ALLTOALL || direct_reduction(coll);
+}
+
 bool arb_direct_eligible(const struct arbor_team *t, int coll, uint64_t flags)
 {
     if (!(flags & ARBOR_SYMMETRIC) || arb_ctx.cfg.onecopy == ARB_ONECOPY_NEVER) return false;
-    /* Schedules of these never write a region after sending from it (coll_direct.h). */
-    if (coll != ARB_COLL_BCAST && coll != ARB_COLL_SCATTER && coll != ARB_COLL_GATHER &&
-        coll != ARB_COLL_ALLGATHER && coll != ARB_COLL_ALLTOALL)
-        return false;
-    return t->size > 1 && arb_rma.all_mapped;
+    return direct_kind(coll) && t->size > 1 && arb_rma.all_mapped;
 }
 
-/* Whether alg's schedule for a sends from its private scratch (bruck's packing): those chunks
- * are not in the segment and travel through landing slots even on symmetric buffers. */
-static bool sends_from_scratch(const arb_alg_desc_t *alg, const arb_coll_args_t *a,
+static bool overlaps(const arb_step_t *x, const arb_step_t *y)
+{
+    return x->off < y->off + y->bytes && y->off < x->off + x->bytes;
+}
+
+/* Whether step w writes the buffer a SEND reads from. SRC and DST are one buffer where the
+ * collective's in-place form makes them so (allreduce, reduce: same offsets), since whether a
+ * call is in place is each rank's own business and the choice must be the same everywhere. */
+static bool same_buffer(const arb_step_t *send, const arb_step_t *w, bool alias)
+{
+    if (w->kind != ARB_STEP_RECV && w->kind != ARB_STEP_COPY) return false;
+    if (w->space == send->space) return true;
+    return alias && w->space != ARB_BUF_SCRATCH && send->space != ARB_BUF_SCRATCH;
+}
+
+/* A one-copy reader reads a SEND's region in place until its own RECV step has copied it, which
+ * may be any time before the sender's instance ends. So no region this rank has described may
+ * be written afterwards in the instance, with two exceptions the executor orders itself: a
+ * write in the same round that the SEND depends on (it moves only after the write), and a
+ * RECV from the very peer the region went to, in a later round: the peer sends it only after
+ * finishing the round in which it read ours (schedules pair a SEND of round r with the peer's
+ * RECV of round r; the reduce-scatter + allgather, Rabenseifner and the fold rely on this).
+ * Sends from SCRATCH go through the slots and may be overwritten as usual. */
+static bool reads_safely(const arb_sched_t *s, bool alias)
+{
+    for (int i = 0; i < s->nsteps; i++) {
+        const arb_step_t *send = &s->steps[i];
+        if (send->kind != ARB_STEP_SEND || send->space == ARB_BUF_SCRATCH) continue;
+        for (int j = 0; j < s->nsteps; j++) {
+            const arb_step_t *w = &s->steps[j];
+            if (!same_buffer(send, w, alias) || !overlaps(send, w) || w->round < send->round)
+                continue;
+            if (w->round == send->round && send->dep == j) continue;
+            if (w->round > send->round && w->kind == ARB_STEP_RECV && w->peer == send->peer)
+                continue;
+            return false;
+        }
+    }
+    return true;
+}
+
+bool arb_direct_schedule_ok(const arb_sched_t *s, int coll)
+{
+    if (!direct_kind(coll)) return false;
+    for (int i = 0; i < s->nsteps; i++)
+        if (s->steps[i].kind == ARB_STEP_SEND && s->steps[i].space == ARB_BUF_SCRATCH) return false;
+    return !direct_reduction(coll) ||
+           reads_safely(s, coll == ARB_COLL_ALLREDUCE || coll == ARB_COLL_REDUCE);
+}
+
+/* The ranks whose schedules one_copy_candidate checks: all of them up to ARB_DIRECT_CHECK_ALL
+ * ranks; above, the ranks where schedules change shape (the ends, the middle, the root and its
+ * neighbours), since checking every schedule costs P builds and P rule checks of O(steps^2)
+ * each, and one node seldom holds more ranks. tests/unit_reduction.c checks every rank's
+ * schedule of every algorithm up to P = 33 in the one-copy simulator. */
+#define ARB_DIRECT_CHECK_ALL 64
+static int checked_rank(const arb_coll_args_t *a, int k)
+{
+    int P = a->size;
+    if (P <= ARB_DIRECT_CHECK_ALL) return k < P ? k : -1;
+    const int pick[] = {
+        0, 1, 2, P / 2 - 1, P / 2, P - 2, P - 1, (a->root + P - 1) % P, a->root, (a->root + 1) % P};
+    return k < (int)(sizeof(pick) / sizeof(pick[0])) ? pick[k] : -1;
+}
+
+/* Whether alg can run one-copy for a: arb_direct_schedule_ok on the schedules of the team's
+ * ranks (checked_rank), since all must make the same choice and schedules differ by rank (a
+ * binomial scatter's root sends from its buffer, its inner ranks from scratch; a reduce's root
+ * only receives). Once per cached schedule of a symmetric call. *ok: whether it built. */
+static bool one_copy_candidate(const arb_alg_desc_t *alg, const arb_coll_args_t *a,
                                const arb_logp_t *m, bool *ok)
 {
-    arb_sched_t s;
-    arb_sched_init(&s);
-    *ok = alg->build(alg, a, m, &s) == ARBOR_OK;
-    bool scratch = false;
-    for (int i = 0; *ok && i < s.nsteps; i++)
-        scratch |= s.steps[i].kind == ARB_STEP_SEND && s.steps[i].space == ARB_BUF_SCRATCH;
-    arb_sched_free(&s);
-    return scratch;
+    arb_coll_args_t b = *a;
+    bool safe = true;
+    *ok = true;
+    for (int k = 0; safe && (b.rank = checked_rank(a, k)) >= 0; k++) {
+        arb_sched_t s;
+        arb_sched_init(&s);
+        *ok = alg->build(alg, &b, m, &s) == ARBOR_OK;
+        safe = *ok && arb_direct_schedule_ok(&s, a->coll);
+        arb_sched_free(&s);
+    }
+    return safe;
 }
 
 int arb_direct_choose(const arb_coll_args_t *a, int forced, const arb_logp_t *m, arb_logp_t *m1)
@@ -54,19 +134,28 @@ int arb_direct_choose(const arb_coll_args_t *a, int forced, const arb_logp_t *m,
     *m1 = arb_logp_one_copy(m);
     double p2[32] = {0}, p1[32] = {0};
     if (n > 32) return 0;
+    arb_coll_args_t b = *a;
+    b.one_copy = 1;
     int a2 = arb_select(a, m, forced, p2), a1 = 0;
-    arb_select(a, m1, forced, p1);
+    arb_select(&b, m1, forced, p1);
     /* One copy: every candidate priced with G1, plus the sender's wait for its last reader.
-     * One that sends from scratch cannot read in place: it is no one-copy candidate (its
-     * two-copy price plus the wait could never win anyway). */
+     * Candidates are checked cheapest first (each check builds a schedule) and the first that
+     * can run one-copy wins (one_copy_candidate). */
     double settle = arb_logp_one_copy_settle(m), t1 = INFINITY;
-    for (int i = 1; i < n; i++) {
-        if (forced > 0 && forced < n && i != forced) continue;
+    bool checked[32] = {false};
+    for (;;) {
+        int next = 0;
+        for (int i = 1; i < n; i++) {
+            if (checked[i] || !isfinite(p1[i])) continue;
+            if (forced > 0 && forced < n && i != forced) continue;
+            if (!next || p1[i] < p1[next]) next = i;
+        }
+        if (!next) break;
+        checked[next] = true;
         bool ok;
-        if (!isfinite(p1[i])) continue;
-        if (sends_from_scratch(&tab[i], a, m1, &ok) || !ok) continue;
-        p1[i] += settle;
-        if (p1[i] < t1) t1 = p1[i], a1 = i;
+        if (!one_copy_candidate(&tab[next], &b, m1, &ok) || !ok) continue;
+        t1 = p1[next] + settle, a1 = next;
+        break;
     }
     double t2 = p2[a2];
     bool one = a1 > 0 && (arb_ctx.cfg.onecopy == ARB_ONECOPY_ALWAYS || t1 < t2);

@@ -19,7 +19,10 @@
  * Only collectives whose schedules never write a buffer region after sending from it take the
  * path (bcast, scatter, gather, allgather, alltoall; not their v-variants, whose schedules are
  * built per call): a SEND step counts as done once posted, and only the end of the instance
- * waits for the readers. Reductions combine into what they just sent.
+ * waits for the readers. The reductions (allreduce, reduce, reduce_scatter) take it with the
+ * algorithms whose schedules pass arb_direct_schedule_ok: most combine into what they just
+ * sent, but the reduce-scatter + allgather allreduce, Rabenseifner's, the flat and direct
+ * reduce and pairwise reduce_scatter do not.
  */
 #ifndef ARB_CORE_COLL_DIRECT_H
 #define ARB_CORE_COLL_DIRECT_H
@@ -34,6 +37,13 @@
 /* Whether a call on t may run one-copy: ARBOR_SYMMETRIC in flags, a collective that takes the
  * path, every rank mapping every other, ARBOR_ONECOPY not "never". The same on every member. */
 bool arb_direct_eligible(const struct arbor_team *t, int coll, uint64_t flags);
+
+/* Whether a rank's schedule of coll can run one-copy: coll takes the path at all, it sends nothing
+ * from its private scratch (bruck's packing: those chunks would travel through the slots, so a
+ * one-copy price would be wrong) and, for a reduction, writes no region a peer may still be reading
+ * in place (the rule and its two exceptions: coll_direct.c, reads_safely). tests/unit_reduction.c
+ * runs every schedule that passes in the simulator's one-copy mode. */
+bool arb_direct_schedule_ok(const arb_sched_t *s, int coll);
 
 /* The selector's choice for an eligible call: prices every algorithm with the two-copy model m
  * and with the one-copy model (logp.h: G1 per byte, plus the sender's wait for its last

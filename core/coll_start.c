@@ -490,6 +490,7 @@ static arbor_status_t schedule_for(struct arbor_team *t, const arb_call_t *c, co
         symmetric ? arb_direct_choose(&a, forced ? forced : pinned, &arb_ctx.model, &one_copy_model)
                   : 0;
     bool one_copy = one_copy_alg > 0;
+    a.one_copy = one_copy;
     /* The one-copy choice is pinned only where the plain selection over the one-copy model
      * would differ (it skipped an algorithm that sends from scratch). */
     int pin = pinned;

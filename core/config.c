@@ -114,8 +114,8 @@ static const row_t rows[] = {
      "transport can map them",
      T_BOOL, OFF(direct), NULL, 0, 0, F_UNIFORM},
     {"ONECOPY", "auto",
-     "collectives flagged ARBOR_SYMMETRIC (bcast, scatter, gather, allgather, alltoall) between "
-     "mapped peers: "
+     "collectives flagged ARBOR_SYMMETRIC (bcast, scatter, gather, allgather, alltoall, reduce, "
+     "allreduce, reduce_scatter) between mapped peers: "
      "auto lets the LogGP model choose between one copy (the receiver reads the sender's "
      "buffer in place) and the two copies through landing slots; always / never force it",
      T_ENUM, OFF(onecopy), onecopy_names, 0, 0, F_UNIFORM},

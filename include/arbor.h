@@ -395,9 +395,10 @@ ARBOR_API arbor_status_t arbor_team_free(arbor_team_h *team_p);
 /* Buffer placement (docs/PERFORMANCE.md, "One copy"): the caller promises that, on every
  * member, the call's send and receive buffers lie in symmetric allocations (arbor_mem_alloc).
  * Every member must pass the flag alike (ARBOR_CHECK compares it). bcast, scatter, gather,
- * allgather and alltoall between mapped peers may then move each chunk with one copy: the receiver
- * reads it straight from the sender's buffer instead of through a landing slot, and the sender's
- * call completes once its readers are done. The model chooses (ARBOR_ONECOPY,
+ * allgather, alltoall, reduce, allreduce and reduce_scatter between mapped peers may then move
+ * each chunk with one copy: the receiver reads it (or combines it) straight from the sender's
+ * buffer instead of through a landing slot, and the sender's call completes once its readers are
+ * done. The model chooses (ARBOR_ONECOPY,
  * ARBOR_PRINT_ALGORITHM). A buffer that is not in the heap after all is sent through landing slots,
  * correctly. Other collectives, unmapped peers (OFI, ARBOR_DIRECT=n, other nodes): accepted, no
  * effect. */

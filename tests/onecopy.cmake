@@ -32,7 +32,33 @@ if(ARBOR_WITH_UCX)
                           LABELS onecopy TRANSPORTS ucx RANKS 3 TIMEOUT 180
                           ENV ONECOPY_EXPECT=0 ARBOR_DIRECT=n)
 endif()
+# One-copy reductions (tests/test_onecopy_reduce.c): allreduce, reduce from every root and
+# reduce_scatter for built-in ops on every kind of type and user ops (non-commutative too), in
+# place and not, counts 0, 1, 3 P + 1, 64 KiB and 1 MiB; on ucx the 1 MiB calls must choose one
+# copy and read in place (reduce up to P = 3: above, the model may prefer a two-copy tree); with
+# ARBOR_ONECOPY=always every call whose algorithm allows it does, down to 49-byte chunks.
+add_executable(arbor-test-onecopy-reduce ${CMAKE_CURRENT_SOURCE_DIR}/test_onecopy_reduce.c)
+target_link_libraries(arbor-test-onecopy-reduce PRIVATE arbor)
+if(ARBOR_WITH_UCX)
+  arbor_add_launched_test(NAME onecopy_reduce COMMAND $<TARGET_FILE:arbor-test-onecopy-reduce>
+                          LABELS onecopy TRANSPORTS ucx RANKS 1 2 3 4 8 TIMEOUT 300
+                          ENV ONECOPY_EXPECT=1)
+  arbor_add_launched_test(NAME onecopy_reduce_always
+                          COMMAND $<TARGET_FILE:arbor-test-onecopy-reduce> LABELS onecopy
+                          TRANSPORTS ucx RANKS 2 3 4 8 TIMEOUT 300 ENV ONECOPY_EXPECT=1
+                          ARBOR_ONECOPY=always)
+  arbor_add_launched_test(NAME onecopy_reduce_interrupt
+                          COMMAND $<TARGET_FILE:arbor-test-onecopy-reduce> LABELS onecopy
+                          TRANSPORTS ucx RANKS 3 TIMEOUT 300 ENV ONECOPY_EXPECT=1
+                          ARBOR_PROGRESS=interrupt)
+  arbor_add_launched_test(NAME onecopy_reduce_nodirect
+                          COMMAND $<TARGET_FILE:arbor-test-onecopy-reduce> LABELS onecopy
+                          TRANSPORTS ucx RANKS 3 TIMEOUT 300 ENV ONECOPY_EXPECT=0 ARBOR_DIRECT=n)
+endif()
 if(ARBOR_WITH_OFI)
+  arbor_add_launched_test(NAME onecopy_reduce COMMAND $<TARGET_FILE:arbor-test-onecopy-reduce>
+                          LABELS onecopy TRANSPORTS "ofi:shm" RANKS 1 2 3 4 8 TIMEOUT 300
+                          ENV ONECOPY_EXPECT=0)
   arbor_add_launched_test(NAME onecopy COMMAND $<TARGET_FILE:arbor-test-onecopy> LABELS onecopy
                           TRANSPORTS "ofi:shm" RANKS 1 2 3 4 5 TIMEOUT 180 ENV ONECOPY_EXPECT=0)
 endif()
@@ -50,4 +76,14 @@ echo \"$out\" | grep -Eq '^bcast +65536 +2 +[0-9]+[.][0-9]+ +[0-9]+[.][0-9]+ +[a
   set_tests_properties(compare_symmetric_smoke PROPERTIES LABELS "perf;onecopy"
     SKIP_RETURN_CODE 77 TIMEOUT 300 RUN_SERIAL TRUE
     ENVIRONMENT "ARBOR_TIMEOUT=60;ARBOR_TRANSPORT=ucx;OMPI_MCA_rmaps_base_oversubscribe=1")
+endif()
+# The algorithms written for the one-copy path (allreduce reduce_scatter_allgather, reduce
+# direct) forced on the colls suite, two copies on malloc'd buffers: every type and op,
+# non-commutative ones, in place, every root (priced only on the one-copy path, so no other
+# entry runs them there).
+if(ARBOR_WITH_UCX)
+  arbor_add_launched_test(NAME colls_onecopy_algs COMMAND $<TARGET_FILE:arbor-test-colls>
+                          LABELS onecopy TRANSPORTS ucx RANKS 3 5 TIMEOUT 600
+                          ENV ARBOR_ALLREDUCE_ALGORITHM=reduce_scatter_allgather
+                          ARBOR_REDUCE_ALGORITHM=direct)
 endif()

@@ -9,13 +9,14 @@ typedef struct msg {
     struct msg *next;
     uint64_t ticket;
     size_t len;
+    const uint8_t *ref; /* one-copy mode: the sender's buffer, read when received */
     uint8_t data[];
 } msg_t;
 
 typedef struct {
     msg_t *head, *tail;
     uint64_t next_send_ticket, next_recv_ticket; /* assigned at start */
-    uint64_t sent, received;                      /* progress */
+    uint64_t sent, received;                     /* progress */
 } chan_t;
 
 typedef struct {
@@ -23,8 +24,8 @@ typedef struct {
     int done;
 } sstate_t;
 
-int arb_sim_run(int P, const arb_sched_t *scheds, arb_sim_rank_t *ranks,
-                arb_sim_combine_fn_t combine, void *arg, char *err, size_t errlen)
+static int run(int P, const arb_sched_t *scheds, arb_sim_rank_t *ranks,
+               arb_sim_combine_fn_t combine, void *arg, int one_copy, char *err, size_t errlen)
 {
     chan_t *ch = calloc((size_t)P * (size_t)P, sizeof(*ch)); /* ch[s * P + r]: s -> r */
     sstate_t **st = calloc((size_t)P, sizeof(*st));
@@ -52,8 +53,11 @@ int arb_sim_run(int P, const arb_sched_t *scheds, arb_sim_rank_t *ranks,
         if (s->nsteps == 0) live--;
     }
 
+    /* One-copy mode receives as late as it can: a RECV runs only when nothing else can move,
+     * and then just one, so a sender that rewrites what it described is caught. */
+    int allow_recv = !one_copy;
     for (;;) {
-        int moved = 0;
+        int moved = 0, recv_budget = one_copy ? allow_recv : -1;
         for (int r = 0; r < P; r++) {
             const arb_sched_t *s = &scheds[r];
             size_t blk = ranks[r].block;
@@ -74,30 +78,41 @@ int arb_sim_run(int P, const arb_sched_t *scheds, arb_sim_rank_t *ranks,
                         all = 0;
                         continue;
                     }
-                    msg_t *m = malloc(sizeof(*m) + len);
+                    const uint8_t *from = ranks[r].buf[p->space] + p->off * blk;
+                    int by_ref = one_copy && p->space != ARB_BUF_SCRATCH;
+                    msg_t *m = malloc(sizeof(*m) + (by_ref ? 0 : len));
                     m->next = NULL;
                     m->ticket = x->ticket;
                     m->len = len;
-                    memcpy(m->data, ranks[r].buf[p->space] + p->off * blk, len);
-                    if (c->tail) c->tail->next = m;
-                    else c->head = m;
+                    m->ref = by_ref ? from : NULL;
+                    if (!by_ref) memcpy(m->data, from, len);
+                    if (c->tail)
+                        c->tail->next = m;
+                    else
+                        c->head = m;
                     c->tail = m;
                     c->sent++;
                 } else if (p->kind == ARB_STEP_RECV) {
                     chan_t *c = &ch[p->peer * P + r];
-                    if (c->received != x->ticket || !c->head) {
+                    if (c->received != x->ticket || !c->head || recv_budget == 0) {
                         all = 0;
                         continue;
                     }
+                    if (recv_budget > 0) recv_budget--;
                     msg_t *m = c->head;
                     if (m->len != len) {
-                        snprintf(err, errlen, "rank %d step %d receives %zu bytes from %d, which "
-                                 "sent %zu", r, i, len, p->peer, m->len);
+                        snprintf(err, errlen,
+                                 "rank %d step %d receives %zu bytes from %d, which "
+                                 "sent %zu",
+                                 r, i, len, p->peer, m->len);
                         goto out;
                     }
                     uint8_t *dst = ranks[r].buf[p->space] + p->off * blk;
-                    if (p->combine && len) combine(dst, m->data, len, p->combine, arg);
-                    else if (len) memcpy(dst, m->data, len);
+                    const uint8_t *data = m->ref ? m->ref : m->data;
+                    if (p->combine && len)
+                        combine(dst, data, len, p->combine, arg);
+                    else if (len)
+                        memcpy(dst, data, len);
                     c->head = m->next;
                     if (!c->head) c->tail = NULL;
                     free(m);
@@ -105,8 +120,10 @@ int arb_sim_run(int P, const arb_sched_t *scheds, arb_sim_rank_t *ranks,
                 } else {
                     uint8_t *dst = ranks[r].buf[p->space] + p->off * blk;
                     const uint8_t *src = ranks[r].buf[p->src_space] + p->src_off * blk;
-                    if (p->combine && len) combine(dst, src, len, p->combine, arg);
-                    else if (len) memmove(dst, src, len);
+                    if (p->combine && len)
+                        combine(dst, src, len, p->combine, arg);
+                    else if (len)
+                        memmove(dst, src, len);
                 }
                 x->done = 1;
                 moved = 1;
@@ -119,6 +136,13 @@ int arb_sim_run(int P, const arb_sched_t *scheds, arb_sim_rank_t *ranks,
             }
         }
         if (live == 0) break;
+        if (one_copy) {
+            if (!moved && !allow_recv) {
+                allow_recv = 1;
+                continue;
+            }
+            allow_recv = 0;
+        }
         if (!moved) {
             snprintf(err, errlen, "deadlock: %d ranks cannot move", live);
             goto out;
@@ -145,4 +169,16 @@ out:
     free(first);
     free(scratch);
     return rc;
+}
+
+int arb_sim_run(int P, const arb_sched_t *scheds, arb_sim_rank_t *ranks,
+                arb_sim_combine_fn_t combine, void *arg, char *err, size_t errlen)
+{
+    return run(P, scheds, ranks, combine, arg, 0, err, errlen);
+}
+
+int arb_sim_run_one_copy(int P, const arb_sched_t *scheds, arb_sim_rank_t *ranks,
+                         arb_sim_combine_fn_t combine, void *arg, char *err, size_t errlen)
+{
+    return run(P, scheds, ranks, combine, arg, 1, err, errlen);
 }

@@ -26,4 +26,11 @@ typedef void (*arb_sim_combine_fn_t)(void *inout, const void *in, size_t bytes, 
 int arb_sim_run(int size, const arb_sched_t *scheds, arb_sim_rank_t *ranks,
                 arb_sim_combine_fn_t combine, void *arg, char *err, size_t errlen);
 
+/* The same as the one-copy path runs it (core/coll_direct.h): a SEND from SRC or DST hands over
+ * a reference, and the receiver reads the sender's buffer when its RECV runs, as late as the
+ * schedules allow (receives wait until nothing else can move, then go one at a time), so a
+ * schedule that rewrites a region a peer has yet to read gives wrong results here. */
+int arb_sim_run_one_copy(int size, const arb_sched_t *scheds, arb_sim_rank_t *ranks,
+                         arb_sim_combine_fn_t combine, void *arg, char *err, size_t errlen);
+
 #endif /* ARB_TESTS_SCHED_SIM_H */

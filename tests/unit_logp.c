@@ -69,6 +69,21 @@ static void test_good(void)
     check(m.G1 == m.G, "network default: G1 %g != G %g (no in-place read)", m.G1, m.G);
     st = arb_logp_parse("G1=-1", &m, err, sizeof(err));
     check(st == ARBOR_ERR_CONFIG, "G1=-1: status %d", st);
+
+    /* Gop, a combined byte: unset, a combine costs G per byte in either model (the one-copy
+     * model keeps the two-copy G for it); set, its own price (G and G1 differ by case and
+     * length from it). */
+    m = want;
+    one = arb_logp_one_copy(&m);
+    check(arb_logp_combine(&m, 1000) == 1000 * m.G && arb_logp_combine(&one, 1000) == 1000 * m.G,
+          "combine without Gop: %g / %g, want %g", arb_logp_combine(&m, 1000),
+          arb_logp_combine(&one, 1000), 1000 * m.G);
+    st = arb_logp_parse("Gop=0.0003", &m, err, sizeof(err));
+    check(st == ARBOR_OK && m.Gop == 0.0003 && m.G == 0.0001 && m.G1 == 0,
+          "Gop: status %d Gop %g G %g", st, m.Gop, m.G);
+    one = arb_logp_one_copy(&m);
+    check(arb_logp_combine(&one, 1000) == 1000 * 0.0003, "one-copy combine with Gop: %g",
+          arb_logp_combine(&one, 1000));
 }
 
 static void test_bad(void)

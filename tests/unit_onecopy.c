@@ -4,7 +4,10 @@
  * it saves) and a large one goes one-copy, for every eligible collective at P = 2..9; an
  * algorithm that sends from its scratch (bruck) is never the one-copy choice; a forced
  * algorithm is kept; ARBOR_ONECOPY=always chooses one copy at any size; the one-copy model
- * prices bytes at G1.
+ * prices bytes at G1 and keeps the combine's price. The reductions (allreduce, reduce,
+ * reduce_scatter, commutative and not): two copies at 8 bytes, one copy at 1 MiB where the
+ * model finds it cheaper (always for allreduce and reduce_scatter, reduce on few ranks), and the
+ * one-copy choice passes the read-in-place rule on every rank (arb_direct_schedule_ok).
  */
 #include <stdio.h>
 #include <string.h>
@@ -46,6 +49,81 @@ static bool sends_scratch(int alg, const arb_coll_args_t *a, const arb_logp_t *m
             scratch |= s.steps[i].kind == ARB_STEP_SEND && s.steps[i].space == ARB_BUF_SCRATCH;
     arb_sched_free(&s);
     return scratch;
+}
+
+/* Whether alg's schedule passes the one-copy rule on every rank of a. */
+static bool schedule_ok_everywhere(int alg, const arb_coll_args_t *a, const arb_logp_t *m)
+{
+    int n;
+    const arb_alg_desc_t *tab = arb_alg_table(a->coll, &n);
+    bool ok = true;
+    for (int r = 0; ok && r < a->size; r++) {
+        arb_coll_args_t b = *a;
+        b.rank = r;
+        arb_sched_t s;
+        arb_sched_init(&s);
+        ok =
+            tab[alg].build(&tab[alg], &b, m, &s) == ARBOR_OK && arb_direct_schedule_ok(&s, a->coll);
+        arb_sched_free(&s);
+    }
+    return ok;
+}
+
+/* The reductions: 4-byte elements; reduce_scatter's pieces split the bytes evenly. */
+static void reductions(const arb_logp_t *m)
+{
+    static const arb_coll_t red[] = {ARB_COLL_ALLREDUCE, ARB_COLL_REDUCE, ARB_COLL_REDUCE_SCATTER};
+    static size_t counts[16];
+    arb_logp_t m1;
+    for (size_t c = 0; c < sizeof(red) / sizeof(red[0]); c++)
+        for (int P = 2; P <= 9; P++)
+            for (int comm = 0; comm < 2; comm++)
+                for (int big = 0; big < 2; big++) {
+                    size_t bytes = big ? (size_t)1 << 20 : 8;
+                    arb_coll_args_t a = args(red[c], P, bytes);
+                    a.commutative = comm;
+                    a.count = red[c] == ARB_COLL_REDUCE_SCATTER ? 0 : bytes / 4;
+                    for (int r = 0; r < P; r++) counts[r] = bytes / 4 / (size_t)P + 1;
+                    a.counts = counts;
+                    const char *name = arb_coll_name(red[c]);
+                    arb_ctx.cfg.onecopy = ARB_ONECOPY_AUTO;
+                    int alg = arb_direct_choose(&a, 0, m, &m1);
+                    CHECK(m1.Gop == m->G, "%s: one-copy model combines at %g, want G %g", name,
+                          m1.Gop, m->G);
+                    if (!big)
+                        CHECK(alg == 0, "%s P=%d 8 B comm %d: one copy chosen", name, P, comm);
+                    else if (red[c] != ARB_COLL_REDUCE || P <= 3)
+                        CHECK(alg > 0, "%s P=%d 1 MiB comm %d: two copies chosen", name, P, comm);
+                    arb_ctx.cfg.onecopy = ARB_ONECOPY_ALWAYS;
+                    int forced_one = arb_direct_choose(&a, 0, m, &m1);
+                    CHECK(forced_one > 0, "%s P=%d %zu B comm %d always: no one-copy algorithm",
+                          name, P, bytes, comm);
+                    if (alg > 0) CHECK(forced_one == alg, "%s: always chose differently", name);
+                    if (forced_one > 0)
+                        CHECK(schedule_ok_everywhere(forced_one, &a, &m1),
+                              "%s P=%d comm %d: one copy chose %s, which rewrites what it sent",
+                              name, P, comm, arb_alg_table(red[c], &(int){0})[forced_one].name);
+                    /* Forced: the forced algorithm, one copy or not. */
+                    int n;
+                    arb_alg_table(red[c], &n);
+                    for (int f = 1; f < n; f++) {
+                        int got = arb_direct_choose(&a, f, m, &m1);
+                        CHECK(got == 0 || got == f, "%s P=%d forced %d: got %d", name, P, f, got);
+                    }
+                }
+    /* Past 64 ranks the choice checks the schedules of a few ranks only (coll_direct.c,
+     * checked_rank): still one copy for a large allreduce, and the schedule it takes passes
+     * on every rank. */
+    arb_ctx.cfg.onecopy = ARB_ONECOPY_AUTO;
+    arb_coll_args_t wide = args(ARB_COLL_ALLREDUCE, 100, (size_t)1 << 24);
+    wide.count = wide.bytes / 4;
+    int alg = arb_direct_choose(&wide, 0, m, &m1);
+    CHECK(alg > 0, "allreduce P=100 16 MiB: two copies chosen");
+    if (alg > 0) {
+        wide.one_copy = 1;
+        CHECK(schedule_ok_everywhere(alg, &wide, &m1), "allreduce P=100: %s fails the rule",
+              arb_alg_table(ARB_COLL_ALLREDUCE, &(int){0})[alg].name);
+    }
 }
 
 int main(void)
@@ -105,6 +183,7 @@ int main(void)
             CHECK(!sends_scratch(alg, &small, &m1), "%s always: chose a scratch sender",
                   arb_coll_name(colls[c]));
     }
+    reductions(&m);
     printf("unit_onecopy: %d of %d checks passed\n", checks - failures, checks);
     return failures ? 1 : 0;
 }
