@@ -10,6 +10,7 @@ const char *const mpi_rma_names[] = {"put",   "get",         "acc",         "fet
 const int mpi_rma_nops = 8;
 
 #define POISON 0xEE
+#define ALIGN  4096 /* of the local buffer and of every window, as BENCH_RMA_ALIGN */
 
 /* As bench/rma_ops.c. */
 static unsigned char pattern(int seed, size_t i)
@@ -98,13 +99,24 @@ int mpi_rma_setup(mpi_rma_point_t *p, int op, size_t bytes, int rank, int size)
     p->bytes = bytes;
     p->reps = bytes <= 4096 ? 16 : 1;
     p->win_bytes = (is_strided(op) ? 2 * bytes : bytes) + 8;
-    p->local = calloc(1, p->win_bytes);
+    /* The local buffer and every rank's window start on a page, as arbor's (bench/rma_ops.h):
+     * a copy's speed depends on where source and destination sit relative to each other, and
+     * MPI_Win_allocate's own placement (Open MPI's osc sm: rank 1's window 16 bytes past a
+     * line, 272 past a page) is no part of what is compared. */
+    p->local = aligned_alloc(ALIGN, (p->win_bytes + ALIGN - 1) / ALIGN * ALIGN);
     p->done = calloc((size_t)size, sizeof(uint64_t));
-    if (!p->local || !p->done) return -1;
-    if (MPI_Win_allocate((MPI_Aint)p->win_bytes, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &p->base,
-                         &p->win) != MPI_SUCCESS)
+    p->disp = calloc((size_t)size, sizeof(MPI_Aint));
+    if (!p->local || !p->done || !p->disp) return -1;
+    memset(p->local, 0, p->win_bytes);
+    unsigned char *alloc = NULL;
+    if (MPI_Win_allocate((MPI_Aint)(p->win_bytes + ALIGN - 1), 1, MPI_INFO_NULL, MPI_COMM_WORLD,
+                         &alloc, &p->win) != MPI_SUCCESS)
         return -1;
     p->have_win = 1;
+    MPI_Aint pad = (MPI_Aint)((ALIGN - (uintptr_t)alloc % ALIGN) % ALIGN);
+    p->base = alloc + pad;
+    if (MPI_Allgather(&pad, 1, MPI_AINT, p->disp, 1, MPI_AINT, MPI_COMM_WORLD) != MPI_SUCCESS)
+        return -1;
     fill_window(p);
     if (op == ACC)
         for (size_t i = 0; i < bytes / 8; i++) ((double *)p->local)[i] = acc_value(i);
@@ -131,8 +143,8 @@ static int atomic(mpi_rma_point_t *p, int t)
 {
     int64_t seen = (int64_t)p->done[t], one = 1, next = seen + 1, old = -1;
     int rc = p->op == FETCH_ADD
-                 ? MPI_Fetch_and_op(&one, &old, MPI_INT64_T, t, 0, MPI_SUM, p->win)
-                 : MPI_Compare_and_swap(&next, &seen, &old, MPI_INT64_T, t, 0, p->win);
+                 ? MPI_Fetch_and_op(&one, &old, MPI_INT64_T, t, p->disp[t], MPI_SUM, p->win)
+                 : MPI_Compare_and_swap(&next, &seen, &old, MPI_INT64_T, t, p->disp[t], p->win);
     if (rc == MPI_SUCCESS) rc = MPI_Win_flush(t, p->win);
     p->ok &= old == seen;
     return rc;
@@ -141,15 +153,16 @@ static int atomic(mpi_rma_point_t *p, int t)
 static int one_op(mpi_rma_point_t *p, int t)
 {
     int n = (int)p->bytes, rc;
+    MPI_Aint d = p->disp[t];
     switch (p->op) {
     case PUT:
-        rc = MPI_Put(p->local, n, MPI_BYTE, t, 0, n, MPI_BYTE, p->win);
+        rc = MPI_Put(p->local, n, MPI_BYTE, t, d, n, MPI_BYTE, p->win);
         break;
     case GET:
-        rc = MPI_Get(p->local, n, MPI_BYTE, t, 0, n, MPI_BYTE, p->win);
+        rc = MPI_Get(p->local, n, MPI_BYTE, t, d, n, MPI_BYTE, p->win);
         break;
     case ACC:
-        rc = MPI_Accumulate(p->local, n / 8, MPI_DOUBLE, t, 0, n / 8, MPI_DOUBLE, MPI_SUM, p->win);
+        rc = MPI_Accumulate(p->local, n / 8, MPI_DOUBLE, t, d, n / 8, MPI_DOUBLE, MPI_SUM, p->win);
         break;
     case FETCH_ADD:
     case CSWAP:
@@ -157,10 +170,10 @@ static int one_op(mpi_rma_point_t *p, int t)
         p->done[t]++;
         return rc;
     case STRIDED_PUT:
-        rc = MPI_Put(p->local, n, MPI_BYTE, t, 0, 1, p->remote_type, p->win);
+        rc = MPI_Put(p->local, n, MPI_BYTE, t, d, 1, p->remote_type, p->win);
         break;
     default:
-        rc = MPI_Get(p->local, n, MPI_BYTE, t, 0, 1, p->remote_type, p->win);
+        rc = MPI_Get(p->local, n, MPI_BYTE, t, d, 1, p->remote_type, p->win);
         break;
     }
     if (rc == MPI_SUCCESS) rc = MPI_Win_flush(t, p->win);
@@ -229,5 +242,6 @@ void mpi_rma_teardown(mpi_rma_point_t *p)
     if (p->have_type) MPI_Type_free(&p->remote_type);
     free(p->local);
     free(p->done);
+    free(p->disp);
     memset(p, 0, sizeof(*p));
 }

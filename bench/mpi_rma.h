@@ -19,7 +19,8 @@ typedef struct {
     size_t bytes, rows, piece, win_bytes;
     int reps; /* operations per timed iteration, as bench/rma_ops.h */
     MPI_Win win;
-    unsigned char *base;  /* this rank's window */
+    unsigned char *base;  /* this rank's window (page aligned, inside the allocated one) */
+    MPI_Aint *disp;       /* [size] displacement of each rank's base in its window */
     unsigned char *local; /* source of puts, destination of gets */
     MPI_Datatype remote_type;
     uint64_t *done;

@@ -23,6 +23,17 @@ static double acc_value(size_t i)
     return (double)(1 + i % 7);
 }
 
+static size_t page_round(size_t n)
+{
+    return (n + BENCH_RMA_ALIGN - 1) / BENCH_RMA_ALIGN * BENCH_RMA_ALIGN;
+}
+
+/* Bytes from p to the next BENCH_RMA_ALIGN boundary (a remote address is an integer here). */
+static size_t pad(const void *p)
+{
+    return (BENCH_RMA_ALIGN - (uintptr_t)p % BENCH_RMA_ALIGN) % BENCH_RMA_ALIGN;
+}
+
 int bench_rma_size_free(int op)
 {
     return op == FETCH_ADD || op == CSWAP;
@@ -85,7 +96,7 @@ static arbor_status_t window_register(bench_rma_point_t *p)
 {
     void *w = NULL;
     size_t len = 0;
-    if (posix_memalign(&w, 64, p->win_bytes)) return ARBOR_ERR_NO_MEMORY;
+    if (posix_memalign(&w, BENCH_RMA_ALIGN, p->win_bytes)) return ARBOR_ERR_NO_MEMORY;
     p->win = w;
     p->att = calloc((size_t)p->size, sizeof(*p->att));
     arbor_status_t st =
@@ -133,16 +144,24 @@ int bench_rma_setup(bench_rma_point_t *p, int op, size_t bytes, int rank, int si
     p->bytes = bytes;
     p->reps = bytes <= 4096 ? 16 : 1;
     p->win_bytes = (is_strided(op) ? 2 * bytes : bytes) + 8;
-    p->local = calloc(1, p->win_bytes);
+    /* Page aligned, as every window below: see bench/rma_ops.h. */
+    p->local = aligned_alloc(BENCH_RMA_ALIGN, page_round(p->win_bytes));
+    if (p->local) memset(p->local, 0, p->win_bytes);
     p->remote = calloc((size_t)size, sizeof(void *));
     p->done = calloc((size_t)size, sizeof(uint64_t));
     if (!p->local || !p->remote || !p->done) return -1;
-    arbor_status_t st = bench_rma_registered ? window_register(p)
-                                             : arbor_mem_alloc(ARBOR_TEAM_WORLD, p->win_bytes,
-                                                               &p->mem, (void **)&p->win);
+    arbor_status_t st = bench_rma_registered
+                            ? window_register(p)
+                            : arbor_mem_alloc(ARBOR_TEAM_WORLD, p->win_bytes + BENCH_RMA_ALIGN - 1,
+                                              &p->mem, (void **)&p->win);
     for (int r = 0; !bench_rma_registered && st == ARBOR_OK && r < size; r++)
         st = arbor_mem_addr(p->mem, r, &p->remote[r], NULL);
     if (st != ARBOR_OK) return -1;
+    if (!bench_rma_registered) { /* registered windows are page aligned already */
+        p->win += pad(p->win);
+        for (int r = 0; r < size; r++)
+            p->remote[r] = (unsigned char *)p->remote[r] + pad(p->remote[r]);
+    }
     fill_window(p);
     if (op == ACC)
         for (size_t i = 0; i < bytes / 8; i++) ((double *)p->local)[i] = acc_value(i);

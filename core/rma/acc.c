@@ -423,9 +423,13 @@ static arbor_status_t acc_locked(const acc_t *a, int rank, const arb_rma_target_
     arbor_status_t status = lock_target(rank);
     if (status != ARBOR_OK) return status;
     if (t->ptr) {
-        __atomic_thread_fence(__ATOMIC_SEQ_CST); /* see the previous holder's writes */
+        /* Under the CPU rule the lock's compare-and-swap and swap are sequentially consistent
+         * CPU atomics: they order the combine between them already. A lock taken through the
+         * transport orders nothing in this core's view of the mapped memory: fences. */
+        bool fences = !arb_rma.cpu_atomics;
+        if (fences) __atomic_thread_fence(__ATOMIC_SEQ_CST); /* the previous holder's writes */
         combine(a->kind, t->ptr, src, n, scale);
-        __atomic_thread_fence(__ATOMIC_SEQ_CST); /* ours visible before the lock is free */
+        if (fences) __atomic_thread_fence(__ATOMIC_SEQ_CST); /* ours before the lock is free */
     } else {
         status = acc_locked_tp(a, rank, t->rkey, t->off, src, n, scale);
     }
@@ -484,9 +488,16 @@ static arbor_status_t acc_any(int rank, void *dst, const void *src, size_t count
     if ((status = arb_rma_translate(rank, dst, count * a.esz, false, &t)) != ARBOR_OK)
         return status;
     if (t.off % a.esz) return ARBOR_ERR_ALIGNMENT;
+    bool pending;
+    if (t.ptr && (arb_rma.cpu_atomics || !is_int(a.kind))) {
+        /* Mapped: CPU atomics or the locked in-place combine, complete here (nothing is left
+         * in flight, so no request to track it). */
+        status = arb_acc_piece(&a, rank, &t, src, count, scale, NULL, &pending);
+        if (status != ARBOR_OK) return status;
+        return req_p ? arb_rma_req_done_handle(rank, req_p) : ARBOR_OK;
+    }
     arb_rma_req_t *req = arb_rma_req_get(rank);
     if (!req) return ARBOR_ERR_NO_MEMORY;
-    bool pending;
     status = arb_acc_piece(&a, rank, &t, src, count, scale, &req->comp, &pending);
     req->status = status;
     if (status != ARBOR_OK) {

@@ -13,29 +13,54 @@
 #include <string.h>
 
 #include "core/doorbell.h"
-#include "core/dtype.h"
 #include "core/rma/rma_impl.h"
 #include "core/tp_call.h"
 
-/* Bytes of an integer dtype usable in atomics, 0 for any other type. */
-static unsigned amo_size(arbor_dtype_t dtype)
+/* Bytes of an integer dtype usable in atomics, 0 for any other type. C's own sizes, which
+ * are what core/dtype.c records for these types: no table lookup on the hot path. */
+static inline unsigned amo_size(arbor_dtype_t dtype)
 {
     switch (dtype) {
     case ARBOR_INT32:
     case ARBOR_UINT32:
+        return 4;
     case ARBOR_INT64:
     case ARBOR_UINT64:
+        return 8;
+    case ARBOR_LONGLONG:
+    case ARBOR_ULONGLONG:
+        return sizeof(long long);
     case ARBOR_INT:
     case ARBOR_UINT:
+        return sizeof(int);
     case ARBOR_LONG:
     case ARBOR_ULONG:
-    case ARBOR_LONGLONG:
-    case ARBOR_ULONGLONG: {
-        size_t s = arb_dtype_size(dtype);
-        return s == 4 || s == 8 ? (unsigned)s : 0;
-    }
+        return sizeof(long);
     default:
         return 0;
+    }
+}
+
+/* An operand of size bytes (4 or 8), zero-extended: the value, not the sign. */
+static inline uint64_t load_operand(const void *p, unsigned size)
+{
+    if (size == 8) {
+        uint64_t v;
+        memcpy(&v, p, 8);
+        return v;
+    }
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+static inline void store_result(void *p, uint64_t v, unsigned size)
+{
+    if (size == 8) {
+        memcpy(p, &v, 8);
+    } else {
+        uint32_t v32 = (uint32_t)v;
+        memcpy(p, &v32, 4);
     }
 }
 
@@ -108,6 +133,16 @@ static uint64_t apply(arbor_amo_t op, uint64_t x, uint64_t v, uint64_t cmp)
 DEFINE_CPU_AMO(cpu64, uint64_t)
 DEFINE_CPU_AMO(cpu32, uint32_t)
 
+/* A whole atomic on a mapped word by CPU instructions (arb_rma.cpu_atomics). */
+static inline void cpu_amo(int rank, uint8_t *p, unsigned size, arbor_amo_t op, uint64_t v,
+                           uint64_t cmp, void *result)
+{
+    uint64_t old = size == 8 ? cpu64((uint64_t *)p, op, v, cmp)
+                             : cpu32((uint32_t *)p, op, (uint32_t)v, (uint32_t)cmp);
+    arb_bell_ring(rank); /* the target may wait_until on this word */
+    if (result && fetching(op)) store_result(result, old, size);
+}
+
 arbor_status_t arb_rma_amo64(int rank, arb_tp_rkey_t *key, uint64_t off, arb_tp_amo_t op,
                              uint64_t operand, uint64_t compare, uint64_t *result)
 {
@@ -175,23 +210,12 @@ static arbor_status_t atomic_any(int rank, void *dst, arbor_amo_t op, arbor_dtyp
     arb_rma_target_t tgt;
     if ((status = arb_rma_translate(rank, dst, size, false, &tgt)) != ARBOR_OK) return status;
     if (tgt.off % size) return ARBOR_ERR_ALIGNMENT;
-    uint64_t v = 0, cmp = 0;
-    if (operand) memcpy(&v, operand, size);
-    if (compare) memcpy(&cmp, compare, size);
-    if (size == 4) { /* memcpy into the low bytes: keep the value, not the sign */
-        uint32_t v32, c32;
-        memcpy(&v32, &v, 4);
-        memcpy(&c32, &cmp, 4);
-        v = v32;
-        cmp = c32;
-    }
+    uint64_t v = operand ? load_operand(operand, size) : 0;
+    uint64_t cmp = compare ? load_operand(compare, size) : 0;
 
     /* CPU path: complete here. */
     if (arb_rma.cpu_atomics && tgt.ptr) {
-        uint64_t old = size == 8 ? cpu64((uint64_t *)tgt.ptr, op, v, cmp)
-                                 : cpu32((uint32_t *)tgt.ptr, op, (uint32_t)v, (uint32_t)cmp);
-        arb_bell_ring(rank); /* the target may wait_until on this word */
-        if (result && fetching(op)) memcpy(result, &old, size); /* little endian */
+        cpu_amo(rank, tgt.ptr, size, op, v, cmp, result);
         return req_p ? arb_rma_req_done_handle(rank, req_p) : ARBOR_OK;
     }
 
@@ -224,7 +248,7 @@ static arbor_status_t atomic_any(int rank, void *dst, arbor_amo_t op, arbor_dtyp
         unsigned shift = (unsigned)(tgt.off & 7) * 8; /* little endian */
         status = cas_loop(rank, tgt.rkey, word_off, size, shift, op, v, cmp, &old);
         if (status != ARBOR_OK) return status;
-        if (result && fetching(op)) memcpy(result, &old, size);
+        if (result && fetching(op)) store_result(result, old, size);
         return req_p ? arb_rma_req_done_handle(rank, req_p) : ARBOR_OK;
     }
     arb_rma_req_t *req = arb_rma_req_get(rank);
@@ -243,9 +267,28 @@ static arbor_status_t atomic_any(int rank, void *dst, arbor_amo_t op, arbor_dtyp
     return arb_rma_req_commit(req, req_p, blocking);
 }
 
+/* The fast path of a blocking atomic on a mapped user word found in the translation cache
+ * under the CPU-atomics rule, its arguments valid and the word aligned (else the normal path
+ * decides, errors included): the instruction, nothing else. */
+static inline bool fast_atomic(int rank, void *dst, arbor_amo_t op, arbor_dtype_t dtype,
+                               const void *operand, const void *compare, void *result)
+{
+    unsigned size = amo_size(dtype);
+    if (!arb_rma.cpu_atomics || !size || (unsigned)op >= ARBOR_AMO_COUNT ||
+        (op != ARBOR_AMO_FETCH && !operand) || (op == ARBOR_AMO_CSWAP && !compare) ||
+        (fetching(op) && !result) || ((uintptr_t)dst & (size - 1)))
+        return false;
+    uint8_t *p = arb_rma_fast_mapped(rank, dst, size);
+    if (!p) return false;
+    cpu_amo(rank, p, size, op, operand ? load_operand(operand, size) : 0,
+            compare ? load_operand(compare, size) : 0, result);
+    return true;
+}
+
 arbor_status_t arbor_atomic(int rank, void *dst, arbor_amo_t op, arbor_dtype_t dtype,
                             const void *operand, const void *compare, void *result)
 {
+    if (fast_atomic(rank, dst, op, dtype, operand, compare, result)) return ARBOR_OK;
     ARB_ENTER();
     arbor_status_t s = atomic_any(rank, dst, op, dtype, operand, compare, result, NULL, true);
     arb_unlock();
@@ -256,6 +299,7 @@ arbor_status_t arbor_atomic_nb(int rank, void *dst, arbor_amo_t op, arbor_dtype_
                                const void *operand, const void *compare, void *result,
                                arbor_request_h *req_p)
 {
+    if (!req_p && fast_atomic(rank, dst, op, dtype, operand, compare, result)) return ARBOR_OK;
     ARB_RMA_LOCKED_NB(req_p,
                       atomic_any(rank, dst, op, dtype, operand, compare, result, req_p, false));
 }

@@ -14,13 +14,15 @@
 #include "core/coll.h"
 #include "core/context.h"
 #include "core/log.h"
-#include "core/rma/rma.h"
+#include "core/rma/rma_impl.h"
 #include "core/team.h"
 
 /* Live allocations (internal and user), for address checks. */
 static struct arbor_mem **live;
 static size_t nlive, caplive;
-static struct arbor_mem *last_hit;
+
+/* The translation cache (rma_impl.h), one entry per world rank, allocated with the live table. */
+arb_rma_xhit_t *arb_rma_xhits;
 
 /* Public handles: (slot, generation), so a freed handle is recognised. */
 typedef struct {
@@ -65,6 +67,8 @@ static void mem_destroy(struct arbor_mem *m)
 
 static arbor_status_t live_add(struct arbor_mem *m)
 {
+    if (!arb_rma_xhits && !(arb_rma_xhits = calloc((size_t)arb_ctx.size, sizeof(*arb_rma_xhits))))
+        return ARBOR_ERR_NO_MEMORY;
     if (nlive == caplive) {
         size_t cap = caplive ? 2 * caplive : 16;
         struct arbor_mem **nl = realloc(live, cap * sizeof(*nl));
@@ -83,7 +87,8 @@ static void live_remove(struct arbor_mem *m)
             live[i] = live[--nlive];
             break;
         }
-    if (last_hit == m) last_hit = NULL;
+    for (int r = 0; arb_rma_xhits && r < arb_ctx.size; r++)
+        if (arb_rma_xhits[r].m == m) arb_rma_xhits[r] = (arb_rma_xhit_t){0};
 }
 
 static const int *sort_world;
@@ -271,22 +276,41 @@ arbor_status_t arb_rma_translate(int rank, const void *addr, size_t len, bool in
 {
     if (rank < 0 || rank >= arb_ctx.size) return ARBOR_ERR_RANK;
     uint64_t a = (uint64_t)(uintptr_t)addr, base = arb_ctx.seg_bases[rank];
+    arb_rma_xhit_t *h = arb_rma_xhits ? &arb_rma_xhits[rank] : NULL;
+    /* The cache (symmetric allocations only: their ranges lie in the segment). a <= hi and
+     * len <= hi - a is holds() on the same range, without overflow. */
+    if (h && h->m && (internal_ok || !h->m->internal) && a >= h->lo && a <= h->hi &&
+        len <= h->hi - a) {
+        uint64_t off = a - base;
+        *tgt = (arb_rma_target_t){.rank = rank,
+                                  .ptr = h->seg ? h->seg + off : NULL,
+                                  .rkey = h->rkey,
+                                  .off = off,
+                                  .mem = h->m};
+        return ARBOR_OK;
+    }
     if (a < base || a - base >= arb_ctx.seg_size) /* outside the segment: a registration? */
         return arb_reg_translate(rank, a, len, tgt);
     uint64_t off = a - base;
-    struct arbor_mem *m = last_hit;
-    if (!m || !holds(m, rank, off, len, internal_ok)) {
-        m = NULL;
-        for (size_t i = 0; i < nlive; i++)
-            if (holds(live[i], rank, off, len, internal_ok)) {
-                m = live[i];
-                break;
-            }
-        if (!m) return ARBOR_ERR_ADDRESS;
-        last_hit = m;
-    }
+    struct arbor_mem *m = NULL;
+    for (size_t i = 0; i < nlive; i++)
+        if (holds(live[i], rank, off, len, internal_ok)) {
+            m = live[i];
+            break;
+        }
+    if (!m) return ARBOR_ERR_ADDRESS;
     arb_rma_target_at(rank, off, tgt);
     tgt->mem = m;
+    if (h) {
+        uint8_t *seg = arb_rma_peer_seg(rank);
+        h->m = m;
+        h->lo = base + m->off;
+        h->hi = h->lo + size_at(m, rank);
+        h->rkey = tgt->rkey;
+        h->seg = seg;
+        h->mapped_user = seg && !m->internal;
+        h->delta = (uint64_t)(uintptr_t)seg - base; /* wraps: a + delta = seg + (a - base) */
+    }
     return ARBOR_OK;
 }
 
@@ -420,7 +444,8 @@ void arb_mem_cleanup(void)
     free(live);
     live = NULL;
     nlive = caplive = 0;
-    last_hit = NULL;
+    free(arb_rma_xhits);
+    arb_rma_xhits = NULL;
     free(mslots);
     mslots = NULL;
     nmslots = 0;

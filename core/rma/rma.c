@@ -358,6 +358,7 @@ static arbor_status_t slot_new(arb_rma_req_t *req, arbor_request_h *req_p)
     }
     rslots[i] = req;
     rgens[i]++;
+    arb_rma.handles++;
     rfree_hint = i + 1;
     req->slot = i + 1;
     req->explicit_h = true;
@@ -427,6 +428,7 @@ arbor_status_t arb_rma_req_release(arbor_request_h *h)
     arbor_status_t status = r->status != ARBOR_OK ? r->status : r->comp.status;
     rslots[r->slot - 1] = NULL;
     rfree_hint = r->slot - 1;
+    arb_rma.handles--;
     req_free(r);
     *h = NULL;
     return status;
@@ -567,12 +569,45 @@ arbor_status_t arbor_order(int rank)
     return status;
 }
 
+/* arbor_fence(rank) is one memory barrier: rank is mapped and nothing to it is in flight or
+ * unreported (no transport operation since the last flush, no request, implicit or with a
+ * handle, anywhere, no implicit count or error for rank), so every put, get and atomic to rank
+ * was done by this core at issue (streaming copies end with their own sfence). The fence hook
+ * (fence_fn) has nothing to wait for then: packed strided puts never go to a mapped target
+ * (arb_rma_strided_choose). */
+static bool fence_is_barrier(int rank)
+{
+    return (unsigned)rank < (unsigned)arb_ctx.size && arb_rma.peer_seg[rank] && !arb_rma.posted &&
+           !arb_rma.implicit && arb_rma.handles == 0 &&
+           arb_tp_comp_pending(&arb_rma.imp[rank]) <= 0 && arb_rma.imp[rank].status == ARBOR_OK;
+}
+
+/* Why a full barrier and not a store fence, although stores to a mapped peer need no more to
+ * be ordered before our later stores: arbor.h promises "visible to any later access by anyone",
+ * which must hold when this rank learns what is "later" by a load, e.g. two ranks that each
+ * put a flag to the other, fence, then read their own flag (at least one must see the other's);
+ * only a barrier keeps the load from passing the stores still in the store buffer. It is what
+ * MPI_Win_flush does on a shared-memory window (Open MPI's osc sm: lock orq), so the
+ * comparison of bench/compare is like for like. A few ns (docs/ONESIDED.md, "Performance"). */
+static inline void fence_barrier(void)
+{
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
 arbor_status_t arbor_fence(int rank)
 {
     if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
+    /* Without a lock to take, the barrier-only case runs before the prologue. */
+    if (!arb_ctx.locking && arb_in_callback == ARB_CB_NONE && fence_is_barrier(rank)) {
+        fence_barrier();
+        return ARBOR_OK;
+    }
     ARB_ENTER();
     arbor_status_t status = arb_rma_check_rank(rank);
-    if (status == ARBOR_OK) status = arb_rma_complete_to(rank);
+    if (status == ARBOR_OK && fence_is_barrier(rank))
+        fence_barrier();
+    else if (status == ARBOR_OK)
+        status = arb_rma_complete_to(rank);
     arb_unlock();
     return status;
 }
@@ -593,6 +628,36 @@ arbor_status_t arbor_quiet(void)
 
 /* ---- contiguous put / get ------------------------------------------------------------------ */
 
+/* A mapped copy: the word sizes inline (a load, then a store: overlapping ranges of a self put
+ * stay safe, as with memmove), anything else through memmove. */
+#define COPY_WORD(T)                                                                               \
+    do {                                                                                           \
+        T v_;                                                                                      \
+        memcpy(&v_, src, sizeof(T));                                                               \
+        memcpy(dst, &v_, sizeof(T));                                                               \
+    } while (0)
+static inline void mapped_copy(void *dst, const void *src, size_t n)
+{
+    switch (n) {
+    case 1:
+        COPY_WORD(uint8_t);
+        break;
+    case 2:
+        COPY_WORD(uint16_t);
+        break;
+    case 4:
+        COPY_WORD(uint32_t);
+        break;
+    case 8:
+        COPY_WORD(uint64_t);
+        break;
+    default:
+        memmove(dst, src, n);
+        break;
+    }
+}
+#undef COPY_WORD
+
 static arbor_status_t xfer(bool put, int rank, void *dst, const void *src, size_t nbytes,
                            arbor_request_h *req_p, bool blocking)
 {
@@ -607,10 +672,10 @@ static arbor_status_t xfer(bool put, int rank, void *dst, const void *src, size_
         return status;
     if (tgt.ptr) { /* mapped (or self): done here; a handle asked for comes back complete */
         if (put) {
-            memmove(tgt.ptr, src, nbytes);
+            mapped_copy(tgt.ptr, src, nbytes);
             arb_bell_ring(rank); /* the target may wait_until on what we wrote */
         } else
-            memmove(dst, tgt.ptr, nbytes);
+            mapped_copy(dst, tgt.ptr, nbytes);
         return req_p ? arb_rma_req_done_handle(rank, req_p) : ARBOR_OK;
     }
     if (!blocking && !req_p)
@@ -628,24 +693,47 @@ static arbor_status_t xfer(bool put, int rank, void *dst, const void *src, size_
     return arb_rma_req_commit(req, req_p, blocking);
 }
 
+/* The fast path of a put to a mapped user allocation found in the translation cache (no lock
+ * to take, no handle to make): the copy, nothing else. False: take the normal path. */
+static inline bool fast_put(int rank, void *dst, const void *src, size_t nbytes)
+{
+    uint8_t *p = arb_rma_fast_mapped(rank, dst, nbytes);
+    if (!p || !src) return false;
+    mapped_copy(p, src, nbytes);
+    arb_bell_ring(rank);
+    return true;
+}
+
+static inline bool fast_get(int rank, void *dst, const void *src, size_t nbytes)
+{
+    uint8_t *p = arb_rma_fast_mapped(rank, src, nbytes);
+    if (!p || !dst) return false;
+    mapped_copy(dst, p, nbytes);
+    return true;
+}
+
 arbor_status_t arbor_put(int rank, void *dst, const void *src, size_t nbytes)
 {
+    if (fast_put(rank, dst, src, nbytes)) return ARBOR_OK;
     ARB_RMA_LOCKED(xfer(true, rank, dst, src, nbytes, NULL, true));
 }
 
 arbor_status_t arbor_get(int rank, void *dst, const void *src, size_t nbytes)
 {
+    if (fast_get(rank, dst, src, nbytes)) return ARBOR_OK;
     ARB_RMA_LOCKED(xfer(false, rank, dst, src, nbytes, NULL, true));
 }
 
 arbor_status_t arbor_put_nb(int rank, void *dst, const void *src, size_t nbytes,
                             arbor_request_h *req_p)
 {
+    if (!req_p && fast_put(rank, dst, src, nbytes)) return ARBOR_OK;
     ARB_RMA_LOCKED_NB(req_p, xfer(true, rank, dst, src, nbytes, req_p, false));
 }
 
 arbor_status_t arbor_get_nb(int rank, void *dst, const void *src, size_t nbytes,
                             arbor_request_h *req_p)
 {
+    if (!req_p && fast_get(rank, dst, src, nbytes)) return ARBOR_OK;
     ARB_RMA_LOCKED_NB(req_p, xfer(false, rank, dst, src, nbytes, req_p, false));
 }

@@ -33,6 +33,7 @@ typedef struct {
     bool all_mapped;         /* every rank maps every other's segment (agreed by all at init) */
     bool target_progress;    /* targets need their own progress (OFI, unmapped UCX peers) */
     bool posted;             /* a transport operation was posted since the last flush */
+    uint32_t handles;        /* explicit handles not yet released (any target) */
     uint64_t *notify;        /* [size] this rank's notification counters (in the segment) */
     uint64_t notify_off;     /* their segment offset (the same on every rank) */
     uint64_t *consumed;      /* [size] notifications consumed, per source (private memory) */
@@ -41,6 +42,37 @@ typedef struct {
 } arb_rma_state_t;
 
 extern arb_rma_state_t arb_rma;
+
+/* The translation cache of mem.c: per target world rank, the remote address range [lo, hi)
+ * that its part of the allocation last hit there covers. A repeated access to one allocation
+ * of a target (the common case: one window or coarray per runtime) is then two compares, not
+ * a scan of the live allocations and a binary search of the member sizes; one entry per rank
+ * because a driver cycles through its targets. An allocation's entries go when it is freed. */
+typedef struct {
+    uint64_t lo, hi;     /* remote addresses, in the target's address space */
+    uint64_t delta;      /* mapped: the address here of remote address a is a + delta */
+    struct arbor_mem *m; /* NULL: empty */
+    uint8_t *seg;        /* the target's segment mapped here, or NULL */
+    arb_tp_rkey_t *rkey; /* the target's segment key */
+    bool mapped_user;    /* seg != NULL and m a user allocation: the entry points' fast path */
+} arb_rma_xhit_t;
+extern arb_rma_xhit_t *arb_rma_xhits; /* [arb_ctx.size] or NULL */
+
+/* The entry points' fast path, taken when no lock is needed (arb_ctx.locking off) and the
+ * caller is not inside a callback: the mapped address of [addr, addr + len) in a user
+ * allocation of rank, from the translation cache; NULL when anything is not so (bad rank,
+ * cache miss, unmapped target, not initialised: the cache is NULL then), and the full checks
+ * of the normal path decide. */
+static inline uint8_t *arb_rma_fast_mapped(int rank, const void *addr, size_t len)
+{
+    if (arb_ctx.locking || arb_in_callback != ARB_CB_NONE || !arb_rma_xhits ||
+        (unsigned)rank >= (unsigned)arb_ctx.size)
+        return NULL;
+    const arb_rma_xhit_t *h = &arb_rma_xhits[rank];
+    uint64_t a = (uint64_t)(uintptr_t)addr;
+    if (!h->mapped_user || a < h->lo || a > h->hi || len > h->hi - a) return NULL;
+    return (uint8_t *)(uintptr_t)(a + h->delta);
+}
 
 /* Entry-point prologue checks. */
 static inline arbor_status_t arb_rma_check_rank(int rank)
