@@ -73,8 +73,8 @@ static const row_t rows[] = {
      "cancels the collective, failing its team; 0 waits forever",
      T_DOUBLE, OFF(timeout_s), NULL, 0, 1e9, 0},
     {"POLL_YIELD", "auto",
-     "yield the CPU in waiting loops: auto yields when this node has more "
-     "ranks than cores",
+     "yield the CPU in waiting loops: auto yields when this node, or the "
+     "kernel it shares with other nodes (namespaces, containers), has more ranks than cores",
      T_ENUM, OFF(poll_yield), yield_names, 0, 0, 0},
     {"PROGRESS", "poll",
      "who advances collectives: poll (inside arbor calls) or thread (also a "
@@ -161,7 +161,10 @@ static const row_t rows[] = {
      "microseconds added to the LogGP L (defaults or ARBOR_LOGP_FILE) when some node runs more "
      "ranks than cores: a message to a descheduled rank waits for a context switch, so the "
      "model then prefers algorithms without relays (flat trees, one-round exchanges) and, unless "
-     "ARBOR_TUNE is set, the barrier is pinned to flat (rank 0 leaves it first); 0 = off",
+     "ARBOR_TUNE is set, the barrier is pinned to flat (rank 0 leaves it first). On a team "
+     "spanning nodes whose ranks share too few CPUs (nodes of one kernel), also what each "
+     "message's receiver pays to be switched back in, in the CPU bound of every candidate "
+     "(docs/TOPOLOGY.md); 0 = off",
      T_DOUBLE, OFF(oversub_wake), NULL, 0, 1e6, F_UNIFORM},
     {"LOGP_MEASURE", "n",
      "measure the LogGP parameters at init (ping-pong and back-to-back "

@@ -61,6 +61,14 @@ typedef struct {
     bool yield;
     bool node_oversubscribed; /* this rank's node has more ranks than cores */
     bool any_oversubscribed;  /* some rank's node has more ranks than cores (same on all) */
+    /* Ranks that share CPUs (core/share.h): groups of one kernel, same on every rank. */
+    int *share_of;    /* [size] group of every world rank */
+    int *share_cpus;  /* [nshare] CPUs of each group */
+    int *share_ranks; /* [nshare] ranks in each group */
+    int nshare;
+    /* The wake-up a message to a yielded rank costs on oversubscribed CPUs: ARBOR_OVERSUB_WAKE,
+     * or measured (core/measure.c); what teams put in topo.wake. */
+    double wake_us;
     arb_inst_t *active_head, *active_tail; /* collectives in flight, initiation order */
     uint64_t epoch;                        /* bumped whenever anything moves */
     bool in_progress;                      /* re-entrance guard of the progress engine */

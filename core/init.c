@@ -18,6 +18,7 @@
 #include "core/model.h"
 #include "core/offload.h"
 #include "core/request.h"
+#include "core/share.h"
 #include "core/rma/am.h"
 #include "core/rma/rma.h"
 #include "core/team.h"
@@ -32,6 +33,7 @@ typedef struct {
     uint64_t uniform_hash;
     uint64_t oversubscribed;   /* this rank's node has more ranks than cores */
     int64_t node_leader;       /* lowest rank on this rank's node (PMIx local peers) */
+    arb_share_hdr_t share;     /* this rank's kernel and CPUs (core/share.h) */
     uint64_t seg_base;         /* the segment's address (remote addresses of the heap) */
     uint64_t logp_file_state;  /* ARBOR_LOGP_FILE: ARB_LOGP_FILE_NONE, _LOADED or _FAILED */
     uint64_t logp_file_digest; /* ... and the digest of its values (core/model.c) */
@@ -177,6 +179,28 @@ static void print_topology(void)
     fprintf(stderr, "%s; inter-node LogGP L=%g os=%g or=%g g=%g G=%g\n",
             arb_ctx.nnodes > 16 ? " ..." : "", arb_ctx.model_inter.L, arb_ctx.model_inter.os,
             arb_ctx.model_inter.orecv, arb_ctx.model_inter.g, arb_ctx.model_inter.G);
+    const arb_topo_t *t = arb_ctx.world ? &arb_ctx.world->topo : NULL;
+    if (t && t->nshared > 0)
+        fprintf(stderr,
+                "arbor: CPUs: %d ranks share %d (nodes of one kernel or an oversubscribed node); "
+                "wake-up %g us per message received: multi-node choices are bounded by the CPU "
+                "work of their messages\n",
+                t->nshared, t->shared_cpus, t->wake);
+}
+
+/* The groups of ranks that share CPUs, from every rank's header (core/share.h). */
+static arbor_status_t share_groups(void *const *all, const int64_t *leaders)
+{
+    arb_share_hdr_t *shares = calloc((size_t)arb_ctx.size, sizeof(*shares));
+    if (!shares) return ARBOR_ERR_NO_MEMORY;
+    for (int r = 0; r < arb_ctx.size; r++) {
+        wire_header_t h;
+        memcpy(&h, all[r], sizeof(h));
+        shares[r] = h.share;
+    }
+    arbor_status_t status = arb_share_number(shares, leaders);
+    free(shares);
+    return status;
 }
 
 /* Exchanges blobs, checks that every rank agrees, and wires the transport. */
@@ -196,6 +220,7 @@ static arbor_status_t wire_up(void)
                          .seg_base = (uint64_t)(uintptr_t)arb_ctx.seg,
                          .logp_file_state = (uint64_t)arb_ctx.logp_file_state,
                          .logp_file_digest = arb_ctx.logp_file_digest};
+    arb_share_local(&hdr.share);
     snprintf(hdr.transport, sizeof(hdr.transport), "%s", arb_ctx.tp_ops->name);
     memcpy(mine, &hdr, sizeof(hdr));
     memcpy(mine + sizeof(hdr), blob, blob_len);
@@ -254,6 +279,7 @@ static arbor_status_t wire_up(void)
         blens[r] = lens[r] - sizeof(h);
     }
     if (status == ARBOR_OK) status = number_nodes(leaders);
+    if (status == ARBOR_OK) status = share_groups(all, leaders);
     if (status == ARBOR_OK) status = arb_ctx.tp_ops->connect(arb_ctx.tp, blobs, blens);
     free(digests);
     free(file_states);
@@ -283,6 +309,7 @@ static void teardown(void)
     if (arb_ctx.boot) arb_ctx.boot->ops->finalize(arb_ctx.boot);
     free(arb_ctx.images);
     free(arb_ctx.node_of);
+    arb_share_free();
     memset(&arb_ctx, 0, sizeof(arb_ctx));
 }
 
@@ -324,7 +351,12 @@ static arbor_status_t init_at(int required, int *provided)
     if ((status = arb_offload_check()) != ARBOR_OK) goto err;
     arb_ctx.seg = arb_ctx.tp_ops->seg_base(arb_ctx.tp);
     arb_ctx.seg_size = arb_ctx.cfg.segment_size;
+    arb_ctx.wake_us = arb_ctx.cfg.oversub_wake;
     if ((status = wire_up()) != ARBOR_OK) goto err;
+    /* Nodes that are namespaces of one kernel share its CPUs: yield there too (share.h). */
+    if (arb_ctx.cfg.poll_yield == ARB_YIELD_AUTO &&
+        arb_share_oversubscribed(arb_ctx.share_of[arb_ctx.rank]))
+        arb_ctx.yield = true;
     if ((status = arb_rma_init()) != ARBOR_OK) goto err;
 
     /* Every rank saw every header, so all add the same term and build the same trees. */

@@ -29,6 +29,7 @@
 #include "core/progress.h"
 #include "core/log.h"
 #include "core/rma/rma.h"
+#include "core/share.h"
 
 enum { REPS = 101 };
 
@@ -191,6 +192,14 @@ arbor_status_t arb_logp_measure(void)
         c->have |= 1u << ARB_CALIB_INTER_RMA;
         arb_ctx.model_inter = c->m[ARB_CALIB_INTER_RMA];
         t->topo.inter = arb_ctx.model_inter; /* the world team was made before the measurement */
+    }
+    /* Where rank 0's CPUs are oversubscribed its node-local partner yields while it waits, so
+     * the one-way time of an empty message between them is the wake-up the CPU bound prices
+     * (algorithms/oversub.c): the shared-memory move itself is a tenth of a microsecond. */
+    if (((int)v[10] & 1) && arb_ctx.cfg.oversub_wake > 0 &&
+        arb_share_oversubscribed(arb_ctx.share_of[0])) {
+        arb_ctx.wake_us = v[0] + v[1] + v[2];
+        t->topo.wake = arb_ctx.wake_us;
     }
     snprintf(arb_ctx.model_source, sizeof(arb_ctx.model_source), "measured");
     return ARBOR_OK;
