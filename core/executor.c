@@ -314,8 +314,17 @@ static bool send_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
 /* Returns a credit to p. Inside a progress turn, so it keeps the engine lock while the
  * transport pushes back (the peer's queue drains by its progress and ours, never by another
  * thread of this process); bounded by ARBOR_TIMEOUT like every wait: a peer that never drains
- * it fails the collective. */
-static arbor_status_t return_credit(struct arbor_team *t, int p, uint64_t consumed, uint32_t n)
+ * it fails the collective.
+ * Through the transport a credit is a message of its own (an atomic add that the peer's
+ * progress applies, over TCP a packet and a wake-up), as many as the data messages. So those
+ * credits go back in batches of half the channel depth: a sender then always has at least
+ * depth / 2 slots, and it can only be short of credits while messages it posted wait here
+ * unconsumed, whose consumption sends the batch (docs/PROTOCOL.md, "Credits"). A mapped peer's
+ * credit is a store, returned at once. n: the chunks consumed (a one-copy descriptor spans
+ * several); now: return every held credit at once, for a one-copy instance, whose sender
+ * completes only once the credits of all it described are back (core/coll_direct.h). */
+static arbor_status_t return_credit(struct arbor_team *t, int p, uint64_t consumed, uint32_t n,
+                                    bool now)
 {
     uint64_t off = t->region + arb_team_link_off(t->rank) + ARB_LINK_CONSUMED;
     if (t->peer_seg[p]) {
@@ -323,11 +332,15 @@ static arbor_status_t return_credit(struct arbor_team *t, int p, uint64_t consum
         arb_bell_ring(t->world[p]); /* a sender may sleep waiting for this credit */
         return ARBOR_OK;
     }
+    uint32_t batch = t->depth > 1 ? (uint32_t)t->depth / 2 : 1;
+    t->in[p].unreturned += n;
+    if (!now && t->in[p].unreturned < batch) return ARBOR_OK;
+    uint64_t add = t->in[p].unreturned;
+    t->in[p].unreturned = 0;
     arbor_status_t status;
     double since = 0;
     unsigned spins = 0;
-    /* n chunks at once: a one-copy descriptor spans several (core/coll_direct.h). */
-    while ((status = arb_ctx.tp_ops->amo(arb_ctx.tp, ARB_TP_AMO_ADD, t->rkey[p], off, n, 0, NULL,
+    while ((status = arb_ctx.tp_ops->amo(arb_ctx.tp, ARB_TP_AMO_ADD, t->rkey[p], off, add, 0, NULL,
                                          NULL)) == ARB_ERR_AGAIN) {
         /* The peer's queue is full: it must run to drain it, so give it the core. */
         if (!arb_ctx.tp_ops->progress(arb_ctx.tp) && arb_ctx.yield) sched_yield();
@@ -397,7 +410,7 @@ static bool recv_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
     in->next_done += span;
     st->done += span;
     if (!t->closing) {
-        arbor_status_t status = return_credit(t, p, ticket + span, span);
+        arbor_status_t status = return_credit(t, p, ticket + span, span, inst->one_copy);
         if (status != ARBOR_OK && inst->status == ARBOR_OK) inst->status = status;
     }
     return true;
