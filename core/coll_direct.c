@@ -134,6 +134,22 @@ static bool one_copy_candidate(const arb_alg_desc_t *alg, const arb_coll_args_t 
     return safe;
 }
 
+/* The two-copy exchange's CPU, for the cross-memory-attach choice: in allgather and alltoall
+ * every rank sends P - 1 blocks and receives P - 1 in the same rounds, and through the slots each
+ * byte costs it a copy on each side, on one core, where LogGP prices a message's bytes once (G)
+ * as if the two copies overlapped on two. Where every rank has a core that bound, 2 (P - 1)
+ * bytes G, is what was measured (docs/PERFORMANCE.md: allgather / alltoall at P = 2 through the
+ * slots 10 us at 64 KiB, 143 us at 1 MiB; with cross-memory attach 7.8 and 103). With more
+ * ranks than cores both paths share the cores alike and the bound says nothing: 0. The same
+ * on every rank (collective, size, block, the agreed oversubscription). */
+static double exchange_cpu(const arb_coll_args_t *a, const arb_logp_t *m)
+{
+    if ((a->coll != ARB_COLL_ALLGATHER && a->coll != ARB_COLL_ALLTOALL) ||
+        arb_ctx.any_oversubscribed)
+        return 0;
+    return 2.0 * (double)(a->size - 1) * (double)a->bytes * m->G;
+}
+
 int arb_direct_choose(const arb_coll_args_t *a, int forced, const arb_logp_t *m, int mode,
                       arb_logp_t *m1)
 {
@@ -169,6 +185,7 @@ int arb_direct_choose(const arb_coll_args_t *a, int forced, const arb_logp_t *m,
         break;
     }
     double t2 = p2[a2];
+    if (cma && exchange_cpu(a, m) > t2) t2 = exchange_cpu(a, m);
     bool one = a1 > 0 && (always || t1 < t2);
     if (arb_ctx.cfg.print_algorithm && a->rank == 0) {
         fprintf(stderr,

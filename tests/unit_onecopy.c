@@ -186,7 +186,8 @@ int main(void)
     }
     reductions(&m);
     /* Cross-memory attach (malloc'd buffers): the model prices it with Gc plus a system call
-     * per message. ucx defaults: two copies at every size (Gc = 1.25 G); ofi:shm defaults (Gc =
+     * per message. ucx defaults (Gc = 1.25 G): two copies at every size, but for allgather and
+     * alltoall with a core per rank (exchange_cpu); ofi:shm defaults (Gc =
      * 0.6 G): two copies at 8 B, one copy at 1 MiB; ARBOR_CMA=always: one copy even at 64 B. */
     arb_ctx.cfg.onecopy = ARB_ONECOPY_AUTO;
     arb_ctx.cfg.cma = ARB_CMA_AUTO;
@@ -196,8 +197,16 @@ int main(void)
         for (int P = 2; P <= 5; P++) {
             arb_coll_args_t small = args(colls[c], P, 8), large = args(colls[c], P, 1 << 20);
             const char *name = arb_coll_name(colls[c]);
+            /* allgather, alltoall: each rank's two copies priced on its one core (a core per
+             * rank here), against one read: cross-memory attach. The rooted ones: two copies. */
+            bool exchange = colls[c] == ARB_COLL_ALLGATHER || colls[c] == ARB_COLL_ALLTOALL;
+            int got = arb_direct_choose(&large, 0, &m, ARB_DIRECT_CMA, &m1);
+            CHECK(exchange ? got > 0 : got == 0, "%s P=%d 1 MiB ucx: %s chosen", name, P,
+                  got ? "cross-memory attach" : "two copies");
+            arb_ctx.any_oversubscribed = true;
             CHECK(arb_direct_choose(&large, 0, &m, ARB_DIRECT_CMA, &m1) == 0,
-                  "%s P=%d 1 MiB ucx: cross-memory attach chosen", name, P);
+                  "%s P=%d 1 MiB ucx oversubscribed: cross-memory attach chosen", name, P);
+            arb_ctx.any_oversubscribed = false;
             CHECK(m1.G == m.Gc && m1.orecv == m.orecv + ARB_LOGP_CMA_CALL_US,
                   "%s: CMA model G %g or %g", name, m1.G, m1.orecv);
             CHECK(arb_direct_choose(&small, 0, &shm, ARB_DIRECT_CMA, &m1) == 0,
