@@ -28,3 +28,13 @@ foreach(tp IN LISTS ARB_WAITS_TRANSPORTS)
       FAIL_REGULAR_EXPRESSION "FAIL|ERROR: AddressSanitizer|ERROR: LeakSanitizer|runtime error")
   endforeach()
 endforeach()
+
+# Interrupt mode: a sender whose active-message credit wait stalls (the target computes for 2 s)
+# sleeps instead of spinning: under 10% of the wait in CPU (about 2 s per run).
+add_executable(arbor-test-am-stall ${CMAKE_CURRENT_SOURCE_DIR}/test_am_stall.c)
+target_link_libraries(arbor-test-am-stall PRIVATE arbor)
+if(ARBOR_WITH_UCX)
+  arbor_add_launched_test(NAME am_stall_interrupt COMMAND $<TARGET_FILE:arbor-test-am-stall>
+                          LABELS "interrupt;am" RANKS 2 3 TRANSPORTS ucx TIMEOUT 60
+                          ENV ARBOR_PROGRESS=interrupt)
+endif()
