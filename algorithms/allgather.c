@@ -222,8 +222,8 @@ static double cost_ringv(const arb_alg_desc_t *alg, const arb_coll_args_t *a, co
     return ring_cost(a->size, mean_piece(a), a->chunk, m);
 }
 
-const char *const arb_allgather_alg_names[] = {"auto",  "ring",   "recursive_doubling",
-                                               "bruck", "direct", NULL};
+const char *const arb_allgather_alg_names[] = {
+    "auto", "ring", "recursive_doubling", "bruck", "direct", "hierarchical", NULL};
 
 const arb_alg_desc_t arb_allgather_algs[] = {
     {"auto", "cheapest predicted by the LogGP model", NULL, NULL, 0, 0, 0, 0},
@@ -235,6 +235,10 @@ const arb_alg_desc_t arb_allgather_algs[] = {
      cost_bruck, 0, 2, 0, 0},
     {"direct", "one round: every rank sends its block to every other", build_direct, cost_direct, 0,
      0, 0, 0},
+    {"hierarchical",
+     "gather to each node's leader, one message between every two leaders, leaders send all "
+     "(several nodes)",
+     arb_allgather_node_build, arb_allgather_node_cost, 0, 0, 1, 0},
 };
 const int arb_allgather_nalgs = sizeof(arb_allgather_algs) / sizeof(arb_allgather_algs[0]);
 

@@ -127,6 +127,10 @@ const char *const *arb_alg_names(arb_coll_t coll);
 /* Chooses an algorithm: forced (> 0) wins; otherwise the cheapest predicted. predicted_p (may
  * be NULL) receives every entry's predicted time (entry 0 unused), n entries of the table. */
 int arb_select(const arb_coll_args_t *a, const arb_logp_t *m, int forced, double *predicted);
+/* The least time of alg on a multi-node team whose ranks share too few CPUs (topo.h: shared):
+ * the CPU work of every message of the busiest group's ranks divided by its CPUs (oversub.c);
+ * 0 when no group is oversubscribed. m is the intra-node model. */
+double arb_oversub_bound(const arb_alg_desc_t *alg, const arb_coll_args_t *a, const arb_logp_t *m);
 /* The barrier that IN_ALLSYNC / OUT_ALLSYNC compose around a collective (barrier table index). */
 int arb_select_sync_barrier(const arb_coll_args_t *a, const arb_logp_t *m);
 
@@ -150,6 +154,12 @@ double arb_updown_cost(const arb_coll_args_t *a, const arb_logp_t *m, int kind);
  * per-link costs on a multi-node team; INFINITY for a node-aware kind on one node. */
 double arb_bcast_tree_cost(const arb_coll_args_t *a, const arb_logp_t *m, int kind, int radix);
 
+/* The hierarchical allgather of a multi-node team (allgather_node.c); INFINITY / unsupported on
+ * one node. */
+arbor_status_t arb_allgather_node_build(const arb_alg_desc_t *alg, const arb_coll_args_t *a,
+                                        const arb_logp_t *m, arb_sched_t *s);
+double arb_allgather_node_cost(const arb_alg_desc_t *alg, const arb_coll_args_t *a,
+                               const arb_logp_t *m);
 /* The offloaded candidates (algorithms/offload.c): one OFFLOAD step; the cost is the hook's
  * per-call entry (arb_coll_args_t.hwcoll_us) plus the messages its provider sends. */
 arbor_status_t arb_hwcoll_build(const arb_alg_desc_t *alg, const arb_coll_args_t *a,

@@ -197,6 +197,17 @@ arbor_status_t arb_logp_parse(const char *text, arb_logp_t *out, char *err, size
     return ARBOR_OK;
 }
 
+void arb_logp_format(const arb_logp_t *m, char *buf, size_t len)
+{
+    arb_logp_t c = *m;
+    size_t used = 0;
+    if (len == 0) return;
+    buf[0] = '\0';
+    for (size_t k = 0; k < LOGP_NKEYS && used < len; k++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%s=%.17g", k ? "," : "", logp_keys[k],
+                                 *key_slot(&c, k));
+}
+
 /* Between nodes arbor goes through the network. Measured on the simulated cluster of
  * tests/cluster (MULTIHOST.md): UCX put latency between hosts over TCP is 20-25 us, so L = 20,
  * o_s = o_r = g = 2 (per-message CPU and NIC cost), G = 0.001 us/B (1 GB/s). On an RDMA fabric

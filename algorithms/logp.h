@@ -72,6 +72,9 @@ static inline double arb_logp_direct(const arb_logp_t *m, int P, size_t bytes, i
 /* Parses "L=2.1,os=0.4,or=0.4,g=0.6,G=0.0001,G1=0.00005,Gop=0.0001" (any subset; others keep
  * *out's values). ARBOR_ERR_CONFIG with a message in err on a bad key or number. */
 arbor_status_t arb_logp_parse(const char *text, arb_logp_t *out, char *err, size_t errlen);
+/* "L=...,os=...,or=...,g=...,G=...,G1=...,Gop=..." with every value exact (%.17g), which
+ * arb_logp_parse reads back to the same doubles. */
+void arb_logp_format(const arb_logp_t *m, char *buf, size_t len);
 
 /* Two levels: "intra:L=0.3,os=0.1;inter:L=20,g=2" (either level may be left out, keys as
  * above); text without a level prefix sets the intra-node model alone. */

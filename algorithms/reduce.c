@@ -103,7 +103,20 @@ static double cost_tree(const arb_alg_desc_t *alg, const arb_coll_args_t *a, con
     if (a->size == 1 || a->bytes == 0) return 0;
     double t = arb_bcast_tree_cost(a, m, alg->variant, alg->radix);
     int fanin = alg->variant == ARB_TREE_FLAT ? a->size - 1 : (int)ceil(log2((double)a->size));
-    t += fanin * arb_logp_combine(m, a->bytes);
+    /* A rank combines each chunk from the landing slot as it lands, while the next chunks of
+     * its fanin children are still moving: past the first chunk, combining shows only where it
+     * is slower than those streams. Adding fanin whole-vector combines after the transfer (as
+     * this did) overpriced a pipelined reduce by up to 1.85x against the LogGP time of its own
+     * schedule (unit.costsim: flat, P = 4..8, 256 KiB and 1 MiB). What it left out: every inner
+     * rank first copies its own vector into the accumulator (round 0 of build_tree), a local
+     * copy of the whole vector before the first combine. bench/fidelity, 1 MiB at P = 2: 168 us
+     * predicted before, 131 now, 117-123 measured. */
+    size_t chunk = a->chunk && a->chunk < a->bytes ? a->chunk : a->bytes;
+    double behind = ceil((double)a->bytes / (double)chunk) - 1;
+    double hidden = fanin * behind * arb_logp_gap(m, chunk);
+    double rest = fanin * arb_logp_combine(m, a->bytes - chunk);
+    t += arb_logp_one_copy(m).G * (double)a->bytes + fanin * arb_logp_combine(m, chunk) +
+         (rest > hidden ? rest - hidden : 0);
     if (!a->commutative && a->root != 0) t += arb_logp_arrival(m, a->bytes);
     return t;
 }

@@ -99,6 +99,11 @@ int arb_select(const arb_coll_args_t *a, const arb_logp_t *m, int forced, double
         /* A candidate this call's transport view cannot run is not a candidate. */
         bool runs = (tab[i].needs & ~a->caps) == 0;
         double t = runs && tab[i].cost ? tab[i].cost(&tab[i], a, mi) : INFINITY;
+        /* Ranks sharing too few CPUs: no faster than the CPUs can do every message's work. */
+        if (multi && a->topo->nshared > 0 && isfinite(t)) {
+            double bound = arb_oversub_bound(&tab[i], a, m);
+            if (bound > t) t = bound;
+        }
         if (predicted) predicted[i] = t;
         if (t < best_t) best_t = t, best = i;
     }

@@ -36,6 +36,15 @@ typedef struct {
     int nnodes;       /* nodes the team spans (>= 1) */
     const int *node;  /* [team size] node index 0..nnodes-1 of each team rank */
     arb_logp_t inter; /* between ranks of different nodes */
+    /* Ranks that share fewer CPUs than there are of them: nodes that are namespaces of one
+     * kernel (a simulated cluster), or an oversubscribed node. The busiest such group of the
+     * team (team ranks, ascending), the CPUs it shares, and the context switch a message to a
+     * rank that yielded its CPU costs (ARBOR_OVERSUB_WAKE); nshared = 0 when no group is
+     * oversubscribed. Priced by arb_oversub_bound (oversub.h). */
+    const int *shared;
+    int nshared;
+    int shared_cpus;
+    double wake;
 } arb_topo_t;
 
 /* Tree kinds that need a topology (outside tree.h's range on purpose: arb_tree_build does not

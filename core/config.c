@@ -73,8 +73,8 @@ static const row_t rows[] = {
      "cancels the collective, failing its team; 0 waits forever",
      T_DOUBLE, OFF(timeout_s), NULL, 0, 1e9, 0},
     {"POLL_YIELD", "auto",
-     "yield the CPU in waiting loops: auto yields when this node has more "
-     "ranks than cores",
+     "yield the CPU in waiting loops: auto yields when this node, or the "
+     "kernel it shares with other nodes (namespaces, containers), has more ranks than cores",
      T_ENUM, OFF(poll_yield), yield_names, 0, 0, 0},
     {"PROGRESS", "poll",
      "who advances collectives: poll (inside arbor calls) or thread (also a "
@@ -153,19 +153,30 @@ static const row_t rows[] = {
 #undef ALG_ROW
     {"LOGP", "",
      "LogGP parameters in microseconds, e.g. L=2.1,os=0.4,or=0.4,g=0.6,G=0.0001, or per level: "
-     "intra:L=0.3,os=0.5;inter:L=20,g=2 (empty: per-transport defaults)",
+     "intra:L=0.3,os=0.5;inter:L=20,g=2 (empty: per-transport defaults); keys also G1 (one "
+     "copy) and Gop (reduction), per byte. The keys given win over ARBOR_LOGP_FILE and "
+     "ARBOR_LOGP_MEASURE",
      T_STRING, OFF(logp), NULL, 0, 0, F_UNIFORM},
     {"OVERSUB_WAKE", "5",
-     "microseconds added to the default LogGP L when some node runs more "
+     "microseconds added to the LogGP L (defaults or ARBOR_LOGP_FILE) when some node runs more "
      "ranks than cores: a message to a descheduled rank waits for a context switch, so the "
      "model then prefers algorithms without relays (flat trees, one-round exchanges) and, unless "
-     "ARBOR_TUNE is set, the barrier is pinned to flat (rank 0 leaves it first); 0 = off",
+     "ARBOR_TUNE is set, the barrier is pinned to flat (rank 0 leaves it first). On a team "
+     "spanning nodes whose ranks share too few CPUs (nodes of one kernel), also what each "
+     "message's receiver pays to be switched back in, in the CPU bound of every candidate "
+     "(docs/TOPOLOGY.md); 0 = off",
      T_DOUBLE, OFF(oversub_wake), NULL, 0, 1e6, F_UNIFORM},
     {"LOGP_MEASURE", "n",
      "measure the LogGP parameters at init (ping-pong and back-to-back "
      "sends from rank 0 to its first node-local peer, and to the first rank of another node "
-     "for the inter-node level; rank 0's values are broadcast to all)",
+     "for the inter-node level, and the reduction kernel on rank 0; rank 0's values are "
+     "broadcast to all); replaces ARBOR_LOGP_FILE's values",
      T_BOOL, OFF(logp_measure), NULL, 0, 0, F_UNIFORM},
+    {"LOGP_FILE", "",
+     "calibration file to load at init (written by arbor-info --calibrate -o FILE): the LogGP "
+     "parameters per level and path, over the transport defaults; every rank must load the "
+     "same values (checked)",
+     T_STRING, OFF(logp_file), NULL, 0, 0, 0},
     {"TUNE", "",
      "rules pinning algorithms: coll:lo-hi[:ranks=lo-hi]:@alg joined by '#', e.g. "
      "bcast:0-32k:@binomial#bcast:32k-inf:@flat",

@@ -49,6 +49,7 @@ struct arb_config {
     int coll_alg[ARB_CFG_COLL_KINDS]; /* forced algorithm per collective (table index; 0 = auto) */
     char logp[ARB_CFG_STR_MAX];
     bool logp_measure;
+    char logp_file[ARB_CFG_STR_MAX]; /* calibration file to load ("" = none) */
     double oversub_wake; /* us added to the default L when a node is oversubscribed */
     char tune[ARB_CFG_STR_MAX];
     int tree_cache_entries;

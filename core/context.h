@@ -14,6 +14,7 @@
 
 #include "algorithms/coll.h"
 #include "algorithms/logp.h"
+#include "algorithms/logp_file.h"
 #include "algorithms/tune.h"
 #include "bootstrap/bootstrap.h"
 #include "core/clock.h"
@@ -48,11 +49,26 @@ typedef struct {
     arb_logp_t model_inter; /* between nodes */
     int *node_of;           /* [size] node index of every world rank (first appearance order) */
     int nnodes;
-    const char *model_source; /* "ARBOR_LOGP", "measured" or "transport defaults" */
+    char model_source[160]; /* where the model came from (core/model.c composes it) */
+    /* ARBOR_LOGP_FILE (core/model.c): the parsed file, whether it loaded, its digest */
+    arb_calib_t logp_file;
+    int logp_file_state; /* ARB_LOGP_FILE_NONE, _LOADED or _FAILED */
+    uint64_t logp_file_digest;
+    bool intra_mapped;     /* the intra-node level goes through mapped segments (agreed) */
+    arb_calib_t measured;  /* what ARBOR_LOGP_MEASURE measured at this init (have = 0: none) */
+    bool measured_oversub; /* ... on a node with more ranks than cores */
     arb_tune_t tune;
     bool yield;
     bool node_oversubscribed; /* this rank's node has more ranks than cores */
     bool any_oversubscribed;  /* some rank's node has more ranks than cores (same on all) */
+    /* Ranks that share CPUs (core/share.h): groups of one kernel, same on every rank. */
+    int *share_of;    /* [size] group of every world rank */
+    int *share_cpus;  /* [nshare] CPUs of each group */
+    int *share_ranks; /* [nshare] ranks in each group */
+    int nshare;
+    /* The wake-up a message to a yielded rank costs on oversubscribed CPUs: ARBOR_OVERSUB_WAKE,
+     * or measured (core/measure.c); what teams put in topo.wake. */
+    double wake_us;
     arb_inst_t *active_head, *active_tail; /* collectives in flight, initiation order */
     uint64_t epoch;                        /* bumped whenever anything moves */
     bool in_progress;                      /* re-entrance guard of the progress engine */

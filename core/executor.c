@@ -313,7 +313,13 @@ static bool send_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
 /* Returns a credit to p. Inside a progress turn, so it keeps the engine lock while the
  * transport pushes back (the peer's queue drains by its progress and ours, never by another
  * thread of this process); bounded by ARBOR_TIMEOUT like every wait: a peer that never drains
- * it fails the collective. */
+ * it fails the collective.
+ * Through the transport a credit is a message of its own (an atomic add that the peer's
+ * progress applies, over TCP a packet and a wake-up), as many as the data messages. So those
+ * credits go back in batches of half the channel depth: a sender then always has at least
+ * depth / 2 slots, and it can only be short of credits while messages it posted wait here
+ * unconsumed, whose consumption sends the batch (docs/PROTOCOL.md, "Credits"). A mapped peer's
+ * credit is a store, returned at once. */
 static arbor_status_t return_credit(struct arbor_team *t, int p, uint64_t consumed)
 {
     uint64_t off = t->region + arb_team_link_off(t->rank) + ARB_LINK_CONSUMED;
@@ -322,10 +328,14 @@ static arbor_status_t return_credit(struct arbor_team *t, int p, uint64_t consum
         arb_bell_ring(t->world[p]); /* a sender may sleep waiting for this credit */
         return ARBOR_OK;
     }
+    uint32_t batch = t->depth > 1 ? (uint32_t)t->depth / 2 : 1;
+    if (++t->in[p].unreturned < batch) return ARBOR_OK;
+    uint64_t add = t->in[p].unreturned;
+    t->in[p].unreturned = 0;
     arbor_status_t status;
     double since = 0;
     unsigned spins = 0;
-    while ((status = arb_ctx.tp_ops->amo(arb_ctx.tp, ARB_TP_AMO_ADD, t->rkey[p], off, 1, 0, NULL,
+    while ((status = arb_ctx.tp_ops->amo(arb_ctx.tp, ARB_TP_AMO_ADD, t->rkey[p], off, add, 0, NULL,
                                          NULL)) == ARB_ERR_AGAIN) {
         /* The peer's queue is full: it must run to drain it, so give it the core. */
         if (!arb_ctx.tp_ops->progress(arb_ctx.tp) && arb_ctx.yield) sched_yield();

@@ -135,7 +135,9 @@ static arbor_status_t transport_key(const char *key, char *buf, size_t len)
 
 static arbor_status_t model_text(const arb_logp_t *m, char *buf, size_t len)
 {
-    return put(buf, len, "L=%g os=%g or=%g g=%g G=%g", m->L, m->os, m->orecv, m->g, m->G);
+    arb_logp_t one = arb_logp_one_copy(m);
+    return put(buf, len, "L=%g os=%g or=%g g=%g G=%g G1=%g Gop=%g", m->L, m->os, m->orecv, m->g,
+               m->G, one.G, m->Gop > 0 ? m->Gop : m->G);
 }
 
 /* Keys about the running library (after arbor_init); the caller holds the lock. */
@@ -147,6 +149,12 @@ static arbor_status_t runtime_key(const char *key, char *buf, size_t len)
     if (!strcmp(key, "model.intra")) return model_text(&arb_ctx.model, buf, len);
     if (!strcmp(key, "model.inter")) return model_text(&arb_ctx.model_inter, buf, len);
     if (!strcmp(key, "model.source")) return put(buf, len, "%s", arb_ctx.model_source);
+    if (!strcmp(key, "model.calibration")) {
+        /* What ARBOR_LOGP_MEASURE measured at this init, as a calibration file. */
+        if (!arb_ctx.measured.have) return ARBOR_ERR_UNSUPPORTED;
+        size_t n = arb_calib_format(&arb_ctx.measured, buf, len);
+        return n < len ? ARBOR_OK : ARBOR_ERR_COUNT;
+    }
     if (!strcmp(key, "topology.nodes")) return put(buf, len, "%d", arb_ctx.nnodes);
     if (!strcmp(key, "topology.node")) {
         int me = arb_ctx.node_of ? arb_ctx.node_of[arb_ctx.rank] : 0, here = 0;
@@ -171,11 +179,19 @@ arbor_status_t arbor_info_get(const char *key, char *buf, size_t len)
     if (!strncmp(key, "config.", 7)) return config_key(key, buf, len);
     if (!strncmp(key, "collective.", 11)) return collective_key(key, buf, len);
     if (!strncmp(key, "transport.", 10)) return transport_key(key, buf, len);
-    static const char *const runtime[] = {
-        "rank",           "size",          "transport",
-        "model.intra",    "model.inter",   "model.source",
-        "topology.nodes", "topology.node", "topology.oversubscribed",
-        "segment.bytes",  "heap.bytes",    "heap.used"};
+    static const char *const runtime[] = {"rank",
+                                          "size",
+                                          "transport",
+                                          "model.intra",
+                                          "model.inter",
+                                          "model.source",
+                                          "model.calibration",
+                                          "topology.nodes",
+                                          "topology.node",
+                                          "topology.oversubscribed",
+                                          "segment.bytes",
+                                          "heap.bytes",
+                                          "heap.used"};
     bool known = false;
     for (size_t i = 0; i < sizeof(runtime) / sizeof(runtime[0]); i++)
         known |= !strcmp(key, runtime[i]);

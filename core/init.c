@@ -15,8 +15,10 @@
 #include "core/executor.h"
 #include "core/log.h"
 #include "core/measure.h"
+#include "core/model.h"
 #include "core/offload.h"
 #include "core/request.h"
+#include "core/share.h"
 #include "core/rma/am.h"
 #include "core/rma/rma.h"
 #include "core/team.h"
@@ -29,9 +31,12 @@ arb_ctx_t arb_ctx;
 typedef struct {
     char transport[32];
     uint64_t uniform_hash;
-    uint64_t oversubscribed; /* this rank's node has more ranks than cores */
-    int64_t node_leader;     /* lowest rank on this rank's node (PMIx local peers) */
-    uint64_t seg_base;       /* the segment's address (remote addresses of the heap) */
+    uint64_t oversubscribed;   /* this rank's node has more ranks than cores */
+    int64_t node_leader;       /* lowest rank on this rank's node (PMIx local peers) */
+    arb_share_hdr_t share;     /* this rank's kernel and CPUs (core/share.h) */
+    uint64_t seg_base;         /* the segment's address (remote addresses of the heap) */
+    uint64_t logp_file_state;  /* ARBOR_LOGP_FILE: ARB_LOGP_FILE_NONE, _LOADED or _FAILED */
+    uint64_t logp_file_digest; /* ... and the digest of its values (core/model.c) */
 } wire_header_t;
 
 /* Some ranks' settings that must agree (the config table's F_UNIFORM rows) differ: every rank
@@ -174,6 +179,28 @@ static void print_topology(void)
     fprintf(stderr, "%s; inter-node LogGP L=%g os=%g or=%g g=%g G=%g\n",
             arb_ctx.nnodes > 16 ? " ..." : "", arb_ctx.model_inter.L, arb_ctx.model_inter.os,
             arb_ctx.model_inter.orecv, arb_ctx.model_inter.g, arb_ctx.model_inter.G);
+    const arb_topo_t *t = arb_ctx.world ? &arb_ctx.world->topo : NULL;
+    if (t && t->nshared > 0)
+        fprintf(stderr,
+                "arbor: CPUs: %d ranks share %d (nodes of one kernel or an oversubscribed node); "
+                "wake-up %g us per message received: multi-node choices are bounded by the CPU "
+                "work of their messages\n",
+                t->nshared, t->shared_cpus, t->wake);
+}
+
+/* The groups of ranks that share CPUs, from every rank's header (core/share.h). */
+static arbor_status_t share_groups(void *const *all, const int64_t *leaders)
+{
+    arb_share_hdr_t *shares = calloc((size_t)arb_ctx.size, sizeof(*shares));
+    if (!shares) return ARBOR_ERR_NO_MEMORY;
+    for (int r = 0; r < arb_ctx.size; r++) {
+        wire_header_t h;
+        memcpy(&h, all[r], sizeof(h));
+        shares[r] = h.share;
+    }
+    arbor_status_t status = arb_share_number(shares, leaders);
+    free(shares);
+    return status;
 }
 
 /* Exchanges blobs, checks that every rank agrees, and wires the transport. */
@@ -190,7 +217,10 @@ static arbor_status_t wire_up(void)
     wire_header_t hdr = {.uniform_hash = arb_config_uniform_digest(&arb_ctx.cfg),
                          .oversubscribed = arb_ctx.node_oversubscribed,
                          .node_leader = node_leader(),
-                         .seg_base = (uint64_t)(uintptr_t)arb_ctx.seg};
+                         .seg_base = (uint64_t)(uintptr_t)arb_ctx.seg,
+                         .logp_file_state = (uint64_t)arb_ctx.logp_file_state,
+                         .logp_file_digest = arb_ctx.logp_file_digest};
+    arb_share_local(&hdr.share);
     snprintf(hdr.transport, sizeof(hdr.transport), "%s", arb_ctx.tp_ops->name);
     memcpy(mine, &hdr, sizeof(hdr));
     memcpy(mine + sizeof(hdr), blob, blob_len);
@@ -206,7 +236,10 @@ static arbor_status_t wire_up(void)
     int64_t *leaders = calloc((size_t)arb_ctx.size, sizeof(*leaders));
     arb_ctx.seg_bases = calloc((size_t)arb_ctx.size, sizeof(*arb_ctx.seg_bases));
     uint64_t *digests = calloc((size_t)arb_ctx.size, sizeof(*digests));
-    if (!blobs || !blens || !leaders || !arb_ctx.seg_bases || !digests)
+    uint64_t *file_states = calloc((size_t)arb_ctx.size, sizeof(*file_states));
+    uint64_t *file_digests = calloc((size_t)arb_ctx.size, sizeof(*file_digests));
+    if (!blobs || !blens || !leaders || !arb_ctx.seg_bases || !digests || !file_states ||
+        !file_digests)
         status = ARBOR_ERR_NO_MEMORY;
     /* Whether the settings that must agree do is known alike on every rank (all see every
      * digest), so all take part in the exchange that names the difference. */
@@ -217,11 +250,15 @@ static arbor_status_t wire_up(void)
         memcpy(&h, all[r], sizeof(h));
         digests[r] = h.uniform_hash;
         if (digests[r] != digests[0]) uniform = false;
+        file_states[r] = h.logp_file_state;
+        file_digests[r] = h.logp_file_digest;
     }
     if (status == ARBOR_OK && !uniform) {
         report_uniform_mismatch(digests);
         status = ARBOR_ERR_CONFIG;
     }
+    /* Likewise every rank sees every rank's calibration file state and digest. */
+    if (status == ARBOR_OK) status = arb_model_check_files(file_states, file_digests, arb_ctx.size);
     for (int r = 0; status == ARBOR_OK && r < arb_ctx.size; r++) {
         wire_header_t h;
         if (lens[r] < sizeof(h)) {
@@ -242,8 +279,11 @@ static arbor_status_t wire_up(void)
         blens[r] = lens[r] - sizeof(h);
     }
     if (status == ARBOR_OK) status = number_nodes(leaders);
+    if (status == ARBOR_OK) status = share_groups(all, leaders);
     if (status == ARBOR_OK) status = arb_ctx.tp_ops->connect(arb_ctx.tp, blobs, blens);
     free(digests);
+    free(file_states);
+    free(file_digests);
     free(leaders);
     free(blobs);
     free(blens);
@@ -269,6 +309,7 @@ static void teardown(void)
     if (arb_ctx.boot) arb_ctx.boot->ops->finalize(arb_ctx.boot);
     free(arb_ctx.images);
     free(arb_ctx.node_of);
+    arb_share_free();
     memset(&arb_ctx, 0, sizeof(arb_ctx));
 }
 
@@ -305,31 +346,24 @@ static arbor_status_t init_at(int required, int *provided)
     arb_ctx.yield = arb_ctx.cfg.poll_yield == ARB_YIELD_ALWAYS ||
                     (arb_ctx.cfg.poll_yield == ARB_YIELD_AUTO && arb_ctx.node_oversubscribed);
 
+    arb_model_load_file(); /* a failure fails the wire-up on every rank */
     if ((status = open_transport()) != ARBOR_OK) goto err;
     if ((status = arb_offload_check()) != ARBOR_OK) goto err;
     arb_ctx.seg = arb_ctx.tp_ops->seg_base(arb_ctx.tp);
     arb_ctx.seg_size = arb_ctx.cfg.segment_size;
+    arb_ctx.wake_us = arb_ctx.cfg.oversub_wake;
     if ((status = wire_up()) != ARBOR_OK) goto err;
+    /* Nodes that are namespaces of one kernel share its CPUs: yield there too (share.h). */
+    if (arb_ctx.cfg.poll_yield == ARB_YIELD_AUTO &&
+        arb_share_oversubscribed(arb_ctx.share_of[arb_ctx.rank]))
+        arb_ctx.yield = true;
     if ((status = arb_rma_init()) != ARBOR_OK) goto err;
 
-    arb_logp_default(arb_ctx.tp_name, &arb_ctx.model);
-    arb_logp_default_inter(arb_ctx.tp_name, &arb_ctx.model_inter);
-    if (arb_ctx.cfg.logp[0] &&
-        arb_logp_parse_levels(arb_ctx.cfg.logp, &arb_ctx.model, &arb_ctx.model_inter, err,
-                              sizeof(err)) != ARBOR_OK) {
-        arb_error("invalid value '%s' for ARBOR_LOGP: %s", arb_ctx.cfg.logp, err);
-        status = ARBOR_ERR_CONFIG;
-        goto err;
-    }
-    arb_ctx.model_source = arb_ctx.cfg.logp[0] ? "ARBOR_LOGP" : "transport defaults";
     /* Every rank saw every header, so all add the same term and build the same trees. */
     arb_tune_env_t tune_env = {.oversubscribed = !arb_ctx.cfg.logp[0] &&
                                                  arb_ctx.any_oversubscribed &&
                                                  arb_ctx.cfg.oversub_wake > 0};
-    if (tune_env.oversubscribed) {
-        arb_ctx.model.L += arb_ctx.cfg.oversub_wake;
-        arb_ctx.model_source = "transport defaults + ARBOR_OVERSUB_WAKE (oversubscribed node)";
-    }
+    if ((status = arb_model_compose(tune_env.oversubscribed)) != ARBOR_OK) goto err;
     /* ARBOR_TUNE replaces the algorithms layer's built-in rules (tune.c says which). */
     const char *tune = arb_ctx.cfg.tune;
     if (!tune[0]) arb_tune_defaults(&arb_ctx.tune, &tune_env);
@@ -354,7 +388,10 @@ static arbor_status_t init_at(int required, int *provided)
         (status = arb_mem_take_local(ARB_CHECK_BOARD_BYTES, &board)) != ARBOR_OK)
         goto err;
     arb_coll_check_board_init(board, arb_team_by_id);
-    if (arb_ctx.cfg.logp_measure && (status = arb_logp_measure()) != ARBOR_OK) goto err;
+    if (arb_ctx.cfg.logp_measure) {
+        if ((status = arb_logp_measure()) != ARBOR_OK) goto err;
+        arb_model_logp_over_measured();
+    }
     arb_offload_model();
     if ((status = arb_offload_team_init(arb_ctx.world)) != ARBOR_OK) goto err;
     /* From here on a thread of a MULTIPLE program may be inside arbor with us. */

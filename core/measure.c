@@ -9,8 +9,14 @@
  *   G1                       the same with the message in the segment and the one-copy path
  *                            (core/coll_direct.h): the receiver reads it in place; where the
  *                            pair is not mapped that path is not taken and G1 comes out as G
+ *   Gop                      rank 0 alone: a double sum of one landing slot's worth into
+ *                            another, per byte, cache-hot: the op's own cost (logp.h's Gop),
+ *                            a lower bound where the operand comes cold from a landing slot
  * o_s and o_r cannot be told apart from L by timing alone; both are taken as min(g, T(0) / 3)
- * and L as the rest. Rank 0 broadcasts its figures so every rank prices algorithms alike.
+ * and L as the rest. Rank 0 broadcasts its figures so every rank prices algorithms alike. The
+ * figures are also kept as measured (arb_ctx.measured), per path: "intra mapped" where rank 0
+ * maps its partner's segment, else "intra rma"; between nodes "inter rma". arbor-info
+ * --calibrate saves them as a calibration file (ARBOR_LOGP_FILE, core/model.c).
  */
 #include "core/measure.h"
 
@@ -18,10 +24,12 @@
 #include <string.h>
 
 #include "core/coll.h"
+#include "core/dtype.h"
 #include "core/executor.h"
 #include "core/progress.h"
 #include "core/log.h"
 #include "core/rma/rma.h"
+#include "core/share.h"
 
 enum { REPS = 101 };
 
@@ -93,6 +101,34 @@ static arbor_status_t measure_pair(int a, int b, size_t m, int k, uint8_t *buf, 
     return ARBOR_OK;
 }
 
+/* Microseconds per byte of a double sum of m bytes into another, cache-hot (median of REPS). */
+static double reduce_cost(size_t m)
+{
+    size_t count = m / sizeof(double);
+    double *a = calloc(count ? count : 1, sizeof(double)),
+           *b = calloc(count ? count : 1, sizeof(double));
+    double times[REPS];
+    if (!a || !b || count == 0) {
+        free(a);
+        free(b);
+        return 0;
+    }
+    for (size_t i = 0; i < count; i++) b[i] = (double)i;
+    arb_reduce(ARBOR_SUM, ARBOR_DOUBLE, a, b, count, 1); /* warm the caches */
+    /* Several passes per sample: one slot's worth takes about a microsecond, near the clock's
+     * resolution. */
+    enum { PASSES = 8 };
+    for (int r = 0; r < REPS; r++) {
+        double t0 = arb_now_us();
+        for (int k = 0; k < PASSES; k++) arb_reduce(ARBOR_SUM, ARBOR_DOUBLE, a, b, count, 1);
+        times[r] = (arb_now_us() - t0) / PASSES;
+    }
+    free(a);
+    free(b);
+    qsort(times, REPS, sizeof(double), cmp_double);
+    return times[REPS / 2] / (double)(count * sizeof(double));
+}
+
 /* The first rank after 0 on rank 0's node (same), or on another node (!same); -1 if none. */
 static int partner(bool same)
 {
@@ -108,8 +144,9 @@ arbor_status_t arb_logp_measure(void)
     struct arbor_team *t = arb_ctx.world;
     size_t m = t->chunk;
     int k = t->depth > 1 ? t->depth : 2;
-    /* intra L os or g G, inter L os or g G, which levels were measured, intra G1 */
-    double v[12] = {0};
+    /* intra L os or g G, inter L os or g G, which levels were measured, intra G1, Gop, whether
+     * the intra pair is mapped, whether rank 0's node is oversubscribed */
+    double v[15] = {0};
     arbor_status_t status = ARBOR_OK;
 
     if (t->size < 2) {
@@ -129,18 +166,41 @@ arbor_status_t arb_logp_measure(void)
     if (status == ARBOR_OK && inter > 0 && (me == 0 || me == inter))
         status = measure_pair(0, inter, m, k, buf, NULL, v + 5, NULL);
     v[10] = (intra > 0) + 2 * (inter > 0);
+    if (me == 0) {
+        v[12] = reduce_cost(m);
+        v[13] = intra > 0 && t->peer_seg[intra] != NULL;
+        v[14] = arb_ctx.node_oversubscribed;
+    }
     free(buf);
     if (status == ARBOR_OK) status = arb_coll_bcast_internal(t, v, sizeof(v), 0);
     if (seg) arb_mem_give_local(seg_off, m); /* after the bcast: nobody reads it any more */
     if (status != ARBOR_OK) return status;
-    if ((int)v[10] & 1)
-        arb_ctx.model =
-            (arb_logp_t){.L = v[0], .os = v[1], .orecv = v[2], .g = v[3], .G = v[4], .G1 = v[11]};
+    arb_calib_t *c = &arb_ctx.measured;
+    memset(c, 0, sizeof(*c));
+    snprintf(c->transport, sizeof(c->transport), "%s", arb_ctx.tp_name);
+    arb_ctx.measured_oversub = v[14] != 0;
+    if ((int)v[10] & 1) {
+        int path = v[13] != 0 ? ARB_CALIB_INTRA_MAPPED : ARB_CALIB_INTRA_RMA;
+        c->m[path] = (arb_logp_t){
+            .L = v[0], .os = v[1], .orecv = v[2], .g = v[3], .G = v[4], .G1 = v[11], .Gop = v[12]};
+        c->have |= 1u << path;
+        arb_ctx.model = c->m[path];
+    }
     if ((int)v[10] & 2) {
-        arb_ctx.model_inter =
-            (arb_logp_t){.L = v[5], .os = v[6], .orecv = v[7], .g = v[8], .G = v[9], .G1 = v[9]};
+        c->m[ARB_CALIB_INTER_RMA] = (arb_logp_t){
+            .L = v[5], .os = v[6], .orecv = v[7], .g = v[8], .G = v[9], .G1 = v[9], .Gop = v[12]};
+        c->have |= 1u << ARB_CALIB_INTER_RMA;
+        arb_ctx.model_inter = c->m[ARB_CALIB_INTER_RMA];
         t->topo.inter = arb_ctx.model_inter; /* the world team was made before the measurement */
     }
-    arb_ctx.model_source = "measured";
+    /* Where rank 0's CPUs are oversubscribed its node-local partner yields while it waits, so
+     * the one-way time of an empty message between them is the wake-up the CPU bound prices
+     * (algorithms/oversub.c): the shared-memory move itself is a tenth of a microsecond. */
+    if (((int)v[10] & 1) && arb_ctx.cfg.oversub_wake > 0 &&
+        arb_share_oversubscribed(arb_ctx.share_of[0])) {
+        arb_ctx.wake_us = v[0] + v[1] + v[2];
+        t->topo.wake = arb_ctx.wake_us;
+    }
+    snprintf(arb_ctx.model_source, sizeof(arb_ctx.model_source), "measured");
     return ARBOR_OK;
 }

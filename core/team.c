@@ -6,6 +6,7 @@
  * (core/rma/mem.c). Both, and every channel block, return to the heap when the team is freed.
  */
 #include "core/team.h"
+#include "core/share.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,7 +45,7 @@ static arbor_status_t team_topology(struct arbor_team *t, const int *world)
     free(map);
     t->topo.node = t->node;
     t->topo.inter = arb_ctx.model_inter;
-    return ARBOR_OK;
+    return arb_share_team(t, world);
 }
 
 /* A team of P members (world ranks, in team order) at region, with this rank at index me. */
@@ -143,6 +144,7 @@ void arb_team_destroy(struct arbor_team *t)
     if (t->cache.buckets) arb_sched_cache_destroy(&t->cache);
     free(t->world);
     free(t->node);
+    free(t->shared);
     free(t->peer_seg);
     free(t->rkey);
     free(t->out);

@@ -48,6 +48,7 @@ typedef struct {
     uint64_t next_ticket; /* assigned at collective start */
     uint64_t next_done;   /* sent (out) or received (in) so far */
     uint64_t credit;      /* out: the peer's consumed count as last read (it only grows) */
+    uint32_t unreturned;  /* in, through the transport: consumed, credit not yet sent */
     uint64_t block;       /* offset of the channel block in the receiver's segment, once OPEN */
     uint8_t state;        /* ARB_CHAN_*: in: block allocated here; out: directory word seen */
     bool publish;         /* in: the directory word is still to be written at the sender */
@@ -68,6 +69,7 @@ struct arbor_team {
     int open_in;           /* channel blocks allocated here (in state OPEN) */
     int *node;             /* [size] node index (0..topo.nnodes-1) of each member, in team order */
     arb_topo_t topo;       /* what the selector sees (topo.node = node) */
+    int *shared;           /* topo.shared: members on the busiest oversubscribed CPUs */
     uint64_t seq;          /* collectives started */
     uint64_t id;           /* equal on every member, differs between teams (team_fail.c) */
     bool closing;          /* finalize's last barrier: return no credits (no one needs them) */

@@ -1,6 +1,6 @@
 # Unit tier (STYLE.md section 6): plain executables, no launcher; each prints a summary and
 # exits non-zero on a failure.
-foreach(t logp trees peer_copy heap onecopy)
+foreach(t logp calib trees peer_copy heap onecopy)
   add_executable(unit_${t} ${CMAKE_CURRENT_LIST_DIR}/unit_${t}.c)
   target_link_libraries(unit_${t} PRIVATE arbor_internal)
   add_test(NAME unit.${t} COMMAND unit_${t})
@@ -29,3 +29,10 @@ add_executable(unit_topo ${CMAKE_CURRENT_LIST_DIR}/unit_topo.c ${CMAKE_CURRENT_L
 target_link_libraries(unit_topo PRIVATE arbor_internal)
 add_test(NAME unit.topo COMMAND unit_topo)
 set_tests_properties(unit.topo PROPERTIES LABELS unit TIMEOUT 120)
+
+# Cost functions against the LogGP time of their own schedules (tests/sched_time.c).
+add_executable(unit_costsim ${CMAKE_CURRENT_LIST_DIR}/unit_costsim.c
+                            ${CMAKE_CURRENT_LIST_DIR}/sched_time.c)
+target_link_libraries(unit_costsim PRIVATE arbor_internal)
+add_test(NAME unit.costsim COMMAND unit_costsim)
+set_tests_properties(unit.costsim PROPERTIES LABELS unit TIMEOUT 120)

@@ -6,6 +6,9 @@
  *   and every byte of every rank's DST (and the untouched SRC) is checked against the result
  *   computed here; also the in-place layouts the core uses (DST = SRC + root for scatter,
  *   SRC = DST + rank for gather / allgather);
+ * - the node-aware entries (allgather hierarchical) on three multi-node layouts too (nodes of
+ *   2 and of 3 consecutive ranks, ranks dealt round-robin over 3 nodes), every byte checked;
+ *   on one node they must say ARBOR_ERR_UNSUPPORTED and cost INFINITY;
  * - v-variants with random uneven counts (zeros included) and non-monotone displacements with
  *   gaps (gaps must stay untouched); scatterv / gatherv ranks other than the root see only
  *   their own count, as the core passes them;
@@ -225,6 +228,9 @@ static bool setup(world_t *w, arb_coll_t coll, int root, size_t b, bool inplace)
     }
 }
 
+/* The topology of the current pass (NULL: one node); node-aware entries run only with one. */
+static const arb_topo_t *TOPO;
+
 /* Runs one case; returns false when the algorithm does not support it (expected). */
 static void run_case(const family_t *f, int alg, int P, int root, size_t b, bool inplace,
                      const arb_logp_t *m)
@@ -279,7 +285,8 @@ static void run_case(const family_t *f, int alg, int P, int root, size_t b, bool
                              .displs = f->vec ? V(&w, r, 1) : NULL,
                              .rcounts = f->vec ? V(&w, r, 2) : NULL,
                              .rdispls = f->vec ? V(&w, r, 3) : NULL,
-                             .commutative = 1};
+                             .commutative = 1,
+                             .topo = TOPO};
         arb_sched_init(&s[r]);
         arbor_status_t st = d->build(d, &a, m, &s[r]);
         if (st == ARBOR_ERR_UNSUPPORTED) {
@@ -295,6 +302,9 @@ static void run_case(const family_t *f, int alg, int P, int root, size_t b, bool
     bool pow2 = (P & (P - 1)) == 0;
     if (strcmp(d->name, "recursive_doubling") == 0)
         check(supported == pow2, "%s: supported=%d", where, supported);
+    else if (d->topo_aware)
+        check(supported == arb_topo_multi(TOPO), "%s: supported=%d with %d nodes", where, supported,
+              TOPO ? TOPO->nnodes : 1);
     else
         check(supported, "%s: unsupported", where);
     check(isfinite(d->cost(d,
@@ -303,7 +313,8 @@ static void run_case(const family_t *f, int alg, int P, int root, size_t b, bool
                                               .bytes = b,
                                               .chunk = 65536,
                                               .counts = V(&w, 0, 0),
-                                              .displs = V(&w, 0, 1)},
+                                              .displs = V(&w, 0, 1),
+                                              .topo = TOPO},
                            m)) == supported,
           "%s: cost finiteness disagrees with the builder", where);
     if (supported && ok) {
@@ -331,16 +342,27 @@ static void run_case(const family_t *f, int alg, int P, int root, size_t b, bool
     world_free(&w);
 }
 
-static void test_correctness(const arb_logp_t *m)
+/* layout 0: one node; 1, 2: nodes of 2 and 3 consecutive ranks; 3: round-robin over 3. The
+ * multi-node layouts run the node-aware entries only (the others ignore the topology). */
+static void test_correctness_on(const arb_logp_t *m, int layout)
 {
     static const int Ps[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 32, 33};
     static const size_t blocks[] = {0, 1, 3, 8};
+    static int node[64];
     for (int fi = 0; fi < NFAM; fi++) {
         const family_t *f = &families[fi];
-        int before = failures;
+        int before = failures, ran = 0;
         for (int alg = 1; alg < *f->n; alg++)
             for (size_t pi = 0; pi < sizeof(Ps) / sizeof(Ps[0]); pi++) {
                 int P = Ps[pi];
+                if (layout && !f->tab[alg].topo_aware) continue;
+                arb_topo_t t = {.nnodes = 0, .node = node, .inter = {20, 2, 2, 2, 0.001, 0}};
+                for (int r = 0; r < P; r++) {
+                    node[r] = layout == 1 ? r / 2 : layout == 2 ? r / 3 : r % 3;
+                    if (node[r] + 1 > t.nnodes) t.nnodes = node[r] + 1;
+                }
+                TOPO = layout ? &t : NULL;
+                ran++;
                 for (int root = 0; root < (f->rooted ? P : 1); root++)
                     for (int inplace = 0; inplace < 2; inplace++) {
                         if (f->vec) {
@@ -351,10 +373,17 @@ static void test_correctness(const arb_logp_t *m)
                                 run_case(f, alg, P, root, blocks[bi], inplace, m);
                         }
                     }
+                TOPO = NULL;
             }
-        printf("%-11s %d algorithm(s): %s\n", f->name, *f->n - 1,
-               failures == before ? "ok" : "FAILED");
+        if (ran)
+            printf("%-11s %d algorithm(s), layout %d: %s\n", f->name, *f->n - 1, layout,
+                   failures == before ? "ok" : "FAILED");
     }
+}
+
+static void test_correctness(const arb_logp_t *m)
+{
+    for (int layout = 0; layout < 4; layout++) test_correctness_on(m, layout);
 }
 
 static double cost_of(const family_t *f, const char *name, int P, size_t b, const arb_logp_t *m)
@@ -405,8 +434,9 @@ static void test_costs(void)
                                              .rcounts = cnt,
                                              .rdispls = dsp};
                         double c = f->tab[alg].cost(&f->tab[alg], &a, &m);
-                        bool want_inf =
-                            strcmp(f->tab[alg].name, "recursive_doubling") == 0 && (P & (P - 1));
+                        bool want_inf = (strcmp(f->tab[alg].name, "recursive_doubling") == 0 &&
+                                         (P & (P - 1))) ||
+                                        f->tab[alg].topo_aware; /* one node */
                         check(want_inf ? isinf(c) : (isfinite(c) && c >= 0),
                               "%s/%s P=%d bytes=%zu (%s): cost %g", f->name, f->tab[alg].name, P, b,
                               transports[t], c);

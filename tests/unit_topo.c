@@ -246,6 +246,60 @@ static void test_selection(void)
     check(rt[alg].variant >= ARB_TREE_KARP_NODE, "reduce 8 B on 3x2 picks %s", rt[alg].name);
 }
 
+/* Six ranks of three nodes on two CPUs (nodes of one kernel: the simulated cluster). Without
+ * the CPU bound the one-round direct barrier and allreduce are the cheapest (one latency); with
+ * it they pay every message's work on the shared CPUs, and the node-aware up-down trees and the
+ * hierarchical allgather win. The bound of the direct barrier, counted by hand: each rank sends
+ * 5 signals and receives 5, 4 of each to other nodes (os = or = 2 there, 0.05 on the node), and
+ * every receive pays the wake: (24 * 2 + 6 * 0.05 + 24 * (2 + 5) + 6 * (0.05 + 5)) / 2. */
+static void test_oversubscribed(void)
+{
+    int node[6] = {0, 0, 1, 1, 2, 2}, all[6] = {0, 1, 2, 3, 4, 5};
+    arb_topo_t free_cpus = {.nnodes = 3, .node = node, .inter = INTER};
+    arb_topo_t shared = free_cpus;
+    shared.shared = all, shared.nshared = 6, shared.shared_cpus = 2, shared.wake = 5;
+    static const arb_coll_t colls[] = {ARB_COLL_BARRIER, ARB_COLL_ALLREDUCE, ARB_COLL_BCAST};
+    for (size_t c = 0; c < sizeof(colls) / sizeof(colls[0]); c++) {
+        int n;
+        const arb_alg_desc_t *tab = arb_alg_table(colls[c], &n);
+        arb_coll_args_t a = args(colls[c], 0, 6, 0, 8, &shared);
+        int alg = arb_select(&a, &INTRA, 0, NULL);
+        check(tab[alg].variant >= ARB_TREE_KARP_NODE, "%s 8 B, 3x2 on 2 CPUs picks %s",
+              arb_coll_name(colls[c]), tab[alg].name);
+        if (colls[c] == ARB_COLL_BCAST) continue;
+        a.topo = &free_cpus;
+        alg = arb_select(&a, &INTRA, 0, NULL);
+        check(!strcmp(tab[alg].name, "direct"), "%s 8 B, 3x2 with a CPU each picks %s",
+              arb_coll_name(colls[c]), tab[alg].name);
+    }
+    int n;
+    const arb_alg_desc_t *bt = arb_alg_table(ARB_COLL_BARRIER, &n);
+    const arb_alg_desc_t *direct = NULL;
+    for (int i = 1; i < n; i++)
+        if (!strcmp(bt[i].name, "direct")) direct = &bt[i];
+    arb_coll_args_t b = args(ARB_COLL_BARRIER, 0, 6, 0, 0, &shared);
+    double want = (24 * 2 + 6 * 0.05 + 24 * (2 + 5) + 6 * (0.05 + 5)) / 2;
+    double got = direct ? arb_oversub_bound(direct, &b, &INTRA) : NAN;
+    check(fabs(got - want) < 1e-9, "direct barrier bound %g want %g", got, want);
+    shared.shared_cpus = 6; /* a CPU each: no bound */
+    got = direct ? arb_oversub_bound(direct, &b, &INTRA) : NAN;
+    check(got == 0, "bound with a CPU per rank %g", got);
+    shared.shared_cpus = 2;
+    const arb_alg_desc_t *ag = arb_alg_table(ARB_COLL_ALLGATHER, &n);
+    arb_coll_args_t g = args(ARB_COLL_ALLGATHER, 0, 6, 0, 8, &shared);
+    int alg = arb_select(&g, &INTRA, 0, NULL);
+    check(!strcmp(ag[alg].name, "hierarchical"), "allgather 8 B, 3x2 on 2 CPUs picks %s",
+          ag[alg].name);
+    /* gatherv: a rank other than the root knows only its own count, so no other rank's schedule
+     * can be built alike everywhere: no bound (the choice must stay the same on every rank). */
+    const arb_alg_desc_t *gv = arb_alg_table(ARB_COLL_GATHERV, &n);
+    size_t counts[6] = {0, 0, 8, 0, 0, 0}, displs[6] = {0};
+    arb_coll_args_t v = args(ARB_COLL_GATHERV, 2, 6, 0, 8, &shared);
+    v.counts = counts, v.displs = displs;
+    got = arb_oversub_bound(&gv[1], &v, &INTRA);
+    check(got == 0, "gatherv bound %g", got);
+}
+
 int main(void)
 {
     test_trees();
@@ -254,6 +308,7 @@ int main(void)
     test_schedules();
     test_parse_levels();
     test_selection();
+    test_oversubscribed();
     printf("unit_topo: %d checks, %d failures\n", checks, failures);
     return failures != 0;
 }

@@ -8,8 +8,15 @@
  *   arbor-info -r         the running library: arbor_init, then transport, model, topology,
  *                         segment and heap (under a launcher: one block per rank)
  *   arbor-info --readme   the configuration as a Markdown table (README.md is generated so)
+ *   arbor-info --calibrate [-o FILE]
+ *                         under a launcher, on the machine to calibrate: measures the LogGP
+ *                         parameters (ARBOR_LOGP_MEASURE) on the path the channels take, and
+ *                         again through the transport's RMA (ARBOR_DIRECT=n) where they are
+ *                         mapped; rank 0 prints them as a calibration file and writes it to
+ *                         FILE, which ARBOR_LOGP_FILE loads (docs/PERFORMANCE.md, "Calibration")
  */
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,6 +164,96 @@ static int print_runtime(void)
     return arbor_finalize() == ARBOR_OK ? 0 : 1;
 }
 
+/* One measuring init: the calibration text of rank 0 (identical on every rank: rank 0's figures
+ * are broadcast) into text, and this rank's number. */
+static int measure_once(char *text, size_t len, int *rank)
+{
+    char buf[64];
+    setenv("ARBOR_LOGP_MEASURE", "y", 1);
+    arbor_status_t status = arbor_init();
+    if (status != ARBOR_OK) {
+        fprintf(stderr, "arbor-info: arbor_init: %s\n", arbor_strerror(status));
+        return 1;
+    }
+    *rank = atoi(info(buf, sizeof(buf), "rank"));
+    int size = atoi(info(buf, sizeof(buf), "size"));
+    char over[8];
+    info(over, sizeof(over), "topology.oversubscribed");
+    int n = snprintf(text, len, "# measured by %d ranks (%s)%s\n", size,
+                     info(buf, sizeof(buf), "transport"),
+                     strcmp(over, "y") ? ""
+                                       : ", more ranks than cores: latencies include waits for "
+                                         "descheduled ranks; calibrate with a core per rank");
+    info(text + n, len - (size_t)n, "model.calibration");
+    status = last_status;
+    if (arbor_finalize() != ARBOR_OK) return 1;
+    if (status != ARBOR_OK) {
+        fprintf(stderr,
+                "arbor-info: %s (%d rank%s): nothing measured; run it under a launcher "
+                "with 2 or more ranks (mpirun -n 2 arbor-info --calibrate)\n",
+                arbor_strerror(status), size, size == 1 ? "" : "s");
+        return 1;
+    }
+    return 0;
+}
+
+/* The lines of text that start with prefix, appended to out. */
+static void take_lines(const char *text, const char *prefix, char *out, size_t len)
+{
+    for (const char *p = text; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p + 1) : strlen(p), used = strlen(out);
+        if (!strncmp(p, prefix, strlen(prefix)) && used + n < len) {
+            memcpy(out + used, p, n);
+            out[used + n] = '\0';
+        }
+        p += n;
+    }
+}
+
+static int calibrate(int argc, char **argv)
+{
+    const char *file = NULL;
+    for (int i = 2; i < argc; i++) {
+        if (!strcmp(argv[i], "-o") && i + 1 < argc)
+            file = argv[++i];
+        else {
+            fprintf(stderr, "usage: arbor-info --calibrate [-o FILE]\n");
+            return 2;
+        }
+    }
+    /* The model sources must not mix into what is saved: the measurement replaces them, but
+     * a stale file that fails to load would stop the init. */
+    unsetenv("ARBOR_LOGP_FILE");
+    char first[4096] = "", second[4096] = "", out[8192] = "";
+    int rank = 0;
+    if (measure_once(first, sizeof(first), &rank)) return 1;
+    /* Where the channels were mapped, measure the transport's RMA path too (ARBOR_DIRECT=n
+     * is how a job takes it); the inter-node line is the same path both times. */
+    const char *direct = getenv("ARBOR_DIRECT");
+    bool mapped = strstr(first, "\nintra mapped ") != NULL;
+    if (mapped && (!direct || strcmp(direct, "n"))) {
+        setenv("ARBOR_DIRECT", "n", 1);
+        if (measure_once(second, sizeof(second), &rank)) return 1;
+    }
+    take_lines(first, "#", out, sizeof(out));
+    take_lines(first, "arbor-calibration", out, sizeof(out));
+    take_lines(first, "transport", out, sizeof(out));
+    take_lines(first, "intra", out, sizeof(out));
+    take_lines(second, "intra rma", out, sizeof(out));
+    take_lines(first, "inter", out, sizeof(out));
+    if (rank != 0) return 0;
+    fputs(out, stdout);
+    if (!file) return 0;
+    FILE *f = fopen(file, "w");
+    if (!f || fputs(out, f) < 0 || fclose(f) != 0) {
+        fprintf(stderr, "arbor-info: cannot write %s\n", file);
+        return 1;
+    }
+    fprintf(stderr, "arbor-info: wrote %s (load it with ARBOR_LOGP_FILE=%s)\n", file, file);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *what = argc > 1 ? argv[1] : "";
@@ -164,8 +261,9 @@ int main(int argc, char **argv)
     if (!strcmp(what, "-c")) return print_config(0);
     if (!strcmp(what, "-A")) return print_algorithms(), 0;
     if (!strcmp(what, "-r")) return print_runtime();
+    if (!strcmp(what, "--calibrate")) return calibrate(argc, argv);
     if (argc > 1) {
-        fprintf(stderr, "usage: arbor-info [-c | -A | -r | --readme]\n");
+        fprintf(stderr, "usage: arbor-info [-c | -A | -r | --readme | --calibrate [-o FILE]]\n");
         return 2;
     }
     printf("arbor %s\n", arbor_version());

@@ -1,8 +1,9 @@
-# libFuzzer targets (issue 13): the ARBOR_* parser, ARBOR_LOGP, ARBOR_TUNE and the schedule
-# builders, in one binary (bin/arbor-fuzz, target chosen by ARB_FUZZ_TARGET). libFuzzer comes
-# with clang only, so the binary is built by clang whatever compiles the library: the sources
-# it needs (algorithms/, core/config.c, core/status.c) are compiled again, with
-# -fsanitize=fuzzer,address,undefined. Without a clang there are no fuzz tests.
+# libFuzzer targets (issue 13): the ARBOR_* parser, ARBOR_LOGP, ARBOR_TUNE, the schedule
+# builders and the calibration file (ARBOR_LOGP_FILE), in one binary (bin/arbor-fuzz, target
+# chosen by ARB_FUZZ_TARGET). libFuzzer comes with clang only, so the binary is built by clang
+# whatever compiles the library: the sources it needs (algorithms/, core/config.c,
+# core/status.c) are compiled again, with -fsanitize=fuzzer,address,undefined. Without a clang
+# there are no fuzz tests.
 #
 # CI runs each target for a few seconds on the corpus in tests/fuzz/corpus/<target> (new
 # inputs go to the build folder, never into the tree). A long run, from the build folder:
@@ -28,7 +29,8 @@ file(GLOB ARB_FUZZ_LIB_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/algorithms/
 list(APPEND ARB_FUZZ_LIB_SOURCES ${CMAKE_SOURCE_DIR}/core/config.c ${CMAKE_SOURCE_DIR}/core/status.c
      ${CMAKE_SOURCE_DIR}/tests/sched_sim.c)
 set(ARB_FUZZ_SOURCES ${ARB_FUZZ_DIR}/fuzz_main.c ${ARB_FUZZ_DIR}/fuzz_config.c
-    ${ARB_FUZZ_DIR}/fuzz_logp.c ${ARB_FUZZ_DIR}/fuzz_tune.c ${ARB_FUZZ_DIR}/fuzz_sched.c)
+    ${ARB_FUZZ_DIR}/fuzz_logp.c ${ARB_FUZZ_DIR}/fuzz_tune.c ${ARB_FUZZ_DIR}/fuzz_sched.c
+    ${ARB_FUZZ_DIR}/fuzz_calib.c)
 set(ARB_FUZZ_BIN ${CMAKE_BINARY_DIR}/bin/arbor-fuzz)
 add_custom_command(OUTPUT ${ARB_FUZZ_BIN}
   COMMAND ${ARB_FUZZ_CC} -std=c11 -D_GNU_SOURCE -DARBOR_VERSION_STRING="fuzz" -g -O1
@@ -41,7 +43,7 @@ add_custom_command(OUTPUT ${ARB_FUZZ_BIN}
   VERBATIM)
 add_custom_target(arbor-fuzz ALL DEPENDS ${ARB_FUZZ_BIN})
 
-foreach(t config logp tune sched)
+foreach(t config logp tune sched calib)
   add_test(NAME fuzz.${t}
            COMMAND sh -c "mkdir -p fuzz/new-${t} && exec \"$0\" -max_total_time=3 -timeout=10 -print_final_stats=1 fuzz/new-${t} \"$1\""
                    ${ARB_FUZZ_BIN} ${ARB_FUZZ_DIR}/corpus/${t}

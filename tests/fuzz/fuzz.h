@@ -10,5 +10,6 @@ int arb_fuzz_config(const uint8_t *data, size_t size);
 int arb_fuzz_logp(const uint8_t *data, size_t size);
 int arb_fuzz_tune(const uint8_t *data, size_t size);
 int arb_fuzz_sched(const uint8_t *data, size_t size);
+int arb_fuzz_calib(const uint8_t *data, size_t size);
 
 #endif /* ARB_TESTS_FUZZ_H */

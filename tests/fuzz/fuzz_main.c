@@ -1,6 +1,6 @@
 /*
- * arbor-fuzz: one libFuzzer binary for the four targets (the library sources are compiled
- * once), chosen by ARB_FUZZ_TARGET=config|logp|tune|sched. Not ARBOR_*: the config target
+ * arbor-fuzz: one libFuzzer binary for the five targets (the library sources are compiled
+ * once), chosen by ARB_FUZZ_TARGET=config|logp|tune|sched|calib. Not ARBOR_*: the config target
  * must see no ARBOR_* variable but the one it sets, so all of them are removed at start.
  */
 #include <stdio.h>
@@ -22,12 +22,13 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     } targets[] = {{"config", arb_fuzz_config},
                    {"logp", arb_fuzz_logp},
                    {"tune", arb_fuzz_tune},
-                   {"sched", arb_fuzz_sched}};
+                   {"sched", arb_fuzz_sched},
+                   {"calib", arb_fuzz_calib}};
     const char *want = getenv("ARB_FUZZ_TARGET");
     for (size_t i = 0; want && i < sizeof(targets) / sizeof(targets[0]); i++)
         if (!strcmp(want, targets[i].name)) target = targets[i].fn;
     if (!target) {
-        fprintf(stderr, "arbor-fuzz: set ARB_FUZZ_TARGET to config, logp, tune or sched\n");
+        fprintf(stderr, "arbor-fuzz: set ARB_FUZZ_TARGET to config, logp, tune, sched or calib\n");
         exit(2);
     }
     for (int again = 1; again;) { /* unsetenv reorders environ: rescan after each */

@@ -1,0 +1,131 @@
+/*
+ * The calibration file (algorithms/logp_file.h): a written file reads back to the same doubles
+ * and the same digest; comments and spacing do not change the digest, a value does; every bad
+ * file is refused with the number of its bad line; Gop prices a combine where it is given.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "algorithms/logp_file.h"
+
+#include "unit_check.h"
+
+static bool same(const arb_logp_t *a, const arb_logp_t *b)
+{
+    return a->L == b->L && a->os == b->os && a->orecv == b->orecv && a->g == b->g && a->G == b->G &&
+           a->G1 == b->G1 && a->Gop == b->Gop;
+}
+
+static void test_round_trip(void)
+{
+    arb_calib_t c = {.transport = "ucx"}, back;
+    char text[2048], err[256] = "";
+    /* Values with no short decimal form: only an exact format reads back equal. */
+    c.m[ARB_CALIB_INTRA_MAPPED] = (arb_logp_t){.L = 0.1 / 3,
+                                               .os = 1.0 / 7,
+                                               .orecv = 2.0 / 7,
+                                               .g = 1e-3 / 3,
+                                               .G = 7.9147343058139086e-05,
+                                               .G1 = 1.8e-05 / 3,
+                                               .Gop = 2.1e-05 / 7};
+    c.m[ARB_CALIB_INTER_RMA] = (arb_logp_t){.L = 20, .os = 2, .orecv = 2, .g = 2, .G = 0.001};
+    c.have = 1u << ARB_CALIB_INTRA_MAPPED | 1u << ARB_CALIB_INTER_RMA;
+    size_t n = arb_calib_format(&c, text, sizeof(text));
+    check(n > 0 && n < sizeof(text), "format: %zu bytes", n);
+    arbor_status_t st = arb_calib_parse(text, &back, err, sizeof(err));
+    check(st == ARBOR_OK, "parse of the written file: %d %s\n%s", st, err, text);
+    check(back.have == c.have && !strcmp(back.transport, "ucx"), "have %u transport %s", back.have,
+          back.transport);
+    for (int p = 0; p < ARB_CALIB_PATHS; p++)
+        if (c.have & (1u << p))
+            check(same(&back.m[p], &c.m[p]), "%s read back differs", arb_calib_path_name(p));
+    check(arb_calib_digest(&back) == arb_calib_digest(&c), "digest of the read-back file");
+    /* The same values with comments, blank lines and other spacing: the same digest. */
+    char spaced[4096];
+    snprintf(spaced, sizeof(spaced), "# a site's note\n\n  %s\n# end\n", text);
+    st = arb_calib_parse(spaced, &back, err, sizeof(err));
+    check(st == ARBOR_OK && arb_calib_digest(&back) == arb_calib_digest(&c),
+          "comments change the digest (status %d %s)", st, err);
+    /* One value changed in its last digit: another digest. */
+    arb_calib_t other = c;
+    other.m[ARB_CALIB_INTRA_MAPPED].G = nextafter(c.m[ARB_CALIB_INTRA_MAPPED].G, 1);
+    check(arb_calib_digest(&other) != arb_calib_digest(&c), "a changed G keeps the digest");
+    /* A short buffer: the length it needs. */
+    char tiny[8];
+    check(arb_calib_format(&c, tiny, sizeof(tiny)) == n && strlen(tiny) == 7, "short buffer");
+}
+
+static void test_bad(void)
+{
+    static const char head[] = "arbor-calibration 1\ntransport ucx\n";
+    static const char good[] = "intra mapped L=0.1,os=0.05,or=0.05,g=0.05,G=8e-05\n";
+    static const struct {
+        const char *text, *want; /* want: in the error */
+    } bad[] = {
+        {"", "line 0: empty file"},
+        {"# only a comment\n", "line 1: empty file"},
+        {"transport ucx\n", "line 1: not a calibration file"},
+        {"arbor-calibration 2\n", "line 1: unsupported calibration format"},
+        {"arbor-calibration 1\nintra mapped L=1,os=1,or=1,g=1,G=1\n", "without a transport"},
+        {"arbor-calibration 1\ntransport ucx\n", "line 2: end of file without a model line"},
+        {"arbor-calibration 1\ntransport ucx\ntransport ucx\n", "line 3: transport given twice"},
+        {"arbor-calibration 1\ntransport\n", "line 2: transport needs one name"},
+        {"arbor-calibration 1\ntransport ucx\nintra mapped L=0.1,os=0.05,or=0.05,g=0.05\n",
+         "line 3: \"intra mapped\" lacks key G"},
+        {"arbor-calibration 1\ntransport ucx\nintra mapped L=0.1,os=0.05,or=0.05,g=0.05,G=x\n",
+         "line 3: logp: value \"x\" of G is not a finite number"},
+        {"arbor-calibration 1\ntransport ucx\n\n# c\nintra mapped L=-1,os=0,or=0,g=0,G=0\n",
+         "line 5: logp: value -1 of L is negative"},
+        {"arbor-calibration 1\ntransport ucx\ninter mapped L=1,os=1,or=1,g=1,G=1\n",
+         "line 3: unknown path \"inter mapped\""},
+        {"arbor-calibration 1\ntransport ucx\nintra L=1,os=1,or=1,g=1,G=1\n",
+         "line 3: unknown path \"intra L=1,os=1,or=1,g=1,G=1\""},
+        {"arbor-calibration 1\ntransport ucx\nintra rma\n", "line 3: \"intra rma\" needs one list"},
+        {"arbor-calibration 1\ntransport ucx\nintra rma L=1, G=1\n", "line 3: \"intra rma\" needs"},
+        {"arbor-calibration 1\ntransport ucx\nintra rma L=1,os=1,or=1,g=1,G=1,Q=2\n",
+         "line 3: logp: unknown key \"Q\""},
+        {"arbor-calibration 1\ntransport ucx\nintra rma L=1,os=1,or=1,g=1,G=1\n"
+         "intra rma L=1,os=1,or=1,g=1,G=1\n",
+         "line 4: \"intra rma\" given twice"},
+        {"arbor-calibration 1\ntransport ucx\nspeed fast\n", "line 3: unknown item \"speed\""},
+    };
+    char err[256];
+    arb_calib_t c;
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        err[0] = '\0';
+        arbor_status_t st = arb_calib_parse(bad[i].text, &c, err, sizeof(err));
+        check(st == ARBOR_ERR_CONFIG && strstr(err, bad[i].want) != NULL,
+              "bad file %zu: status %d, error \"%s\", want \"%s\"", i, st, err, bad[i].want);
+    }
+    char text[512];
+    snprintf(text, sizeof(text), "%s%s", head, good);
+    check(arb_calib_parse(text, &c, err, sizeof(err)) == ARBOR_OK && c.m[0].G1 == 0 &&
+              c.m[0].Gop == 0,
+          "minimal file: %s", err);
+    check(arb_calib_parse(NULL, &c, err, sizeof(err)) == ARBOR_ERR_INVALID_ARG, "NULL text");
+}
+
+static void test_combine(void)
+{
+    arb_logp_t m = {.L = 1, .G = 1e-4};
+    check(arb_logp_combine(&m, 1000) == 1000 * 1e-4, "combine without Gop is priced at G");
+    m.Gop = 3e-5;
+    check(arb_logp_combine(&m, 1000) == 1000 * 3e-5, "combine with Gop is priced at Gop");
+    char err[128];
+    check(arb_logp_parse("Gop=2e-5", &m, err, sizeof(err)) == ARBOR_OK && m.Gop == 2e-5, "Gop key");
+    char buf[256];
+    arb_logp_t back = {0};
+    arb_logp_format(&m, buf, sizeof(buf));
+    check(arb_logp_parse(buf, &back, err, sizeof(err)) == ARBOR_OK && same(&back, &m),
+          "format / parse: %s", buf);
+}
+
+int main(void)
+{
+    test_round_trip();
+    test_bad();
+    test_combine();
+    printf("unit_calib: %d checks, %d failures\n", checks, failures);
+    return failures != 0;
+}
