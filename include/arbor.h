@@ -970,7 +970,9 @@ ARBOR_API arbor_status_t arbor_test(arbor_request_h *req);
 
 /**
  * @brief Wait for a handle to complete, making progress. Releases the handle and sets *req to
- * NULL. Returns ARBOR_ERR_TIMEOUT (handle kept) if nothing progresses for ARBOR_TIMEOUT seconds.
+ * NULL. If nothing progresses for ARBOR_TIMEOUT seconds it returns ARBOR_ERR_TIMEOUT: a
+ * collective's handle is then cancelled, its team failed and the handle released (as
+ * arbor_test); a one-sided handle is kept, to be waited on again.
  */
 ARBOR_API arbor_status_t arbor_wait(arbor_request_h *req);
 
