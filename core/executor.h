@@ -63,6 +63,10 @@ struct arb_inst {
     int coll, alg;
     uint64_t seq; /* the team's collective number of this instance (messages) */
     double t_start;
+    /* A spinning arbor_test's idle watch (arb_exec_chain_test_idle), kept on the head of a
+     * chain: the epoch it last saw, when it saw nothing move since, its last check. */
+    uint64_t test_epoch;
+    double test_idle_since, test_checked;
     arb_step_state_t *st;
     size_t st_cap, scratch_cap;
 };

@@ -57,6 +57,25 @@ static bool exec_recheck(void *arg)
     return arb_progress_all() > 0 || arb_inst_complete(arg);
 }
 
+/* The checks at a waiting loop's idle point, for the instance a caller waits for: a lost
+ * member or a stall hook's verdict, then ARBOR_TIMEOUT counted from *since (set at the first
+ * check). On a verdict the team is failed (inst cancelled) and the verdict returned. */
+static arbor_status_t idle_check(arb_inst_t *inst, double *since)
+{
+    arbor_status_t why = arb_team_stall_reason(inst->team, inst);
+    if (why == ARBOR_OK) {
+        double now = arb_now_us();
+        if (*since == 0) *since = now;
+        if (arb_ctx.cfg.timeout_s <= 0 || now - *since <= arb_ctx.cfg.timeout_s * 1e6)
+            return ARBOR_OK;
+        /* Returning with the instance still running would let late data land in a buffer
+         * the caller frees next (issue 13): cancel it and fail its team. */
+        why = ARBOR_ERR_TIMEOUT;
+    }
+    arb_team_fail(inst->team, inst, why);
+    return why;
+}
+
 arbor_status_t arb_exec_wait(arb_inst_t *inst)
 {
     uint64_t seen = arb_ctx.epoch;
@@ -77,21 +96,35 @@ arbor_status_t arb_exec_wait(arb_inst_t *inst)
         }
         arb_wait_pause(true);
         if (!arb_bell_nap(&nap, exec_recheck, inst) && ++idle % 256) continue;
-        arbor_status_t why = arb_team_stall_reason(inst->team, inst);
-        if (why != ARBOR_OK) {
-            arb_team_fail(inst->team, inst, why);
-            return why;
-        }
-        double now = arb_now_us();
-        if (since == 0) since = now;
-        if (arb_ctx.cfg.timeout_s > 0 && now - since > arb_ctx.cfg.timeout_s * 1e6) {
-            /* Returning with the instance still running would let late data land in a buffer
-             * the caller frees next (issue 13): cancel it and fail its team. */
-            arb_team_fail(inst->team, inst, ARBOR_ERR_TIMEOUT);
-            return ARBOR_ERR_TIMEOUT;
-        }
+        arbor_status_t why = idle_check(inst, &since);
+        if (why != ARBOR_OK) return why;
     }
     return inst->status;
+}
+
+/* The test calls keep the wait's state in the chain's head between calls. The clock is read on
+ * every idle call (a vDSO read, no system call) so the verdict comes after the same time
+ * however often the caller tests; the checks themselves (the lost-peer probe, the stall hook)
+ * run at most once a millisecond. */
+#define ARB_TEST_CHECK_US 1000
+
+arbor_status_t arb_exec_chain_test_idle(arb_inst_t *chain, bool moved)
+{
+    arb_inst_t *inst = chain;
+    while (inst && arb_inst_complete(inst)) inst = inst->agg_next;
+    if (!inst) return ARBOR_OK;
+    if (moved || chain->test_epoch != arb_ctx.epoch || chain->test_idle_since == 0) {
+        chain->test_epoch = arb_ctx.epoch;
+        chain->test_idle_since = chain->test_checked = arb_now_us();
+        return ARBOR_OK;
+    }
+    double now = arb_now_us();
+    if (now - chain->test_checked < ARB_TEST_CHECK_US) return ARBOR_OK;
+    chain->test_checked = now;
+    arbor_status_t why = idle_check(inst, &chain->test_idle_since);
+    if (why != ARBOR_OK)
+        for (arb_inst_t *x = chain; x; x = x->agg_next) arb_exec_cancel(x, why);
+    return why;
 }
 
 arbor_status_t arb_exec_chain_wait(arb_inst_t *inst)

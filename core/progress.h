@@ -6,6 +6,8 @@
 #ifndef ARB_CORE_PROGRESS_H
 #define ARB_CORE_PROGRESS_H
 
+#include <stdbool.h>
+
 #include "arbor.h"
 
 typedef struct arb_inst arb_inst_t;
@@ -19,5 +21,11 @@ arbor_status_t arb_exec_wait(arb_inst_t *inst);
 /* Waits for every instance of an AGGREGATE run (inst and its agg_next chain), stopping at the
  * first timeout; the first error of the run otherwise. */
 arbor_status_t arb_exec_chain_wait(arb_inst_t *inst);
+/* The idle point of a waiting loop for a caller that tests instead of waiting (arbor_test*):
+ * after a turn that left the chain incomplete, runs the lost-peer and ARBOR_TIMEOUT checks of
+ * arb_exec_wait at most once a millisecond (a clock read per call, nothing more). On a verdict
+ * the team is failed, the whole chain cancelled (complete, with that status) and the verdict
+ * returned; ARBOR_OK otherwise. moved: whether the caller's turn moved anything. */
+arbor_status_t arb_exec_chain_test_idle(arb_inst_t *chain, bool moved);
 
 #endif /* ARB_CORE_PROGRESS_H */

@@ -92,6 +92,27 @@ static arbor_status_t h_wait(arbor_request_h h)
     return status == ARBOR_ERR_TIMEOUT && arb_exec_chain_complete(inst) ? ARBOR_OK : status;
 }
 
+/* A test call's idle point (core/progress.h): a collective that a lost member or ARBOR_TIMEOUT
+ * ends comes back complete with that status; a one-sided handle stays incomplete and its
+ * ARBOR_ERR_TIMEOUT is returned. */
+static arbor_status_t h_test_idle(arbor_request_h h, bool moved)
+{
+    if (arb_rma_req_is(h)) return arb_rma_req_test_idle(h, moved);
+    return arb_exec_chain_test_idle(decode(h)->inst, moved);
+}
+
+/* Runs the idle point of every listed handle still incomplete after the turn; a verdict that
+ * leaves its handle incomplete (one-sided) is returned at once, the handle kept. */
+static arbor_status_t test_idle_all(size_t n, arbor_request_h *reqs, bool moved)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!reqs[i] || h_complete(reqs[i])) continue;
+        arbor_status_t why = h_test_idle(reqs[i], moved);
+        if (why != ARBOR_OK && !h_complete(reqs[i])) return why;
+    }
+    return ARBOR_OK;
+}
+
 static arbor_status_t h_release(arbor_request_h *h)
 {
     return arb_rma_req_is(*h) ? arb_rma_req_release(h) : release(decode(*h), h);
@@ -102,10 +123,15 @@ static arbor_status_t arbor_test_unlocked(arbor_request_h *req)
     if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
     if (!req) return ARBOR_ERR_INVALID_ARG;
     if (!h_valid(*req)) return ARBOR_ERR_HANDLE;
-    if (!h_complete(*req)) arb_progress_turn();
-    /* The turn may have let go of the lock: a handle another thread released meanwhile (two
-     * threads on one handle, against the rules) is reported, not followed. */
-    if (!h_valid(*req)) return ARBOR_ERR_HANDLE;
+    if (!h_complete(*req)) {
+        bool moved = arb_progress_turn() > 0;
+        /* The turn may have let go of the lock: a handle another thread released meanwhile
+         * (two threads on one handle, against the rules) is reported, not followed. */
+        if (!h_valid(*req)) return ARBOR_ERR_HANDLE;
+        /* A caller that only tests must learn of a lost peer or a timeout as a waiter does. */
+        arbor_status_t why = test_idle_all(1, req, moved);
+        if (why != ARBOR_OK) return why;
+    }
     return h_complete(*req) ? h_release(req) : ARBOR_INPROGRESS;
 }
 
@@ -166,9 +192,10 @@ static arbor_status_t arbor_test_all_unlocked(size_t n, arbor_request_h *reqs)
     size_t live;
     arbor_status_t status = check_all(n, reqs, &live), first = ARBOR_OK;
     if (status != ARBOR_OK) return status;
-    arb_progress_turn();
+    bool moved = arb_progress_turn() > 0;
     for (size_t i = 0; i < n; i++)
         if (reqs[i] && !h_valid(reqs[i])) return ARBOR_ERR_HANDLE;
+    if ((status = test_idle_all(n, reqs, moved)) != ARBOR_OK) return status;
     for (size_t i = 0; i < n; i++)
         if (reqs[i] && !h_complete(reqs[i])) return ARBOR_INPROGRESS;
     for (size_t i = 0; i < n; i++) {
@@ -201,7 +228,10 @@ static arbor_status_t arbor_test_some_unlocked(size_t n, arbor_request_h *reqs, 
     if (status != ARBOR_OK) return status;
     if (!done_p || (!indices && n)) return ARBOR_ERR_INVALID_ARG;
     if (!live) return ARBOR_ERR_INVALID_ARG;
-    arb_progress_turn();
+    bool moved = arb_progress_turn() > 0;
+    for (size_t i = 0; i < n; i++)
+        if (reqs[i] && !h_valid(reqs[i])) return ARBOR_ERR_HANDLE;
+    if ((status = test_idle_all(n, reqs, moved)) != ARBOR_OK) return status;
     status = collect(n, reqs, done_p, indices);
     return status == ARBOR_OK && *done_p == 0 ? ARBOR_INPROGRESS : status;
 }

@@ -965,12 +965,18 @@ ARBOR_API arbor_status_t arbor_am_reply(arbor_am_token_h token, int index, const
  * @brief Test a handle: ARBOR_OK when complete (the handle is then released and *req set to
  * NULL), ARBOR_INPROGRESS when not yet, or the error the operation failed with (the handle is
  * released too). Makes progress. Local. ARBOR_ERR_HANDLE for an unknown or released handle.
+ * A caller that only tests gets the verdicts a waiter gets: a collective whose team lost a member
+ * returns ARBOR_ERR_PEER_LOST, one in which nothing moved for ARBOR_TIMEOUT seconds of testing
+ * returns ARBOR_ERR_TIMEOUT (either way it is cancelled, its team failed, the handle released); a
+ * one-sided handle returns ARBOR_ERR_TIMEOUT and is kept. arbor_test_all / arbor_test_some too.
  */
 ARBOR_API arbor_status_t arbor_test(arbor_request_h *req);
 
 /**
  * @brief Wait for a handle to complete, making progress. Releases the handle and sets *req to
- * NULL. Returns ARBOR_ERR_TIMEOUT (handle kept) if nothing progresses for ARBOR_TIMEOUT seconds.
+ * NULL. If nothing progresses for ARBOR_TIMEOUT seconds it returns ARBOR_ERR_TIMEOUT: a
+ * collective's handle is then cancelled, its team failed and the handle released (as
+ * arbor_test); a one-sided handle is kept, to be waited on again.
  */
 ARBOR_API arbor_status_t arbor_wait(arbor_request_h *req);
 

@@ -92,22 +92,41 @@ static uint64_t load_acquire(uint64_t rel)
 
 /* ---- waiting -------------------------------------------------------------------------- */
 
+typedef struct {
+    bool (*done)(void *);
+    void *arg;
+} am_wait_t;
+
+/* The re-check of interrupt mode's waiting step (core/doorbell.h). */
+static bool wait_recheck(void *arg)
+{
+    am_wait_t *w = arg;
+    return arb_progress_all() > 0 || w->done(w->arg);
+}
+
 /* Waits until *done holds. Inside a handler only the transport is driven (no hook, so no
  * handler runs inside another); elsewhere full progress, which also runs this rank's replies
- * (the credits a blocked sender waits for). Bounded by ARBOR_TIMEOUT. */
+ * (the credits a blocked sender waits for). Bounded by ARBOR_TIMEOUT. In interrupt mode a wait
+ * outside a handler naps as the other waits do (docs/PROGRESS.md): the replies and credit
+ * returns it waits for ring its doorbell; a queue head it re-reads does not, so a wait for room
+ * wakes at the end of its slice. A handler's wait never sleeps (it holds up the engine). */
 static arbor_status_t wait_for(bool (*done)(void *), void *arg, const char *what)
 {
     double since = 0;
     unsigned idle = 0;
+    arb_nap_t nap = {0};
+    am_wait_t w = {done, arg};
     while (!done(arg)) {
         int moved = am.current ? arb_tp_progress() : arb_progress_all();
         if (moved > 0) {
             since = 0;
+            nap.idle_since = 0;
             arb_wait_pause(false); /* keeps the lock inside a handler (a progress turn) */
             continue;
         }
         arb_wait_pause(true);
-        if (++idle % 256) continue;
+        bool slept = !am.current && arb_bell_nap(&nap, wait_recheck, &w);
+        if (!slept && ++idle % 256) continue;
         double now = arb_now_us();
         if (since == 0) since = now;
         if (arb_ctx.cfg.timeout_s > 0 && now - since > arb_ctx.cfg.timeout_s * 1e6) {

@@ -421,6 +421,27 @@ arbor_status_t arb_rma_req_wait(arbor_request_h h)
     return arb_rma_req_wait_one(r);
 }
 
+/* arbor_test's counterpart of arb_rma_req_wait's bound (the chain version in core/progress.c
+ * says why a clock read per call): ARBOR_ERR_TIMEOUT, the handle kept, once nothing moved for
+ * ARBOR_TIMEOUT seconds of testing; the count then starts again. */
+arbor_status_t arb_rma_req_test_idle(arbor_request_h h, bool moved)
+{
+    arb_rma_req_t *r = decode(h);
+    if (!r || arb_rma_req_test(r)) return ARBOR_OK;
+    double now = arb_now_us();
+    if (moved || r->test_epoch != arb_ctx.epoch || r->test_idle_since == 0) {
+        r->test_epoch = arb_ctx.epoch;
+        r->test_idle_since = now;
+        return ARBOR_OK;
+    }
+    if (arb_ctx.cfg.timeout_s <= 0 || now - r->test_idle_since <= arb_ctx.cfg.timeout_s * 1e6)
+        return ARBOR_OK;
+    arb_error("a one-sided operation made no progress for %g s of arbor_test (ARBOR_TIMEOUT)",
+              arb_ctx.cfg.timeout_s);
+    r->test_idle_since = 0;
+    return ARBOR_ERR_TIMEOUT;
+}
+
 arbor_status_t arb_rma_req_release(arbor_request_h *h)
 {
     arb_rma_req_t *r = decode(*h);

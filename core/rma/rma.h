@@ -195,6 +195,9 @@ bool arb_rma_req_valid(arbor_request_h h);
 bool arb_rma_req_done(arbor_request_h h);
 /* Waits for it; ARBOR_ERR_TIMEOUT keeps the handle. */
 arbor_status_t arb_rma_req_wait(arbor_request_h h);
+/* After a test call's turn left h incomplete: ARBOR_ERR_TIMEOUT (handle kept) once nothing
+ * moved for ARBOR_TIMEOUT seconds of testing, else ARBOR_OK. moved: whether the turn moved. */
+arbor_status_t arb_rma_req_test_idle(arbor_request_h h, bool moved);
 /* Releases a complete handle, returning the operation's status; *h = NULL. */
 arbor_status_t arb_rma_req_release(arbor_request_h *h);
 int arb_rma_req_live(void);

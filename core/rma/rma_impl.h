@@ -24,6 +24,8 @@ struct arb_rma_req {
     unsigned rsize, shift;              /* result bytes and bit position in word */
     uint32_t slot;                      /* handle slot + 1 (0: none) */
     arb_rma_req_t *next;                /* implicit list / free list */
+    uint64_t test_epoch;                /* a spinning arbor_test's idle watch (rma.c) */
+    double test_idle_since;
 };
 
 typedef struct {
