@@ -34,7 +34,7 @@ static arbor_status_t ctx_init(arb_tp_t *tp, int size)
     }
     params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_ESTIMATED_NUM_EPS |
                         UCP_PARAM_FIELD_MT_WORKERS_SHARED;
-    params.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO64 | UCP_FEATURE_WAKEUP;
+    params.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO64 | UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;
     params.estimated_num_eps = (size_t)size;
     params.mt_workers_shared = 0;
     status = ucp_init(&params, config, &tp->context);
@@ -212,6 +212,7 @@ static arbor_status_t ucx_open(const arb_tp_params_t *params, arb_tp_t **tp_p)
 
     status = ctx_init(tp, params->size);
     if (status == ARBOR_OK) status = worker_init(tp);
+    if (status == ARBOR_OK) status = arb_ucx_am_init(tp);
     if (status == ARBOR_OK) status = seg_init(tp, params->segment_size);
     if (status == ARBOR_OK) status = blob_init(tp);
     if (status != ARBOR_OK) {
@@ -291,6 +292,8 @@ static arbor_status_t peer_connect(arb_tp_t *tp, int peer, const void *blob, siz
     } else if (tp->peers[peer].ptr != NULL) {
         tp->caps |= ARB_TP_CAP_DIRECT_MAP;
     }
+    tp->peers[peer].am_signal =
+        peer != tp->rank && tp->peers[peer].ptr == NULL && arb_ucx_am_signal_wanted(tp, key->ep);
     return ARBOR_OK;
 err_blob:
     arb_error("peer %d: malformed connection blob (%zu bytes)", peer, len);
@@ -334,6 +337,7 @@ static void ucx_close(arb_tp_t *tp)
 {
     if (tp == NULL) return;
     if (tp->user_rkeys != 0) arb_warn("close: %ld remote keys were not released", tp->user_rkeys);
+    if (tp->mrs != NULL) arb_warn("close: registered memory was not released");
     if (tp->worker != NULL && tp->eps != NULL) arb_ucx_flush(tp);
     if (tp->seg_rkeys != NULL) rkeys_destroy(tp);
     free(tp->eps);
