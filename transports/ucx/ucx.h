@@ -52,6 +52,8 @@ typedef struct {
      * active message (ucx_am.c) instead of put, fence and a software-emulated atomic. */
     bool am_signal;
     bool am_dirty; /* put_signal messages sent since the last ping was answered or sent */
+    int pings;     /* of fencing: pings not yet answered */
+    bool lost;     /* the endpoint failed: no pong will come */
 } arb_ucx_peer_t;
 
 struct arb_tp {
@@ -111,6 +113,8 @@ arbor_status_t arb_ucx_put_signal(arb_tp_t *tp, const void *src, size_t len, arb
                                   uint64_t sig_add, arb_tp_comp_t *comp);
 arbor_status_t arb_ucx_fence(arb_tp_t *tp, int peer);
 arbor_status_t arb_ucx_flush(arb_tp_t *tp);
+/* Local completion only, no pings: close, when peers may have closed already. */
+arbor_status_t arb_ucx_flush_sends(arb_tp_t *tp);
 int arb_ucx_progress(arb_tp_t *tp);
 arbor_status_t arb_ucx_wait_fd(arb_tp_t *tp, int *fd_p);
 arbor_status_t arb_ucx_arm(arb_tp_t *tp);
@@ -130,5 +134,6 @@ arbor_status_t arb_ucx_am_put_signal(arb_tp_t *tp, const void *src, size_t len, 
                                      uint64_t off, arb_tp_rkey_t *sig_rkey, uint64_t sig_off,
                                      uint64_t sig_add, arb_tp_comp_t *comp);
 arbor_status_t arb_ucx_am_ping(arb_tp_t *tp, int peer);
+void arb_ucx_am_peer_lost(arb_tp_t *tp, int peer); /* forgets its pings */
 
 #endif /* ARB_TRANSPORTS_UCX_UCX_H */

@@ -165,12 +165,15 @@ static ucs_status_t pong_arrived(void *arg, const void *header, size_t header_le
     int peer = header_rank(tp, header, header_length);
 
     (void)data, (void)length, (void)param;
-    if (peer < 0 || tp->peers[peer].fencing <= 0) {
+    if (peer < 0 || tp->peers[peer].pings <= 0) {
         arb_error("unexpected pong (peer %d) dropped", peer);
         return UCS_OK;
     }
-    tp->peers[peer].fencing--;
-    tp->pings_waiting--;
+    if (tp->peers[peer].pings > 0) {
+        tp->peers[peer].pings--;
+        tp->peers[peer].fencing--;
+        tp->pings_waiting--;
+    }
     return UCS_OK;
 }
 
@@ -271,11 +274,22 @@ arbor_status_t arb_ucx_am_ping(arb_tp_t *tp, int peer)
     arb_ucx_peer_t *p = &tp->peers[peer];
     arbor_status_t status;
 
-    if (!p->am_dirty) return ARBOR_OK;
+    if (!p->am_dirty || p->lost) return ARBOR_OK;
     status = send_rank(tp, peer, AM_ID_PING);
     if (status != ARBOR_OK) return status;
     p->am_dirty = false;
+    p->pings++;
     p->fencing++;
     tp->pings_waiting++;
     return ARBOR_OK;
+}
+
+void arb_ucx_am_peer_lost(arb_tp_t *tp, int peer)
+{
+    arb_ucx_peer_t *p = &tp->peers[peer];
+
+    p->lost = true;
+    p->fencing -= p->pings;
+    tp->pings_waiting -= p->pings;
+    p->pings = 0;
 }

@@ -240,6 +240,7 @@ static void ep_error(void *arg, ucp_ep_h ep, ucs_status_t status)
         if (tp->eps[peer] != ep) continue;
         arb_warn("endpoint to peer %d failed: %s: peer reported lost", peer,
                  ucs_status_string(status));
+        if (tp->peers != NULL) arb_ucx_am_peer_lost(tp, peer);
         if (tp->peer_lost != NULL) tp->peer_lost(peer);
         return;
     }
@@ -338,7 +339,9 @@ static void ucx_close(arb_tp_t *tp)
     if (tp == NULL) return;
     if (tp->user_rkeys != 0) arb_warn("close: %ld remote keys were not released", tp->user_rkeys);
     if (tp->mrs != NULL) arb_warn("close: registered memory was not released");
-    if (tp->worker != NULL && tp->eps != NULL) arb_ucx_flush(tp);
+    /* No pings here: a peer may have closed its worker already (the core's own flush, before
+     * its closing barrier, is the one that needs remote completion). */
+    if (tp->worker != NULL && tp->eps != NULL) arb_ucx_flush_sends(tp);
     if (tp->seg_rkeys != NULL) rkeys_destroy(tp);
     free(tp->eps);
     free(tp->seg_rkeys);

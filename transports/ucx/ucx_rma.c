@@ -115,7 +115,7 @@ static bool peer_busy(arb_tp_t *tp, const arb_tp_rkey_t *rkey)
     arb_ucx_peer_t *peer = &tp->peers[rkey->peer];
 
     if (peer->fencing) return true;
-    peer->dirty |= rkey->emulated || peer->am_signal; /* am_signal: all of it is emulated */
+    peer->dirty |= rkey->emulated;
     return false;
 }
 
@@ -389,14 +389,20 @@ static arbor_status_t pongs_wait(arb_tp_t *tp)
  * last round. */
 arbor_status_t arb_ucx_flush(arb_tp_t *tp)
 {
-    ucp_request_param_t param = {0};
     arbor_status_t status = ARBOR_OK;
-    unsigned long chained;
 
     for (int peer = 0; tp->peers != NULL && peer < tp->size && status == ARBOR_OK; peer++)
         status = arb_ucx_am_ping(tp, peer);
     if (status == ARBOR_OK) status = pongs_wait(tp);
-    if (status != ARBOR_OK) return status;
+    return status == ARBOR_OK ? arb_ucx_flush_sends(tp) : status;
+}
+
+arbor_status_t arb_ucx_flush_sends(arb_tp_t *tp)
+{
+    ucp_request_param_t param = {0};
+    arbor_status_t status;
+    unsigned long chained;
+
     do {
         chained = tp->chained;
         status = arb_ucx_wait(tp, ucp_worker_flush_nbx(tp->worker, &param), "flush");
