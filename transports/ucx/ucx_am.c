@@ -70,6 +70,14 @@ static ucs_status_t rndv_receive(arb_tp_t *tp, void *data, const uint64_t *h, si
     arb_ucx_amo_ctx_t *ctx = arb_ucx_amo_ctx_get(tp);
     ucs_status_ptr_t req;
 
+    static bool warned;
+
+    if (!warned) {
+        warned = true;
+        arb_warn("put_signal message from peer %d came as a rendezvous: a later signal may be "
+                 "applied before its data lands",
+                 (int)h[HDR_ORIGIN]);
+    }
     if (ctx == NULL) {
         arb_error("put_signal message from peer %d: out of memory", (int)h[HDR_ORIGIN]);
         return UCS_OK;
