@@ -36,11 +36,17 @@
  * slot is written by one core and read by another, so each of its lines crosses between the
  * caches twice; one copy reads each line once. docs/PERFORMANCE.md ("One copy") measured a
  * 1 MiB bcast at P=2 through slots at 1.3-2x one memcpy, and one copy at about one memcpy:
- * G1 = G / 2 on the mapped transports. Over a network there is no in-place read: G1 = G. */
+ * G1 = G / 2 on the mapped transports. Over a network there is no in-place read: G1 = G.
+ *
+ * Gc (one copy through cross-memory attach, core/cma.h; docs/PERFORMANCE.md "Cross-memory
+ * attach"): on the 2-core VM a 1 MiB process_vm_readv takes 78-120 us, against 51 us for a
+ * 1 MiB bcast at P=2 through ucx's mapped slots, but 157 us through ofi:shm's (a provider put
+ * and a copy out): Gc = 1.25 G on ucx (two copies kept), 0.6 G on ofi:shm (one copy from about
+ * 64 KiB, where the call's 1.5 us stops mattering). */
 static const arb_logp_t logp_ucx = {
-    .L = 0.1, .os = 0.05, .orecv = 0.05, .g = 0.05, .G = 0.00008, .G1 = 0.00004};
+    .L = 0.1, .os = 0.05, .orecv = 0.05, .g = 0.05, .G = 0.00008, .G1 = 0.00004, .Gc = 0.0001};
 static const arb_logp_t logp_ofi_shm = {
-    .L = 0.5, .os = 0.3, .orecv = 0.3, .g = 0.3, .G = 0.0001, .G1 = 0.00005};
+    .L = 0.5, .os = 0.3, .orecv = 0.3, .g = 0.3, .G = 0.0001, .G1 = 0.00005, .Gc = 0.00006};
 static const arb_logp_t logp_ofi_net = {
     .L = 15, .os = 2, .orecv = 2, .g = 2, .G = 0.001, .G1 = 0.001};
 
@@ -92,12 +98,12 @@ static void set_err(char *err, size_t errlen, const char *fmt, ...)
 }
 
 /* The keys, in the order of the syntax string; g and G differ by case only. */
-static const char *const logp_keys[] = {"L", "os", "or", "g", "G", "G1", "Gop"};
+static const char *const logp_keys[] = {"L", "os", "or", "g", "G", "G1", "Gop", "Gc"};
 #define LOGP_NKEYS (sizeof(logp_keys) / sizeof(logp_keys[0]))
 
 static double *key_slot(arb_logp_t *m, size_t k)
 {
-    double *slots[LOGP_NKEYS] = {&m->L, &m->os, &m->orecv, &m->g, &m->G, &m->G1, &m->Gop};
+    double *slots[LOGP_NKEYS] = {&m->L, &m->os, &m->orecv, &m->g, &m->G, &m->G1, &m->Gop, &m->Gc};
     return slots[k];
 }
 
@@ -120,7 +126,7 @@ static arbor_status_t parse_item(const char *item, size_t len, arb_logp_t *m, un
     while (len > 0 && is_blank(item[len - 1])) len--;
     if (len == 0) {
         set_err(err, errlen,
-                "logp: empty item (expected key=value, keys L, os, or, g, G, G1, Gop)");
+                "logp: empty item (expected key=value, keys L, os, or, g, G, G1, Gop, Gc)");
         return ARBOR_ERR_CONFIG;
     }
     if (len >= sizeof(buf)) {
@@ -140,8 +146,8 @@ static arbor_status_t parse_item(const char *item, size_t len, arb_logp_t *m, un
         if (strlen(logp_keys[k]) == klen && strncmp(buf, logp_keys[k], klen) == 0) break;
     if (k == LOGP_NKEYS) {
         set_err(err, errlen,
-                "logp: unknown key \"%.*s\" in \"%s\" (keys: L, os, or, g, G, G1, Gop)", (int)klen,
-                buf, buf);
+                "logp: unknown key \"%.*s\" in \"%s\" (keys: L, os, or, g, G, G1, Gop, Gc)",
+                (int)klen, buf, buf);
         return ARBOR_ERR_CONFIG;
     }
     if (*seen & (1u << k)) {

@@ -21,6 +21,10 @@ typedef struct {
     double L, os, orecv, g, G;
     double G1;
     double Gop;
+    /* Gc: per byte of one copy through the kernel's cross-memory attach (process_vm_readv from
+     * a peer's malloc'd buffer, core/cma.c): it pins the peer's pages one by one, so it can
+     * cost more than the two pipelined copies through a slot. 0 means not known. */
+    double Gc;
 } arb_logp_t;
 
 static inline double arb_logp_arrival(const arb_logp_t *m, size_t bytes)
@@ -48,6 +52,18 @@ static inline arb_logp_t arb_logp_one_copy(const arb_logp_t *m)
     return c;
 }
 
+/* The model of one copy through cross-memory attach: Gc per byte (not known: 1.25 G, what a
+ * 1 MiB read measured against a 1 MiB bcast through the slots, docs/PERFORMANCE.md), and each
+ * message's receiver pays one system call (ARB_LOGP_CMA_CALL_US) on top of o_r. */
+#define ARB_LOGP_CMA_CALL_US 1.5
+static inline arb_logp_t arb_logp_cma(const arb_logp_t *m)
+{
+    arb_logp_t c = *m;
+    c.G = m->Gc > 0 ? m->Gc : 1.25 * m->G;
+    c.orecv += ARB_LOGP_CMA_CALL_US;
+    return c;
+}
+
 static inline double arb_logp_one_copy_settle(const arb_logp_t *m)
 {
     return m->L + m->orecv;
@@ -69,8 +85,8 @@ static inline double arb_logp_direct(const arb_logp_t *m, int P, size_t bytes, i
            combines * arb_logp_combine(m, bytes);
 }
 
-/* Parses "L=2.1,os=0.4,or=0.4,g=0.6,G=0.0001,G1=0.00005,Gop=0.0001" (any subset; others keep
- * *out's values). ARBOR_ERR_CONFIG with a message in err on a bad key or number. */
+/* Parses "L=2.1,os=0.4,or=0.4,g=0.6,G=0.0001,G1=0.00005,Gop=0.0001,Gc=0.0001" (any subset; others
+ * keep *out's values). ARBOR_ERR_CONFIG with a message in err on a bad key or number. */
 arbor_status_t arb_logp_parse(const char *text, arb_logp_t *out, char *err, size_t errlen);
 /* "L=...,os=...,or=...,g=...,G=...,G1=...,Gop=..." with every value exact (%.17g), which
  * arb_logp_parse reads back to the same doubles. */

@@ -13,7 +13,8 @@
  * their rows report rank 0's times. --symmetric takes the collectives' buffers from the
  * symmetric heap and flags bcast, scatter, gather, allgather, alltoall, reduce, allreduce and
  * reduce_scatter ARBOR_SYMMETRIC (bench_ops.h); their algorithm column then ends in "+1copy" where
- * the model chose one copy.
+ * the model chose one copy ("+cma" where that one copy goes through cross-memory attach, on
+ * malloc'd buffers).
  * --registered makes the one-sided ops' targets malloc'd windows registered with
  * arbor_mem_register instead of symmetric allocations (algorithm column "rma+reg").
  */
@@ -377,7 +378,8 @@ int main(int argc, char **argv)
                 !strcmp(info.collective, bench_ops[op].name)) {
                 alg = info.algorithm;
                 if (info.one_copy) {
-                    snprintf(alg_buf, sizeof(alg_buf), "%s+1copy", info.algorithm);
+                    snprintf(alg_buf, sizeof(alg_buf), "%s+%s", info.algorithm,
+                             info.cma ? "cma" : "1copy");
                     alg = alg_buf;
                 }
             }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/cma.h"
 #include "core/doorbell.h"
 #include "core/log.h"
 #include "core/rma/rma_impl.h"
@@ -36,10 +37,16 @@ static bool direct_kind(int coll)
            coll == ARB_COLL_ALLGATHER || coll == ARB_COLL_ALLTOALL || direct_reduction(coll);
 }
 
-bool arb_direct_eligible(const struct arbor_team *t, int coll, uint64_t flags)
+int arb_direct_eligible(const struct arbor_team *t, int coll, uint64_t flags)
 {
-    if (!(flags & ARBOR_SYMMETRIC) || arb_ctx.cfg.onecopy == ARB_ONECOPY_NEVER) return false;
-    return direct_kind(coll) && t->size > 1 && arb_rma.all_mapped;
+    if (!direct_kind(coll) || t->size < 2) return ARB_DIRECT_NONE;
+    if ((flags & ARBOR_SYMMETRIC) && arb_ctx.cfg.onecopy != ARB_ONECOPY_NEVER && arb_rma.all_mapped)
+        return ARB_DIRECT_SEGMENT;
+    /* Cross-memory attach lands a chunk in the receiver's buffer (core/cma.h): a reduction's
+     * receiver would have to read it into scratch and combine from there, no fewer copies. */
+    if (!direct_reduction(coll) && arb_ctx.cfg.cma != ARB_CMA_NEVER && arb_cma_usable())
+        return ARB_DIRECT_CMA;
+    return ARB_DIRECT_NONE;
 }
 
 static bool overlaps(const arb_step_t *x, const arb_step_t *y)
@@ -127,11 +134,31 @@ static bool one_copy_candidate(const arb_alg_desc_t *alg, const arb_coll_args_t 
     return safe;
 }
 
-int arb_direct_choose(const arb_coll_args_t *a, int forced, const arb_logp_t *m, arb_logp_t *m1)
+/* The two-copy exchange's CPU, for the cross-memory-attach choice: in allgather and alltoall
+ * every rank sends P - 1 blocks and receives P - 1 in the same rounds, and through the slots each
+ * byte costs it a copy on each side, on one core, where LogGP prices a message's bytes once (G)
+ * as if the two copies overlapped on two. Where every rank has a core that bound, 2 (P - 1)
+ * bytes G, is what was measured (docs/PERFORMANCE.md: allgather / alltoall at P = 2 through the
+ * slots 10 us at 64 KiB, 143 us at 1 MiB; with cross-memory attach 7.8 and 103). With more
+ * ranks than cores both paths share the cores alike and the bound says nothing: 0. The same
+ * on every rank (collective, size, block, the agreed oversubscription). */
+static double exchange_cpu(const arb_coll_args_t *a, const arb_logp_t *m)
+{
+    if ((a->coll != ARB_COLL_ALLGATHER && a->coll != ARB_COLL_ALLTOALL) ||
+        arb_ctx.any_oversubscribed)
+        return 0;
+    return 2.0 * (double)(a->size - 1) * (double)a->bytes * m->G;
+}
+
+int arb_direct_choose(const arb_coll_args_t *a, int forced, const arb_logp_t *m, int mode,
+                      arb_logp_t *m1)
 {
     int n;
     const arb_alg_desc_t *tab = arb_alg_table(a->coll, &n);
-    *m1 = arb_logp_one_copy(m);
+    bool cma = mode == ARB_DIRECT_CMA;
+    *m1 = cma ? arb_logp_cma(m) : arb_logp_one_copy(m);
+    bool always =
+        cma ? arb_ctx.cfg.cma == ARB_CMA_ALWAYS : arb_ctx.cfg.onecopy == ARB_ONECOPY_ALWAYS;
     double p2[32] = {0}, p1[32] = {0};
     if (n > 32) return 0;
     arb_coll_args_t b = *a;
@@ -158,14 +185,18 @@ int arb_direct_choose(const arb_coll_args_t *a, int forced, const arb_logp_t *m,
         break;
     }
     double t2 = p2[a2];
-    bool one = a1 > 0 && (arb_ctx.cfg.onecopy == ARB_ONECOPY_ALWAYS || t1 < t2);
+    if (cma && exchange_cpu(a, m) > t2) t2 = exchange_cpu(a, m);
+    bool one = a1 > 0 && (always || t1 < t2);
     if (arb_ctx.cfg.print_algorithm && a->rank == 0) {
         fprintf(stderr,
-                "arbor: %s bytes=%zu ranks=%d symmetric buffers: one copy %s=%.3gus, two copies "
+                "arbor: %s bytes=%zu ranks=%d %s: one copy %s=%.3gus, two copies "
                 "%s=%.3gus -> %s%s\n",
-                arb_coll_name(a->coll), a->bytes, a->size, a1 ? tab[a1].name : "none", t1,
-                tab[a2].name, t2, one ? "one copy" : "two copies",
-                arb_ctx.cfg.onecopy == ARB_ONECOPY_ALWAYS ? " (ARBOR_ONECOPY=always)" : "");
+                arb_coll_name(a->coll), a->bytes, a->size,
+                cma ? "malloc'd buffers, cross-memory attach" : "symmetric buffers",
+                a1 ? tab[a1].name : "none", t1, tab[a2].name, t2, one ? "one copy" : "two copies",
+                !always ? ""
+                : cma   ? " (ARBOR_CMA=always)"
+                        : " (ARBOR_ONECOPY=always)");
     }
     return one ? a1 : 0;
 }
@@ -190,55 +221,112 @@ static size_t span_bytes(const arb_inst_t *inst, const arb_step_t *step, uint32_
     return (size_t)(total - at < want ? total - at : want);
 }
 
-uint32_t arb_direct_send(const arb_inst_t *inst, const arb_step_t *step, uint32_t c,
-                         uint64_t ticket, const uint8_t *src, size_t len)
+/* The descriptor's 16 bytes (after the line's header, or in a landing slot): where (a segment
+ * offset, or an address in the sender's process), how many chunks, and which kind. */
+enum { DESC_SEGMENT = 0, DESC_CMA = 1 };
+
+static void desc_pack(uint64_t d[2], uint64_t where, uint32_t span, uint32_t kind)
+{
+    d[0] = where;
+    d[1] = (uint64_t)span | (uint64_t)kind << 32;
+}
+
+uint32_t arb_direct_send(arb_inst_t *inst, const arb_step_t *step, uint32_t c, uint64_t ticket,
+                         const uint8_t *src, size_t len)
 {
     const struct arbor_team *t = inst->team;
     int p = step->peer;
-    if (len <= ARB_INLINE_MAX || !t->peer_seg[p]) return 0;
+    if (len <= ARB_INLINE_MAX) return 0;
+    if (!t->peer_seg[p] && !inst->cma) return 0;
+    arb_step_state_t *st = &inst->st[step - inst->cs->sched.steps];
+    /* One descriptor put in flight per step: its bytes live in the step's state. */
+    if (!t->peer_seg[p] && arb_tp_comp_pending(&st->comp)) return UINT32_MAX;
     uint32_t span = movable(inst, step, c);
     if (span == 0) return 0;
     size_t bytes = span_bytes(inst, step, c, span);
-    uintptr_t a = (uintptr_t)src, base = (uintptr_t)arb_ctx.seg;
-    if (a < base || bytes > arb_ctx.seg_size || a - base > arb_ctx.seg_size - bytes) return 0;
-    uint64_t off = (uint64_t)(a - base);
-    uint8_t *line =
-        t->peer_seg[p] + t->out[p].block + arb_chan_line_off(ticket % (uint64_t)t->depth);
-    memcpy(line + ARB_INLINE_HDR, &off, sizeof(off));
-    memcpy(line + ARB_INLINE_HDR + sizeof(off), &span, sizeof(span));
-    store_rel(line, ticket + 1);
+    uint64_t d[2];
+    if (inst->cma) {
+        desc_pack(d, (uint64_t)(uintptr_t)src, span, DESC_CMA);
+    } else {
+        uintptr_t a = (uintptr_t)src, base = (uintptr_t)arb_ctx.seg;
+        if (a < base || bytes > arb_ctx.seg_size || a - base > arb_ctx.seg_size - bytes) return 0;
+        desc_pack(d, (uint64_t)(a - base), span, DESC_SEGMENT);
+    }
+    if (t->peer_seg[p]) {
+        uint8_t *line =
+            t->peer_seg[p] + t->out[p].block + arb_chan_line_off(ticket % (uint64_t)t->depth);
+        memcpy(line + ARB_INLINE_HDR, d, sizeof(d));
+        store_rel(line, ticket + 1);
+    } else {
+        /* An unmapped peer (OFI): the descriptor goes into the ticket's slot, the signal
+         * advanced by every chunk it spans (the receiver of a CMA instance knows to read it). */
+        memcpy(st->desc, d, sizeof(d));
+        uint64_t slot = t->out[p].block + arb_chan_slot_off(t, ticket % (uint64_t)t->depth);
+        arbor_status_t status = arb_ctx.tp_ops->put_signal(
+            arb_ctx.tp, st->desc, sizeof(st->desc), t->rkey[p], slot, t->rkey[p],
+            t->out[p].block + ARB_CHAN_POSTED, span, &st->comp);
+        if (status == ARB_ERR_AGAIN) return UINT32_MAX;
+        if (status != ARBOR_OK) {
+            arb_error("one copy: descriptor put to rank %d failed: %s", t->world[p],
+                      arbor_strerror(status));
+            inst->status = status;
+            return UINT32_MAX;
+        }
+    }
     arb_bell_ring(t->world[p]); /* interrupt mode: the receiver may sleep (core/doorbell.h) */
     return span;
 }
 
 bool arb_direct_source(arb_inst_t *inst, const arb_step_t *step, uint32_t c, uint64_t ticket,
-                       size_t *len_p, uint32_t *span_p, const uint8_t **src_p)
+                       size_t *len_p, uint32_t *span_p, const uint8_t **src_p, uintptr_t *cma_p)
 {
     const struct arbor_team *t = inst->team;
     int p = step->peer;
-    /* The line's ticket tells a descriptor; rechecked after posted[p] (as for inline chunks) so
-     * a descriptor stored before a later slot chunk's signal is not missed. */
     const uint8_t *chan = arb_ctx.seg + t->in[p].block;
-    const uint8_t *line = chan + arb_chan_line_off(ticket % (uint64_t)t->depth);
-    if (load_acq(line) != ticket + 1) {
-        if (load_acq(chan + ARB_CHAN_POSTED) <= ticket) return false;
+    const uint8_t *desc;
+    *cma_p = 0;
+    if (t->peer_seg[p]) {
+        /* The line's ticket tells a descriptor; rechecked after posted[p] (as for inline
+         * chunks) so a descriptor stored before a later slot chunk's signal is not missed. */
+        const uint8_t *line = chan + arb_chan_line_off(ticket % (uint64_t)t->depth);
         if (load_acq(line) != ticket + 1) {
-            *src_p = NULL; /* in the landing slot */
+            if (load_acq(chan + ARB_CHAN_POSTED) <= ticket) return false;
+            if (load_acq(line) != ticket + 1) {
+                *src_p = NULL; /* in the landing slot */
+                return true;
+            }
+        }
+        desc = line + ARB_INLINE_HDR;
+    } else {
+        /* Unmapped (only CMA instances describe to such a peer, and always): in the slot. */
+        if (!inst->cma) {
+            if (load_acq(chan + ARB_CHAN_POSTED) <= ticket) return false;
+            *src_p = NULL;
             return true;
         }
+        if (load_acq(chan + ARB_CHAN_POSTED) <= ticket) return false;
+        desc = chan + arb_chan_slot_off(t, ticket % (uint64_t)t->depth);
     }
-    uint64_t off;
-    uint32_t span;
-    memcpy(&off, line + ARB_INLINE_HDR, sizeof(off));
-    memcpy(&span, line + ARB_INLINE_HDR + sizeof(off), sizeof(span));
+    uint64_t d[2];
+    memcpy(d, desc, sizeof(d));
+    uint64_t off = d[0];
+    uint32_t span = (uint32_t)d[1], kind = (uint32_t)(d[1] >> 32);
     const uint8_t *base = t->peer_seg[p];
     uint32_t left = inst->st[step - inst->cs->sched.steps].nchunks - c;
     size_t len = span >= 1 && span <= left ? span_bytes(inst, step, c, span) : 0;
-    if (!base || !len || len > arb_ctx.seg_size || off > arb_ctx.seg_size - len) {
-        /* Cannot happen while mapping is agreed (arb_direct_eligible): fail, never read wild. */
-        arb_error("one copy: rank %d described %u chunk(s) at segment offset %llu that this "
-                  "rank cannot read (%s)",
-                  t->world[p], span, (unsigned long long)off, base ? "out of range" : "not mapped");
+    bool cma = kind == DESC_CMA;
+    bool bad = !len || (cma ? !inst->cma || !off
+                            : kind != DESC_SEGMENT || !base || len > arb_ctx.seg_size ||
+                                  off > arb_ctx.seg_size - len);
+    if (bad) {
+        /* Cannot happen while the path is agreed (arb_direct_eligible): fail, never read wild. */
+        arb_error("one copy: rank %d described %u chunk(s) at %s %llu that this rank cannot read "
+                  "(%s)",
+                  t->world[p], span, cma ? "address" : "segment offset", (unsigned long long)off,
+                  !len   ? "bad span"
+                  : cma  ? "not a CMA instance"
+                  : base ? "out of range"
+                         : "not mapped");
         inst->status = ARBOR_ERR_TRANSPORT;
         return false;
     }
@@ -247,7 +335,8 @@ bool arb_direct_source(arb_inst_t *inst, const arb_step_t *step, uint32_t c, uin
     if (movable(inst, step, c) < span) return false;
     *len_p = len;
     *span_p = span;
-    *src_p = base + off;
+    *src_p = cma ? NULL : base + off;
+    *cma_p = cma ? (uintptr_t)off : 0;
     inst->team->last.one_copy_bytes += len;
     return true;
 }

@@ -16,6 +16,15 @@
  * then goes as a descriptor is the sender's local decision (its buffer is in its segment or
  * not); the receiver of a one-copy instance looks at the line first and handles either.
  *
+ * Malloc'd buffers (core/cma.h): where the kernel's cross-memory attach is permitted (checked
+ * and agreed at init), a descriptor may carry the chunk's address in the sender's process
+ * instead of a segment offset, and the receiver copies it with process_vm_readv. Any address
+ * of the sender can be described that way, so in such an instance every chunk above the inline
+ * size is a descriptor: a peer whose segment is not mapped (OFI) gets it put into the chunk's
+ * landing slot with the signal advanced by the chunks it spans, and knows to read it there.
+ * The model prices that copy with its own per-byte term (Gc): on the 2-core VM it costs more
+ * than the two pipelined copies, and the model keeps two copies (docs/PERFORMANCE.md).
+ *
  * Only collectives whose schedules never write a buffer region after sending from it take the
  * path (bcast, scatter, gather, allgather, alltoall; not their v-variants, whose schedules are
  * built per call): a SEND step counts as done once posted, and only the end of the instance
@@ -34,9 +43,14 @@
 #include "algorithms/coll.h"
 #include "core/executor.h"
 
-/* Whether a call on t may run one-copy: ARBOR_SYMMETRIC in flags, a collective that takes the
- * path, every rank mapping every other, ARBOR_ONECOPY not "never". The same on every member. */
-bool arb_direct_eligible(const struct arbor_team *t, int coll, uint64_t flags);
+enum { ARB_DIRECT_NONE = 0, ARB_DIRECT_SEGMENT = 1, ARB_DIRECT_CMA = 2 };
+
+/* Whether a call on t may run one-copy, and how: ARB_DIRECT_SEGMENT for ARBOR_SYMMETRIC in
+ * flags with every rank mapping every other (ARBOR_ONECOPY not "never"); ARB_DIRECT_CMA for
+ * other calls where cross-memory attach was agreed at init (ARBOR_CMA not "never"); both only
+ * for a collective that takes the path (cross-memory attach: not the reductions). The same on
+ * every member. */
+int arb_direct_eligible(const struct arbor_team *t, int coll, uint64_t flags);
 
 /* Whether a rank's schedule of coll can run one-copy: coll takes the path at all, it sends nothing
  * from its private scratch (bruck's packing: those chunks would travel through the slots, so a
@@ -52,24 +66,27 @@ bool arb_direct_schedule_ok(const arb_sched_t *s, int coll);
  * whenever there is one), else 0 (two copies, the usual selection). *m1 receives the one-copy
  * model, for the builder. Prints both under ARBOR_PRINT_ALGORITHM. forced: a forced or pinned
  * algorithm (0: none). */
-int arb_direct_choose(const arb_coll_args_t *a, int forced, const arb_logp_t *m, arb_logp_t *m1);
+int arb_direct_choose(const arb_coll_args_t *a, int forced, const arb_logp_t *m, int mode,
+                      arb_logp_t *m1);
 
 /* Executor hooks for a one-copy instance. */
-/* Sender: posts chunk c of step (ticket, len bytes at src) as a descriptor when it can (src in
- * our segment, the peer mapped, len above the inline size). The descriptor spans every chunk
- * from c that may move now (to the end of the step, or as far as its dependency has landed):
- * a source that holds the whole payload hands it over at once, a relay describes what has
- * arrived, so a tree still pipelines. Returns the chunks described (0: send chunk c the usual
- * way). The caller has checked the credit for the ticket; the span's later tickets use no line
+/* Sender: posts chunk c of step (ticket, len bytes at src) as a descriptor when it can (len
+ * above the inline size and: src in our segment with the peer mapped, or a CMA instance). The
+ * descriptor spans every chunk from c that may move now (to the end of the step, or as far as its
+ * dependency has landed): a source that holds the whole payload hands it over at once, a relay
+ * describes what has arrived, so a tree still pipelines. Returns the chunks described (0: send
+ * chunk c the usual way; UINT32_MAX: not now, the previous descriptor put to an unmapped peer is in
+ * flight). The caller has checked the credit for the ticket; the span's later tickets use no line
  * or slot. */
-uint32_t arb_direct_send(const arb_inst_t *inst, const arb_step_t *step, uint32_t c,
-                         uint64_t ticket, const uint8_t *src, size_t len);
+uint32_t arb_direct_send(arb_inst_t *inst, const arb_step_t *step, uint32_t c, uint64_t ticket,
+                         const uint8_t *src, size_t len);
 /* Receiver, chunk c of step (ticket; its len above the inline size): false when it has not
  * arrived; true with *src_p = where to copy from: the sender's buffer (a descriptor: *len_p and
- * *span_p then say how many bytes and chunks) or NULL (the landing slot; *len_p, *span_p kept).
- * A descriptor this rank cannot read fails the instance. */
+ * *span_p then say how many bytes and chunks) or NULL (the landing slot; *len_p, *span_p kept),
+ * and *cma_p = the address to read by cross-memory attach instead (0: none; *src_p is then
+ * NULL). A descriptor this rank cannot read fails the instance. */
 bool arb_direct_source(arb_inst_t *inst, const arb_step_t *step, uint32_t c, uint64_t ticket,
-                       size_t *len_p, uint32_t *span_p, const uint8_t **src_p);
+                       size_t *len_p, uint32_t *span_p, const uint8_t **src_p, uintptr_t *cma_p);
 /* Whether every chunk this instance described has been read by its receiver. */
 bool arb_direct_settled(arb_inst_t *inst);
 /* arb_exec_awaited's part for an instance past its last round: adds the world ranks still

@@ -438,7 +438,7 @@ static arbor_status_t build(const arb_coll_args_t *a, const arb_logp_t *model, i
 /* The cached schedule (or a fresh one for calls whose schedule depends on per-rank counts). */
 static arbor_status_t schedule_for(struct arbor_team *t, const arb_call_t *c, const layout_t *L,
                                    size_t elem, uint64_t flags, arb_cached_sched_t **cs_p,
-                                   int *alg_p, double *predicted_p, bool *one_copy_p)
+                                   int *alg_p, double *predicted_p, int *one_copy_p)
 {
     arb_coll_t k = c->coll;
     bool red = reduction(k), vec = vector(k);
@@ -473,22 +473,24 @@ static arbor_status_t schedule_for(struct arbor_team *t, const arb_call_t *c, co
                            .variant = (uint32_t)(flags & (ARBOR_IN_ALLSYNC | ARBOR_OUT_ALLSYNC)) |
                                       (uint32_t)a.commutative << 8 | (uint32_t)elem << 9 |
                                       (uint32_t)caps << 24};
-    /* Symmetric buffers: the model may choose the one-copy path (core/coll_direct.h), and the
-     * algorithm it prices best there; the choice is cached with the schedule. */
-    bool symmetric = arb_direct_eligible(t, k, flags);
-    key.variant |= (uint32_t)symmetric << 31;
+    /* Symmetric buffers, or malloc'd ones through cross-memory attach: the model may choose
+     * the one-copy path (core/coll_direct.h), and the algorithm it prices best there; the
+     * choice is cached with the schedule. */
+    int direct = arb_direct_eligible(t, k, flags);
+    key.variant |=
+        (uint32_t)(direct == ARB_DIRECT_SEGMENT) << 31 | (uint32_t)(direct == ARB_DIRECT_CMA) << 30;
     arb_cached_sched_t *cs = vec ? NULL : arb_sched_cache_get(&t->cache, &key);
     if (cs) {
         *cs_p = cs;
         *alg_p = cs->alg;
         *predicted_p = cs->predicted_us;
-        *one_copy_p = cs->one_copy;
+        *one_copy_p = cs->one_copy ? (cs->cma ? ARB_DIRECT_CMA : ARB_DIRECT_SEGMENT) : 0;
         return ARBOR_OK;
     }
     arb_logp_t one_copy_model;
-    int one_copy_alg =
-        symmetric ? arb_direct_choose(&a, forced ? forced : pinned, &arb_ctx.model, &one_copy_model)
-                  : 0;
+    int one_copy_alg = direct ? arb_direct_choose(&a, forced ? forced : pinned, &arb_ctx.model,
+                                                  direct, &one_copy_model)
+                              : 0;
     bool one_copy = one_copy_alg > 0;
     a.one_copy = one_copy;
     /* The one-copy choice is pinned only where the plain selection over the one-copy model
@@ -511,11 +513,12 @@ static arbor_status_t schedule_for(struct arbor_team *t, const arb_call_t *c, co
     cs->alg = alg;
     cs->predicted_us = predicted;
     cs->one_copy = one_copy;
+    cs->cma = one_copy && direct == ARB_DIRECT_CMA;
     t->cache.build_us += arb_now_us() - t0;
     *cs_p = cs;
     *alg_p = alg;
     *predicted_p = predicted;
-    *one_copy_p = one_copy;
+    *one_copy_p = one_copy ? direct : 0;
     return ARBOR_OK;
 }
 
@@ -627,7 +630,7 @@ static arbor_status_t run(struct arbor_team *t, const arb_call_t *call,
     arb_inst_t *inst;
     int alg;
     double predicted;
-    bool one_copy = false;
+    int one_copy = 0;
     if ((status = lay_out(t, call, elem, &L)) != ARBOR_OK ||
         (status = schedule_for(t, call, &L, elem, flags, &cs, &alg, &predicted, &one_copy)) !=
             ARBOR_OK) {
@@ -649,14 +652,16 @@ static arbor_status_t run(struct arbor_team *t, const arb_call_t *call,
         t->last.alg = alg;
         t->last.predicted_us = predicted;
         t->last.seq = inst->seq;
-        t->last.one_copy = one_copy;
+        t->last.one_copy = one_copy != 0;
+        t->last.cma = one_copy == ARB_DIRECT_CMA;
     }
     inst->op = call->op;
     inst->dtype = call->dtype;
     inst->elem = elem ? elem : 1;
     inst->combine = reduction(call->coll) ? combine_op : NULL; /* NULL: nothing combines */
     inst->combine_arg = inst;
-    inst->one_copy = one_copy;
+    inst->one_copy = one_copy != 0;
+    inst->cma = one_copy == ARB_DIRECT_CMA;
     inst->done = call->done;
     inst->done_arg = call->done_arg;
     *started = true;

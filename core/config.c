@@ -43,6 +43,7 @@ static const char *const transport_names[] = {"auto", "ucx", "ofi", NULL};
 static const char *const yield_names[] = {"auto", "always", "never", NULL};
 static const char *const progress_names[] = {"poll", "thread", "interrupt", NULL};
 static const char *const onecopy_names[] = {"auto", "always", "never", NULL};
+static const char *const cma_names[] = {"auto", "always", "never", "refuse", NULL};
 /* index = ARBOR_THREAD_* */
 static const char *const threads_names[] = {"single", "funneled", "serialized", "multiple", NULL};
 static const char *const offload_names[] = {"auto", "off", "triggered", "hwcoll", NULL};
@@ -63,10 +64,9 @@ static const row_t rows[] = {
      T_SIZE, OFF(chunk_size), NULL, 64, 1 << 30, F_UNIFORM},
     {"CHANNEL_DEPTH", "4", "landing slots per (sender, receiver) pair of a team", T_INT,
      OFF(channel_depth), NULL, 1, 1024, F_UNIFORM},
-    {"STREAM_MIN", "64K",
+    {"STREAM_MIN", "4K",
      "chunks of at least this many bytes are copied into a mapped peer's "
-     "slot with non-temporal (streaming) stores (not reductions, and only when every rank has a "
-     "core); 0 = never",
+     "slot with non-temporal (streaming) stores (only when every rank has a core); 0 = never",
      T_SIZE, OFF(stream_min), NULL, 0, 1 << 30, 0},
     {"TIMEOUT", "300",
      "seconds (at least 0.01) a wait may see no progress before it returns a timeout and "
@@ -119,6 +119,14 @@ static const row_t rows[] = {
      "auto lets the LogGP model choose between one copy (the receiver reads the sender's "
      "buffer in place) and the two copies through landing slots; always / never force it",
      T_ENUM, OFF(onecopy), onecopy_names, 0, 0, F_UNIFORM},
+    {"CMA", "auto",
+     "collectives on ordinary (malloc'd) buffers (bcast, scatter, gather, allgather, alltoall) "
+     "between ranks of one node: the receiver may copy straight from the sender's buffer with "
+     "the kernel's cross-memory attach (process_vm_readv), checked at init; auto lets the LogGP "
+     "model choose it or the two copies through landing slots (Gc in ARBOR_LOGP prices it), "
+     "always takes it wherever permitted, never turns it off, refuse simulates the kernel "
+     "refusing it at init (tests)",
+     T_ENUM, OFF(cma), cma_names, 0, 0, F_UNIFORM},
     {"CHECK", "n",
      "check every collective: the members exchange a signature (kind, root, byte count, type, "
      "op, sync flags, whether the arguments were valid) before data moves, and a difference "

@@ -20,6 +20,7 @@ enum { ARB_TRANSPORT_AUTO = 0, ARB_TRANSPORT_UCX, ARB_TRANSPORT_OFI };
 enum { ARB_YIELD_AUTO = 0, ARB_YIELD_ALWAYS, ARB_YIELD_NEVER };
 enum { ARB_PROGRESS_POLL = 0, ARB_PROGRESS_THREAD, ARB_PROGRESS_INTERRUPT };
 enum { ARB_ONECOPY_AUTO = 0, ARB_ONECOPY_ALWAYS, ARB_ONECOPY_NEVER };
+enum { ARB_CMA_AUTO = 0, ARB_CMA_ALWAYS, ARB_CMA_NEVER, ARB_CMA_REFUSE };
 enum { ARB_OFFLOAD_AUTO = 0, ARB_OFFLOAD_OFF, ARB_OFFLOAD_TRIGGERED, ARB_OFFLOAD_HWCOLL };
 
 #define ARB_CFG_STR_MAX 1024
@@ -40,6 +41,7 @@ struct arb_config {
     bool direct;    /* use mapped peer segments where the transport offers them */
     bool check;     /* ARBOR_CHECK: exchange a signature per collective (coll_check.c) */
     int onecopy;    /* ARB_ONECOPY_*: symmetric-buffer collectives (core/coll_direct.c) */
+    int cma;        /* ARB_CMA_*: malloc'd-buffer collectives by cross-memory attach (core/cma.h) */
     /* ARB_OFFLOAD_*: which transport hooks collectives may use (core/offload.h) */
     int offload;
     /* microseconds per provider collective call; 0 = the provider's default */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/cma.h"
 #include "core/coll_direct.h"
 #include "core/doorbell.h"
 #include "core/log.h"
@@ -274,6 +275,7 @@ static bool send_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
     const uint8_t *src = chunk_ptr(inst, step->space, step->off, c);
     size_t len = chunk_len(inst, step, c, t->chunk);
     uint32_t span = inst->one_copy ? arb_direct_send(inst, step, c, ticket, src, len) : 0;
+    if (span == UINT32_MAX) return false; /* a descriptor put in flight, or failed */
     if (span) { /* described: the receiver reads span chunks at src (core/coll_direct.h) */
         st->settle = ticket + span;
         t->out[p].next_done += span;
@@ -286,12 +288,11 @@ static bool send_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
         store_rel(line, ticket + 1);
         arb_bell_ring(t->world[p]);
     } else if (t->peer_seg[p]) {
-        /* Streaming pays where the receiver only copies (core/peer_copy.h). A receiver
-         * that combines reads at the speed of its op, and lines in a cache serve it better
-         * than lines in memory; with more ranks than cores it may run on this very core next. */
+        /* Streaming pays from 4 KiB, reductions included (core/peer_copy.h); with more ranks
+         * than cores the receiver may run on this very core next, where the lines are cached. */
         if (len)
             arb_peer_copy(t->peer_seg[p] + slot, src, len,
-                          arb_ctx.yield || inst->combine ? 0 : arb_ctx.cfg.stream_min);
+                          arb_ctx.yield ? 0 : arb_ctx.cfg.stream_min);
         store_rel(t->peer_seg[p] + sig, ticket + 1);
         arb_bell_ring(t->world[p]);
     } else {
@@ -319,8 +320,11 @@ static bool send_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
  * credits go back in batches of half the channel depth: a sender then always has at least
  * depth / 2 slots, and it can only be short of credits while messages it posted wait here
  * unconsumed, whose consumption sends the batch (docs/PROTOCOL.md, "Credits"). A mapped peer's
- * credit is a store, returned at once. */
-static arbor_status_t return_credit(struct arbor_team *t, int p, uint64_t consumed)
+ * credit is a store, returned at once. n: the chunks consumed (a one-copy descriptor spans
+ * several); now: return every held credit at once, for a one-copy instance, whose sender
+ * completes only once the credits of all it described are back (core/coll_direct.h). */
+static arbor_status_t return_credit(struct arbor_team *t, int p, uint64_t consumed, uint32_t n,
+                                    bool now)
 {
     uint64_t off = t->region + arb_team_link_off(t->rank) + ARB_LINK_CONSUMED;
     if (t->peer_seg[p]) {
@@ -329,7 +333,8 @@ static arbor_status_t return_credit(struct arbor_team *t, int p, uint64_t consum
         return ARBOR_OK;
     }
     uint32_t batch = t->depth > 1 ? (uint32_t)t->depth / 2 : 1;
-    if (++t->in[p].unreturned < batch) return ARBOR_OK;
+    t->in[p].unreturned += n;
+    if (!now && t->in[p].unreturned < batch) return ARBOR_OK;
     uint64_t add = t->in[p].unreturned;
     t->in[p].unreturned = 0;
     arbor_status_t status;
@@ -368,9 +373,11 @@ static bool recv_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
     size_t len = chunk_len(inst, step, c, t->chunk);
     const uint8_t *slot = NULL;
     uint32_t span = 1;
+    uintptr_t cma = 0;
     if (inst->one_copy && len > ARB_INLINE_MAX) {
-        /* A descriptor: slot is the sender's buffer, len and span what it describes. */
-        if (!arb_direct_source(inst, step, c, ticket, &len, &span, &slot)) return false;
+        /* A descriptor: slot is the sender's buffer (or cma its address there), len and span
+         * what it describes. */
+        if (!arb_direct_source(inst, step, c, ticket, &len, &span, &slot, &cma)) return false;
     } else if (len <= ARB_INLINE_MAX) {
         /* Inline (a mapped sender) or in a slot: the line's ticket tells, rechecked after
          * posted so a line stored before a later posted is not missed. */
@@ -384,8 +391,18 @@ static bool recv_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
     } else if (load_acq(chan + ARB_CHAN_POSTED) <= ticket) {
         return false;
     }
-    if (!slot) slot = chan + arb_chan_slot_off(t, ticket % (uint64_t)t->depth);
     uint8_t *dst = chunk_ptr(inst, step->space, step->off, c);
+    if (cma) {
+        int err = arb_cma_read(t->world[p], dst, cma, len);
+        if (err) { /* permitted at init, so the sender's process is gone or the address bad */
+            arb_error("one copy: cross-memory read of %zu bytes from rank %d failed: %s", len,
+                      t->world[p], strerror(err));
+            inst->status = ARBOR_ERR_TRANSPORT;
+            return false;
+        }
+        len = 0; /* landed */
+    }
+    if (!slot) slot = chan + arb_chan_slot_off(t, ticket % (uint64_t)t->depth);
     if (len && step->combine)
         inst->combine(dst, slot, len, step->combine, inst->combine_arg);
     else if (len)
@@ -393,7 +410,7 @@ static bool recv_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
     in->next_done += span;
     st->done += span;
     if (!t->closing) {
-        arbor_status_t status = return_credit(t, p, ticket + span);
+        arbor_status_t status = return_credit(t, p, ticket + span, span, inst->one_copy);
         if (status != ARBOR_OK && inst->status == ARBOR_OK) inst->status = status;
     }
     return true;

@@ -20,6 +20,8 @@ typedef struct {
     arb_tp_comp_t comp; /* SEND over RMA: local completion of the posted chunks */
     uint64_t settle;    /* one copy: ticket + 1 of the last chunk a receiver reads from our
                          * buffer (its credit tells it has), 0 for none (core/coll_direct.h) */
+    uint64_t desc[2];   /* one copy to an unmapped peer: the descriptor being put (kept until
+                         * the put completes locally) */
 } arb_step_state_t;
 
 /* Combines in into inout (bytes long) for steps flagged combine: order ARB_COMBINE_AFTER gives
@@ -57,6 +59,7 @@ struct arb_inst {
     atomic_bool complete;
     bool active, has_handle;
     bool one_copy; /* chunks may go as descriptors (core/coll_direct.h) */
+    bool cma;      /* ... of addresses, read by cross-memory attach (core/cma.h) */
     int coll, alg;
     uint64_t seq; /* the team's collective number of this instance (messages) */
     double t_start;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/cma.h"
 #include "core/coll.h"
 #include "core/coll_check.h"
 #include "core/context.h"
@@ -303,6 +304,7 @@ static void teardown(void)
     arb_am_fini();
     arb_bell_fini();
     arb_rma_fini();
+    arb_cma_fini();
     free(arb_ctx.seg_bases);
     if (arb_ctx.tp) arb_ctx.tp_ops->close(arb_ctx.tp);
     arb_exec_release_kept();
@@ -376,6 +378,7 @@ static arbor_status_t init_at(int required, int *provided)
     if ((status = arb_team_create_world(&arb_ctx.world)) != ARBOR_OK) goto err;
     arb_ctx.init_count = 1; /* the measurement runs collectives */
     if ((status = arb_rma_init_world()) != ARBOR_OK) goto err;
+    if ((status = arb_cma_init()) != ARBOR_OK) goto err; /* before the measurement uses it */
     if ((status = arb_am_init()) != ARBOR_OK) goto err;
     uint64_t bell_off; /* the doorbell line, in every mode (layouts never depend on it) */
     if ((status = arb_mem_take_local(ARB_BELL_LINE_BYTES, &bell_off)) != ARBOR_OK ||
@@ -402,10 +405,12 @@ static arbor_status_t init_at(int required, int *provided)
         (status = arb_progress_thread_start()) != ARBOR_OK)
         goto err;
     if (arb_ctx.rank == 0 && (arb_ctx.cfg.stats || arb_ctx.cfg.print_algorithm)) {
-        fprintf(stderr, "arbor: transport %s, LogGP L=%g os=%g or=%g g=%g G=%g G1=%g (%s)\n",
+        fprintf(stderr,
+                "arbor: transport %s, LogGP L=%g os=%g or=%g g=%g G=%g G1=%g Gc=%g (%s); "
+                "cross-memory attach %s\n",
                 arb_ctx.tp_name, arb_ctx.model.L, arb_ctx.model.os, arb_ctx.model.orecv,
                 arb_ctx.model.g, arb_ctx.model.G, arb_logp_one_copy(&arb_ctx.model).G,
-                arb_ctx.model_source);
+                arb_logp_cma(&arb_ctx.model).G, arb_ctx.model_source, arb_cma_why());
         print_topology();
     }
     arb_ctx.init_count = 1;

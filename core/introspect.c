@@ -27,7 +27,8 @@ arbor_status_t arbor_team_last_collective(arbor_team_h team, arbor_coll_info_t *
                                     .transport = arb_ctx.tp_name,
                                     .seq = t->last.seq,
                                     .one_copy = t->last.one_copy,
-                                    .one_copy_bytes = t->last.one_copy_bytes};
+                                    .one_copy_bytes = t->last.one_copy_bytes,
+                                    .cma = t->last.cma};
     }
     arb_unlock();
     return status;

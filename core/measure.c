@@ -9,6 +9,8 @@
  *   G1                       the same with the message in the segment and the one-copy path
  *                            (core/coll_direct.h): the receiver reads it in place; where the
  *                            pair is not mapped that path is not taken and G1 comes out as G
+ *   Gc                       the same with a malloc'd message through cross-memory attach
+ *                            (core/cma.h), where it is permitted (else left unknown)
  *   Gop                      rank 0 alone: a double sum of one landing slot's worth into
  *                            another, per byte, cache-hot: the op's own cost (logp.h's Gop),
  *                            a lower bound where the operand comes cold from a landing slot
@@ -23,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/cma.h"
 #include "core/coll.h"
 #include "core/dtype.h"
 #include "core/executor.h"
@@ -41,9 +44,10 @@ static int cmp_double(const void *a, const void *b)
 
 /* Rank a sends `sends` messages of `bytes` bytes to rank b, which answers with one empty
  * message; returns a's median round trip over REPS runs (0 on b). Called by a and b only.
- * one_copy: the instance may move its chunks as descriptors (buf must be in the segment). */
+ * one_copy: the instance may move its chunks as descriptors (buf must be in the segment, or
+ * cma: descriptors of addresses, read by cross-memory attach). */
 static arbor_status_t round_trip(int a, int b, int sends, size_t bytes, uint8_t *buf, bool one_copy,
-                                 double *median_p)
+                                 bool cma, double *median_p)
 {
     struct arbor_team *t = arb_ctx.world;
     double times[REPS];
@@ -64,7 +68,8 @@ static arbor_status_t round_trip(int a, int b, int sends, size_t bytes, uint8_t 
             arb_sched_release(cs);
             break;
         }
-        inst->one_copy = one_copy;
+        inst->one_copy = one_copy || cma;
+        inst->cma = cma;
         status = arb_exec_wait(inst);
         times[r] = arb_now_us() - t0;
         arb_exec_free(inst);
@@ -75,18 +80,19 @@ static arbor_status_t round_trip(int a, int b, int sends, size_t bytes, uint8_t 
     return status;
 }
 
-/* The five LogGP figures between ranks a and b (into v on rank a), and G1 into *g1 when
- * seg_buf (m bytes in the segment) is given. */
+/* The five LogGP figures between ranks a and b (into v on rank a), G1 into *g1 when seg_buf
+ * (m bytes in the segment) is given, and Gc into *gc when gc is (cross-memory attach). */
 static arbor_status_t measure_pair(int a, int b, size_t m, int k, uint8_t *buf, uint8_t *seg_buf,
-                                   double v[5], double *g1)
+                                   double v[5], double *g1, double *gc)
 {
-    double rt0, rt1, rtk, rtm, rt1c = 0;
+    double rt0, rt1, rtk, rtm, rt1c = 0, rtc = 0;
     arbor_status_t status;
-    if ((status = round_trip(a, b, 1, 0, buf, false, &rt0)) != ARBOR_OK ||
-        (status = round_trip(a, b, 1, 0, buf, false, &rt1)) != ARBOR_OK ||
-        (status = round_trip(a, b, k, 0, buf, false, &rtk)) != ARBOR_OK ||
-        (status = round_trip(a, b, 1, m, buf, false, &rtm)) != ARBOR_OK ||
-        (seg_buf && (status = round_trip(a, b, 1, m, seg_buf, true, &rt1c)) != ARBOR_OK) ||
+    if ((status = round_trip(a, b, 1, 0, buf, false, false, &rt0)) != ARBOR_OK ||
+        (status = round_trip(a, b, 1, 0, buf, false, false, &rt1)) != ARBOR_OK ||
+        (status = round_trip(a, b, k, 0, buf, false, false, &rtk)) != ARBOR_OK ||
+        (status = round_trip(a, b, 1, m, buf, false, false, &rtm)) != ARBOR_OK ||
+        (seg_buf && (status = round_trip(a, b, 1, m, seg_buf, true, false, &rt1c)) != ARBOR_OK) ||
+        (gc && (status = round_trip(a, b, 1, m, buf, false, true, &rtc)) != ARBOR_OK) ||
         arb_ctx.world->rank != a)
         return status;
     double T0 = (rt0 < rt1 ? rt0 : rt1) / 2, g = (rtk - rt1) / (k - 1);
@@ -98,6 +104,7 @@ static arbor_status_t measure_pair(int a, int b, size_t m, int k, uint8_t *buf, 
     v[3] = g;
     v[4] = Tm > T0 ? (Tm - T0) / (double)m : 0;
     if (seg_buf) *g1 = rt1c - T0 > T0 ? (rt1c - T0 - T0) / (double)m : 0;
+    if (gc) *gc = rtc - T0 > T0 ? (rtc - T0 - T0) / (double)m : 0;
     return ARBOR_OK;
 }
 
@@ -145,8 +152,8 @@ arbor_status_t arb_logp_measure(void)
     size_t m = t->chunk;
     int k = t->depth > 1 ? t->depth : 2;
     /* intra L os or g G, inter L os or g G, which levels were measured, intra G1, Gop, whether
-     * the intra pair is mapped, whether rank 0's node is oversubscribed */
-    double v[15] = {0};
+     * the intra pair is mapped, whether rank 0's node is oversubscribed, intra Gc */
+    double v[16] = {0};
     arbor_status_t status = ARBOR_OK;
 
     if (t->size < 2) {
@@ -162,9 +169,10 @@ arbor_status_t arb_logp_measure(void)
     uint64_t seg_off = 0;
     bool seg = intra > 0 && arb_mem_take_local(m, &seg_off) == ARBOR_OK;
     if (intra > 0 && (me == 0 || me == intra))
-        status = measure_pair(0, intra, m, k, buf, seg ? arb_ctx.seg + seg_off : NULL, v, &v[11]);
+        status = measure_pair(0, intra, m, k, buf, seg ? arb_ctx.seg + seg_off : NULL, v, &v[11],
+                              arb_cma_usable() ? &v[15] : NULL);
     if (status == ARBOR_OK && inter > 0 && (me == 0 || me == inter))
-        status = measure_pair(0, inter, m, k, buf, NULL, v + 5, NULL);
+        status = measure_pair(0, inter, m, k, buf, NULL, v + 5, NULL, NULL);
     v[10] = (intra > 0) + 2 * (inter > 0);
     if (me == 0) {
         v[12] = reduce_cost(m);
@@ -181,8 +189,14 @@ arbor_status_t arb_logp_measure(void)
     arb_ctx.measured_oversub = v[14] != 0;
     if ((int)v[10] & 1) {
         int path = v[13] != 0 ? ARB_CALIB_INTRA_MAPPED : ARB_CALIB_INTRA_RMA;
-        c->m[path] = (arb_logp_t){
-            .L = v[0], .os = v[1], .orecv = v[2], .g = v[3], .G = v[4], .G1 = v[11], .Gop = v[12]};
+        c->m[path] = (arb_logp_t){.L = v[0],
+                                  .os = v[1],
+                                  .orecv = v[2],
+                                  .g = v[3],
+                                  .G = v[4],
+                                  .G1 = v[11],
+                                  .Gop = v[12],
+                                  .Gc = v[15]};
         c->have |= 1u << path;
         arb_ctx.model = c->m[path];
     }

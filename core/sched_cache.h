@@ -24,7 +24,8 @@ typedef struct arb_cached_sched {
     arb_sched_key_t key;
     int alg; /* the algorithm the selector chose (the key's alg is 0: "whatever it picks") */
     double predicted_us; /* the model's time for alg, kept so a cache hit can still report it */
-    bool one_copy;       /* symmetric buffers: the model chose one copy (core/coll_direct.h) */
+    bool one_copy;       /* the model chose one copy (core/coll_direct.h) */
+    bool cma;            /* ... through cross-memory attach (malloc'd buffers, core/cma.h) */
     int refs;            /* the cache's own + one per running instance */
     bool channels_open;  /* every channel its RECV steps use is open (core/team.h): a cached
                           * schedule serves one team, whose channels stay open while it lives */

@@ -82,6 +82,7 @@ struct arbor_team {
         double predicted_us;
         uint64_t seq;
         bool one_copy;           /* chosen for it (core/coll_direct.h) */
+        bool cma;                /* ... through cross-memory attach */
         uint64_t one_copy_bytes; /* read in place from peers' buffers, every collective */
     } last;                      /* what arbor_team_last_collective reports */
 };

@@ -180,9 +180,13 @@ typedef struct {
                               *   (without the barriers of ARBOR_IN/OUT_ALLSYNC) */
     const char *transport;   /**< as arbor_transport_name gives it */
     uint64_t seq;            /**< the collective's sequence number on the team (0, 1, ...) */
-    int one_copy;            /**< 1: it was flagged ARBOR_SYMMETRIC and the model chose one copy */
+    int one_copy;            /**< 1: the model chose one copy (the receiver reads the sender's
+                              *   buffer): flagged ARBOR_SYMMETRIC, or through cross-memory
+                              *   attach (cma) */
     uint64_t one_copy_bytes; /**< bytes this rank has copied straight out of peers' buffers on
                               *   the team so far, every collective counted (one-copy path) */
+    int cma;                 /**< 1: that one copy goes through the kernel's cross-memory
+                              *   attach (ordinary buffers, ARBOR_CMA) */
 } arbor_coll_info_t;
 
 /**

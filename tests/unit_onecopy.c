@@ -87,7 +87,7 @@ static void reductions(const arb_logp_t *m)
                     a.counts = counts;
                     const char *name = arb_coll_name(red[c]);
                     arb_ctx.cfg.onecopy = ARB_ONECOPY_AUTO;
-                    int alg = arb_direct_choose(&a, 0, m, &m1);
+                    int alg = arb_direct_choose(&a, 0, m, ARB_DIRECT_SEGMENT, &m1);
                     CHECK(m1.Gop == m->G, "%s: one-copy model combines at %g, want G %g", name,
                           m1.Gop, m->G);
                     if (!big)
@@ -95,7 +95,7 @@ static void reductions(const arb_logp_t *m)
                     else if (red[c] != ARB_COLL_REDUCE || P <= 3)
                         CHECK(alg > 0, "%s P=%d 1 MiB comm %d: two copies chosen", name, P, comm);
                     arb_ctx.cfg.onecopy = ARB_ONECOPY_ALWAYS;
-                    int forced_one = arb_direct_choose(&a, 0, m, &m1);
+                    int forced_one = arb_direct_choose(&a, 0, m, ARB_DIRECT_SEGMENT, &m1);
                     CHECK(forced_one > 0, "%s P=%d %zu B comm %d always: no one-copy algorithm",
                           name, P, bytes, comm);
                     if (alg > 0) CHECK(forced_one == alg, "%s: always chose differently", name);
@@ -107,7 +107,7 @@ static void reductions(const arb_logp_t *m)
                     int n;
                     arb_alg_table(red[c], &n);
                     for (int f = 1; f < n; f++) {
-                        int got = arb_direct_choose(&a, f, m, &m1);
+                        int got = arb_direct_choose(&a, f, m, ARB_DIRECT_SEGMENT, &m1);
                         CHECK(got == 0 || got == f, "%s P=%d forced %d: got %d", name, P, f, got);
                     }
                 }
@@ -117,7 +117,7 @@ static void reductions(const arb_logp_t *m)
     arb_ctx.cfg.onecopy = ARB_ONECOPY_AUTO;
     arb_coll_args_t wide = args(ARB_COLL_ALLREDUCE, 100, (size_t)1 << 24);
     wide.count = wide.bytes / 4;
-    int alg = arb_direct_choose(&wide, 0, m, &m1);
+    int alg = arb_direct_choose(&wide, 0, m, ARB_DIRECT_SEGMENT, &m1);
     CHECK(alg > 0, "allreduce P=100 16 MiB: two copies chosen");
     if (alg > 0) {
         wide.one_copy = 1;
@@ -135,9 +135,9 @@ int main(void)
         for (int P = 2; P <= 9; P++) {
             arb_coll_args_t small = args(colls[c], P, 8), large = args(colls[c], P, 1 << 20);
             const char *name = arb_coll_name(colls[c]);
-            CHECK(arb_direct_choose(&small, 0, &m, &m1) == 0, "%s P=%d 8 B: one copy chosen", name,
-                  P);
-            int alg = arb_direct_choose(&large, 0, &m, &m1);
+            CHECK(arb_direct_choose(&small, 0, &m, ARB_DIRECT_SEGMENT, &m1) == 0,
+                  "%s P=%d 8 B: one copy chosen", name, P);
+            int alg = arb_direct_choose(&large, 0, &m, ARB_DIRECT_SEGMENT, &m1);
             CHECK(alg > 0, "%s P=%d 1 MiB: two copies chosen", name, P);
             CHECK(m1.G == m.G1 && m1.L == m.L, "%s: one-copy model G %g, want G1 %g", name, m1.G,
                   m.G1);
@@ -150,7 +150,7 @@ int main(void)
             int n;
             arb_alg_table(colls[c], &n);
             for (int f = 1; f < n; f++) {
-                int got = arb_direct_choose(&large, f, &m, &m1);
+                int got = arb_direct_choose(&large, f, &m, ARB_DIRECT_SEGMENT, &m1);
                 CHECK(got == 0 || got == f, "%s P=%d forced %d: got %d", name, P, f, got);
             }
         }
@@ -163,7 +163,8 @@ int main(void)
         arb_coll_args_t a = args(c, 16, 8);
         /* Per-message costs dominate: log P packed rounds beat P - 1 messages. */
         arb_logp_t slow = {.L = 1, .os = 1, .orecv = 1, .g = 1, .G = 0.00008, .G1 = 0.00004};
-        int n, two = arb_select(&a, &slow, 0, NULL), one = arb_direct_choose(&a, 0, &slow, &m1);
+        int n, two = arb_select(&a, &slow, 0, NULL),
+               one = arb_direct_choose(&a, 0, &slow, ARB_DIRECT_SEGMENT, &m1);
         const arb_alg_desc_t *tab = arb_alg_table(c, &n);
         CHECK(!strcmp(tab[two].name, "bruck"), "%s P=16 8 B: two-copy choice %s, expected bruck",
               arb_coll_name(c), tab[two].name);
@@ -171,19 +172,55 @@ int main(void)
               "%s P=16 8 B always: one-copy choice %s", arb_coll_name(c),
               one > 0 ? tab[one].name : "none");
         arb_ctx.cfg.onecopy = ARB_ONECOPY_AUTO;
-        CHECK(arb_direct_choose(&a, 0, &slow, &m1) == 0, "%s P=16 8 B auto: one copy chosen",
-              arb_coll_name(c));
+        CHECK(arb_direct_choose(&a, 0, &slow, ARB_DIRECT_SEGMENT, &m1) == 0,
+              "%s P=16 8 B auto: one copy chosen", arb_coll_name(c));
         arb_ctx.cfg.onecopy = ARB_ONECOPY_ALWAYS;
     }
     for (size_t c = 0; c < sizeof(colls) / sizeof(colls[0]); c++) {
         arb_coll_args_t small = args(colls[c], 4, 64);
-        int alg = arb_direct_choose(&small, 0, &m, &m1);
+        int alg = arb_direct_choose(&small, 0, &m, ARB_DIRECT_SEGMENT, &m1);
         CHECK(alg > 0, "%s ARBOR_ONECOPY=always, 64 B: two copies", arb_coll_name(colls[c]));
         if (alg > 0)
             CHECK(!sends_scratch(alg, &small, &m1), "%s always: chose a scratch sender",
                   arb_coll_name(colls[c]));
     }
     reductions(&m);
+    /* Cross-memory attach (malloc'd buffers): the model prices it with Gc plus a system call
+     * per message. ucx defaults (Gc = 1.25 G): two copies at every size, but for allgather and
+     * alltoall with a core per rank (exchange_cpu); ofi:shm defaults (Gc =
+     * 0.6 G): two copies at 8 B, one copy at 1 MiB; ARBOR_CMA=always: one copy even at 64 B. */
+    arb_ctx.cfg.onecopy = ARB_ONECOPY_AUTO;
+    arb_ctx.cfg.cma = ARB_CMA_AUTO;
+    arb_logp_t shm;
+    arb_logp_default("ofi:shm", &shm);
+    for (size_t c = 0; c < sizeof(colls) / sizeof(colls[0]); c++)
+        for (int P = 2; P <= 5; P++) {
+            arb_coll_args_t small = args(colls[c], P, 8), large = args(colls[c], P, 1 << 20);
+            const char *name = arb_coll_name(colls[c]);
+            /* allgather, alltoall: each rank's two copies priced on its one core (a core per
+             * rank here), against one read: cross-memory attach. The rooted ones: two copies. */
+            bool exchange = colls[c] == ARB_COLL_ALLGATHER || colls[c] == ARB_COLL_ALLTOALL;
+            int got = arb_direct_choose(&large, 0, &m, ARB_DIRECT_CMA, &m1);
+            CHECK(exchange ? got > 0 : got == 0, "%s P=%d 1 MiB ucx: %s chosen", name, P,
+                  got ? "cross-memory attach" : "two copies");
+            arb_ctx.any_oversubscribed = true;
+            CHECK(arb_direct_choose(&large, 0, &m, ARB_DIRECT_CMA, &m1) == 0,
+                  "%s P=%d 1 MiB ucx oversubscribed: cross-memory attach chosen", name, P);
+            arb_ctx.any_oversubscribed = false;
+            CHECK(m1.G == m.Gc && m1.orecv == m.orecv + ARB_LOGP_CMA_CALL_US,
+                  "%s: CMA model G %g or %g", name, m1.G, m1.orecv);
+            CHECK(arb_direct_choose(&small, 0, &shm, ARB_DIRECT_CMA, &m1) == 0,
+                  "%s P=%d 8 B ofi:shm: cross-memory attach chosen", name, P);
+            CHECK(arb_direct_choose(&large, 0, &shm, ARB_DIRECT_CMA, &m1) > 0,
+                  "%s P=%d 1 MiB ofi:shm: two copies chosen", name, P);
+        }
+    arb_ctx.cfg.cma = ARB_CMA_ALWAYS;
+    for (size_t c = 0; c < sizeof(colls) / sizeof(colls[0]); c++) {
+        arb_coll_args_t small = args(colls[c], 3, 64);
+        CHECK(arb_direct_choose(&small, 0, &m, ARB_DIRECT_CMA, &m1) > 0,
+              "%s ARBOR_CMA=always, 64 B: two copies", arb_coll_name(colls[c]));
+    }
+    arb_ctx.cfg.cma = ARB_CMA_AUTO;
     printf("unit_onecopy: %d of %d checks passed\n", checks - failures, checks);
     return failures ? 1 : 0;
 }

@@ -1,0 +1,41 @@
+/*
+ * Cross-memory attach (CMA): one copy between processes of one node without a shared mapping.
+ * The receiver of a chunk calls process_vm_readv on the sender's process and copies straight
+ * from the sender's malloc'd buffer into its own, after the sender handed over a descriptor
+ * (the buffer's address) in the channel (core/coll_direct.h). The kernel pins the sender's
+ * pages one at a time, so per byte it may cost more than two pipelined memcpys through a
+ * landing slot: the LogGP model prices it with its own per-byte term (logp.h, Gc) and decides.
+ *
+ * Permission is checked at init, by every rank reading a word of every other rank on its node
+ * (ptrace access: same user, Yama ptrace_scope, a container's seccomp filter), and agreed by all
+ * ranks: one refusal anywhere turns the path off for the whole job, and the two-copy pipeline
+ * carries every byte. ARBOR_CMA=refuse simulates the refusal (the probe's system call answers
+ * EPERM without being made; everything after it is the real fallback).
+ */
+#ifndef ARB_CORE_CMA_H
+#define ARB_CORE_CMA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arbor.h"
+
+/* Probes and agrees at init (core/cma_probe.c: a collective over the world team, after it
+ * exists). Never fails for a refusal (that only turns the path off); fails for a failed
+ * exchange. */
+arbor_status_t arb_cma_init(void);
+void arb_cma_fini(void);
+/* Whether every rank may read every other with CMA (agreed at init; the same on every rank). */
+bool arb_cma_usable(void);
+/* Why not, for messages ("permitted" when usable). */
+const char *arb_cma_why(void);
+/* Copies len bytes at addr in world rank r's process to dst; 0 or an errno. */
+int arb_cma_read(int r, void *dst, uintptr_t addr, size_t len);
+/* The same from process pid (the probe, before the agreement). */
+int arb_cma_read_pid(uint64_t pid, void *dst, uintptr_t addr, size_t len);
+/* Adopts the agreed state (core/cma_probe.c): pid[world size] (taken over) when usable, NULL
+ * when not, and why for messages. */
+void arb_cma_adopt(uint64_t *pid, const char *why);
+
+#endif /* ARB_CORE_CMA_H */

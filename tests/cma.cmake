@@ -1,0 +1,49 @@
+# One copy on malloc'd buffers through cross-memory attach (core/cma.h, docs/PERFORMANCE.md):
+# bcast, scatter, gather from / to every root, allgather and alltoall, plain and in place, at
+# odd sizes, and calls in flight together, every byte checked. ARBOR_CMA=always forces the path
+# (CMA_EXPECT=1: each rank checks the large calls read their bytes from the senders' buffers), on
+# ucx (descriptors in the channel line) and on ofi:shm (descriptors in the landing slot), at
+# P = 1..5 and 8. ARBOR_CMA=never and ARBOR_CMA=refuse (the init probe answers EPERM: the real
+# fallback, agreed by every rank and printed under ARBOR_PRINT_ALGORITHM) must not take it
+# (CMA_EXPECT=0). With ARBOR_CMA=auto the model decides: priced cheap through ARBOR_LOGP's Gc
+# it must choose one copy for the calls of 64 KiB blocks and more; ARBOR_LOGP_MEASURE measures Gc.
+add_executable(arbor-test-cma ${CMAKE_CURRENT_SOURCE_DIR}/test_cma.c)
+target_link_libraries(arbor-test-cma PRIVATE arbor)
+set(_cma_tps)
+if(ARBOR_WITH_UCX)
+  list(APPEND _cma_tps ucx)
+endif()
+if(ARBOR_WITH_OFI)
+  list(APPEND _cma_tps "ofi:shm")
+endif()
+if(_cma_tps AND CMAKE_SYSTEM_NAME STREQUAL "Linux")
+  arbor_add_launched_test(NAME cma COMMAND $<TARGET_FILE:arbor-test-cma> LABELS cma
+                          TRANSPORTS ${_cma_tps} RANKS 1 2 3 4 5 8 TIMEOUT 240
+                          ENV CMA_EXPECT=1 ARBOR_CMA=always)
+  arbor_add_launched_test(NAME cma_never COMMAND $<TARGET_FILE:arbor-test-cma> LABELS cma
+                          TRANSPORTS ${_cma_tps} RANKS 2 TIMEOUT 180
+                          ENV CMA_EXPECT=0 ARBOR_CMA=never)
+  arbor_add_launched_test(NAME cma_refused COMMAND $<TARGET_FILE:arbor-test-cma> LABELS cma
+                          TRANSPORTS ${_cma_tps} RANKS 3 TIMEOUT 180
+                          ENV CMA_EXPECT=0 ARBOR_CMA=refuse ARBOR_PRINT_ALGORITHM=1)
+  foreach(tp IN LISTS _cma_tps)
+    string(REPLACE ":" "-" slug "${tp}")
+    set_tests_properties(cma_refused.${slug}.3 PROPERTIES
+      PASS_REGULAR_EXPRESSION "cross-memory attach refused at rank [0-9]+: .*simulated.*test_cma: [0-9]+ checks passed"
+      FAIL_REGULAR_EXPRESSION "FAIL")
+  endforeach()
+  arbor_add_launched_test(NAME cma_model COMMAND $<TARGET_FILE:arbor-test-cma> LABELS cma
+                          TRANSPORTS ${_cma_tps} RANKS 2 TIMEOUT 180
+                          ENV CMA_EXPECT=1 CMA_MIN=65536 ARBOR_LOGP=Gc=0.000001)
+  # Interrupt-mode progress (docs/PROGRESS.md): a descriptor and the credit that settles the
+  # sender ring doorbells, as on the symmetric path.
+  arbor_add_launched_test(NAME cma_interrupt COMMAND $<TARGET_FILE:arbor-test-cma> LABELS cma
+                          TRANSPORTS ucx RANKS 3 TIMEOUT 180
+                          ENV CMA_EXPECT=1 ARBOR_CMA=always ARBOR_PROGRESS=interrupt)
+  arbor_add_launched_test(NAME cma_measured COMMAND $<TARGET_FILE:arbor-test-cma> LABELS cma
+                          TRANSPORTS ucx RANKS 2 TIMEOUT 180
+                          ENV ARBOR_LOGP_MEASURE=1 ARBOR_PRINT_ALGORITHM=1)
+  set_tests_properties(cma_measured.ucx.2 PROPERTIES
+    PASS_REGULAR_EXPRESSION "Gc=[0-9][^ ]* \\(measured\\); cross-memory attach permitted.*test_cma: [0-9]+ checks passed"
+    FAIL_REGULAR_EXPRESSION "FAIL")
+endif()
