@@ -8,6 +8,9 @@
  */
 #include "core/config.h"
 #include "transports/transport.h"
+#ifdef ARBOR_WITH_UCX
+#include "transports/ucx/ucx.h" /* the put_signal path switch, and which peers use messages */
+#endif
 
 #include <pmix.h>
 #include <sched.h>
@@ -37,12 +40,15 @@ enum {
     OFF_SIG_MR = 80,
     OFF_SIG_FLUSH = 88,
     OFF_SIG_MR_FLUSH = 96,
-    OFF_SIG_BURST = 104,     /* two words: from the left, from the right */
-    OFF_BAR = 128,           /* 32 barrier rounds */
+    OFF_SIG_BURST = 104, /* two words: from the left, from the right */
+    OFF_BAR = 128,       /* 32 barrier rounds */
+    OFF_SIG_SC = 384,    /* signal_completion: the signal, then two flags */
+    OFF_FLAG_SC = 392,
     OFF_SWAPRES = 512,       /* MAX_RANKS words at rank 0 */
     OFF_PP = 4096,           /* MAX_RANKS words: stores through peer_ptr */
     OFF_RING = 8192,         /* ring payload, up to 8 KiB */
     OFF_FLUSH = 32768,       /* 16 KiB */
+    OFF_SC = 49152,          /* 8 KiB of signal_completion data */
     OFF_PUT = 65536,         /* put sizes, back to back */
     OFF_GET = 2u << 20,      /* GET_LEN bytes of pattern, source of gets */
     OFF_BURST = 3328u << 10, /* 2 x BURST_BYTES: landing areas from the left, from the right */
@@ -593,6 +599,61 @@ static void test_burst(void)
 }
 
 /* Fire-and-forget puts, flush, then an unfenced signal: flush means complete at the target. */
+/* A fence or a flush after a fire-and-forget put_signal orders it before a later plain atomic:
+ * the target that sees the atomic sees the put_signal's data and signal. On UCX over TCP the
+ * put_signal is one active message, which an endpoint flush alone does not cover (ucx_am.c). */
+static void test_signal_completion(void)
+{
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    char *src = pattern_buf(8192, (unsigned)rank, 91);
+
+    CHECK(ops->put_signal(tp, src, 4096, seg_key(right), OFF_SC, seg_key(right), OFF_SIG_SC, 1,
+                          NULL));
+    CHECK(ops->fence(tp, right));
+    CHECK(ops->amo(tp, ARB_TP_AMO_ADD, seg_key(right), OFF_FLAG_SC, 1, 0, NULL, NULL));
+    wait_word(OFF_FLAG_SC, 1, "flag after a fenced put_signal");
+    /* the left neighbour may have gone on to its second put_signal already */
+    if (__atomic_load_n(seg_word(OFF_SIG_SC), __ATOMIC_ACQUIRE) < 1)
+        fail("fence did not order a put_signal before an atomic (signal %llu, want 1)",
+             (unsigned long long)*seg_word(OFF_SIG_SC));
+    verify("fenced put_signal", seg + OFF_SC, (unsigned)left, 91, 0, 4096);
+    CHECK(ops->put_signal(tp, src + 4096, 4096, seg_key(right), OFF_SC + 4096, seg_key(right),
+                          OFF_SIG_SC, 1, NULL));
+    CHECK(ops->flush(tp));
+    CHECK(ops->amo(tp, ARB_TP_AMO_ADD, seg_key(right), OFF_FLAG_SC, 1, 0, NULL, NULL));
+    wait_word(OFF_FLAG_SC, 2, "flag after a flushed put_signal");
+    if (__atomic_load_n(seg_word(OFF_SIG_SC), __ATOMIC_ACQUIRE) != 2)
+        fail("flush did not complete a put_signal (signal %llu, want 2)",
+             (unsigned long long)*seg_word(OFF_SIG_SC));
+    verify("fenced and flushed put_signals", seg + OFF_SC, (unsigned)left, 91, 0, 8192);
+    free(src);
+}
+
+/* Which put_signal path UCX took: TP_CONTRACT_UCX_SIGNAL=flush selects the old one (put, endpoint
+ * flush, emulated atomic) before open; TP_CONTRACT_EXPECT_AM=1 / 0 fails unless every other peer
+ * uses / none uses one active message per put_signal. */
+static void ucx_signal_path(bool before_open)
+{
+#ifdef ARBOR_WITH_UCX
+    const char *path = getenv("TP_CONTRACT_UCX_SIGNAL"), *expect = getenv("TP_CONTRACT_EXPECT_AM");
+    int am = 0;
+
+    if (strcmp(tpname, "ucx") != 0) return;
+    if (before_open) {
+        if (path != NULL && strcmp(path, "flush") == 0) arb_ucx_am_signal_enabled = false;
+        return;
+    }
+    for (int p = 0; p < size; p++) am += tp->peers[p].am_signal;
+    if (expect != NULL && atoi(expect) == 1 && am != size - 1)
+        fail("%d of %d peers send put_signal as one message, want all", am, size - 1);
+    if (expect != NULL && atoi(expect) == 0 && am != 0)
+        fail("%d peers send put_signal as one message, want none", am);
+    if (rank == 0) printf("ucx: %d of %d peers send put_signal as one message\n", am, size - 1);
+#else
+    (void)before_open;
+#endif
+}
+
 static void test_flush(void)
 {
     int right = (rank + 1) % size, left = (rank + size - 1) % size;
@@ -639,7 +700,9 @@ int main(int argc, char **argv)
     cfg.poll_yield = ARB_YIELD_ALWAYS;
     cfg.direct = true;
 
+    ucx_signal_path(true);
     open_and_connect(&cfg);
+    ucx_signal_path(false);
     test_put();
     test_get();
     test_amo();
@@ -648,6 +711,7 @@ int main(int argc, char **argv)
     test_mem_reg();
     mapped = test_peer_ptr();
     test_flush();
+    test_signal_completion();
 
     CHECK(ops->flush(tp));
     tp_barrier();

@@ -20,6 +20,9 @@ struct arb_tp_rkey {
 };
 
 struct arb_tp_mr {
+    struct arb_tp_mr *next; /* tp->mrs: the regions an active-message put_signal may write */
+    void *addr;
+    size_t len;
     ucp_mem_h memh;
     void *packed; /* from ucp_rkey_pack */
     size_t packed_len;
@@ -34,6 +37,7 @@ typedef struct arb_ucx_amo_ctx {
     uint64_t operand;
     arb_tp_rkey_t *sig_rkey;
     uint64_t sig_off;
+    uint64_t am_hdr[4]; /* a put_signal message's header (ucx_am.c), read until completion */
 } arb_ucx_amo_ctx_t;
 
 /* ucp_worker_fence orders operations per transport lane only (UCX 1.13): an emulated put (an
@@ -41,9 +45,15 @@ typedef struct arb_ucx_amo_ctx {
  * After emulated operations a fence therefore flushes the endpoint, and the peer refuses new
  * operations (ARB_ERR_AGAIN) until that flush completes. */
 typedef struct {
-    void *ptr;             /* ucp_rkey_ptr of the peer's segment, or NULL */
-    bool dirty;            /* emulated operations posted since the last fence */
-    volatile bool fencing; /* an endpoint flush of a fence is in flight */
+    void *ptr;            /* ucp_rkey_ptr of the peer's segment, or NULL */
+    bool dirty;           /* emulated operations posted since the last fence */
+    volatile int fencing; /* parts of a fence in flight: an endpoint flush, a ping (ucx_am.c) */
+    /* The endpoint has no atomic lane (UCX over TCP): every put_signal to this peer is one
+     * active message (ucx_am.c) instead of put, fence and a software-emulated atomic. */
+    bool am_signal;
+    bool am_dirty; /* put_signal messages sent since the last ping was answered or sent */
+    int pings;     /* of fencing: pings not yet answered */
+    bool lost;     /* the endpoint failed: no pong will come */
 } arb_ucx_peer_t;
 
 struct arb_tp {
@@ -73,6 +83,8 @@ struct arb_tp {
     bool *off_node; /* [size], NULL when the bootstrap gave no locality */
     void (*peer_lost)(int rank);
 
+    arb_tp_mr_t *mrs;   /* registered regions (ucx_mem.c) */
+    long pings_waiting; /* pings of fences and flushes not yet answered (ucx_am.c) */
     arb_ucx_amo_ctx_t *free_amo;
     long chains_waiting;   /* put_signal chains whose signal waits for an endpoint flush */
     unsigned long chained; /* signals posted by chains so far (flush repeats if it changed) */
@@ -101,9 +113,27 @@ arbor_status_t arb_ucx_put_signal(arb_tp_t *tp, const void *src, size_t len, arb
                                   uint64_t sig_add, arb_tp_comp_t *comp);
 arbor_status_t arb_ucx_fence(arb_tp_t *tp, int peer);
 arbor_status_t arb_ucx_flush(arb_tp_t *tp);
+/* Local completion only, no pings: close, when peers may have closed already. */
+arbor_status_t arb_ucx_flush_sends(arb_tp_t *tp);
 int arb_ucx_progress(arb_tp_t *tp);
 arbor_status_t arb_ucx_wait_fd(arb_tp_t *tp, int *fd_p);
 arbor_status_t arb_ucx_arm(arb_tp_t *tp);
 void arb_ucx_amo_ctx_free_all(arb_tp_t *tp);
+arb_ucx_amo_ctx_t *arb_ucx_amo_ctx_get(arb_tp_t *tp);
+void arb_ucx_amo_ctx_put(arb_ucx_amo_ctx_t *ctx, ucs_status_t status);
+/* Accounts for what a *_nbx call returned (ucx_rma.c). */
+arbor_status_t arb_ucx_posted(ucs_status_ptr_t req, arb_tp_comp_t *comp, const char *what,
+                              int peer);
+
+/* ucx_am.c: put_signal as one active message, and the ping that tells a fence or a flush that
+ * the peer has applied every earlier one. */
+extern bool arb_ucx_am_signal_enabled; /* tests switch it off to run the old path */
+arbor_status_t arb_ucx_am_init(arb_tp_t *tp);
+bool arb_ucx_am_signal_wanted(arb_tp_t *tp, ucp_ep_h ep);
+arbor_status_t arb_ucx_am_put_signal(arb_tp_t *tp, const void *src, size_t len, arb_tp_rkey_t *rkey,
+                                     uint64_t off, arb_tp_rkey_t *sig_rkey, uint64_t sig_off,
+                                     uint64_t sig_add, arb_tp_comp_t *comp);
+arbor_status_t arb_ucx_am_ping(arb_tp_t *tp, int peer);
+void arb_ucx_am_peer_lost(arb_tp_t *tp, int peer); /* forgets its pings */
 
 #endif /* ARB_TRANSPORTS_UCX_UCX_H */

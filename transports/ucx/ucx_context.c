@@ -34,7 +34,7 @@ static arbor_status_t ctx_init(arb_tp_t *tp, int size)
     }
     params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_ESTIMATED_NUM_EPS |
                         UCP_PARAM_FIELD_MT_WORKERS_SHARED;
-    params.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO64 | UCP_FEATURE_WAKEUP;
+    params.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO64 | UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;
     params.estimated_num_eps = (size_t)size;
     params.mt_workers_shared = 0;
     status = ucp_init(&params, config, &tp->context);
@@ -212,6 +212,7 @@ static arbor_status_t ucx_open(const arb_tp_params_t *params, arb_tp_t **tp_p)
 
     status = ctx_init(tp, params->size);
     if (status == ARBOR_OK) status = worker_init(tp);
+    if (status == ARBOR_OK) status = arb_ucx_am_init(tp);
     if (status == ARBOR_OK) status = seg_init(tp, params->segment_size);
     if (status == ARBOR_OK) status = blob_init(tp);
     if (status != ARBOR_OK) {
@@ -239,6 +240,7 @@ static void ep_error(void *arg, ucp_ep_h ep, ucs_status_t status)
         if (tp->eps[peer] != ep) continue;
         arb_warn("endpoint to peer %d failed: %s: peer reported lost", peer,
                  ucs_status_string(status));
+        if (tp->peers != NULL) arb_ucx_am_peer_lost(tp, peer);
         if (tp->peer_lost != NULL) tp->peer_lost(peer);
         return;
     }
@@ -291,6 +293,8 @@ static arbor_status_t peer_connect(arb_tp_t *tp, int peer, const void *blob, siz
     } else if (tp->peers[peer].ptr != NULL) {
         tp->caps |= ARB_TP_CAP_DIRECT_MAP;
     }
+    tp->peers[peer].am_signal =
+        peer != tp->rank && tp->peers[peer].ptr == NULL && arb_ucx_am_signal_wanted(tp, key->ep);
     return ARBOR_OK;
 err_blob:
     arb_error("peer %d: malformed connection blob (%zu bytes)", peer, len);
@@ -334,7 +338,10 @@ static void ucx_close(arb_tp_t *tp)
 {
     if (tp == NULL) return;
     if (tp->user_rkeys != 0) arb_warn("close: %ld remote keys were not released", tp->user_rkeys);
-    if (tp->worker != NULL && tp->eps != NULL) arb_ucx_flush(tp);
+    if (tp->mrs != NULL) arb_warn("close: registered memory was not released");
+    /* No pings here: a peer may have closed its worker already (the core's own flush, before
+     * its closing barrier, is the one that needs remote completion). */
+    if (tp->worker != NULL && tp->eps != NULL) arb_ucx_flush_sends(tp);
     if (tp->seg_rkeys != NULL) rkeys_destroy(tp);
     free(tp->eps);
     free(tp->seg_rkeys);

@@ -36,6 +36,10 @@ arbor_status_t arb_ucx_mem_reg(arb_tp_t *tp, void *addr, size_t len, arb_tp_mr_t
         arb_error("mem_reg: ucp_rkey_pack failed: %s", ucs_status_string(status));
         goto err_unmap;
     }
+    mr->addr = addr;
+    mr->len = len;
+    mr->next = tp->mrs;
+    tp->mrs = mr;
     *mr_p = mr;
     *packed_p = mr->packed;
     *packed_len_p = mr->packed_len;
@@ -52,6 +56,11 @@ void arb_ucx_mem_dereg(arb_tp_t *tp, arb_tp_mr_t *mr)
     ucs_status_t status;
 
     if (mr == NULL) return;
+    for (arb_tp_mr_t **p = &tp->mrs; *p != NULL; p = &(*p)->next)
+        if (*p == mr) {
+            *p = mr->next;
+            break;
+        }
     ucp_rkey_buffer_release(mr->packed);
     status = ucp_mem_unmap(tp->context, mr->memh);
     if (status != UCS_OK)

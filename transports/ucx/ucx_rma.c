@@ -93,8 +93,7 @@ static void rma_param(ucp_request_param_t *param, arb_tp_comp_t *comp)
     param->user_data = comp;
 }
 
-/* Accounts for what a *_nbx call returned. */
-static arbor_status_t posted(ucs_status_ptr_t req, arb_tp_comp_t *comp, const char *what, int peer)
+arbor_status_t arb_ucx_posted(ucs_status_ptr_t req, arb_tp_comp_t *comp, const char *what, int peer)
 {
     if (req == NULL) return ARBOR_OK;
     if (UCS_PTR_IS_ERR(req)) {
@@ -128,8 +127,8 @@ arbor_status_t arb_ucx_put(arb_tp_t *tp, const void *src, size_t len, arb_tp_rke
     if (len == 0) return ARBOR_OK;
     if (peer_busy(tp, rkey)) return ARB_ERR_AGAIN;
     rma_param(&param, comp);
-    return posted(ucp_put_nbx(rkey->ep, src, len, rkey->base + off, rkey->rkey, &param), comp,
-                  "put", rkey->peer);
+    return arb_ucx_posted(ucp_put_nbx(rkey->ep, src, len, rkey->base + off, rkey->rkey, &param),
+                          comp, "put", rkey->peer);
 }
 
 arbor_status_t arb_ucx_get(arb_tp_t *tp, void *dst, size_t len, arb_tp_rkey_t *rkey, uint64_t off,
@@ -140,11 +139,11 @@ arbor_status_t arb_ucx_get(arb_tp_t *tp, void *dst, size_t len, arb_tp_rkey_t *r
     if (len == 0) return ARBOR_OK;
     if (peer_busy(tp, rkey)) return ARB_ERR_AGAIN;
     rma_param(&param, comp);
-    return posted(ucp_get_nbx(rkey->ep, dst, len, rkey->base + off, rkey->rkey, &param), comp,
-                  "get", rkey->peer);
+    return arb_ucx_posted(ucp_get_nbx(rkey->ep, dst, len, rkey->base + off, rkey->rkey, &param),
+                          comp, "get", rkey->peer);
 }
 
-static arb_ucx_amo_ctx_t *amo_ctx_get(arb_tp_t *tp)
+arb_ucx_amo_ctx_t *arb_ucx_amo_ctx_get(arb_tp_t *tp)
 {
     arb_ucx_amo_ctx_t *ctx = tp->free_amo;
 
@@ -157,7 +156,7 @@ static arb_ucx_amo_ctx_t *amo_ctx_get(arb_tp_t *tp)
     return ctx;
 }
 
-static void amo_release(arb_ucx_amo_ctx_t *ctx, ucs_status_t status)
+void arb_ucx_amo_ctx_put(arb_ucx_amo_ctx_t *ctx, ucs_status_t status)
 {
     arb_tp_t *tp = ctx->tp;
 
@@ -172,7 +171,7 @@ static void amo_release(arb_ucx_amo_ctx_t *ctx, ucs_status_t status)
 static void amo_done(void *req, ucs_status_t status, void *user_data)
 {
     if (status != UCS_OK) arb_debug("atomic completed with %s", ucs_status_string(status));
-    amo_release(user_data, status);
+    arb_ucx_amo_ctx_put(user_data, status);
     ucp_request_free(req);
 }
 
@@ -196,10 +195,10 @@ static arbor_status_t amo_post(arb_ucx_amo_ctx_t *ctx, ucp_atomic_op_t op, arb_t
     ctx->comp = NULL;
     req = ucp_atomic_op_nbx(rkey->ep, op, &ctx->operand, 1, rkey->base + off, rkey->rkey, &param);
     if (req == NULL || UCS_PTR_IS_ERR(req))
-        amo_release(ctx, UCS_OK); /* done or refused: comp untouched */
+        arb_ucx_amo_ctx_put(ctx, UCS_OK); /* done or refused: comp untouched */
     else
         ctx->comp = comp; /* amo_done accounts for it */
-    return posted(req, comp, "atomic", rkey->peer);
+    return arb_ucx_posted(req, comp, "atomic", rkey->peer);
 }
 
 static arbor_status_t amo_start(arb_tp_t *tp, ucp_atomic_op_t op, arb_tp_rkey_t *rkey, uint64_t off,
@@ -208,7 +207,7 @@ static arbor_status_t amo_start(arb_tp_t *tp, ucp_atomic_op_t op, arb_tp_rkey_t 
     arb_ucx_amo_ctx_t *ctx;
 
     if (peer_busy(tp, rkey)) return ARB_ERR_AGAIN;
-    if ((ctx = amo_ctx_get(tp)) == NULL) return ARBOR_ERR_NO_MEMORY;
+    if ((ctx = arb_ucx_amo_ctx_get(tp)) == NULL) return ARBOR_ERR_NO_MEMORY;
     ctx->operand = operand;
     return amo_post(ctx, op, rkey, off, reply, comp);
 }
@@ -250,7 +249,7 @@ static void signal_post(arb_ucx_amo_ctx_t *ctx, ucs_status_t status)
     if (status != UCS_OK) {
         arb_error("put_signal: flush to peer %d failed: %s", ctx->sig_rkey->peer,
                   ucs_status_string(status));
-        amo_release(ctx, status);
+        arb_ucx_amo_ctx_put(ctx, status);
         return;
     }
     ret = amo_post(ctx, UCP_ATOMIC_OP_ADD, ctx->sig_rkey, ctx->sig_off, NULL, comp);
@@ -277,10 +276,10 @@ static arbor_status_t signal_after_flush(arb_tp_t *tp, const void *src, size_t l
     ucs_status_ptr_t req;
 
     if (peer_busy(tp, sig_rkey)) return ARB_ERR_AGAIN;
-    if ((ctx = amo_ctx_get(tp)) == NULL) return ARBOR_ERR_NO_MEMORY;
+    if ((ctx = arb_ucx_amo_ctx_get(tp)) == NULL) return ARBOR_ERR_NO_MEMORY;
     status = arb_ucx_put(tp, src, len, rkey, off, comp);
     if (status != ARBOR_OK) {
-        amo_release(ctx, UCS_OK);
+        arb_ucx_amo_ctx_put(ctx, UCS_OK);
         return status;
     }
     ctx->operand = sig_add;
@@ -309,6 +308,10 @@ arbor_status_t arb_ucx_put_signal(arb_tp_t *tp, const void *src, size_t len, arb
                   (unsigned long long)sig_off);
         return ARBOR_ERR_INVALID_ARG;
     }
+    /* One message to a peer without atomic lanes: every put_signal to it, so they stay in
+     * order among themselves (ucx_am.c). */
+    if (tp->peers[rkey->peer].am_signal)
+        return arb_ucx_am_put_signal(tp, src, len, rkey, off, sig_rkey, sig_off, sig_add, comp);
     if (len > 0 && (rkey->emulated || sig_rkey->emulated))
         return signal_after_flush(tp, src, len, rkey, off, sig_rkey, sig_off, sig_add, comp);
     if (len > 0) {
@@ -329,7 +332,7 @@ static void fence_flushed(void *req, ucs_status_t status, void *user_data)
     arb_ucx_peer_t *peer = user_data;
 
     if (status != UCS_OK) arb_error("fence: endpoint flush failed: %s", ucs_status_string(status));
-    peer->fencing = false;
+    peer->fencing--;
     ucp_request_free(req);
 }
 
@@ -339,15 +342,17 @@ arbor_status_t arb_ucx_fence(arb_tp_t *tp, int peer)
     ucp_request_param_t param;
     ucs_status_ptr_t req;
     arb_ucx_peer_t *p;
+    arbor_status_t ret;
 
     if (status != UCS_OK) {
         arb_error("fence (peer %d): ucp_worker_fence failed: %s", peer, ucs_status_string(status));
         return arb_ucx_status(status);
     }
-    if (tp->peers == NULL || peer < 0 || peer >= tp->size || !tp->peers[peer].dirty)
-        return ARBOR_OK;
+    if (tp->peers == NULL || peer < 0 || peer >= tp->size) return ARBOR_OK;
     p = &tp->peers[peer];
-    if (p->fencing) return ARBOR_OK; /* nothing was accepted since that flush began */
+    if (p->fencing) return ARBOR_OK; /* nothing was accepted since that fence began */
+    ret = arb_ucx_am_ping(tp, peer); /* put_signal messages: their handlers must have run */
+    if (ret != ARBOR_OK || !p->dirty) return ret;
     param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
     param.cb.send = fence_flushed;
     param.user_data = p;
@@ -358,13 +363,41 @@ arbor_status_t arb_ucx_fence(arb_tp_t *tp, int peer)
         return arb_ucx_status(UCS_PTR_STATUS(req));
     }
     p->dirty = false;
-    p->fencing = req != NULL;
+    if (req != NULL) p->fencing++;
     return ARBOR_OK;
 }
 
-/* A chain may post its signal while the worker flush runs, and that flush need not cover it:
- * flush again until no chain is waiting and none posted during the last round. */
+/* Waits for the pongs of every ping sent (ucx_am.c), bounded by tp->timeout_s. */
+static arbor_status_t pongs_wait(arb_tp_t *tp)
+{
+    double deadline = tp->timeout_s > 0 ? now_s() + tp->timeout_s : 0;
+    unsigned polls = 0;
+
+    while (tp->pings_waiting > 0) {
+        if (ucp_worker_progress(tp->worker) == 0 && tp->yield) sched_yield();
+        if (deadline > 0 && ++polls % CLOCK_CHECK_EVERY == 0 && now_s() > deadline) {
+            arb_error("flush: %ld pings unanswered after %.1f s", tp->pings_waiting, tp->timeout_s);
+            return ARBOR_ERR_TIMEOUT;
+        }
+    }
+    return ARBOR_OK;
+}
+
+/* Pings first: a pong says the peer has handled every put_signal message before it, which
+ * an endpoint flush does not. A chain may post its signal while the worker flush runs, and that
+ * flush need not cover it: flush again until no chain is waiting and none posted during the
+ * last round. */
 arbor_status_t arb_ucx_flush(arb_tp_t *tp)
+{
+    arbor_status_t status = ARBOR_OK;
+
+    for (int peer = 0; tp->peers != NULL && peer < tp->size && status == ARBOR_OK; peer++)
+        status = arb_ucx_am_ping(tp, peer);
+    if (status == ARBOR_OK) status = pongs_wait(tp);
+    return status == ARBOR_OK ? arb_ucx_flush_sends(tp) : status;
+}
+
+arbor_status_t arb_ucx_flush_sends(arb_tp_t *tp)
 {
     ucp_request_param_t param = {0};
     arbor_status_t status;
