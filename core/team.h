@@ -74,6 +74,7 @@ struct arbor_team {
     uint64_t id;           /* equal on every member, differs between teams (team_fail.c) */
     bool closing;          /* finalize's last barrier: return no credits (no one needs them) */
     arbor_status_t failed; /* ARBOR_OK, or why the team failed (team_fail.c): calls refused */
+    double lost_seen_us;   /* when a wait first saw a member lost (progress.c's grace), or 0 */
     arb_sched_cache_t cache;
     struct arb_offload_team *offload; /* provider group and ordering (core/offload.c), or NULL */
     struct {
