@@ -52,7 +52,7 @@ struct arb_config {
     char logp[ARB_CFG_STR_MAX];
     bool logp_measure;
     char logp_file[ARB_CFG_STR_MAX]; /* calibration file to load ("" = none) */
-    double oversub_wake; /* us added to the default L when a node is oversubscribed */
+    double oversub_wake;             /* us added to the default L when a node is oversubscribed */
     char tune[ARB_CFG_STR_MAX];
     int tree_cache_entries;
     bool print_algorithm;
