@@ -20,6 +20,7 @@
 
 #include "arbor.h"
 #include "launched_check.h"
+#include "block_check.h"
 
 #define CHECK_OK(_call)                                                                            \
     do {                                                                                           \
@@ -32,35 +33,6 @@ static size_t sizes[5] = {1, 48, 49, 65536 + 3, 1048576 + 7};
 static const int nsizes = 5;
 static int expect = -1;
 static size_t min_piece = INLINE_MAX + 1; /* CMA_MIN: blocks the expectation covers */
-
-static uint8_t pattern(size_t i, int src, int dst, int salt)
-{
-    return (uint8_t)((i * 157u) ^ (size_t)(src * 31) ^ (size_t)(dst * 59) ^ (size_t)(salt * 11) ^
-                     (i >> 10));
-}
-
-static void fill(uint8_t *buf, size_t n, int src, int dst, int salt)
-{
-    for (size_t i = 0; i < n; i++) buf[i] = pattern(i, src, dst, salt);
-}
-
-static void check_block(const uint8_t *buf, size_t n, int src, int dst, int salt, const char *what)
-{
-    for (size_t i = 0; i < n; i++)
-        if (buf[i] != pattern(i, src, dst, salt)) {
-            CHECK(0, "%s: %zu bytes from rank %d: byte %zu is %u, expected %u", what, n, src, i,
-                  buf[i], pattern(i, src, dst, salt));
-            return;
-        }
-    CHECK(1, "%s", what);
-}
-
-static uint64_t one_copy_bytes(void)
-{
-    arbor_coll_info_t info;
-    if (arbor_team_last_collective(ARBOR_TEAM_WORLD, &info) != ARBOR_OK) return 0;
-    return info.one_copy_bytes;
-}
 
 /* Bytes of a block of n that move as descriptors at least: all but a last chunk small enough
  * to travel inline (a descriptor covers what its sender holds, so it may take that tail too). */

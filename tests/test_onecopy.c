@@ -21,6 +21,7 @@
 
 #include "arbor.h"
 #include "launched_check.h"
+#include "block_check.h"
 
 #define CHECK_OK(_call)                                                                            \
     do {                                                                                           \
@@ -33,35 +34,6 @@ enum { NSIZES = sizeof(sizes) / sizeof(sizes[0]), INLINE_MAX = 48 };
 static int expect = -1; /* ONECOPY_EXPECT: 1 one copy must happen, 0 must not, -1 unchecked */
 static const arbor_op_params_t symmetric = {.field_mask = ARBOR_OP_PARAM_FLAGS,
                                             .flags = ARBOR_SYMMETRIC};
-
-static uint8_t pattern(size_t i, int src, int dst, int salt)
-{
-    return (uint8_t)((i * 131u) ^ (size_t)(src * 29) ^ (size_t)(dst * 53) ^ (size_t)(salt * 7) ^
-                     (i >> 9));
-}
-
-static void fill(uint8_t *buf, size_t n, int src, int dst, int salt)
-{
-    for (size_t i = 0; i < n; i++) buf[i] = pattern(i, src, dst, salt);
-}
-
-static void check_block(const uint8_t *buf, size_t n, int src, int dst, int salt, const char *what)
-{
-    for (size_t i = 0; i < n; i++)
-        if (buf[i] != pattern(i, src, dst, salt)) {
-            CHECK(0, "%s: %zu bytes from rank %d: byte %zu is %u, expected %u", what, n, src, i,
-                  buf[i], pattern(i, src, dst, salt));
-            return;
-        }
-    CHECK(1, "%s", what);
-}
-
-static uint64_t one_copy_bytes(void)
-{
-    arbor_coll_info_t info;
-    if (arbor_team_last_collective(ARBOR_TEAM_WORLD, &info) != ARBOR_OK) return 0;
-    return info.one_copy_bytes;
-}
 
 /* Bytes of n that move as descriptors at least: all but a last chunk that travels inline. */
 static size_t described(size_t n, size_t chunk)
