@@ -271,18 +271,7 @@ static arbor_status_t build_rsag(const arb_alg_desc_t *alg, const arb_coll_args_
         uint64_t len = seg(n, P, to + 1) - seg(n, P, to);
         if (len) arb_sched_send(s, 0, to, ARB_BUF_SRC, seg(n, P, to), len, -1);
     }
-    int last = -1;
-    for (int i = 1; mine && i < P; i++) {
-        int from, order;
-        if (a->commutative)
-            from = (me - i + P) % P, order = ARB_COMBINE_AFTER;
-        else if (i <= me)
-            from = me - i, order = ARB_COMBINE_BEFORE;
-        else
-            from = i, order = ARB_COMBINE_AFTER;
-        int rx = arb_sched_recv(s, 0, from, ARB_BUF_DST, lo, mine, order, last);
-        if (!a->commutative) last = rx;
-    }
+    if (mine) arb_sched_recv_combine_all(s, 0, me, P, a->commutative, lo, mine);
     for (int i = 1; mine && i < P; i++)
         arb_sched_send(s, 1, (me + i) % P, ARB_BUF_DST, lo, mine, -1);
     for (int i = 1; i < P; i++) {

@@ -44,18 +44,7 @@ static arbor_status_t build_pairwise(const arb_alg_desc_t *alg, const arb_coll_a
         int to = (me + i) % P;
         if (a->counts[to]) arb_sched_send(s, 1, to, ARB_BUF_SRC, d[to], a->counts[to], -1);
     }
-    int last = -1;
-    for (int i = 1; mine && i < P; i++) {
-        int from, order;
-        if (a->commutative)
-            from = (me - i + P) % P, order = ARB_COMBINE_AFTER;
-        else if (i <= me)
-            from = me - i, order = ARB_COMBINE_BEFORE;
-        else
-            from = i, order = ARB_COMBINE_AFTER;
-        int rx = arb_sched_recv(s, 1, from, ARB_BUF_DST, 0, mine, order, last);
-        if (!a->commutative) last = rx;
-    }
+    if (mine) arb_sched_recv_combine_all(s, 1, me, P, a->commutative, 0, mine);
     free(d);
     return OK(s);
 }

@@ -70,6 +70,23 @@ int arb_sched_recv(arb_sched_t *s, uint32_t round, int peer, arb_buf_space_t spa
     return append(s, &st);
 }
 
+void arb_sched_recv_combine_all(arb_sched_t *s, uint32_t round, int me, int P, bool commutative,
+                                uint64_t off, uint64_t bytes)
+{
+    int last = -1;
+    for (int i = 1; i < P; i++) {
+        int from, order;
+        if (commutative)
+            from = (me - i + P) % P, order = ARB_COMBINE_AFTER;
+        else if (i <= me)
+            from = me - i, order = ARB_COMBINE_BEFORE;
+        else
+            from = i, order = ARB_COMBINE_AFTER;
+        int rx = arb_sched_recv(s, round, from, ARB_BUF_DST, off, bytes, order, last);
+        if (!commutative) last = rx;
+    }
+}
+
 int arb_sched_combine(arb_sched_t *s, uint32_t round, arb_buf_space_t dst, uint64_t off,
                       arb_buf_space_t src, uint64_t src_off, uint64_t bytes, int combine, int dep)
 {

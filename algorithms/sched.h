@@ -17,6 +17,7 @@
 #ifndef ARB_ALGORITHMS_SCHED_H
 #define ARB_ALGORITHMS_SCHED_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -67,6 +68,11 @@ int arb_sched_send(arb_sched_t *s, uint32_t round, int peer, arb_buf_space_t spa
                    uint64_t bytes, int dep);
 int arb_sched_recv(arb_sched_t *s, uint32_t round, int peer, arb_buf_space_t space, uint64_t off,
                    uint64_t bytes, int combine, int dep);
+/* Receives and combines @p bytes at DST + @p off from every other rank in @p round, in an order
+ * that keeps a non-commutative op's rank order (DST already holds rank me's own contribution):
+ * a direct reduce-scatter's receiving half. */
+void arb_sched_recv_combine_all(arb_sched_t *s, uint32_t round, int me, int P, bool commutative,
+                                uint64_t off, uint64_t bytes);
 int arb_sched_copy(arb_sched_t *s, uint32_t round, arb_buf_space_t dst, uint64_t off,
                    arb_buf_space_t src, uint64_t src_off, uint64_t bytes, int dep);
 /* A local COPY that combines src into dst (ARB_COMBINE_AFTER / _BEFORE). */
