@@ -32,6 +32,15 @@ static uint32_t nchunks_of(uint64_t bytes, size_t chunk)
     return bytes == 0 ? 1 : (uint32_t)((bytes + chunk - 1) / chunk);
 }
 
+/* A SEND or RECV step of no payload is a signal (docs/PROTOCOL.md, "Signals"): it counts in the
+ * signal word of the sender's link line at the receiver instead of landing in the channel, so it
+ * needs no slot and no credit. Both ends decide from their own copy of the schedule, whose send
+ * and receive of one message have the same size. */
+static inline bool is_signal(const arb_step_t *s)
+{
+    return s->bytes == 0 && (s->kind == ARB_STEP_SEND || s->kind == ARB_STEP_RECV);
+}
+
 static size_t chunk_len(const arb_inst_t *inst, const arb_step_t *s, uint32_t c, size_t chunk)
 {
     uint64_t left = s->bytes * inst->block - (uint64_t)c * chunk;
@@ -93,7 +102,8 @@ arbor_status_t arb_exec_start(struct arbor_team *team, arb_cached_sched_t *cs, v
         arbor_status_t open = ARBOR_OK;
         for (int i = 0; i < s->nsteps; i++) {
             const arb_step_t *step = &s->steps[i];
-            if (step->kind != ARB_STEP_RECV || team->in[step->peer].state == ARB_CHAN_OPEN)
+            if (step->kind != ARB_STEP_RECV || is_signal(step) ||
+                team->in[step->peer].state == ARB_CHAN_OPEN)
                 continue;
             arbor_status_t status = arb_team_open_in(team, step->peer);
             if (open == ARBOR_OK) open = status;
@@ -119,6 +129,10 @@ arbor_status_t arb_exec_start(struct arbor_team *team, arb_cached_sched_t *cs, v
                           : nchunks_of(step->bytes * block, team->chunk);
         if (step->kind == ARB_STEP_OFFLOAD) {
             st->ticket = arb_offload_ticket(team);
+        } else if (is_signal(step)) {
+            arb_chan_t *ch =
+                step->kind == ARB_STEP_SEND ? &team->out[step->peer] : &team->in[step->peer];
+            st->ticket = ch->next_signal++;
         } else if (step->kind == ARB_STEP_SEND) {
             st->ticket = team->out[step->peer].next_ticket;
             team->out[step->peer].next_ticket += st->nchunks;
@@ -250,6 +264,57 @@ __attribute__((noinline, cold)) static bool out_channel_ready(arb_inst_t *inst, 
     }
     ch->block = dir & ~(uint64_t)1;
     ch->state = ARB_CHAN_OPEN;
+    return true;
+}
+
+/* Sends a signal (a step of no payload) to p; false when it cannot go yet. It adds 1 to the
+ * signal word of our link line at p: a release store of the count where p's segment is mapped
+ * (we are that word's only writer), else one transport message. Signals go in ticket order, so
+ * the word passing n means signals 0..n-1 were sent. Over the transport, put_signal without data
+ * is one message where it is one (UCX: an active message over TCP, an atomic otherwise), but on
+ * OFI with remote-CQ-data signals it would wait for every earlier write to p to complete (its
+ * ordering promise, which a signal does not need, below): there a plain atomic add is one
+ * message. */
+static bool send_signal(arb_inst_t *inst, const arb_step_t *step, arb_step_state_t *st)
+{
+    struct arbor_team *t = inst->team;
+    int p = step->peer;
+    arb_chan_t *ch = &t->out[p];
+    if (ch->signal_done != st->ticket) return false;
+    uint64_t off = t->region + arb_team_link_off(t->rank) + ARB_LINK_SIGNAL;
+    if (t->peer_seg[p]) {
+        store_rel(t->peer_seg[p] + off, st->ticket + 1);
+    } else {
+        arbor_status_t status;
+        if (arb_ctx.tp_ops->caps(arb_ctx.tp) & ARB_TP_CAP_REMOTE_CQ_DATA)
+            status = arb_ctx.tp_ops->amo(arb_ctx.tp, ARB_TP_AMO_ADD, t->rkey[p], off, 1, 0, NULL,
+                                         &st->comp);
+        else
+            status = arb_ctx.tp_ops->put_signal(arb_ctx.tp, NULL, 0, t->rkey[p], off, t->rkey[p],
+                                                off, 1, &st->comp);
+        if (status == ARB_ERR_AGAIN) return false;
+        if (status != ARBOR_OK) {
+            arb_error("signal to rank %d failed: %s", t->world[p], arbor_strerror(status));
+            inst->status = status;
+            return false;
+        }
+    }
+    arb_bell_ring(t->world[p]); /* p may sleep on it (a peer of another node: a no-op) */
+    ch->signal_done++;
+    st->issued++;
+    return true;
+}
+
+/* Whether the signal of a RECV step of no payload from p has arrived. Signals from one peer are
+ * counted, not ordered against its data messages: nothing waits on a signal for data sent on
+ * the channel before it (every such message has a RECV step of its own), and no credit is
+ * returned (none was taken). */
+static bool recv_signal(arb_inst_t *inst, const arb_step_t *step, arb_step_state_t *st)
+{
+    const struct arbor_team *t = inst->team;
+    if (load_acq(t->local + arb_team_link_off(step->peer) + ARB_LINK_SIGNAL) <= st->ticket)
+        return false;
+    st->done++;
     return true;
 }
 
@@ -429,16 +494,25 @@ static bool advance_step(arb_inst_t *inst, int i, bool *moved)
 
     switch (step->kind) {
     case ARB_STEP_SEND:
-        while (st->issued < st->nchunks && st->issued < gate &&
-               send_chunk(inst, step, st, st->issued))
-            *moved = true;
+        if (is_signal(step)) {
+            if (st->issued == 0 && gate > 0 && send_signal(inst, step, st)) *moved = true;
+        } else {
+            while (st->issued < st->nchunks && st->issued < gate &&
+                   send_chunk(inst, step, st, st->issued))
+                *moved = true;
+        }
         if (st->comp.status != ARBOR_OK && inst->status == ARBOR_OK) inst->status = st->comp.status;
         if (st->issued == st->nchunks && arb_tp_comp_pending(&st->comp) == 0)
             st->done = st->nchunks;
         return st->done == st->nchunks;
     case ARB_STEP_RECV:
-        while (st->done < st->nchunks && st->done < gate && recv_chunk(inst, step, st, st->done))
-            *moved = true;
+        if (is_signal(step)) {
+            if (st->done == 0 && gate > 0 && recv_signal(inst, step, st)) *moved = true;
+        } else {
+            while (st->done < st->nchunks && st->done < gate &&
+                   recv_chunk(inst, step, st, st->done))
+                *moved = true;
+        }
         return st->done == st->nchunks;
     case ARB_STEP_COPY:
         if (st->done == 0 &&

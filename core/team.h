@@ -7,6 +7,9 @@
  *   word 0  consumed: our messages p has copied out (credits)
  *   word 1  directory: where p put the channel block for our messages to it, published once
  *           (block offset | 1), or ARB_CHAN_REFUSED when p could not allocate it
+ *   word 2  signal: payload-free messages p has sent us (a schedule step of 0 bytes: barrier
+ *           signals). They take tickets from out/in[p].next_signal, not from the channel, and
+ *           need no slot, so no credit (docs/PROTOCOL.md, "Signals")
  * Channel block of the channel s -> r, allocated by the receiver r from the top of its own heap (a
  * local, not symmetric, allocation) when the first collective whose schedule receives from s
  * starts, and starting arb_chan_skew lines into the allocation:
@@ -47,6 +50,8 @@ enum { ARB_CHAN_CLOSED, ARB_CHAN_OPEN, ARB_CHAN_FAILED };
 typedef struct {
     uint64_t next_ticket; /* assigned at collective start */
     uint64_t next_done;   /* sent (out) or received (in) so far */
+    uint64_t next_signal; /* signals (payload-free messages, no slot) assigned at start */
+    uint64_t signal_done; /* out: signals sent so far (in ticket order) */
     uint64_t credit;      /* out: the peer's consumed count as last read (it only grows) */
     uint32_t unreturned;  /* in, through the transport: consumed, credit not yet sent */
     uint64_t block;       /* offset of the channel block in the receiver's segment, once OPEN */
@@ -93,7 +98,7 @@ static inline uint64_t arb_team_link_off(int p)
 {
     return (uint64_t)p * 64;
 }
-enum { ARB_LINK_CONSUMED = 0, ARB_LINK_DIR = 8 };
+enum { ARB_LINK_CONSUMED = 0, ARB_LINK_DIR = 8, ARB_LINK_SIGNAL = 16 };
 /* Within a channel block: */
 enum { ARB_INLINE_HDR = 16, ARB_INLINE_MAX = 64 - ARB_INLINE_HDR, ARB_CHAN_POSTED = 0 };
 static inline uint64_t arb_chan_line_off(uint64_t k)
