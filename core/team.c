@@ -50,14 +50,14 @@ static arbor_status_t team_topology(struct arbor_team *t, const int *world)
 
 /* A team of P members (world ranks, in team order) at region, with this rank at index me. */
 static arbor_status_t team_new(const int *world, int P, int me, uint64_t region, size_t chunk,
-                               struct arbor_team **team_p)
+                               int depth, struct arbor_team **team_p)
 {
     struct arbor_team *t = calloc(1, sizeof(*t));
     if (!t) return ARBOR_ERR_NO_MEMORY;
     t->rank = me;
     t->size = P;
     t->chunk = chunk;
-    t->depth = arb_ctx.cfg.channel_depth;
+    t->depth = depth;
     t->region = region;
     t->world = calloc((size_t)P, sizeof(*t->world));
     t->peer_seg = calloc((size_t)P, sizeof(*t->peer_seg));
@@ -115,16 +115,38 @@ static size_t fit_chunk(int P, uint64_t avail)
     return chunk;
 }
 
+/* Slots per channel for P members with slots of chunk bytes when the largest free block is avail
+ * bytes: ARBOR_CHANNEL_DEPTH, doubled while the slots span less than ARBOR_CHANNEL_BYTES and
+ * channels from every member still fit in a quarter of what is free. Why: a slot is reused every
+ * depth chunks, and with 4 x 64 KiB its lines are still in the receiver's cache from the last
+ * time it copied them out, so plain stores into it cross between the cores line by line (a 1 MiB
+ * two-copy pipeline 5-20x one memcpy, bench/copybound) and only streaming stores (through DRAM,
+ * 2.5x) avoid that; with 2 MiB of slots they have left that cache and plain stores run at 1.5x
+ * (docs/PERFORMANCE.md, "The two-copy bound"). Every member computes the same from the same
+ * avail and P. */
+static int fit_depth(int P, uint64_t avail, size_t chunk)
+{
+    int depth = arb_ctx.cfg.channel_depth;
+    size_t want = arb_ctx.cfg.channel_bytes;
+    while (want && chunk && (size_t)depth * chunk < want && depth <= 512 &&
+           worst_bytes(P, depth * 2, chunk) <= avail / 4)
+        depth *= 2;
+    return depth;
+}
+
 arbor_status_t arb_team_create_world(struct arbor_team **team_p)
 {
     int P = arb_ctx.size;
-    size_t chunk = fit_chunk(P, arb_mem_largest_free());
+    uint64_t avail = arb_mem_largest_free();
+    size_t chunk = fit_chunk(P, avail);
     int *world = malloc(sizeof(int) * (size_t)P);
     uint64_t region = 0;
     arbor_status_t status = chunk && world ? ARBOR_OK : ARBOR_ERR_NO_MEMORY;
     for (int r = 0; world && r < P; r++) world[r] = r;
     if (status == ARBOR_OK) status = arb_mem_take_local(arb_team_region_bytes(P), &region);
-    if (status == ARBOR_OK) status = team_new(world, P, arb_ctx.rank, region, chunk, team_p);
+    if (status == ARBOR_OK)
+        status =
+            team_new(world, P, arb_ctx.rank, region, chunk, fit_depth(P, avail, chunk), team_p);
     free(world);
     if (status != ARBOR_OK) return status;
     (*team_p)->handle = ARBOR_TEAM_WORLD;
@@ -255,7 +277,7 @@ static arbor_status_t arbor_team_split_unlocked(arbor_team_h parent, int color, 
     status = arb_mem_alloc_team(p, need, true, &m);
     if (status == ARBOR_OK && color >= 0) {
         struct arbor_team *t = NULL;
-        status = team_new(world, n, me, m->off, chunk, &t);
+        status = team_new(world, n, me, m->off, chunk, fit_depth(n, avail, chunk), &t);
         if (status == ARBOR_OK) {
             t->id = arb_team_child_id(p, color);
             t->region_mem = m;
