@@ -290,13 +290,15 @@ static bool send_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
     } else if (t->peer_seg[p]) {
         /* Streaming pays from 4 KiB, reductions included (core/peer_copy.h); with more ranks
          * than cores the receiver may run on this very core next, where the lines are cached;
-         * and once the slots this size of chunk cycles through span ARBOR_CHANNEL_BYTES, the
-         * receiver's cache no longer holds the slot's lines, and plain stores beat streaming
-         * ones, which go through DRAM (core/team.c, fit_depth). */
-        bool plain =
-            arb_ctx.yield || (arb_ctx.cfg.channel_bytes &&
-                              (uint64_t)len * (uint64_t)t->depth >= arb_ctx.cfg.channel_bytes);
-        if (len) arb_peer_copy(t->peer_seg[p] + slot, src, len, plain ? 0 : arb_ctx.cfg.stream_min);
+         * once the slots this size of chunk cycles through span ARBOR_CHANNEL_BYTES, plain
+         * stores usually win, and the sender's timing of its own copies decides
+         * (arb_peer_copy_pick). */
+        size_t stream_min = arb_ctx.yield ? 0 : arb_ctx.cfg.stream_min;
+        if (len && stream_min && len >= stream_min && arb_ctx.cfg.channel_bytes &&
+            (uint64_t)len * (uint64_t)t->depth >= arb_ctx.cfg.channel_bytes)
+            arb_peer_copy_pick(&ch->pick, t->peer_seg[p] + slot, src, len);
+        else if (len)
+            arb_peer_copy(t->peer_seg[p] + slot, src, len, stream_min);
         store_rel(t->peer_seg[p] + sig, ticket + 1);
         arb_bell_ring(t->world[p]);
     } else {

@@ -24,4 +24,25 @@
 /* Copies len bytes to dst (in a peer's segment); streams when len >= stream_min > 0. */
 void arb_peer_copy(uint8_t *dst, const uint8_t *src, size_t len, size_t stream_min);
 
+/*
+ * Plain or streaming stores, measured per channel. Where a channel's slots span at least
+ * ARBOR_CHANNEL_BYTES (core/team.c, fit_depth), a slot's lines have usually left the receiver's
+ * cache by the time it comes round again, and plain stores beat streaming ones (which go
+ * through DRAM): a 1 MiB two-copy pipeline at 1.45x one memcpy against 2.1x (bench/copybound).
+ * But not always: on the 2-core VM the same plain-store pipeline measured 20x one memcpy at
+ * other times, in runs minutes apart (the cores then apparently further apart: every store
+ * a cross-core ownership transfer), where streaming stayed at 2.1-2.5x. So the sender times
+ * its own copies: each chunk goes with the stores whose recent cost per byte is lower (an
+ * average that one descheduled copy can raise by at most 75%), and every ARB_STORE_PROBE-th
+ * chunk with the other, so a change of state is seen.
+ */
+enum { ARB_STORE_PROBE = 128 };
+typedef struct {
+    float cost[2]; /* us per KiB, plain [0] and streaming [1]; 0 = not measured yet */
+    uint32_t chunks;
+} arb_store_pick_t;
+
+/* Copies len bytes to dst (in a peer's segment) with the stores *pick says are cheaper. */
+void arb_peer_copy_pick(arb_store_pick_t *pick, uint8_t *dst, const uint8_t *src, size_t len);
+
 #endif /* ARB_CORE_PEER_COPY_H */

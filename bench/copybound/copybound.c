@@ -10,6 +10,7 @@
  * message: the writer notes the clock when it starts, the reader when its last chunk is out
  * (CLOCK_MONOTONIC is one clock for both processes); the reader starts the next iteration.
  * Writer stores: plain memcpy, or streaming (non-temporal) stores as core/peer_copy.c does.
+ * Also the writer's own time in its copies (us per KiB: what arb_peer_copy_pick compares).
  * Hot: the same source and destination every iteration (a benchmark loop, arbor-bench's case);
  * cold: rotating through 64 MiB pools, larger than the 32 MiB L3. The memcpy reference runs in
  * the writer, interleaved with the pipeline runs in every round, on the same buffers.
@@ -114,9 +115,14 @@ static uint8_t *buf_of(uint8_t *pool, int i)
     return pool + (size_t)(i % (int)n) * bytes;
 }
 
+/* The writer's own time in its copies, us per KiB, over the last run (what core/peer_copy.c's
+ * arb_peer_copy_pick sees when it chooses between plain and streaming stores). */
+static double writer_us_per_kib;
+
 static void writer(ctl_t *c, uint8_t *slots, uint8_t *pool, const cfg_t *cf, uint64_t *ticket,
                    uint64_t *iter)
 {
+    double in_copy = 0;
     uint64_t nchunks = (bytes + cf->chunk - 1) / cf->chunk;
     for (int i = 0; i < iters; i++) {
         wait_at_least(&c->go, ++*iter);
@@ -127,14 +133,17 @@ static void writer(ctl_t *c, uint8_t *slots, uint8_t *pool, const cfg_t *cf, uin
             if (t >= (uint64_t)cf->depth) wait_at_least(&c->consumed, t - cf->depth + 1);
             size_t off = k * cf->chunk, len = bytes - off < cf->chunk ? bytes - off : cf->chunk;
             uint8_t *slot = slots + (t % (uint64_t)cf->depth) * cf->chunk;
+            double t0 = now_us();
             if (cf->stream)
                 copy_stream(slot, src + off, len);
             else
                 memcpy(slot, src + off, len);
+            in_copy += now_us() - t0;
             __atomic_store_n(&c->posted, t + 1, __ATOMIC_RELEASE);
         }
         *ticket += nchunks;
     }
+    writer_us_per_kib = in_copy / ((double)iters * (double)bytes / 1024.0);
 }
 
 static void reader(ctl_t *c, const uint8_t *slots, uint8_t *pool, const cfg_t *cf, uint64_t *ticket,
@@ -271,7 +280,7 @@ int main(int argc, char **argv)
     if (!pool) return 1;
     for (size_t b = 0; b < pool_bytes; b++) pool[b] = (uint8_t)(b * 7 + 3);
 
-    static double med[MAX_CFG][16], mc[16];
+    static double med[MAX_CFG][16], mc[16], wcopy[MAX_CFG][16];
     int rd[2], wr[2]; /* per-configuration handshake: parent (writer) <-> child (reader) */
     if (pipe(rd) || pipe(wr)) return 1;
     pid_t pid = fork();
@@ -301,6 +310,7 @@ int main(int argc, char **argv)
             int back;
             if (read(rd[0], &back, sizeof back) != sizeof back) return 1; /* child failed */
             med[k][r] = median(c->lat, iters);
+            wcopy[k][r] = writer_us_per_kib;
         }
     }
     int stop = -1;
@@ -314,11 +324,12 @@ int main(int argc, char **argv)
            bytes, cold ? "cold (64 MiB pools)" : "hot", rounds, iters,
            pin ? "writer on cpu 0, reader on cpu 1" : "not pinned");
     printf("# one memcpy of %zu bytes: %.2f us\n", bytes, m);
-    printf("%-8s %-6s %-10s %10s %12s\n", "chunk", "depth", "writer", "pipeline", "x memcpy");
+    printf("%-8s %-6s %-10s %10s %12s %18s\n", "chunk", "depth", "writer", "pipeline", "x memcpy",
+           "writer us/KiB");
     for (int k = 0; k < ncfg; k++) {
         double p = median(med[k], rounds);
-        printf("%-8zu %-6d %-10s %10.2f %12.2f\n", cfgs[k].chunk, cfgs[k].depth,
-               cfgs[k].stream ? "streaming" : "memcpy", p, p / m);
+        printf("%-8zu %-6d %-10s %10.2f %12.2f %18.4f\n", cfgs[k].chunk, cfgs[k].depth,
+               cfgs[k].stream ? "streaming" : "memcpy", p, p / m, median(wcopy[k], rounds));
     }
     return 0;
 }
