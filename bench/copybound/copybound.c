@@ -115,17 +115,20 @@ static uint8_t *buf_of(uint8_t *pool, int i)
     return pool + (size_t)(i % (int)n) * bytes;
 }
 
-/* The writer's own time in its copies, us per KiB, over the last run (what core/peer_copy.c's
- * arb_peer_copy_pick sees when it chooses between plain and streaming stores). */
+/* The writer's own time in its copies, us per KiB, median over the iterations of the last run
+ * (what core/peer_copy.c's arb_peer_copy_pick sees when it chooses between plain and streaming
+ * stores). */
 static double writer_us_per_kib;
+static double copy_us[MAX_ITERS];
+static double median(double *v, int n);
 
 static void writer(ctl_t *c, uint8_t *slots, uint8_t *pool, const cfg_t *cf, uint64_t *ticket,
                    uint64_t *iter)
 {
-    double in_copy = 0;
     uint64_t nchunks = (bytes + cf->chunk - 1) / cf->chunk;
     for (int i = 0; i < iters; i++) {
         wait_at_least(&c->go, ++*iter);
+        double in_copy = 0;
         c->t0 = now_us(); /* published by the release store of posted below */
         const uint8_t *src = buf_of(pool, i);
         for (uint64_t k = 0; k < nchunks; k++) {
@@ -142,8 +145,9 @@ static void writer(ctl_t *c, uint8_t *slots, uint8_t *pool, const cfg_t *cf, uin
             __atomic_store_n(&c->posted, t + 1, __ATOMIC_RELEASE);
         }
         *ticket += nchunks;
+        copy_us[i] = in_copy;
     }
-    writer_us_per_kib = in_copy / ((double)iters * (double)bytes / 1024.0);
+    writer_us_per_kib = median(copy_us, iters) / ((double)bytes / 1024.0);
 }
 
 static void reader(ctl_t *c, const uint8_t *slots, uint8_t *pool, const cfg_t *cf, uint64_t *ticket,
