@@ -70,9 +70,10 @@ static const row_t rows[] = {
      T_SIZE, OFF(stream_min), NULL, 0, 1 << 30, 0},
     {"CHANNEL_BYTES", "2M",
      "slot bytes per channel (depth x chunk) that the depth grows to from ARBOR_CHANNEL_DEPTH "
-     "where channels from every member fit in a quarter of the segment; a chunk whose slots span "
-     "this much in all goes to a mapped peer with plain stores, not streaming ones (its lines "
-     "have left the peer's cache by the time its slot comes round again); 0 = neither",
+     "where channels from every member fit in a quarter of the segment and no node has more "
+     "ranks than cores; a chunk whose slots span this much goes to a mapped peer with plain or "
+     "streaming stores, whichever the sender's timing of its own copies finds cheaper; 0 = "
+     "neither (the depth stays, every chunk from ARBOR_STREAM_MIN streams)",
      T_SIZE, OFF(channel_bytes), NULL, 0, 1 << 30, F_UNIFORM},
     {"TIMEOUT", "300",
      "seconds (at least 0.01) a wait may see no progress before it returns a timeout and "

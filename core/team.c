@@ -123,11 +123,15 @@ static size_t fit_chunk(int P, uint64_t avail)
  * two-copy pipeline 5-20x one memcpy, bench/copybound) and only streaming stores (through DRAM,
  * 2.5x) avoid that; with 2 MiB of slots they have left that cache and plain stores run at 1.5x
  * (docs/PERFORMANCE.md, "The two-copy bound"). Every member computes the same from the same
- * avail and P. */
+ * avail, P and any_oversubscribed. */
 static int fit_depth(int P, uint64_t avail, size_t chunk)
 {
     int depth = arb_ctx.cfg.channel_depth;
-    size_t want = arb_ctx.cfg.channel_bytes;
+    /* Not where some node has more ranks than cores: nothing streams there, and the receiver,
+     * often next on the writer's core, finds a short channel's lines in that core's cache (P = 4
+     * on 2 cores: allreduce 1 MiB 515-574 -> 1556-6287 us with 2 MiB of slots). Agreed by every
+     * rank (every rank saw every header). */
+    size_t want = arb_ctx.any_oversubscribed ? 0 : arb_ctx.cfg.channel_bytes;
     while (want && chunk && (size_t)depth * chunk < want && depth <= 512 &&
            worst_bytes(P, depth * 2, chunk) <= avail / 4)
         depth *= 2;

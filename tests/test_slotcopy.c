@@ -29,7 +29,11 @@ enum { NSIZES = sizeof(sizes) / sizeof(sizes[0]), ROUNDS = 3 };
 /* The first bcast, from rank 0: every other rank then has the one channel from its parent. */
 static void check_depth(uint8_t *buf)
 {
-    const char *e = getenv("SLOT_EXPECT_DEPTH");
+    /* A node with more ranks than cores keeps ARBOR_CHANNEL_DEPTH (core/team.c, fit_depth):
+     * SLOT_OVERSUB_DEPTH then. */
+    char over[8] = "";
+    CHECK_OK(arbor_info_get("topology.oversubscribed", over, sizeof over));
+    const char *e = getenv(over[0] == 'y' ? "SLOT_OVERSUB_DEPTH" : "SLOT_EXPECT_DEPTH");
     const char *c = getenv("ARBOR_CHUNK_SIZE");
     size_t chunk = c ? (size_t)strtoul(c, NULL, 10) * (strchr(c, 'K') ? 1024 : 1) : 65536;
     if (rank == 0) fill(buf, 4096, 0, 0, 99);
