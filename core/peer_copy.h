@@ -18,6 +18,7 @@
 #ifndef ARB_CORE_PEER_COPY_H
 #define ARB_CORE_PEER_COPY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,14 +33,19 @@ void arb_peer_copy(uint8_t *dst, const uint8_t *src, size_t len, size_t stream_m
  * But not always: on the 2-core VM the same plain-store pipeline measured 20x one memcpy at
  * other times, in runs minutes apart (the cores then apparently further apart: every store
  * a cross-core ownership transfer), where streaming stayed at 2.1-2.5x. So the sender times
- * its own copies: each chunk goes with the stores whose recent cost per byte is lower (an
- * average that one descheduled copy can raise by at most 75%), and every ARB_STORE_PROBE-th
- * chunk with the other, so a change of state is seen.
+ * its own copies: each chunk goes with the stores whose recent cost per byte is lower, and now
+ * and then one with the other, so a change of state is seen. A copy can only be slowed by what
+ * else runs (descheduled, interrupted), never sped up, so a cost falls to a lower measurement at
+ * once and rises by a quarter of a higher one, at most 75% per copy. The other stores are tried
+ * after ARB_STORE_PROBE chunks, and after twice as many each time they lose again (up to
+ * ARB_STORE_PROBE_MAX: a losing plain chunk costs up to 10-60x its streamed copy, so probing
+ * costs at most about 1% of the copies once settled).
  */
-enum { ARB_STORE_PROBE = 128 };
+enum { ARB_STORE_PROBE = 128, ARB_STORE_PROBE_MAX = 8192 };
 typedef struct {
-    float cost[2]; /* us per KiB, plain [0] and streaming [1]; 0 = not measured yet */
-    uint32_t chunks;
+    float cost[2];     /* us per KiB, plain [0] and streaming [1]; 0 = not measured yet */
+    uint32_t chunks;   /* since the last probe */
+    uint32_t interval; /* chunks between probes; 0 = ARB_STORE_PROBE */
 } arb_store_pick_t;
 
 /* Copies len bytes to dst (in a peer's segment) with the stores *pick says are cheaper. */

@@ -45,7 +45,7 @@ int main(void)
                 check_one(dst, src, cap, big[b], doff, 3, stream ? 4096 : 0);
     /* The pick: plain first, streaming second, then the cheaper with a probe of the other every
      * ARB_STORE_PROBE chunks; every copy exact, whichever it took. */
-    arb_store_pick_t pick = {{0, 0}, 0};
+    arb_store_pick_t pick = {{0, 0}, 0, 0};
     for (int k = 0; k < 3 * ARB_STORE_PROBE; k++) {
         size_t len = 65536 + (size_t)(k % 5) * 13, doff = (size_t)(k % 64);
         memset(dst, 0xee, cap);
