@@ -30,11 +30,12 @@ struct arb_config {
     int transport;
     char ofi_provider[ARB_CFG_STR_MAX]; /* "" = best available */
     size_t segment_size;
-    size_t chunk_size;    /* bytes per landing slot (pipelining unit) */
-    int channel_depth;    /* landing slots per (sender, receiver) pair of a team */
-    size_t stream_min;    /* chunks this large go to a mapped peer with streaming stores; 0 never */
-    size_t channel_bytes; /* depth grows to this many slot bytes where room; plain stores past it */
-    double timeout_s;     /* 0 = wait forever */
+    size_t chunk_size; /* bytes per landing slot (pipelining unit) */
+    int channel_depth; /* landing slots per (sender, receiver) pair of a team */
+    size_t stream_min; /* chunks this large go to a mapped peer with streaming stores; 0 never */
+    /* channels grow to this many bytes of slots where room; their chunks' stores measured */
+    size_t channel_bytes;
+    double timeout_s; /* 0 = wait forever */
     int poll_yield;
     int progress;   /* ARB_PROGRESS_* */
     double spin_us; /* interrupt mode: idle polling before a wait sleeps */

@@ -46,14 +46,15 @@ enum { ARB_CHAN_NONE = 0, ARB_CHAN_REFUSED = 2 };
 enum { ARB_CHAN_CLOSED, ARB_CHAN_OPEN, ARB_CHAN_FAILED };
 
 typedef struct {
-    uint64_t next_ticket;  /* assigned at collective start */
-    uint64_t next_done;    /* sent (out) or received (in) so far */
-    uint64_t credit;       /* out: the peer's consumed count as last read (it only grows) */
-    uint32_t unreturned;   /* in, through the transport: consumed, credit not yet sent */
-    uint64_t block;        /* offset of the channel block in the receiver's segment, once OPEN */
-    uint8_t state;         /* ARB_CHAN_*: in: block allocated here; out: directory word seen */
-    bool publish;          /* in: the directory word is still to be written at the sender */
-    arb_store_pick_t pick; /* out, mapped: plain or streaming stores (core/peer_copy.h) */
+    uint64_t next_ticket; /* assigned at collective start */
+    uint64_t next_done;   /* sent (out) or received (in) so far */
+    uint64_t credit;      /* out: the peer's consumed count as last read (it only grows) */
+    uint32_t unreturned;  /* in, through the transport: consumed, credit not yet sent */
+    uint64_t block;       /* offset of the channel block in the receiver's segment, once OPEN */
+    uint8_t state;        /* ARB_CHAN_*: in: block allocated here; out: directory word seen */
+    bool publish;         /* in: the directory word is still to be written at the sender */
+    /* out, to a mapped peer: plain or streaming stores (core/peer_copy.h) */
+    arb_store_pick_t pick;
 } arb_chan_t;
 
 struct arbor_team {
