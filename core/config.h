@@ -33,9 +33,7 @@ struct arb_config {
     size_t chunk_size; /* bytes per landing slot (pipelining unit) */
     int channel_depth; /* landing slots per (sender, receiver) pair of a team */
     size_t stream_min; /* chunks this large go to a mapped peer with streaming stores; 0 never */
-    /* channels grow to this many bytes of slots where room; their chunks' stores measured */
-    size_t channel_bytes;
-    double timeout_s; /* 0 = wait forever */
+    double timeout_s;  /* 0 = wait forever */
     int poll_yield;
     int progress;   /* ARB_PROGRESS_* */
     double spin_us; /* interrupt mode: idle polling before a wait sleeps */
@@ -60,6 +58,8 @@ struct arb_config {
     bool print_algorithm;
     bool rma_ordered; /* every one-sided operation to a target ordered after the earlier ones */
     size_t reg_cache; /* bytes of user buffers the OFI backend keeps registered (FI_MR_LOCAL) */
+    /* channels grow to this many bytes of slots where room; their chunks' stores measured */
+    size_t channel_bytes;
 };
 typedef struct arb_config arb_config_t;
 
