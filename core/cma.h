@@ -34,6 +34,12 @@ const char *arb_cma_why(void);
 int arb_cma_read(int r, void *dst, uintptr_t addr, size_t len);
 /* The same from process pid (the probe, before the agreement). */
 int arb_cma_read_pid(uint64_t pid, void *dst, uintptr_t addr, size_t len);
+/* A reduction reads a peer's span into a bounce buffer and combines it from there
+ * (core/executor.c), this many chunks at a time. */
+#define ARB_CMA_COMBINE_CHUNKS 4
+/* The process's bounce buffer, at least len bytes (kept until arb_cma_fini; NULL when out of
+ * memory). Used under the engine lock only, like every executor step. */
+uint8_t *arb_cma_bounce(size_t len);
 /* Adopts the agreed state (core/cma_probe.c): pid[world size] (taken over) when usable, NULL
  * when not, and why for messages. */
 void arb_cma_adopt(uint64_t *pid, const char *why);

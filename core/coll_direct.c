@@ -42,10 +42,9 @@ int arb_direct_eligible(const struct arbor_team *t, int coll, uint64_t flags)
     if (!direct_kind(coll) || t->size < 2) return ARB_DIRECT_NONE;
     if ((flags & ARBOR_SYMMETRIC) && arb_ctx.cfg.onecopy != ARB_ONECOPY_NEVER && arb_rma.all_mapped)
         return ARB_DIRECT_SEGMENT;
-    /* Cross-memory attach lands a chunk in the receiver's buffer (core/cma.h): a reduction's
-     * receiver would have to read it into scratch and combine from there, no fewer copies. */
-    if (!direct_reduction(coll) && arb_ctx.cfg.cma != ARB_CMA_NEVER && arb_cma_usable())
-        return ARB_DIRECT_CMA;
+    /* Cross-memory attach: a reduction's receiver reads the peer's span into a bounce buffer
+     * and combines from there (core/executor.c); the sender copies nothing. */
+    if (arb_ctx.cfg.cma != ARB_CMA_NEVER && arb_cma_usable()) return ARB_DIRECT_CMA;
     return ARB_DIRECT_NONE;
 }
 
