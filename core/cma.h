@@ -34,6 +34,9 @@ const char *arb_cma_why(void);
 int arb_cma_read(int r, void *dst, uintptr_t addr, size_t len);
 /* The same from process pid (the probe, before the agreement). */
 int arb_cma_read_pid(uint64_t pid, void *dst, uintptr_t addr, size_t len);
+/* Calls smaller than this take cross-memory attach only when forced (ARBOR_CMA=always): one
+ * process_vm_readv costs about 1.5 us besides its pages, more than a whole two-copy call. */
+#define ARB_CMA_MIN_BYTES 4096
 /* A reduction reads a peer's span into a bounce buffer and combines it from there
  * (core/executor.c), this many chunks at a time. */
 #define ARB_CMA_COMBINE_CHUNKS 4
