@@ -162,8 +162,13 @@ int arb_direct_choose(const arb_coll_args_t *a, int forced, const arb_logp_t *m,
     if (n > 32) return 0;
     /* Below a page a cross-memory read's system call alone costs more than the whole two-copy
      * call: not priced at all, since calls of vector collectives (reduce_scatter) are not
-     * cached and would pay for the pricing every time. */
-    if (cma && !always && a->bytes < ARB_CMA_MIN_BYTES) return 0;
+     * cached and would pay for the pricing every time. A reduction's read through the bounce
+     * buffer lost below 128 KiB (a reduce_scatter's block) where the model's Gc took it
+     * (docs/PERFORMANCE.md). */
+    size_t unit = a->coll == ARB_COLL_REDUCE_SCATTER ? a->bytes / (size_t)a->size : a->bytes;
+    if (cma && !always &&
+        unit < (direct_reduction(a->coll) ? ARB_CMA_REDUCE_MIN_BYTES : ARB_CMA_MIN_BYTES))
+        return 0;
     arb_coll_args_t b = *a;
     b.one_copy = 1;
     int a2 = arb_select(a, m, forced, p2), a1 = 0;
