@@ -120,9 +120,10 @@ static const row_t rows[] = {
      "buffer in place) and the two copies through landing slots; always / never force it",
      T_ENUM, OFF(onecopy), onecopy_names, 0, 0, F_UNIFORM},
     {"CMA", "auto",
-     "collectives on ordinary (malloc'd) buffers (bcast, scatter, gather, allgather, alltoall) "
-     "between ranks of one node: the receiver may copy straight from the sender's buffer with "
-     "the kernel's cross-memory attach (process_vm_readv), checked at init; auto lets the LogGP "
+     "collectives on ordinary (malloc'd) buffers (bcast, scatter, gather, allgather, alltoall, "
+     "and from 128 KiB allreduce, reduce, reduce_scatter) between ranks of one node: the "
+     "receiver may copy (or combine) straight from the sender's buffer with the kernel's "
+     "cross-memory attach (process_vm_readv), checked at init; auto lets the LogGP "
      "model choose it or the two copies through landing slots (Gc in ARBOR_LOGP prices it), "
      "always takes it wherever permitted, never turns it off, refuse simulates the kernel "
      "refusing it at init (tests)",
