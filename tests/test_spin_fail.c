@@ -129,7 +129,10 @@ int main(int argc, char **argv)
          * transport whose operations complete only when the target progresses (OFI shm), a
          * write to the late or killed rank still in flight holds that flush until
          * ARBOR_TIMEOUT (docs/TRANSPORTS.md). */
+        double f0 = now_s();
         st = arbor_team_free(&others);
+        printf("spin_fail rank %d: free of the other team: %s after %.2f s\n", rank,
+               arbor_strerror(st), now_s() - f0);
         CHECK(st == ARBOR_OK || st == ARBOR_ERR_TIMEOUT, "free the other team: %s",
               arbor_strerror(st));
         printf("spin_fail %s rank %d: %s returned %s after %.2f s (%ld calls)\n",

@@ -246,6 +246,8 @@ static void signal_post(arb_ucx_amo_ctx_t *ctx, ucs_status_t status)
 
     ctx->tp->chains_waiting--;
     ctx->tp->chained++;
+    ctx->tp->peers[ctx->sig_rkey->peer].chains--;
+    ctx->tp->peers[ctx->sig_rkey->peer].chained++;
     if (status != UCS_OK) {
         arb_error("put_signal: flush to peer %d failed: %s", ctx->sig_rkey->peer,
                   ucs_status_string(status));
@@ -288,6 +290,7 @@ static arbor_status_t signal_after_flush(arb_tp_t *tp, const void *src, size_t l
     ctx->comp = comp;
     if (comp != NULL) arb_tp_comp_begin(comp);
     tp->chains_waiting++;
+    tp->peers[sig_rkey->peer].chains++;
     param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
     param.cb.send = signal_flushed;
     param.user_data = ctx;
