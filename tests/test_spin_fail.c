@@ -9,7 +9,7 @@
  * among the spinners and the mode), so each call is covered at P = 3 and one of them at P = 2.
  * Each checks the verdict, that the handle was released, that the receive buffer was not
  * touched and can be freed at once (ASan), that the world is failed (ARBOR_ERR_TEAM) and that a
- * team without the missing rank still computes. The spin is bounded by a guard well inside the
+ * team without the missing rank still computes and frees with ARBOR_OK. The spin is bounded by a guard well inside the
  * ctest timeout; no time is asserted.
  */
 #include <signal.h>
@@ -125,16 +125,15 @@ int main(int argc, char **argv)
         CHECK(st == ARBOR_OK && out == (int64_t)ts * (ts + 1) / 2,
               "allreduce on the team without the missing rank: %s, got %lld", arbor_strerror(st),
               (long long)out);
-        /* Freeing a team flushes every endpoint of the transport, the missing rank's too: on a
-         * transport whose operations complete only when the target progresses (OFI shm), a
-         * write to the late or killed rank still in flight holds that flush until
-         * ARBOR_TIMEOUT (docs/TRANSPORTS.md). */
+        /* Freeing a team flushes its members only: a write to the late or killed rank still
+         * in flight (on OFI shm it completes only when that rank reads it) must not hold it.
+         * It held it until ARBOR_TIMEOUT when the flush covered every endpoint
+         * (docs/TRANSPORTS.md, "Lost peers"); that would read ARBOR_ERR_TIMEOUT here. */
         double f0 = now_s();
         st = arbor_team_free(&others);
         printf("spin_fail rank %d: free of the other team: %s after %.2f s\n", rank,
                arbor_strerror(st), now_s() - f0);
-        CHECK(st == ARBOR_OK || st == ARBOR_ERR_TIMEOUT, "free the other team: %s",
-              arbor_strerror(st));
+        CHECK(st == ARBOR_OK, "free the other team: %s", arbor_strerror(st));
         printf("spin_fail %s rank %d: %s returned %s after %.2f s (%ld calls)\n",
                peerlost ? "peerlost" : "timeout", rank, variant_name[variant],
                arbor_strerror(verdict), took, calls);

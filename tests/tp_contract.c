@@ -701,10 +701,9 @@ static void test_flush_peers(void)
 {
     int right = (rank + 1) % size, left = (rank + size - 1) % size;
     char *src = pattern_buf(16384, (unsigned)rank, 57);
-    uint64_t before;
+    uint64_t before = *seg_word(OFF_SIG_FLUSH); /* before the barrier lets the left one add */
 
     tp_barrier(); /* the right neighbour has checked what test_flush put there */
-    before = *seg_word(OFF_SIG_FLUSH);
     flush_peers(&right, 0, "flush of no peer");
     for (int i = 0; i < 3; i++)
         CHECK(ops->put(tp, src + 4096 * i, 4096, seg_key(right), OFF_FLUSH + 4096u * (unsigned)i,
@@ -715,8 +714,7 @@ static void test_flush_peers(void)
     flush_peers(&right, 1, "flush of the right neighbour");
     CHECK(ops->amo(tp, ARB_TP_AMO_ADD, seg_key(right), OFF_SIG_FLUSH, 1, 0, NULL, NULL));
     wait_word(OFF_SIG_FLUSH, before + 1, "signal after a flush of one peer");
-    verify("put completed by a flush of its target", seg + OFF_FLUSH, (unsigned)left, 57, 0,
-           16384);
+    verify("put completed by a flush of its target", seg + OFF_FLUSH, (unsigned)left, 57, 0, 16384);
     flush_peers(NULL, 0, "flush of every peer");
     free(src);
 }

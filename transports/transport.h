@@ -29,8 +29,8 @@
 #define ARB_ERR_AGAIN ((arbor_status_t)-1000)
 
 typedef struct arb_tp arb_tp_t;
-typedef struct arb_tp_rkey arb_tp_rkey_t; /* unpacked remote key: knows its peer and base */
-typedef struct arb_tp_mr arb_tp_mr_t;     /* local registration */
+typedef struct arb_tp_rkey arb_tp_rkey_t;   /* unpacked remote key: knows its peer and base */
+typedef struct arb_tp_mr arb_tp_mr_t;       /* local registration */
 typedef struct arb_tp_flush arb_tp_flush_t; /* a flush of some peers in progress */
 
 typedef struct {

@@ -51,10 +51,10 @@ typedef struct {
     /* The endpoint has no atomic lane (UCX over TCP): every put_signal to this peer is one
      * active message (ucx_am.c) instead of put, fence and a software-emulated atomic. */
     bool am_signal;
-    bool am_dirty; /* put_signal messages sent since the last ping was answered or sent */
-    int pings;     /* of fencing: pings not yet answered */
-    bool lost;     /* the endpoint failed: no pong will come */
-    int chains;    /* put_signal chains to this peer whose signal waits for a flush */
+    bool am_dirty;         /* put_signal messages sent since the last ping was answered or sent */
+    int pings;             /* of fencing: pings not yet answered */
+    bool lost;             /* the endpoint failed: no pong will come */
+    int chains;            /* put_signal chains to this peer whose signal waits for a flush */
     unsigned long chained; /* signals those chains posted so far */
 } arb_ucx_peer_t;
 

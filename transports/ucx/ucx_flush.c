@@ -15,11 +15,11 @@
 #include <stdlib.h>
 
 struct arb_tp_flush {
-    bool all;                /* every peer covered: one worker flush */
-    int n;                   /* covered peers (all: 0) */
-    int *peers;              /* [n] */
-    ucs_status_ptr_t *reqs;  /* [n] (or [1]: the worker flush) in flight, NULL once done */
-    unsigned long *chained;  /* [n] the peer's chained count when its flush was posted */
+    bool all;               /* every peer covered: one worker flush */
+    int n;                  /* covered peers (all: 0) */
+    int *peers;             /* [n] */
+    ucs_status_ptr_t *reqs; /* [n] (or [1]: the worker flush) in flight, NULL once done */
+    unsigned long *chained; /* [n] the peer's chained count when its flush was posted */
     unsigned long all_chained;
     arbor_status_t status; /* first failure seen */
 };
