@@ -9,8 +9,8 @@
  * among the spinners and the mode), so each call is covered at P = 3 and one of them at P = 2.
  * Each checks the verdict, that the handle was released, that the receive buffer was not
  * touched and can be freed at once (ASan), that the world is failed (ARBOR_ERR_TEAM) and that a
- * team without the missing rank still computes and frees with ARBOR_OK. The spin is bounded by a guard well inside the
- * ctest timeout; no time is asserted.
+ * team without the missing rank still computes and frees with ARBOR_OK. The spin is bounded by
+ * a guard well inside the ctest timeout; no time is asserted.
  */
 #include <signal.h>
 #include <stdint.h>
