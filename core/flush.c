@@ -54,7 +54,7 @@ arbor_status_t arb_flush_peers(const int *peers, int n, const char *what)
     arbor_status_t status = arb_ctx.tp_ops->flush_start(arb_ctx.tp, peers, n, &w.f);
     if (status != ARBOR_OK) return status;
     if (!peers) n = arb_ctx.size;
-    double start = arb_now_us(), lost_since = 0;
+    double start = 0, lost_since = 0; /* start: the first idle check (no clock read before) */
     unsigned idle = 0;
     arb_nap_t nap = {0};
     for (;;) {
@@ -70,6 +70,7 @@ arbor_status_t arb_flush_peers(const int *peers, int n, const char *what)
         if (!arb_bell_nap(&nap, recheck, &w) && ++idle % 256) continue;
         if (w.status != ARB_ERR_AGAIN) break;
         double now = arb_now_us();
+        if (start == 0) start = now;
         int lost = covered_lost(peers, n);
         if (lost >= 0) {
             if (lost_since == 0) lost_since = now;

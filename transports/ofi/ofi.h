@@ -187,7 +187,8 @@ struct arb_tp {
     long queued;     /* requests waiting in peer queues */
     arb_ofi_req_t *free_req;
     arb_ofi_req_t *all_reqs;
-    arbor_status_t async_status; /* first error of an operation nobody waits for */
+    arbor_status_t async_status;      /* first error of an operation nobody waits for */
+    struct arb_tp_flush *spare_flush; /* the last flush object, kept for the next (ofi_flush.c) */
 };
 
 /* ofi_coll.c: provider collectives (offload hooks) */

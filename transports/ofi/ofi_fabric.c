@@ -375,6 +375,7 @@ static void ofi_close(arb_tp_t *tp)
     fid_close(tp->fabric ? &tp->fabric->fid : NULL, "fabric");
     if (tp->info != NULL) fi_freeinfo(tp->info);
     arb_ofi_req_free_all(tp);
+    free(tp->spare_flush);
     if (tp->seg) munmap(tp->seg, tp->seg_size);
     free(tp->blob);
     free(tp->peers);

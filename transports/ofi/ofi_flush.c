@@ -20,6 +20,7 @@
 #include <stdlib.h>
 
 struct arb_tp_flush {
+    int cap;          /* entries the arrays hold (the object is reused: tp->spare_flush) */
     int n;            /* covered peers */
     int *peers;       /* [n] */
     uint64_t *target; /* [n] the peer's next_seq at the start */
@@ -48,14 +49,19 @@ arbor_status_t arb_ofi_flush_start(arb_tp_t *tp, const int *peers, int n, arb_tp
             arb_error("flush_start: peer %d out of range", peers[i]);
             return ARBOR_ERR_INVALID_ARG;
         }
-    if ((f = calloc(1, sizeof(*f))) == NULL) return ARBOR_ERR_NO_MEMORY;
-    f->n = n;
-    f->peers = malloc(sizeof(int) * (size_t)(n + 1));
-    f->target = malloc(sizeof(uint64_t) * (size_t)(n + 1));
-    if (f->peers == NULL || f->target == NULL) {
-        arb_ofi_flush_end(tp, f);
-        return ARBOR_ERR_NO_MEMORY;
+    /* One object, kept for the next flush (fence after every put is a common pattern). */
+    f = tp->spare_flush;
+    if (f != NULL && f->cap >= n) {
+        tp->spare_flush = NULL;
+    } else {
+        size_t cap = (size_t)n + 1;
+        if ((f = calloc(1, sizeof(*f) + cap * (sizeof(uint64_t) + sizeof(int)))) == NULL)
+            return ARBOR_ERR_NO_MEMORY;
+        f->cap = (int)cap;
+        f->target = (uint64_t *)(f + 1);
+        f->peers = (int *)(f->target + cap);
     }
+    f->n = n;
     for (int i = 0; i < n; i++) {
         f->peers[i] = peers != NULL ? peers[i] : i;
         f->target[i] = tp->peers[f->peers[i]].next_seq;
@@ -64,15 +70,24 @@ arbor_status_t arb_ofi_flush_start(arb_tp_t *tp, const int *peers, int n, arb_tp
     return ARBOR_OK;
 }
 
+static bool covered_done(const arb_tp_t *tp, const arb_tp_flush_t *f)
+{
+    for (int i = 0; i < f->n; i++) {
+        const arb_ofi_req_t *oldest = tp->peers[f->peers[i]].live_head;
+        if (oldest != NULL && oldest->seq < f->target[i]) return false;
+    }
+    return true;
+}
+
 arbor_status_t arb_ofi_flush_test(arb_tp_t *tp, arb_tp_flush_t *f)
 {
     arbor_status_t status = ARBOR_OK;
-    int n = arb_ofi_progress(tp);
 
-    if (n < 0) return (arbor_status_t)n;
-    for (int i = 0; i < f->n; i++) {
-        const arb_ofi_req_t *oldest = tp->peers[f->peers[i]].live_head;
-        if (oldest != NULL && oldest->seq < f->target[i]) return ARB_ERR_AGAIN;
+    /* Progress only while something covered is outstanding. */
+    if (!covered_done(tp, f)) {
+        int n = arb_ofi_progress(tp);
+        if (n < 0) return (arbor_status_t)n;
+        if (!covered_done(tp, f)) return ARB_ERR_AGAIN;
     }
     /* Complete: report (once) what failed among the covered peers' unwatched requests. */
     for (int i = 0; i < f->n; i++) {
@@ -80,16 +95,19 @@ arbor_status_t arb_ofi_flush_test(arb_tp_t *tp, arb_tp_flush_t *f)
         if (status == ARBOR_OK) status = p->status;
         p->status = ARBOR_OK;
     }
-    tp->async_status = ARBOR_OK;
-    for (int p = 0; p < tp->size && tp->async_status == ARBOR_OK; p++)
-        tp->async_status = tp->peers[p].status;
+    if (status != ARBOR_OK) { /* what is left for the next whole flush */
+        tp->async_status = ARBOR_OK;
+        for (int p = 0; p < tp->size && tp->async_status == ARBOR_OK; p++)
+            tp->async_status = tp->peers[p].status;
+    }
     return status;
 }
 
 void arb_ofi_flush_end(arb_tp_t *tp, arb_tp_flush_t *f)
 {
-    (void)tp;
-    free(f->peers);
-    free(f->target);
+    if (tp->spare_flush == NULL) {
+        tp->spare_flush = f;
+        return;
+    }
     free(f);
 }

@@ -90,6 +90,7 @@ struct arb_tp {
     arb_ucx_amo_ctx_t *free_amo;
     long chains_waiting;   /* put_signal chains whose signal waits for an endpoint flush */
     unsigned long chained; /* signals posted by chains so far (flush repeats if it changed) */
+    struct arb_tp_flush *spare_flush; /* the last flush object, kept for the next (ucx_flush.c) */
 };
 
 arbor_status_t arb_ucx_status(ucs_status_t status);

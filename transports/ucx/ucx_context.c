@@ -349,6 +349,7 @@ static void ucx_close(arb_tp_t *tp)
     free(tp->off_node);
     free(tp->blob);
     arb_ucx_amo_ctx_free_all(tp);
+    free(tp->spare_flush);
     if (tp->seg_memh != NULL) ucp_mem_unmap(tp->context, tp->seg_memh);
     if (tp->worker != NULL) ucp_worker_destroy(tp->worker);
     if (tp->context != NULL) ucp_cleanup(tp->context);

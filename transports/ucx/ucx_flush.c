@@ -15,9 +15,10 @@
 #include <stdlib.h>
 
 struct arb_tp_flush {
-    bool all;               /* every peer covered: one worker flush */
-    int n;                  /* covered peers (all: 0) */
-    int *peers;             /* [n] */
+    int cap;    /* slots the arrays below hold (the object is reused: tp->spare_flush) */
+    bool all;   /* every peer covered: one worker flush */
+    int n;      /* covered peers (all: 0) */
+    int *peers; /* [n] */
     ucs_status_ptr_t *reqs; /* [n] (or [1]: the worker flush) in flight, NULL once done */
     unsigned long *chained; /* [n] the peer's chained count when its flush was posted */
     unsigned long all_chained;
@@ -74,17 +75,25 @@ arbor_status_t arb_ucx_flush_start(arb_tp_t *tp, const int *peers, int n, arb_tp
             arb_error("flush_start: peer %d out of range", peers[i]);
             return ARBOR_ERR_INVALID_ARG;
         }
-    if ((f = calloc(1, sizeof(*f))) == NULL) return ARBOR_ERR_NO_MEMORY;
+    slots = peers == NULL ? 1 : n;
+    /* One object, kept for the next flush (fence after every put is a common pattern). */
+    f = tp->spare_flush;
+    if (f != NULL && f->cap >= slots) {
+        tp->spare_flush = NULL;
+    } else {
+        size_t cap = (size_t)slots + 1;
+        f = calloc(1, sizeof(*f) +
+                          cap * (sizeof(int) + sizeof(ucs_status_ptr_t) + sizeof(unsigned long)));
+        if (f == NULL) return ARBOR_ERR_NO_MEMORY;
+        f->cap = (int)cap;
+        f->reqs = (ucs_status_ptr_t *)(f + 1);
+        f->chained = (unsigned long *)(f->reqs + cap);
+        f->peers = (int *)(f->chained + cap);
+    }
     f->all = peers == NULL;
     f->n = f->all ? 0 : n;
-    slots = f->all ? 1 : f->n;
-    f->peers = malloc(sizeof(int) * (size_t)(slots + 1));
-    f->reqs = calloc((size_t)slots + 1, sizeof(*f->reqs));
-    f->chained = calloc((size_t)slots + 1, sizeof(*f->chained));
-    if (f->peers == NULL || f->reqs == NULL || f->chained == NULL) {
-        arb_ucx_flush_end(tp, f);
-        return ARBOR_ERR_NO_MEMORY;
-    }
+    f->status = ARBOR_OK;
+    for (int i = 0; i < slots; i++) f->reqs[i] = NULL;
     for (int i = 0; i < f->n; i++) f->peers[i] = peers[i];
     /* Pings first: the endpoint flush does not wait for a message's handler. */
     for (int peer = 0; peer < tp->size && status == ARBOR_OK; peer++) {
@@ -111,13 +120,15 @@ static bool peer_waits(const arb_tp_t *tp, int peer)
 
 arbor_status_t arb_ucx_flush_test(arb_tp_t *tp, arb_tp_flush_t *f)
 {
-    bool done = true;
+    bool done = true, idle = true;
     int slots = f->all ? 1 : f->n;
 
-    if (f->all && f->reqs[0] == NULL && tp->pings_waiting == 0 && tp->chains_waiting == 0 &&
-        tp->chained == f->all_chained)
-        return f->status; /* nothing to progress */
-    ucp_worker_progress(tp->worker);
+    /* Progress only when something is outstanding: a fence after an operation that completed
+     * inline (most of them within a node) then costs no worker progress. */
+    for (int i = 0; i < slots && idle; i++)
+        idle = f->reqs[i] == NULL && (f->all ? tp->pings_waiting == 0 && tp->chains_waiting == 0
+                                             : !peer_waits(tp, f->peers[i]));
+    if (!idle) ucp_worker_progress(tp->worker);
     for (int i = 0; i < slots; i++) {
         if (f->reqs[i] != NULL) {
             if (!settle(f, i, ucp_request_check_status(f->reqs[i]))) {
@@ -151,11 +162,11 @@ void arb_ucx_flush_end(arb_tp_t *tp, arb_tp_flush_t *f)
 {
     int slots = f->all ? 1 : f->n;
 
-    (void)tp;
-    for (int i = 0; f->reqs != NULL && i < slots; i++)
+    for (int i = 0; i < slots; i++)
         if (f->reqs[i] != NULL) ucp_request_free(f->reqs[i]); /* it goes on; no callback */
-    free(f->peers);
-    free(f->reqs);
-    free(f->chained);
+    if (tp->spare_flush == NULL) {
+        tp->spare_flush = f;
+        return;
+    }
     free(f);
 }
