@@ -51,24 +51,43 @@ static int covered_lost(const int *peers, int n)
 arbor_status_t arb_flush_peers(const int *peers, int n, const char *what)
 {
     flush_wait_t w = {NULL, ARB_ERR_AGAIN};
-    arbor_status_t status = arb_ctx.tp_ops->flush_start(arb_ctx.tp, peers, n, &w.f);
+    arbor_status_t status;
+    unsigned tries = 0;
+    double first = 0;
+    /* A start the backend cannot post now (a full queue for a ping) is retried after progress;
+     * ARB_ERR_AGAIN never reaches the caller. */
+    while ((status = arb_ctx.tp_ops->flush_start(arb_ctx.tp, peers, n, &w.f)) == ARB_ERR_AGAIN) {
+        if (arb_progress_all() == 0) arb_wait_pause(true);
+        if (++tries % 256) continue;
+        double now = arb_now_us();
+        if (first == 0) first = now;
+        if (arb_ctx.cfg.timeout_s > 0 && now - first > arb_ctx.cfg.timeout_s * 1e6) {
+            arb_error("%s: the flush could not start within %g s (ARBOR_TIMEOUT)", what,
+                      arb_ctx.cfg.timeout_s);
+            return ARBOR_ERR_TIMEOUT;
+        }
+    }
     if (status != ARBOR_OK) return status;
     if (!peers) n = arb_ctx.size;
-    double start = 0, lost_since = 0; /* start: the first idle check (no clock read before) */
-    unsigned idle = 0;
+    /* ARBOR_TIMEOUT counts from the start of the flush, whatever else keeps moving (other
+     * teams' collectives, active messages): the clock is read every 256 turns, and after each
+     * nap. start: the first such read (no clock read for a flush that ends at once). */
+    double start = 0, lost_since = 0;
+    unsigned turns = 0;
     arb_nap_t nap = {0};
     for (;;) {
         test_once(&w);
         if (w.status != ARB_ERR_AGAIN) break;
+        bool slept = false;
         if (arb_progress_all() > 0) {
-            idle = 0;
             nap.idle_since = 0;
             arb_wait_pause(false);
-            continue;
+        } else {
+            arb_wait_pause(true);
+            slept = arb_bell_nap(&nap, recheck, &w);
+            if (w.status != ARB_ERR_AGAIN) break;
         }
-        arb_wait_pause(true);
-        if (!arb_bell_nap(&nap, recheck, &w) && ++idle % 256) continue;
-        if (w.status != ARB_ERR_AGAIN) break;
+        if (!slept && ++turns % 256) continue;
         double now = arb_now_us();
         if (start == 0) start = now;
         int lost = covered_lost(peers, n);
