@@ -74,6 +74,13 @@ int main(int argc, char **argv)
         return 77;
     }
     int missing = peerlost ? size - 1 : 1;
+    /* peerlost: a word on every rank, for a put to the killed rank after the free (not in the
+     * timeout mode: an allocation starts the progress thread on OFI, and the late rank would
+     * then serve the others while it sleeps). */
+    arbor_mem_h mem = NULL;
+    void *mine = NULL;
+    if (peerlost)
+        CHECK(arbor_mem_alloc(ARBOR_TEAM_WORLD, 64, &mem, &mine) == ARBOR_OK, "mem_alloc");
     arbor_team_h others;
     CHECK(arbor_team_split(ARBOR_TEAM_WORLD, rank == missing ? -1 : 0, 0, &others) == ARBOR_OK,
           "split");
@@ -134,6 +141,22 @@ int main(int argc, char **argv)
         printf("spin_fail rank %d: free of the other team: %s after %.2f s\n", rank,
                arbor_strerror(st), now_s() - f0);
         CHECK(st == ARBOR_OK, "free the other team: %s", arbor_strerror(st));
+        if (peerlost) {
+            /* A put to the killed rank, then a fence to it: on OFI shm the put never completes
+             * (nobody reads it), and the fence's flush must end with ARBOR_ERR_PEER_LOST (the
+             * bootstrap knows the rank gone), not wait out ARBOR_TIMEOUT (30 s here). Elsewhere
+             * the put may complete at once (UCX stores into the mapped segment). */
+            void *there = NULL;
+            uint64_t word = 42;
+            CHECK(arbor_mem_addr(mem, missing, &there, NULL) == ARBOR_OK, "mem_addr");
+            double p0 = now_s();
+            st = arbor_put(missing, there, &word, sizeof(word));
+            if (st == ARBOR_OK) st = arbor_fence(missing);
+            printf("spin_fail rank %d: put + fence to the killed rank: %s after %.2f s\n", rank,
+                   arbor_strerror(st), now_s() - p0);
+            CHECK(st == ARBOR_OK || st == ARBOR_ERR_PEER_LOST, "put + fence to the killed rank: %s",
+                  arbor_strerror(st));
+        }
         printf("spin_fail %s rank %d: %s returned %s after %.2f s (%ld calls)\n",
                peerlost ? "peerlost" : "timeout", rank, variant_name[variant],
                arbor_strerror(verdict), took, calls);
