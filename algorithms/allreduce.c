@@ -306,9 +306,17 @@ static double cost_updown(const arb_alg_desc_t *alg, const arb_coll_args_t *a, c
     return arb_updown_cost(a, m, alg->variant);
 }
 
-const char *const arb_allreduce_alg_names[] = {
-    "auto",      "recursive_doubling", "rabenseifner", "ring", "direct", "reduce_scatter_allgather",
-    "karp_node", "two_level",          "hwcoll",       NULL};
+const char *const arb_allreduce_alg_names[] = {"auto",
+                                               "recursive_doubling",
+                                               "rabenseifner",
+                                               "ring",
+                                               "direct",
+                                               "reduce_scatter_allgather",
+                                               "karp_node",
+                                               "two_level",
+                                               "leader_direct",
+                                               "hwcoll",
+                                               NULL};
 
 const arb_alg_desc_t arb_allreduce_algs[] = {
     {"auto", "cheapest predicted by the LogGP model", NULL, NULL, 0, 0, 0, 0},
@@ -332,6 +340,10 @@ const arb_alg_desc_t arb_allreduce_algs[] = {
      build_updown, cost_updown, ARB_TREE_KARP_NODE, 2, 1, 0},
     {"two_level", "two-level tree (inside nodes, then across leaders), up then down", build_updown,
      cost_updown, ARB_TREE_TWO_LEVEL, 2, 1, 0},
+    {"leader_direct",
+     "up each node's tree to its leader, leaders exchange partials in one round and combine "
+     "them in leader order, down (commutative ops)",
+     arb_leader_direct_build, arb_leader_direct_cost, ARB_NODE_LEADERS, 0, 1, 0},
     {"hwcoll", "the transport's provider collective (libfabric fi_allreduce, the team's group)",
      arb_hwcoll_build, arb_hwcoll_cost, 0, 0, 0, ARB_ALG_NEEDS_HWCOLL},
 };

@@ -532,8 +532,8 @@ static arbor_status_t check_machine_and_strings(const arb_config_t *c, char *err
     }
     char why[512];
     if (c->logp[0]) {
-        arb_logp_t m = {0};
-        if (arb_logp_parse(c->logp, &m, why, sizeof(why)) != ARBOR_OK) {
+        arb_logp_t m = {0}, inter = {0}; /* one level, or "intra:...;inter:..." */
+        if (arb_logp_parse_levels(c->logp, &m, &inter, why, sizeof(why)) != ARBOR_OK) {
             snprintf(errmsg, errlen, "invalid value '%.80s%s' for ARBOR_LOGP: %s", c->logp,
                      strlen(c->logp) > 80 ? "..." : "", why);
             return ARBOR_ERR_CONFIG;
