@@ -14,6 +14,7 @@
 #include "core/doorbell.h"
 #include "core/tp_call.h"
 #include "core/executor.h"
+#include "core/flush.h"
 #include "core/log.h"
 #include "core/measure.h"
 #include "core/model.h"
@@ -491,7 +492,7 @@ arbor_status_t arbor_finalize(void)
     arbor_status_t status = arb_ctx.world->failed != ARBOR_OK
                                 ? arb_ctx.world->failed
                                 : arb_coll_barrier_internal(arb_ctx.world);
-    if (status == ARBOR_OK) status = arb_tp_flush();
+    if (status == ARBOR_OK) status = arb_flush_peers(NULL, 0, "finalize");
     arb_ctx.world->closing = true;
     if (status == ARBOR_OK) status = arb_coll_barrier_internal(arb_ctx.world);
     arb_unlock();
