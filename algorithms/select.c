@@ -104,6 +104,7 @@ int arb_select(const arb_coll_args_t *a, const arb_logp_t *m, int forced, double
             double bound = arb_oversub_bound(&tab[i], a, m);
             if (bound > t) t = bound;
         }
+        t += isfinite(t) ? m->call : 0; /* the call's own cost: the same for every candidate */
         if (predicted) predicted[i] = t;
         if (t < best_t) best_t = t, best = i;
     }

@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const arb_logp_t INTRA = {0.1, 0.05, 0.05, 0.05, 0.00008, 0, 0, 0};
-static const arb_logp_t INTER = {20, 2, 2, 2, 0.001, 0, 0, 0};
+static const arb_logp_t INTRA = {0.1, 0.05, 0.05, 0.05, 0.00008, 0, 0, 0, 0};
+static const arb_logp_t INTER = {20, 2, 2, 2, 0.001, 0, 0, 0, 0};
 
 /* layouts: 0 blocks of k, 1 round-robin over k nodes, 2 pseudo-random over k nodes */
 static int layout(int *node, int P, int kind, int k)
@@ -83,8 +83,8 @@ static void test_trees(void)
 /* With T_intra >= s_inter no helper is recruited: the greedy is the two-level composition. */
 static void test_greedy_reduces_to_two_level(void)
 {
-    const arb_logp_t intra = {0.3, 0.5, 0.5, 0.3, 0.0001, 0, 0, 0},
-                     inter = {2, 0.5, 0.5, 0.3, 0.0001, 0, 0, 0};
+    const arb_logp_t intra = {0.3, 0.5, 0.5, 0.3, 0.0001, 0, 0, 0, 0},
+                     inter = {2, 0.5, 0.5, 0.3, 0.0001, 0, 0, 0, 0};
     int node[256];
     for (int P = 8; P <= 256; P *= 2) {
         int nn = layout(node, P, 0, 4);
