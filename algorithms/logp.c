@@ -216,11 +216,14 @@ void arb_logp_format(const arb_logp_t *m, char *buf, size_t len)
 }
 
 /* Between nodes arbor goes through the network. Measured on the simulated cluster of
- * tests/cluster (MULTIHOST.md): UCX put latency between hosts over TCP is 20-25 us, so L = 20,
- * o_s = o_r = g = 2 (per-message CPU and NIC cost), G = 0.001 us/B (1 GB/s). On an RDMA fabric
- * these are an order of magnitude lower: set them with ARBOR_LOGP="inter:..." (or measure). */
+ * tests/cluster (MULTIHOST.md): UCX put latency between hosts over TCP is 20-25 us one way, and
+ * ARBOR_LOGP_MEASURE there gives o = 6.4-9 and g = 8.4-14.4 us per message: a TCP message costs
+ * its ends several microseconds of CPU (system calls, the stack on both sides), which the CPU
+ * bound of ranks sharing CPUs counts (oversub.c). So o_s = o_r = 7, g = 8, L = 10 (the same 24 us
+ * one way as before), G = 0.001 us/B (1 GB/s). On an RDMA fabric these are an order of magnitude
+ * lower: set them with ARBOR_LOGP="inter:..." (or measure). */
 static const arb_logp_t logp_inter_tcp = {
-    .L = 20, .os = 2, .orecv = 2, .g = 2, .G = 0.001, .G1 = 0.001};
+    .L = 10, .os = 7, .orecv = 7, .g = 8, .G = 0.001, .G1 = 0.001};
 
 void arb_logp_default_inter(const char *transport, arb_logp_t *out)
 {

@@ -120,9 +120,10 @@ static const row_t rows[] = {
      "buffer in place) and the two copies through landing slots; always / never force it",
      T_ENUM, OFF(onecopy), onecopy_names, 0, 0, F_UNIFORM},
     {"CMA", "auto",
-     "collectives on ordinary (malloc'd) buffers (bcast, scatter, gather, allgather, alltoall) "
-     "between ranks of one node: the receiver may copy straight from the sender's buffer with "
-     "the kernel's cross-memory attach (process_vm_readv), checked at init; auto lets the LogGP "
+     "collectives on ordinary (malloc'd) buffers (bcast, scatter, gather, allgather, alltoall, "
+     "and from 128 KiB allreduce, reduce, reduce_scatter) between ranks of one node: the "
+     "receiver may copy (or combine) straight from the sender's buffer with the kernel's "
+     "cross-memory attach (process_vm_readv), checked at init; auto lets the LogGP "
      "model choose it or the two copies through landing slots (Gc in ARBOR_LOGP prices it), "
      "always takes it wherever permitted, never turns it off, refuse simulates the kernel "
      "refusing it at init (tests)",
@@ -533,8 +534,8 @@ static arbor_status_t check_machine_and_strings(const arb_config_t *c, char *err
     }
     char why[512];
     if (c->logp[0]) {
-        arb_logp_t m = {0};
-        if (arb_logp_parse(c->logp, &m, why, sizeof(why)) != ARBOR_OK) {
+        arb_logp_t m = {0}, inter = {0}; /* one level, or "intra:...;inter:..." */
+        if (arb_logp_parse_levels(c->logp, &m, &inter, why, sizeof(why)) != ARBOR_OK) {
             snprintf(errmsg, errlen, "invalid value '%.80s%s' for ARBOR_LOGP: %s", c->logp,
                      strlen(c->logp) > 80 ? "..." : "", why);
             return ARBOR_ERR_CONFIG;
