@@ -242,7 +242,10 @@ static double cost_ring(const arb_alg_desc_t *alg, const arb_coll_args_t *a, con
     size_t c = a->chunk && a->chunk < segb ? a->chunk : segb;
     double hops = 2.0 * (P - 1) * arb_logp_arrival(m, c);
     double link = 2.0 * (P - 1) * arb_logp_gap(m, segb);
-    return (hops > link ? hops : link) + (P - 1) * arb_logp_combine(m, segb) + whole_copy(a, m);
+    /* Streaming overlaps the hops with the link only while every relay runs: not on a node with
+     * more ranks than CPUs (arb_topo_oversubscribed). */
+    double ring = arb_topo_oversubscribed(a->topo) ? hops + link : hops > link ? hops : link;
+    return ring + (P - 1) * arb_logp_combine(m, segb) + whole_copy(a, m);
 }
 
 static arbor_status_t build_direct(const arb_alg_desc_t *alg, const arb_coll_args_t *a,

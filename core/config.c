@@ -163,7 +163,8 @@ static const row_t rows[] = {
     {"LOGP", "",
      "LogGP parameters in microseconds, e.g. L=2.1,os=0.4,or=0.4,g=0.6,G=0.0001, or per level: "
      "intra:L=0.3,os=0.5;inter:L=20,g=2 (empty: per-transport defaults); keys also G1 (one "
-     "copy) and Gop (reduction), per byte. The keys given win over ARBOR_LOGP_FILE and "
+     "copy), Gop (reduction) and Gc (cross-memory attach) per byte, and call (one collective "
+     "call besides its messages, us). The keys given win over ARBOR_LOGP_FILE and "
      "ARBOR_LOGP_MEASURE",
      T_STRING, OFF(logp), NULL, 0, 0, F_UNIFORM},
     {"OVERSUB_WAKE", "5",

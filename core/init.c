@@ -415,6 +415,15 @@ static arbor_status_t init_at(int required, int *provided)
         print_topology();
     }
     arb_ctx.init_count = 1;
+    /* The per-call term needs a whole collective call, so the library must be up. */
+    if (arb_ctx.cfg.logp_measure && arb_ctx.size > 1) {
+        status = arb_logp_measure_call();
+        if (status != ARBOR_OK)
+            arb_warn("ARBOR_LOGP_MEASURE: the per-call term was not measured (%s): call = %g us",
+                     arbor_strerror(status), arb_ctx.model.call);
+        else
+            arb_model_logp_over_measured(); /* ARBOR_LOGP's call= wins, as its other keys do */
+    }
     return ARBOR_OK;
 
 err:

@@ -374,6 +374,17 @@ arbor_status_t arbor_team_landing_bytes(arbor_team_h team, size_t *bytes_p, int 
     return status;
 }
 
+arbor_status_t arb_team_split_internal(arbor_team_h parent, int color, int key,
+                                       arbor_team_h *team_p)
+{
+    return arbor_team_split_unlocked(parent, color, key, team_p);
+}
+
+arbor_status_t arb_team_free_internal(arbor_team_h *team_p)
+{
+    return arbor_team_free_unlocked(team_p);
+}
+
 /* Entry points: with the engine lock on (docs/THREADS.md), one caller at a time. */
 arbor_status_t arbor_team_split(arbor_team_h parent, int color, int key, arbor_team_h *team_p)
 {
