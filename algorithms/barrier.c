@@ -89,9 +89,9 @@ static double cost_updown(const arb_alg_desc_t *alg, const arb_coll_args_t *a, c
     return arb_updown_cost(a, m, alg->variant);
 }
 
-const char *const arb_barrier_alg_names[] = {"auto",   "dissemination", "flat",
-                                             "direct", "karp_node",     "two_level",
-                                             "hwcoll", "triggered",     NULL};
+const char *const arb_barrier_alg_names[] = {
+    "auto",      "dissemination", "flat",   "direct",    "karp_node",
+    "two_level", "leader_dissem", "hwcoll", "triggered", NULL};
 
 const arb_alg_desc_t arb_barrier_algs[] = {
     {"auto", "cheapest predicted by the LogGP model", NULL, NULL, 0, 0, 0, 0},
@@ -105,6 +105,10 @@ const arb_alg_desc_t arb_barrier_algs[] = {
      build_updown, cost_updown, ARB_TREE_KARP_NODE, 2, 1, 0},
     {"two_level", "two-level tree (inside nodes, then across leaders), up then down", build_updown,
      cost_updown, ARB_TREE_TWO_LEVEL, 2, 1, 0},
+    {"leader_dissem",
+     "up each node's tree to its leader, one dissemination among leaders (radix by the model), "
+     "down",
+     arb_leader_dissem_build, arb_leader_dissem_cost, ARB_NODE_LEADERS, 0, 1, 0},
     {"hwcoll", "the transport's provider collective (libfabric fi_barrier, the team's group)",
      arb_hwcoll_build, arb_hwcoll_cost, 0, 0, 0, ARB_ALG_NEEDS_HWCOLL},
     {"triggered", "libfabric triggered writes: the flat barrier, posted whole at start",

@@ -160,6 +160,16 @@ arbor_status_t arb_allgather_node_build(const arb_alg_desc_t *alg, const arb_col
                                         const arb_logp_t *m, arb_sched_t *s);
 double arb_allgather_node_cost(const arb_alg_desc_t *alg, const arb_coll_args_t *a,
                                const arb_logp_t *m);
+/* Node-aware barrier and allreduce with a one-level exchange among node leaders
+ * (node_leaders.c); INFINITY / unsupported on one node. */
+arbor_status_t arb_leader_dissem_build(const arb_alg_desc_t *alg, const arb_coll_args_t *a,
+                                       const arb_logp_t *m, arb_sched_t *s);
+double arb_leader_dissem_cost(const arb_alg_desc_t *alg, const arb_coll_args_t *a,
+                              const arb_logp_t *m);
+arbor_status_t arb_leader_direct_build(const arb_alg_desc_t *alg, const arb_coll_args_t *a,
+                                       const arb_logp_t *m, arb_sched_t *s);
+double arb_leader_direct_cost(const arb_alg_desc_t *alg, const arb_coll_args_t *a,
+                              const arb_logp_t *m);
 /* The offloaded candidates (algorithms/offload.c): one OFFLOAD step; the cost is the hook's
  * per-call entry (arb_coll_args_t.hwcoll_us) plus the messages its provider sends. */
 arbor_status_t arb_hwcoll_build(const arb_alg_desc_t *alg, const arb_coll_args_t *a,

@@ -5,6 +5,7 @@ target_sources(arbor_obj PRIVATE
   ${CMAKE_CURRENT_SOURCE_DIR}/select.c
   ${CMAKE_CURRENT_SOURCE_DIR}/probe.c
   ${CMAKE_CURRENT_SOURCE_DIR}/updown.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/node_leaders.c
   ${CMAKE_CURRENT_SOURCE_DIR}/oversub.c
   ${CMAKE_CURRENT_SOURCE_DIR}/tune.c
   ${CMAKE_CURRENT_SOURCE_DIR}/offload.c)

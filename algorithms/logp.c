@@ -98,12 +98,13 @@ static void set_err(char *err, size_t errlen, const char *fmt, ...)
 }
 
 /* The keys, in the order of the syntax string; g and G differ by case only. */
-static const char *const logp_keys[] = {"L", "os", "or", "g", "G", "G1", "Gop", "Gc"};
+static const char *const logp_keys[] = {"L", "os", "or", "g", "G", "G1", "Gop", "Gc", "call"};
 #define LOGP_NKEYS (sizeof(logp_keys) / sizeof(logp_keys[0]))
 
 static double *key_slot(arb_logp_t *m, size_t k)
 {
-    double *slots[LOGP_NKEYS] = {&m->L, &m->os, &m->orecv, &m->g, &m->G, &m->G1, &m->Gop, &m->Gc};
+    double *slots[LOGP_NKEYS] = {&m->L,  &m->os,  &m->orecv, &m->g,   &m->G,
+                                 &m->G1, &m->Gop, &m->Gc,    &m->call};
     return slots[k];
 }
 
@@ -126,7 +127,7 @@ static arbor_status_t parse_item(const char *item, size_t len, arb_logp_t *m, un
     while (len > 0 && is_blank(item[len - 1])) len--;
     if (len == 0) {
         set_err(err, errlen,
-                "logp: empty item (expected key=value, keys L, os, or, g, G, G1, Gop, Gc)");
+                "logp: empty item (expected key=value, keys L, os, or, g, G, G1, Gop, Gc, call)");
         return ARBOR_ERR_CONFIG;
     }
     if (len >= sizeof(buf)) {
@@ -146,7 +147,7 @@ static arbor_status_t parse_item(const char *item, size_t len, arb_logp_t *m, un
         if (strlen(logp_keys[k]) == klen && strncmp(buf, logp_keys[k], klen) == 0) break;
     if (k == LOGP_NKEYS) {
         set_err(err, errlen,
-                "logp: unknown key \"%.*s\" in \"%s\" (keys: L, os, or, g, G, G1, Gop, Gc)",
+                "logp: unknown key \"%.*s\" in \"%s\" (keys: L, os, or, g, G, G1, Gop, Gc, call)",
                 (int)klen, buf, buf);
         return ARBOR_ERR_CONFIG;
     }
@@ -215,11 +216,14 @@ void arb_logp_format(const arb_logp_t *m, char *buf, size_t len)
 }
 
 /* Between nodes arbor goes through the network. Measured on the simulated cluster of
- * tests/cluster (MULTIHOST.md): UCX put latency between hosts over TCP is 20-25 us, so L = 20,
- * o_s = o_r = g = 2 (per-message CPU and NIC cost), G = 0.001 us/B (1 GB/s). On an RDMA fabric
- * these are an order of magnitude lower: set them with ARBOR_LOGP="inter:..." (or measure). */
+ * tests/cluster (MULTIHOST.md): UCX put latency between hosts over TCP is 20-25 us one way, and
+ * ARBOR_LOGP_MEASURE there gives o = 6.4-9 and g = 8.4-14.4 us per message: a TCP message costs
+ * its ends several microseconds of CPU (system calls, the stack on both sides), which the CPU
+ * bound of ranks sharing CPUs counts (oversub.c). So o_s = o_r = 7, g = 8, L = 10 (the same 24 us
+ * one way as before), G = 0.001 us/B (1 GB/s). On an RDMA fabric these are an order of magnitude
+ * lower: set them with ARBOR_LOGP="inter:..." (or measure). */
 static const arb_logp_t logp_inter_tcp = {
-    .L = 20, .os = 2, .orecv = 2, .g = 2, .G = 0.001, .G1 = 0.001};
+    .L = 10, .os = 7, .orecv = 7, .g = 8, .G = 0.001, .G1 = 0.001};
 
 void arb_logp_default_inter(const char *transport, arb_logp_t *out)
 {

@@ -48,12 +48,27 @@ typedef struct {
 } arb_topo_t;
 
 /* Tree kinds that need a topology (outside tree.h's range on purpose: arb_tree_build does not
- * know them). */
-enum { ARB_TREE_KARP_NODE = 16, ARB_TREE_TWO_LEVEL = 17, ARB_TREE_TWO_LEVEL_BINOMIAL = 18 };
+ * know them). ARB_NODE_LEADERS is no tree: the variant of the node-aware entries whose leaders
+ * exchange in one level (node_leaders.c); a table entry's variant >= ARB_TREE_KARP_NODE says
+ * "needs a multi-node team". */
+enum {
+    ARB_TREE_KARP_NODE = 16,
+    ARB_TREE_TWO_LEVEL = 17,
+    ARB_TREE_TWO_LEVEL_BINOMIAL = 18,
+    ARB_NODE_LEADERS = 19
+};
 
 static inline bool arb_topo_multi(const arb_topo_t *t)
 {
     return t != NULL && t->nnodes > 1 && t->node != NULL;
+}
+
+/* One node whose ranks outnumber its CPUs (nshared > 0 without a multi-node team): a message
+ * there waits for its receiver to be scheduled, so no pipeline streams through every rank at
+ * once. */
+static inline bool arb_topo_oversubscribed(const arb_topo_t *t)
+{
+    return t != NULL && t->nshared > 0 && !arb_topo_multi(t);
 }
 
 /* Builds a node-aware tree for P ranks rooted at team rank root (virtual rank 0), children in

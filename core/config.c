@@ -127,9 +127,10 @@ static const row_t rows[] = {
      "buffer in place) and the two copies through landing slots; always / never force it",
      T_ENUM, OFF(onecopy), onecopy_names, 0, 0, F_UNIFORM},
     {"CMA", "auto",
-     "collectives on ordinary (malloc'd) buffers (bcast, scatter, gather, allgather, alltoall) "
-     "between ranks of one node: the receiver may copy straight from the sender's buffer with "
-     "the kernel's cross-memory attach (process_vm_readv), checked at init; auto lets the LogGP "
+     "collectives on ordinary (malloc'd) buffers (bcast, scatter, gather, allgather, alltoall, "
+     "and from 128 KiB allreduce, reduce, reduce_scatter) between ranks of one node: the "
+     "receiver may copy (or combine) straight from the sender's buffer with the kernel's "
+     "cross-memory attach (process_vm_readv), checked at init; auto lets the LogGP "
      "model choose it or the two copies through landing slots (Gc in ARBOR_LOGP prices it), "
      "always takes it wherever permitted, never turns it off, refuse simulates the kernel "
      "refusing it at init (tests)",
@@ -169,7 +170,8 @@ static const row_t rows[] = {
     {"LOGP", "",
      "LogGP parameters in microseconds, e.g. L=2.1,os=0.4,or=0.4,g=0.6,G=0.0001, or per level: "
      "intra:L=0.3,os=0.5;inter:L=20,g=2 (empty: per-transport defaults); keys also G1 (one "
-     "copy) and Gop (reduction), per byte. The keys given win over ARBOR_LOGP_FILE and "
+     "copy), Gop (reduction) and Gc (cross-memory attach) per byte, and call (one collective "
+     "call besides its messages, us). The keys given win over ARBOR_LOGP_FILE and "
      "ARBOR_LOGP_MEASURE",
      T_STRING, OFF(logp), NULL, 0, 0, F_UNIFORM},
     {"OVERSUB_WAKE", "5",
@@ -539,8 +541,8 @@ static arbor_status_t check_machine_and_strings(const arb_config_t *c, char *err
     }
     char why[512];
     if (c->logp[0]) {
-        arb_logp_t m = {0};
-        if (arb_logp_parse(c->logp, &m, why, sizeof(why)) != ARBOR_OK) {
+        arb_logp_t m = {0}, inter = {0}; /* one level, or "intra:...;inter:..." */
+        if (arb_logp_parse_levels(c->logp, &m, &inter, why, sizeof(why)) != ARBOR_OK) {
             snprintf(errmsg, errlen, "invalid value '%.80s%s' for ARBOR_LOGP: %s", c->logp,
                      strlen(c->logp) > 80 ? "..." : "", why);
             return ARBOR_ERR_CONFIG;

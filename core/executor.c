@@ -6,6 +6,7 @@
  */
 #include "core/executor.h"
 
+#include <errno.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -365,6 +366,25 @@ static arbor_status_t return_credit(struct arbor_team *t, int p, uint64_t consum
     return status;
 }
 
+/* A reduction's span read by cross-memory attach: it lands in a bounce buffer a piece at a
+ * time, where it is still in this core's cache when it combines into dst; the sender copies
+ * nothing (no landing slot). Pieces are whole chunks, so they hold whole elements, and several
+ * of them, since each process_vm_readv call costs about 1.5 us besides its pages. */
+static int cma_read_combine(arb_inst_t *inst, int world, uint8_t *dst, uintptr_t addr, size_t len,
+                            int order)
+{
+    size_t piece = ARB_CMA_COMBINE_CHUNKS * inst->team->chunk;
+    uint8_t *bounce = arb_cma_bounce(piece);
+    if (!bounce) return ENOMEM;
+    for (size_t at = 0; at < len; at += piece) {
+        size_t n = len - at < piece ? len - at : piece;
+        int err = arb_cma_read(world, bounce, addr + at, n);
+        if (err) return err;
+        inst->combine(dst + at, bounce, n, order, inst->combine_arg);
+    }
+    return 0;
+}
+
 /* Lands chunk c of a RECV; false when it has not arrived (or it is not its turn). */
 static bool recv_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_t *st, uint32_t c)
 {
@@ -399,7 +419,8 @@ static bool recv_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
     }
     uint8_t *dst = chunk_ptr(inst, step->space, step->off, c);
     if (cma) {
-        int err = arb_cma_read(t->world[p], dst, cma, len);
+        int err = step->combine ? cma_read_combine(inst, t->world[p], dst, cma, len, step->combine)
+                                : arb_cma_read(t->world[p], dst, cma, len);
         if (err) { /* permitted at init, so the sender's process is gone or the address bad */
             arb_error("one copy: cross-memory read of %zu bytes from rank %d failed: %s", len,
                       t->world[p], strerror(err));

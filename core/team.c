@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "core/coll.h"
+#include "core/flush.h"
 #include "core/log.h"
 #include "core/offload.h"
 #include "core/request.h"
@@ -320,12 +321,14 @@ static arbor_status_t arbor_team_free_unlocked(arbor_team_h *team_p)
         t->region_mem = NULL;
     } else {
         /* The region goes back to the heap, so nothing may land in it afterwards: a barrier
-         * (every member is done with the team's collectives), a flush (the credits we returned,
-         * and any write still in flight, have landed), and a closing barrier that returns no
+         * (every member is done with the team's collectives), a flush of the members (the
+         * credits we returned, and any write still in flight to them, have landed; what is in
+         * flight to other ranks cannot land in this team's region, and a rank outside the team
+         * that is gone or idle must not hold the free), and a closing barrier that returns no
          * credits; every message of that one was observed by its receiver before the receiver
          * left it. */
         arbor_status_t status = arb_coll_barrier_internal(t);
-        if (status == ARBOR_OK) status = arb_ctx.tp_ops->flush(arb_ctx.tp);
+        if (status == ARBOR_OK) status = arb_flush_peers(t->world, t->size, "team free");
         if (status != ARBOR_OK) return status;
         t->closing = true;
         status = arb_coll_barrier_internal(t);
@@ -395,6 +398,17 @@ arbor_status_t arbor_team_landing_bytes(arbor_team_h team, size_t *bytes_p, int 
     }
     arb_unlock();
     return status;
+}
+
+arbor_status_t arb_team_split_internal(arbor_team_h parent, int color, int key,
+                                       arbor_team_h *team_p)
+{
+    return arbor_team_split_unlocked(parent, color, key, team_p);
+}
+
+arbor_status_t arb_team_free_internal(arbor_team_h *team_p)
+{
+    return arbor_team_free_unlocked(team_p);
 }
 
 /* Entry points: with the engine lock on (docs/THREADS.md), one caller at a time. */

@@ -146,6 +146,11 @@ arbor_status_t arb_team_create_world(struct arbor_team **team_p);
 void arb_team_destroy(struct arbor_team *team);
 /* Finalize: destroys every team but the world. */
 void arb_team_destroy_all(void);
+/* arbor_team_split and arbor_team_free for the library's own use (core/measure.c: a team of
+ * one rank); the caller holds the lock (arb_lock). */
+arbor_status_t arb_team_split_internal(arbor_team_h parent, int color, int key,
+                                       arbor_team_h *team_p);
+arbor_status_t arb_team_free_internal(arbor_team_h *team_p);
 
 /* A collective of t timed out (or lost a peer): log what it waited for, cancel every
  * collective of t in flight and mark t failed. Other teams are untouched. */

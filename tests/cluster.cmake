@@ -52,6 +52,19 @@ if(NOT ARBOR_SANITIZE AND CMAKE_SYSTEM_NAME STREQUAL "Linux")
       TIMEOUT 300 SKIP_RETURN_CODE 77 RESOURCE_LOCK simcluster PROCESSORS 2
       LABELS "cluster;launched;reliability")
   endforeach()
+  # The leaders' one-level exchanges (algorithms/node_leaders.c) forced: the model does not pick
+  # them on this bed (six ranks on two CPUs, where they send more TCP messages than the trees).
+  # One bed runs the barrier suite (files checked after every barrier) and the collective suite
+  # (every allreduce type and op, split teams: one rank per node, reversed ranks).
+  if(ARBOR_WITH_UCX)
+    add_test(NAME cluster.leaders.ucx.3x2
+             COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cluster/cluster.sh run --hosts 3 --ranks-per-host 2
+                     -- sh -c "$SIMCLUSTER_MPIRUN -n 6 $0 && $SIMCLUSTER_MPIRUN -n 6 $1"
+                     $<TARGET_FILE:arbor-test-coll> $<TARGET_FILE:arbor-test-colls>)
+    set_tests_properties(cluster.leaders.ucx.3x2 PROPERTIES
+      ENVIRONMENT "${cluster_env};ARBOR_TRANSPORT=ucx;ARBOR_BARRIER_ALGORITHM=leader_dissem;ARBOR_ALLREDUCE_ALGORITHM=leader_direct"
+      TIMEOUT 300 SKIP_RETURN_CODE 77 RESOURCE_LOCK simcluster PROCESSORS 2 LABELS "cluster;launched")
+  endif()
   # Both LogGP levels measured at init (core/measure.c) on a job that spans hosts.
   if(ARBOR_WITH_UCX)
     add_test(NAME cluster.coll_measured.ucx.3x2 COMMAND ${cluster_run} 3 2 $<TARGET_FILE:arbor-test-coll>)

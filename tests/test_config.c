@@ -150,6 +150,7 @@ int main(void)
         {"ARBOR_LOGP", "L=1e308"},
         {"ARBOR_LOGP", "G=inf"},
         {"ARBOR_LOGP", "os=-1"},
+        {"ARBOR_LOGP", "intra:L=1;inter:L=nan"},
         {"ARBOR_TUNE", "bcast:0-17179869184G:@flat"},
         {"ARBOR_TUNE", "bcast:0-1k:ranks=0-0:@flat"},
         {"ARBOR_TUNE", "bcast:-1-1k:@flat"},
@@ -169,6 +170,9 @@ int main(void)
     setenv("ARBOR_LOGP", "L=1e6,G=0", 1);
     CHECK(parse(&c, err, warn) == ARBOR_OK, "largest good tune and logp rejected: %s", err);
     unsetenv("ARBOR_TUNE");
+    /* Both levels (docs/TOPOLOGY.md): accepted at parse, as the model reads them at init. */
+    setenv("ARBOR_LOGP", "intra:L=0.3,os=0.5;inter:L=10,os=7,or=7,g=8", 1);
+    CHECK(parse(&c, err, warn) == ARBOR_OK, "two-level ARBOR_LOGP rejected: %s", err);
     unsetenv("ARBOR_LOGP");
 
     setenv("ARBOR_BOGUS", "1", 1);

@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const arb_logp_t INTRA = {0.1, 0.05, 0.05, 0.05, 0.00008, 0, 0, 0};
-static const arb_logp_t INTER = {20, 2, 2, 2, 0.001, 0, 0, 0};
+static const arb_logp_t INTRA = {0.1, 0.05, 0.05, 0.05, 0.00008, 0, 0, 0, 0};
+static const arb_logp_t INTER = {20, 2, 2, 2, 0.001, 0, 0, 0, 0};
 
 /* layouts: 0 blocks of k, 1 round-robin over k nodes, 2 pseudo-random over k nodes */
 static int layout(int *node, int P, int kind, int k)
@@ -83,8 +83,8 @@ static void test_trees(void)
 /* With T_intra >= s_inter no helper is recruited: the greedy is the two-level composition. */
 static void test_greedy_reduces_to_two_level(void)
 {
-    const arb_logp_t intra = {0.3, 0.5, 0.5, 0.3, 0.0001, 0, 0, 0},
-                     inter = {2, 0.5, 0.5, 0.3, 0.0001, 0, 0, 0};
+    const arb_logp_t intra = {0.3, 0.5, 0.5, 0.3, 0.0001, 0, 0, 0, 0},
+                     inter = {2, 0.5, 0.5, 0.3, 0.0001, 0, 0, 0, 0};
     int node[256];
     for (int P = 8; P <= 256; P *= 2) {
         int nn = layout(node, P, 0, 4);
@@ -247,11 +247,12 @@ static void test_selection(void)
 }
 
 /* Six ranks of three nodes on two CPUs (nodes of one kernel: the simulated cluster). Without
- * the CPU bound the one-round direct barrier and allreduce are the cheapest (one latency); with
- * it they pay every message's work on the shared CPUs, and the node-aware up-down trees and the
- * hierarchical allgather win. The bound of the direct barrier, counted by hand: each rank sends
- * 5 signals and receives 5, 4 of each to other nodes (os = or = 2 there, 0.05 on the node), and
- * every receive pays the wake: (24 * 2 + 6 * 0.05 + 24 * (2 + 5) + 6 * (0.05 + 5)) / 2. */
+ * the CPU bound the one-round exchanges are the cheapest (one inter-node latency); with it the
+ * direct ones pay every message's work on the shared CPUs, and node-aware algorithms (the
+ * leaders' exchanges, the up-down trees, the hierarchical allgather) win. The bound of the direct
+ * barrier, counted by hand: each rank sends 5 signals and receives 5, 4 of each to other nodes (os
+ * = or = 2 there, 0.05 on the node), and every receive pays the wake: (24 * 2 + 6 * 0.05 + 24 * (2
+ * + 5) + 6 * (0.05 + 5)) / 2. */
 static void test_oversubscribed(void)
 {
     int node[6] = {0, 0, 1, 1, 2, 2}, all[6] = {0, 1, 2, 3, 4, 5};
@@ -267,9 +268,11 @@ static void test_oversubscribed(void)
         check(tab[alg].variant >= ARB_TREE_KARP_NODE, "%s 8 B, 3x2 on 2 CPUs picks %s",
               arb_coll_name(colls[c]), tab[alg].name);
         if (colls[c] == ARB_COLL_BCAST) continue;
+        /* With a CPU each: the leaders' one-round exchange (one inter-node latency and one
+         * gap after each node's tree) beats the direct one (one latency and four gaps). */
         a.topo = &free_cpus;
         alg = arb_select(&a, &INTRA, 0, NULL);
-        check(!strcmp(tab[alg].name, "direct"), "%s 8 B, 3x2 with a CPU each picks %s",
+        check(tab[alg].variant == ARB_NODE_LEADERS, "%s 8 B, 3x2 with a CPU each picks %s",
               arb_coll_name(colls[c]), tab[alg].name);
     }
     int n;
@@ -300,6 +303,220 @@ static void test_oversubscribed(void)
     check(got == 0, "gatherv bound %g", got);
 }
 
+/* One node, 4 ranks on 2 CPUs (the 2-core VM at P = 4), with the model that node gets (L plus
+ * ARBOR_OVERSUB_WAKE): the CPU bound and ring without its streaming overlap move allreduce at
+ * 16 KiB from direct to recursive doubling and at 1 MiB from ring to rabenseifner, what four
+ * bench/fidelity runs measured (docs/PERFORMANCE.md); with a CPU per rank nothing changes. */
+static void test_oversubscribed_node(void)
+{
+    int node[4] = {0, 0, 0, 0}, all[4] = {0, 1, 2, 3};
+    arb_topo_t one = {.nnodes = 1, .node = node, .inter = INTER};
+    arb_topo_t over = one;
+    over.shared = all, over.nshared = 4, over.shared_cpus = 2, over.wake = 5;
+    arb_logp_t m;
+    arb_logp_default("ucx", &m);
+    m.L += 5;
+    int n;
+    const arb_alg_desc_t *tab = arb_alg_table(ARB_COLL_ALLREDUCE, &n);
+    static const struct {
+        size_t bytes;
+        const char *free_cpus, *shared;
+    } want[] = {{16384, "direct", "recursive_doubling"},
+                {1048576, "ring", "rabenseifner"},
+                {8, "direct", "direct"}};
+    for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
+        arb_coll_args_t a = args(ARB_COLL_ALLREDUCE, 0, 4, 0, want[k].bytes / 8, NULL);
+        a.bytes = want[k].bytes, a.chunk = 65536;
+        const char *got[2];
+        for (int s = 0; s < 2; s++) {
+            a.topo = s ? &over : &one;
+            double pred[32];
+            int alg = arb_select(&a, &m, 0, pred);
+            got[s] = tab[alg].name;
+            /* the bound is a floor: no candidate is predicted below its own LogGP time */
+            for (int i = 1; s && i < n; i++) {
+                a.topo = &one;
+                double free_t = tab[i].cost ? tab[i].cost(&tab[i], &a, &m) : INFINITY;
+                a.topo = &over;
+                check(!isfinite(free_t) || pred[i] >= free_t - 1e-9 || !strcmp(tab[i].name, "ring"),
+                      "allreduce %zu B: %s predicted %g under its LogGP time %g", want[k].bytes,
+                      tab[i].name, pred[i], free_t);
+            }
+        }
+        check(!strcmp(got[0], want[k].free_cpus) && !strcmp(got[1], want[k].shared),
+              "allreduce %zu B on one node: %s with a CPU each (want %s), %s on 2 CPUs (want %s)",
+              want[k].bytes, got[0], want[k].free_cpus, got[1], want[k].shared);
+    }
+}
+
+/* Who each rank has heard from, transitively, when its barrier schedule ends: a SEND carries its
+ * sender's knowledge when it may start (itself, every RECV of an earlier round and the step it
+ * depends on), the k-th RECV from a peer gets what that peer's k-th SEND to it carried. Iterated
+ * to a fixed point; a barrier releases a rank only after every rank arrived when every rank's
+ * knowledge is the whole team. */
+static bool barrier_complete(int P, const arb_sched_t *s, int *who)
+{
+    uint64_t *know[64];
+    for (int r = 0; r < P; r++) know[r] = calloc((size_t)s[r].nsteps + 1, sizeof(uint64_t));
+    for (bool moved = true; moved;) {
+        moved = false;
+        for (int r = 0; r < P; r++)
+            for (int i = 0; i < s[r].nsteps; i++) {
+                const arb_step_t *st = &s[r].steps[i];
+                uint64_t k = 0;
+                if (st->kind == ARB_STEP_SEND) {
+                    k = 1ull << r;
+                    for (int j = 0; j < s[r].nsteps; j++)
+                        if (s[r].steps[j].kind == ARB_STEP_RECV &&
+                            (s[r].steps[j].round < st->round || j == st->dep))
+                            k |= know[r][j];
+                } else if (st->kind == ARB_STEP_RECV) { /* the matching send's */
+                    int nth = 0, p = st->peer;
+                    for (int j = 0; j < i; j++)
+                        nth += s[r].steps[j].kind == ARB_STEP_RECV && s[r].steps[j].peer == p;
+                    for (int j = 0; j < s[p].nsteps; j++)
+                        if (s[p].steps[j].kind == ARB_STEP_SEND && s[p].steps[j].peer == r &&
+                            nth-- == 0) {
+                            k = know[p][j];
+                            break;
+                        }
+                }
+                if ((k | know[r][i]) != know[r][i]) know[r][i] |= k, moved = true;
+            }
+    }
+    bool ok = true;
+    uint64_t all = P == 64 ? ~0ull : (1ull << P) - 1;
+    for (int r = 0; r < P && ok; r++) {
+        uint64_t k = 1ull << r;
+        for (int i = 0; i < s[r].nsteps; i++)
+            if (s[r].steps[i].kind == ARB_STEP_RECV) k |= know[r][i];
+        if (k != all) ok = false, *who = r;
+    }
+    for (int r = 0; r < P; r++) free(know[r]);
+    return ok;
+}
+
+/* Every barrier algorithm, node-aware ones included, on blocks, round-robin and pseudo-random
+ * layouts (nodes of uneven size), P up to 17, with an inter-node model that makes the leaders'
+ * exchange one round and one that makes it a dissemination of radix 2: every schedule runs in the
+ * simulator and releases every rank only after all arrived. A schedule missing one signal
+ * fails this (checked on leader_dissem with its last step dropped). */
+static void test_barrier_release(void)
+{
+    static const arb_logp_t cheap_hops = {1, 1, 1, 10, 0.001, 0, 0, 0, 0}; /* T = 3, s = 10 */
+    int n, node[17];
+    const arb_alg_desc_t *tab = arb_alg_table(ARB_COLL_BARRIER, &n);
+    for (int P = 2; P <= 17; P++)
+        for (int kind = 0; kind < 3; kind++)
+            for (int k = 2; k <= 5; k++)
+                for (int model = 0; model < 2; model++) {
+                    int nn = layout(node, P, kind, k);
+                    arb_topo_t topo = {
+                        .nnodes = nn, .node = node, .inter = model ? cheap_hops : INTER};
+                    for (int i = 1; i < n; i++) {
+                        if (tab[i].needs) continue;
+                        arb_sched_t s[17];
+                        arb_sim_rank_t rk[17];
+                        uint8_t byte[17];
+                        bool built = true;
+                        for (int r = 0; r < P; r++) {
+                            arb_coll_args_t a = args(ARB_COLL_BARRIER, r, P, 0, 0, &topo);
+                            arb_sched_init(&s[r]);
+                            arbor_status_t st = tab[i].build(&tab[i], &a, &INTRA, &s[r]);
+                            built &= st == ARBOR_OK;
+                            rk[r] = (arb_sim_rank_t){{&byte[r], &byte[r], NULL}, 1};
+                        }
+                        if (!check(built || (nn < 2 && tab[i].variant >= ARB_TREE_KARP_NODE),
+                                   "barrier %s P=%d: build", tab[i].name, P) ||
+                            !built) {
+                            for (int r = 0; r < P; r++) arb_sched_free(&s[r]);
+                            continue;
+                        }
+                        char err[256];
+                        int who = -1;
+                        check(arb_sim_run(P, s, rk, NULL, NULL, err, sizeof(err)) == 0,
+                              "barrier %s P=%d layout %d/%d: %s", tab[i].name, P, kind, k, err);
+                        bool complete = barrier_complete(P, s, &who);
+                        check(complete,
+                              "barrier %s P=%d layout %d/%d model %d: rank %d released early",
+                              tab[i].name, P, kind, k, model, who);
+                        if (!strcmp(tab[i].name, "leader_dissem") && nn > 1 && P == 9) {
+                            /* The check can fail: drop the last leader's last step. */
+                            int r = P - 1;
+                            while (r > 0 && s[r].nsteps == 0) r--;
+                            s[r].nsteps--;
+                            check(!barrier_complete(P, s, &who), "barrier check cannot fail");
+                        }
+                        for (int r = 0; r < P; r++) arb_sched_free(&s[r]);
+                    }
+                }
+}
+
+static void sum_doubles(void *inout, const void *in, size_t bytes, int order, void *arg)
+{
+    (void)order, (void)arg;
+    double *d = inout;
+    const double *x = in;
+    for (size_t i = 0; i < bytes / sizeof(double); i++) d[i] += x[i];
+}
+
+/* The leaders' allreduce of doubles, whose sums depend on the order of the additions (values of
+ * very different magnitudes): every rank must hold the same bits, within rounding of the exact
+ * sum, on uneven layouts, in place and not, counts across the 64-byte chunk. */
+static void test_allreduce_doubles(void)
+{
+    int n, node[13];
+    const arb_alg_desc_t *tab = arb_alg_table(ARB_COLL_ALLREDUCE, &n);
+    const arb_alg_desc_t *alg = NULL;
+    for (int i = 1; i < n; i++)
+        if (!strcmp(tab[i].name, "leader_direct")) alg = &tab[i];
+    if (!check(alg != NULL, "allreduce leader_direct is in the table")) return;
+    static const size_t counts[] = {1, 3, 8, 9, 40};
+    for (int P = 2; P <= 13; P++)
+        for (int kind = 0; kind < 3; kind++)
+            for (size_t ci = 0; ci < sizeof(counts) / sizeof(counts[0]); ci++)
+                for (int in_place = 0; in_place < 2; in_place++) {
+                    int nn = layout(node, P, kind, 2 + (P % 3));
+                    if (nn < 2) continue;
+                    arb_topo_t topo = {.nnodes = nn, .node = node, .inter = INTER};
+                    size_t c = counts[ci];
+                    double src[13][40], dst[13][41], exact[40] = {0}, mag[40] = {0};
+                    arb_sched_t s[13];
+                    arb_sim_rank_t rk[13];
+                    for (int r = 0; r < P; r++) {
+                        for (size_t i = 0; i < c; i++) {
+                            src[r][i] = ldexp(1.0 + (double)((r * 37 + (int)i * 11) % 97) / 97.0,
+                                              ((r * 7 + (int)i) % 5) * 13 - 26) *
+                                        ((r + (int)i) % 3 ? 1 : -1);
+                            exact[i] += src[r][i], mag[i] += fabs(src[r][i]);
+                        }
+                        for (size_t i = 0; i <= c; i++) dst[r][i] = -7.25;
+                        if (in_place) memcpy(dst[r], src[r], c * sizeof(double));
+                        arb_coll_args_t a =
+                            args(ARB_COLL_ALLREDUCE, r, P, 0, c * sizeof(double), &topo);
+                        a.count = c;
+                        arb_sched_init(&s[r]);
+                        check(alg->build(alg, &a, &INTRA, &s[r]) == ARBOR_OK, "build");
+                        uint8_t *in = (uint8_t *)(in_place ? dst[r] : src[r]);
+                        rk[r] = (arb_sim_rank_t){{in, (uint8_t *)dst[r], NULL}, sizeof(double)};
+                    }
+                    char err[256];
+                    if (check(arb_sim_run(P, s, rk, sum_doubles, NULL, err, sizeof(err)) == 0,
+                              "doubles P=%d: %s", P, err))
+                        for (int r = 0; r < P; r++) {
+                            check(memcmp(dst[r], dst[0], c * sizeof(double)) == 0,
+                                  "doubles P=%d layout %d count %zu: rank %d differs from rank 0",
+                                  P, kind, c, r);
+                            check(dst[r][c] == -7.25, "doubles P=%d: rank %d wrote past DST", P, r);
+                            for (size_t i = 0; i < c; i++)
+                                check(fabs(dst[r][i] - exact[i]) <= 1e-13 * mag[i],
+                                      "doubles P=%d rank %d element %zu: %.17g want %.17g", P, r, i,
+                                      dst[r][i], exact[i]);
+                        }
+                    for (int r = 0; r < P; r++) arb_sched_free(&s[r]);
+                }
+}
+
 int main(void)
 {
     test_trees();
@@ -309,6 +526,9 @@ int main(void)
     test_parse_levels();
     test_selection();
     test_oversubscribed();
+    test_oversubscribed_node();
+    test_barrier_release();
+    test_allreduce_doubles();
     printf("unit_topo: %d checks, %d failures\n", checks, failures);
     return failures != 0;
 }
