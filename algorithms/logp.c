@@ -98,12 +98,13 @@ static void set_err(char *err, size_t errlen, const char *fmt, ...)
 }
 
 /* The keys, in the order of the syntax string; g and G differ by case only. */
-static const char *const logp_keys[] = {"L", "os", "or", "g", "G", "G1", "Gop", "Gc"};
+static const char *const logp_keys[] = {"L", "os", "or", "g", "G", "G1", "Gop", "Gc", "call"};
 #define LOGP_NKEYS (sizeof(logp_keys) / sizeof(logp_keys[0]))
 
 static double *key_slot(arb_logp_t *m, size_t k)
 {
-    double *slots[LOGP_NKEYS] = {&m->L, &m->os, &m->orecv, &m->g, &m->G, &m->G1, &m->Gop, &m->Gc};
+    double *slots[LOGP_NKEYS] = {&m->L,  &m->os,  &m->orecv, &m->g,   &m->G,
+                                 &m->G1, &m->Gop, &m->Gc,    &m->call};
     return slots[k];
 }
 
@@ -126,7 +127,7 @@ static arbor_status_t parse_item(const char *item, size_t len, arb_logp_t *m, un
     while (len > 0 && is_blank(item[len - 1])) len--;
     if (len == 0) {
         set_err(err, errlen,
-                "logp: empty item (expected key=value, keys L, os, or, g, G, G1, Gop, Gc)");
+                "logp: empty item (expected key=value, keys L, os, or, g, G, G1, Gop, Gc, call)");
         return ARBOR_ERR_CONFIG;
     }
     if (len >= sizeof(buf)) {
@@ -146,7 +147,7 @@ static arbor_status_t parse_item(const char *item, size_t len, arb_logp_t *m, un
         if (strlen(logp_keys[k]) == klen && strncmp(buf, logp_keys[k], klen) == 0) break;
     if (k == LOGP_NKEYS) {
         set_err(err, errlen,
-                "logp: unknown key \"%.*s\" in \"%s\" (keys: L, os, or, g, G, G1, Gop, Gc)",
+                "logp: unknown key \"%.*s\" in \"%s\" (keys: L, os, or, g, G, G1, Gop, Gc, call)",
                 (int)klen, buf, buf);
         return ARBOR_ERR_CONFIG;
     }

@@ -25,6 +25,12 @@ typedef struct {
      * a peer's malloc'd buffer, core/cma.c): it pins the peer's pages one by one, so it can
      * cost more than the two pipelined copies through a slot. 0 means not known. */
     double Gc;
+    /* call: what one collective call costs besides its messages (entry and argument checks,
+     * the schedule cache, the request, completion), added once to every candidate's time
+     * (the choice does not depend on it, the prediction does). Measured by ARBOR_LOGP_MEASURE
+     * as a 1-rank collective (core/measure.c); 0 in the transport defaults, whose L and o were
+     * fitted to whole calls and so hold it already (algorithms/logp.c). */
+    double call;
 } arb_logp_t;
 
 static inline double arb_logp_arrival(const arb_logp_t *m, size_t bytes)
@@ -85,8 +91,8 @@ static inline double arb_logp_direct(const arb_logp_t *m, int P, size_t bytes, i
            combines * arb_logp_combine(m, bytes);
 }
 
-/* Parses "L=2.1,os=0.4,or=0.4,g=0.6,G=0.0001,G1=0.00005,Gop=0.0001,Gc=0.0001" (any subset; others
- * keep *out's values). ARBOR_ERR_CONFIG with a message in err on a bad key or number. */
+/* Parses "L=2.1,os=0.4,or=0.4,g=0.6,G=0.0001,G1=0.00005,Gop=0.0001,Gc=0.0001,call=0.1" (any subset;
+ * others keep *out's values). ARBOR_ERR_CONFIG with a message in err on a bad key or number. */
 arbor_status_t arb_logp_parse(const char *text, arb_logp_t *out, char *err, size_t errlen);
 /* "L=...,os=...,or=...,g=...,G=...,G1=...,Gop=..." with every value exact (%.17g), which
  * arb_logp_parse reads back to the same doubles. */

@@ -138,13 +138,18 @@ arbor_status_t arb_calib_parse(const char *text, arb_calib_t *out, char *err, si
                         lineno, ARB_CALIB_VERSION);
                 return ARBOR_ERR_CONFIG;
             }
-            if (!word(&q, v, sizeof(v)) || !rest_blank(q) || strcmp(v, "1")) {
+            bool got = word(&q, v, sizeof(v)) && rest_blank(q);
+            char two[16];
+            snprintf(two, sizeof(two), "%d", ARB_CALIB_VERSION);
+            bool v1 = got && !strcmp(v, "1");
+            if (!got || (!v1 && strcmp(v, two))) {
                 set_err(err, errlen,
-                        "line %d: unsupported calibration format (this arbor reads "
-                        "version %d)",
-                        lineno, ARB_CALIB_VERSION);
+                        "line %d: unsupported calibration format \"%s\" (this arbor reads "
+                        "versions 1 and %d; write a new one with arbor-info --calibrate -o FILE)",
+                        lineno, v, ARB_CALIB_VERSION);
                 return ARBOR_ERR_CONFIG;
             }
+            c.version = v1 ? 1 : ARB_CALIB_VERSION;
             versioned = true;
             continue;
         }
@@ -199,7 +204,8 @@ size_t arb_calib_format(const arb_calib_t *c, char *buf, size_t len)
         (size_t)snprintf(used < len ? buf + used : NULL, used < len ? len - used : 0, __VA_ARGS__)
     if (len) buf[0] = '\0';
     PUT("# arbor LogGP calibration (docs/PERFORMANCE.md, \"Calibration\"): L, os, or, g in us;\n"
-        "# G (through a landing slot), G1 (one copy) and Gop (reduction) in us per byte\n");
+        "# G (through a landing slot), G1 (one copy), Gop (reduction) and Gc (cross-memory\n"
+        "# attach) in us per byte; call (one collective call besides its messages) in us\n");
     PUT("arbor-calibration %d\ntransport %s\n", ARB_CALIB_VERSION, c->transport);
     for (int p = 0; p < ARB_CALIB_PATHS; p++) {
         if (!(c->have & (1u << p))) continue;

@@ -3,17 +3,19 @@
  * parameters measured once on a machine, per level and path, so that a job loads them instead
  * of measuring at every start. Text, one item per line, '#' starts a comment line:
  *
- *   arbor-calibration 1
+ *   arbor-calibration 2
  *   transport ucx
- *   intra mapped L=0.12,os=0.05,or=0.05,g=0.05,G=8e-05,G1=2e-05,Gop=3e-05
- *   intra rma    L=0.9,os=0.3,or=0.3,g=0.3,G=0.0001,G1=0.0001,Gop=3e-05
- *   inter rma    L=20,os=2,or=2,g=2,G=0.001,G1=0.001,Gop=3e-05
+ *   intra mapped L=0.12,os=0.05,or=0.05,g=0.05,G=8e-05,G1=2e-05,Gop=3e-05,call=0.1
+ *   intra rma    L=0.9,os=0.3,or=0.3,g=0.3,G=0.0001,G1=0.0001,Gop=3e-05,call=0.1
+ *   inter rma    L=20,os=2,or=2,g=2,G=0.001,G1=0.001,Gop=3e-05,call=0.1
  *
  * A model line is a level (intra: between ranks of one node; inter: between nodes), the path
  * the landing channels take there (mapped: loads and stores into a peer's mapped segment; rma:
- * the transport's put and atomics), and the ARBOR_LOGP keys: L, os, or, g and G required, G1
- * and Gop optional (0: not known, logp.h says what stands in). Between nodes the path is rma.
- * The parser is strict: every error names its line.
+ * the transport's put and atomics), and the ARBOR_LOGP keys: L, os, or, g and G required, G1,
+ * Gop, Gc and call optional (0: not known, logp.h says what stands in). Between nodes the path
+ * is rma. The parser is strict: every error names its line.
+ * Version 2 added call, the per-call cost (logp.h); a version 1 file (written before it) still
+ * loads, with call = 0: the model its figures were measured for (version in arb_calib_t).
  */
 #ifndef ARB_ALGORITHMS_LOGP_FILE_H
 #define ARB_ALGORITHMS_LOGP_FILE_H
@@ -23,11 +25,12 @@
 #include "algorithms/logp.h"
 
 enum { ARB_CALIB_INTRA_MAPPED = 0, ARB_CALIB_INTRA_RMA, ARB_CALIB_INTER_RMA, ARB_CALIB_PATHS };
-#define ARB_CALIB_VERSION 1
+#define ARB_CALIB_VERSION 2
 
 typedef struct {
     char transport[32]; /* the transport it was measured on ("ucx", "ofi:shm", ...) */
     unsigned have;      /* bit p: m[p] was given */
+    int version;        /* the format version the text had (1 or ARB_CALIB_VERSION) */
     arb_logp_t m[ARB_CALIB_PATHS];
 } arb_calib_t;
 

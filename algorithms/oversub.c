@@ -10,6 +10,13 @@
  * prices at one latency costs P - 1 messages' work per rank. The bound is that work divided by
  * the CPUs, over the busiest group; the selector takes the larger of it and the LogGP time.
  *
+ * On one oversubscribed node (more ranks than CPUs, the same on every rank) the bound applies as
+ * well, with two differences: the wake-up is left out (arb_model_oversubscribed has put it in
+ * every hop's L already), and every combine and local copy counts as CPU work (the byte costs a
+ * rank's CPU spends that its peers' cannot overlap). There it moved allreduce 16 KiB at P = 4
+ * on 2 cores from direct to recursive doubling, measured right in every bench/fidelity run
+ * (docs/PERFORMANCE.md); the multi-node bound is unchanged.
+ *
  * The work is counted on the schedules themselves: the candidate's builder runs for every rank
  * of the group and each SEND and RECV step is priced per chunk by the level it crosses. So
  * every algorithm is priced by what it sends, with no per-family formula, and every rank counts
@@ -56,18 +63,26 @@ static double rank_work(const arb_alg_desc_t *alg, const arb_coll_args_t *a, con
         return INFINITY;
     }
     const arb_topo_t *t = a->topo;
-    double work = 0;
+    bool multi = arb_topo_multi(t);
+    /* On one node the wake-up is already in every hop's L (arb_model_oversubscribed). */
+    double work = 0, wake = multi ? t->wake : 0;
     for (int i = 0; i < s.nsteps; i++) {
         const arb_step_t *st = &s.steps[i];
+        double bytes = (double)st->bytes * blk;
+        if (st->kind == ARB_STEP_COPY && !multi) { /* a local copy or combine: CPU work too */
+            work +=
+                st->combine ? arb_logp_combine(m, (size_t)bytes) : bytes * arb_logp_one_copy(m).G;
+            continue;
+        }
         if (st->kind != ARB_STEP_SEND && st->kind != ARB_STEP_RECV) continue;
         if (st->peer < 0 || st->peer >= a->size) continue;
-        const arb_logp_t *lv = t->node[st->peer] == t->node[r] ? m : &t->inter;
-        double bytes = (double)st->bytes * blk;
+        const arb_logp_t *lv = !multi || t->node[st->peer] == t->node[r] ? m : &t->inter;
         double chunks = a->chunk && bytes > (double)a->chunk ? ceil(bytes / (double)a->chunk) : 1;
         if (st->kind == ARB_STEP_SEND)
             work += chunks * lv->os + bytes * lv->G;
         else
-            work += chunks * (lv->orecv + t->wake);
+            work += chunks * (lv->orecv + wake) +
+                    (st->combine && !multi ? arb_logp_combine(lv, (size_t)bytes) : 0);
     }
     arb_sched_free(&s);
     return work;
@@ -83,8 +98,7 @@ double arb_oversub_bound(const arb_alg_desc_t *alg, const arb_coll_args_t *a, co
     const arb_topo_t *t = a->topo;
     /* An offloaded candidate's messages are the provider's, not in its schedule: its own price
      * stands. */
-    if (!arb_topo_multi(t) || t->nshared < 2 || t->shared_cpus < 1 || !alg->build || alg->needs)
-        return 0;
+    if (!t || t->nshared < 2 || t->shared_cpus < 1 || !alg->build || alg->needs) return 0;
     /* A rank knows only its own piece of these (the core's layout), so another rank's schedule
      * cannot be built here alike on every rank: no bound, the choice stays uniform. */
     if (a->coll == ARB_COLL_SCATTERV || a->coll == ARB_COLL_GATHERV ||

@@ -63,6 +63,14 @@ static inline bool arb_topo_multi(const arb_topo_t *t)
     return t != NULL && t->nnodes > 1 && t->node != NULL;
 }
 
+/* One node whose ranks outnumber its CPUs (nshared > 0 without a multi-node team): a message
+ * there waits for its receiver to be scheduled, so no pipeline streams through every rank at
+ * once. */
+static inline bool arb_topo_oversubscribed(const arb_topo_t *t)
+{
+    return t != NULL && t->nshared > 0 && !arb_topo_multi(t);
+}
+
 /* Builds a node-aware tree for P ranks rooted at team rank root (virtual rank 0), children in
  * send order. ARBOR_ERR_INVALID_ARG without a multi-node topology or with a bad kind. */
 arbor_status_t arb_tree_build_topo(int kind, int P, const arb_logp_t *intra, const arb_topo_t *topo,

@@ -2,9 +2,11 @@
  * arbor-bench: OSU-style latency of arbor's collectives, run under a PMIx launcher:
  *   mpirun -n 4 build/bin/arbor-bench --op bcast --sizes 8,65536 --iters 1000 --format csv
  * Each iteration is timed on every rank after a barrier; a row reports the mean over ranks of
- * each rank's mean (avg_us), the smallest and largest per-rank mean, the median and 99th
- * percentile of the slowest rank per iteration, and whether the data of the last iteration
- * was right (check). Sizes are bytes per rank block for scatter / gather / allgather /
+ * each rank's mean call time (avg_us), the smallest and largest per-rank mean, the median and
+ * 99th percentile of the iteration's time, and whether the data of the last iteration was right
+ * (check). An iteration's time is the last rank's end minus the first rank's start where every
+ * rank reads one clock (one node: bench/clock_id.h says why), else (or with --timing rank) the
+ * slowest rank's own call time. Sizes are bytes per rank block for scatter / gather / allgather /
  * alltoall (and their v-variants, with equal counts) and reduce_scatter, and the whole vector
  * for bcast and the other reductions. --cold rotates through buffers larger than the
  * last-level cache so that small messages are not measured warm.
@@ -28,6 +30,7 @@
 
 #include "arbor.h"
 #include "bench/bench_ops.h"
+#include "bench/clock_id.h"
 #include "bench/rma_ops.h"
 
 typedef struct {
@@ -39,9 +42,11 @@ typedef struct {
     const char *format;
     int dtype_idx, rop_idx;
     int cold;
+    int timing; /* 0: auto, 1: span (one clock), 2: per rank */
 } opts_t;
 
 static int rank, size;
+static int span_timing; /* iterations timed first start to last end (one clock) */
 
 static double now_us(void)
 {
@@ -56,7 +61,8 @@ static void usage(FILE *f)
             "usage: arbor-bench [--op LIST|all] [--sizes 8,64K,1M] [--iters N] [--warmup N]\n"
             "                   [--root R] [--algorithm NAME] [--dtype int32|int64|float|double]\n"
             "                   [--reduce-op sum|prod|min|max|band|bor|bxor] [--cold]\n"
-            "                   [--symmetric] [--registered] [--format table|csv|json]\nops:");
+            "                   [--symmetric] [--registered] [--timing auto|span|rank]\n"
+            "                   [--format table|csv|json]\nops:");
     for (int i = 0; i < bench_nops; i++) fprintf(f, " %s", bench_ops[i].name);
     fprintf(f, "\none-sided ops (onesided: all of them):");
     for (int i = 0; i < bench_rma_nops; i++) fprintf(f, " %s", bench_rma_names[i]);
@@ -116,11 +122,11 @@ static int find_name(const char *const *names, int n, const char *s)
 static int parse_args(int argc, char **argv, opts_t *o)
 {
     static const struct option lo[] = {
-        {"op", 1, 0, 'o'},         {"sizes", 1, 0, 's'}, {"iters", 1, 0, 'i'},
-        {"warmup", 1, 0, 'w'},     {"root", 1, 0, 'r'},  {"algorithm", 1, 0, 'a'},
-        {"format", 1, 0, 'f'},     {"dtype", 1, 0, 'd'}, {"reduce-op", 1, 0, 'p'},
-        {"cold", 0, 0, 'c'},       {"help", 0, 0, 'h'},  {"symmetric", 0, 0, 'y'},
-        {"registered", 0, 0, 'g'}, {0, 0, 0, 0}};
+        {"op", 1, 0, 'o'},         {"sizes", 1, 0, 's'},  {"iters", 1, 0, 'i'},
+        {"warmup", 1, 0, 'w'},     {"root", 1, 0, 'r'},   {"algorithm", 1, 0, 'a'},
+        {"format", 1, 0, 'f'},     {"dtype", 1, 0, 'd'},  {"reduce-op", 1, 0, 'p'},
+        {"cold", 0, 0, 'c'},       {"help", 0, 0, 'h'},   {"symmetric", 0, 0, 'y'},
+        {"registered", 0, 0, 'g'}, {"timing", 1, 0, 't'}, {0, 0, 0, 0}};
     int c;
     *o = (opts_t){.op_mask = 3, .iters = 1000, .warmup = 100, .format = "table"};
     o->sizes[0] = 8;
@@ -160,6 +166,11 @@ static int parse_args(int argc, char **argv, opts_t *o)
             break;
         case 'g':
             bench_rma_registered = 1;
+            break;
+        case 't':
+            if ((o->timing = find_name((const char *const[]){"auto", "span", "rank"}, 3, optarg)) <
+                0)
+                return fprintf(stderr, "arbor-bench: --timing takes auto, span or rank\n"), -1;
             break;
         case 'd':
             if ((o->dtype_idx = find_name(bench_dtype_names, bench_ndtypes, optarg)) < 0)
@@ -249,35 +260,65 @@ typedef struct {
     int ok;
 } rank_result_t;
 
-/* Reduces this rank's times to the row on rank 0 (with arbor's own collectives). With
- * @p driver_only (one-sided ops) the row is rank 0's: the targets only wait in barriers. */
-static int summarize(const opts_t *o, double *t, int ok, int driver_only, double v[5], int *allok)
+/* Reduces this rank's times to the row on rank 0 (with arbor's own collectives): @p t0 and
+ * @p t1 hold each iteration's start and end on this rank's clock. With @p driver_only (one-sided
+ * ops) the row is rank 0's: the targets only wait in barriers. */
+static int summarize(const opts_t *o, const double *t0, const double *t1, int ok, int driver_only,
+                     double v[5], int *allok)
 {
     rank_result_t mine = {0, ok}, *all = malloc(sizeof(*all) * (size_t)size);
-    double *slowest = malloc(sizeof(double) * (size_t)o->iters);
-    if (!all || !slowest) return -1;
-    for (int i = 0; i < o->iters; i++) mine.mean += t[i] / o->iters;
-    arbor_allgather(ARBOR_TEAM_WORLD, &mine, all, sizeof(mine), ARBOR_BYTE);
-    arbor_allreduce(ARBOR_TEAM_WORLD, t, slowest, (size_t)o->iters, ARBOR_DOUBLE, ARBOR_MAX);
-    v[0] = 0, v[1] = v[2] = all[0].mean;
-    *allok = 1;
-    for (int r = 0; r < size; r++) {
-        v[0] += all[r].mean / size;
-        v[1] = fmin(v[1], all[r].mean);
-        v[2] = fmax(v[2], all[r].mean);
-        *allok &= all[r].ok;
+    size_t n = (size_t)o->iters;
+    double *own = malloc(sizeof(double) * n), *iter = malloc(sizeof(double) * n);
+    double *first = malloc(sizeof(double) * n);
+    int rc = 0;
+    if (!all || !own || !iter || !first) rc = -1;
+    for (size_t i = 0; !rc && i < n; i++) own[i] = t1[i] - t0[i], mine.mean += own[i] / o->iters;
+    if (!rc && arbor_allgather(ARBOR_TEAM_WORLD, &mine, all, sizeof(mine), ARBOR_BYTE) != ARBOR_OK)
+        rc = -1;
+    if (!rc && span_timing && !driver_only) {
+        /* first start and last end over ranks: the iteration as a whole */
+        if (arbor_allreduce(ARBOR_TEAM_WORLD, t0, first, n, ARBOR_DOUBLE, ARBOR_MIN) != ARBOR_OK ||
+            arbor_allreduce(ARBOR_TEAM_WORLD, t1, iter, n, ARBOR_DOUBLE, ARBOR_MAX) != ARBOR_OK)
+            rc = -1;
+        for (size_t i = 0; !rc && i < n; i++) iter[i] -= first[i];
+    } else if (!rc &&
+               arbor_allreduce(ARBOR_TEAM_WORLD, own, iter, n, ARBOR_DOUBLE, ARBOR_MAX) != ARBOR_OK)
+        rc = -1;
+    if (!rc) {
+        v[0] = 0, v[1] = v[2] = all[0].mean;
+        *allok = 1;
+        for (int r = 0; r < size; r++) {
+            v[0] += all[r].mean / size;
+            v[1] = fmin(v[1], all[r].mean);
+            v[2] = fmax(v[2], all[r].mean);
+            *allok &= all[r].ok;
+        }
+        if (driver_only) v[0] = v[1] = v[2] = all[0].mean;
+        qsort(iter, n, sizeof(double), cmp_double);
+        v[3] = iter[o->iters / 2];
+        v[4] = iter[(int)((o->iters - 1) * 0.99)];
     }
-    if (driver_only) v[0] = v[1] = v[2] = all[0].mean;
-    qsort(slowest, (size_t)o->iters, sizeof(double), cmp_double);
-    v[3] = slowest[o->iters / 2];
-    v[4] = slowest[(int)((o->iters - 1) * 0.99)];
     free(all);
-    free(slowest);
-    return 0;
+    free(own);
+    free(iter);
+    free(first);
+    return rc;
+}
+
+/* Whether every rank reads one clock (auto), or what --timing says. */
+static int choose_span_timing(const opts_t *o)
+{
+    if (o->timing) return o->timing == 1;
+    uint64_t id = bench_clock_id(), lo = 0, hi = 0;
+    if (arbor_allreduce(ARBOR_TEAM_WORLD, &id, &lo, 1, ARBOR_UINT64, ARBOR_MIN) != ARBOR_OK ||
+        arbor_allreduce(ARBOR_TEAM_WORLD, &id, &hi, 1, ARBOR_UINT64, ARBOR_MAX) != ARBOR_OK)
+        return 0;
+    return lo == hi;
 }
 
 /* One row of a one-sided op: rank 0 drives, the others serve (bench/rma_ops.c). */
-static int run_rma(const opts_t *o, int op, size_t bytes, double *t, const char *tp, int *first)
+static int run_rma(const opts_t *o, int op, size_t bytes, double *t0, double *t1, const char *tp,
+                   int *first)
 {
     bench_rma_point_t pt;
     if (bench_rma_setup(&pt, op, bytes, rank, size)) {
@@ -293,10 +334,10 @@ static int run_rma(const opts_t *o, int op, size_t bytes, double *t, const char 
     for (int it = 0; it < total && bst == ARBOR_OK; it++) {
         bench_rma_fill(&pt, it, it == total - 1);
         if ((bst = arbor_barrier(ARBOR_TEAM_WORLD)) != ARBOR_OK) break;
-        double t0 = now_us();
+        double start = now_us();
         if (st == ARBOR_OK) st = bench_rma_run(&pt, it);
-        double dt = rank == 0 ? (now_us() - t0) / pt.reps : 0;
-        if (it >= o->warmup) t[it - o->warmup] = dt;
+        double dt = rank == 0 ? (now_us() - start) / pt.reps : 0;
+        if (it >= o->warmup) t0[it - o->warmup] = 0, t1[it - o->warmup] = dt;
     }
     int failed = st != ARBOR_OK || bst != ARBOR_OK, any = failed;
     if (bst == ARBOR_OK) arbor_allreduce(ARBOR_TEAM_WORLD, &failed, &any, 1, ARBOR_INT, ARBOR_MAX);
@@ -309,7 +350,7 @@ static int run_rma(const opts_t *o, int op, size_t bytes, double *t, const char 
     }
     int ok = bench_rma_check(&pt, total), allok = 0, rc = 0;
     double v[5];
-    if (summarize(o, t, ok, 1, v, &allok)) rc = 1;
+    if (summarize(o, t0, t1, ok, 1, v, &allok)) rc = 1;
     if (rank == 0 && !rc)
         print_row(o, bench_rma_names[op], pt.bytes, bench_rma_registered ? "rma+reg" : "rma", tp, v,
                   allok, *first);
@@ -336,8 +377,10 @@ int main(int argc, char **argv)
     }
     const char *tp;
     arbor_transport_name(&tp);
-    double *t = malloc(sizeof(double) * (size_t)o.iters);
-    int first = 1, rc = 0;
+    double *t0 = malloc(sizeof(double) * (size_t)o.iters);
+    double *t1 = malloc(sizeof(double) * (size_t)o.iters);
+    int first = 1, rc = !t0 || !t1;
+    span_timing = choose_span_timing(&o);
 
     for (int op = 0; op < bench_nops && rc == 0; op++) {
         if (!(o.op_mask & (1u << op))) continue;
@@ -357,10 +400,10 @@ int main(int argc, char **argv)
                 int last = it == total - 1;
                 bench_fill(&pt, it, last);
                 if ((st = arbor_barrier(ARBOR_TEAM_WORLD)) != ARBOR_OK) break;
-                double t0 = now_us();
+                double start = now_us();
                 st = bench_run(&pt, it);
-                double dt = now_us() - t0;
-                if (it >= o.warmup) t[it - o.warmup] = dt;
+                double end = now_us();
+                if (it >= o.warmup) t0[it - o.warmup] = start, t1[it - o.warmup] = end;
                 if (last && st == ARBOR_OK) ok = bench_check(&pt, it);
             }
             if (st != ARBOR_OK) {
@@ -385,7 +428,7 @@ int main(int argc, char **argv)
             }
             double v[5];
             int allok = 0;
-            if (summarize(&o, t, ok, 0, v, &allok)) rc = 1;
+            if (summarize(&o, t0, t1, ok, 0, v, &allok)) rc = 1;
             if (rank == 0 && !rc)
                 print_row(&o, bench_ops[op].name, pt.bytes, alg, tp, v, allok, first);
             first = 0;
@@ -397,12 +440,13 @@ int main(int argc, char **argv)
         if (!(o.op_mask & (1u << (bench_nops + op)))) continue;
         for (int s = 0; s < o.nsizes && rc == 0; s++) {
             if (s > 0 && bench_rma_size_free(op)) break;
-            rc = run_rma(&o, op, o.sizes[s], t, tp, &first);
+            rc = run_rma(&o, op, o.sizes[s], t0, t1, tp, &first);
         }
     }
     if (rank == 0 && !strcmp(o.format, "json") && !first) printf("\n]\n");
     fflush(stdout);
-    free(t);
+    free(t0);
+    free(t1);
     st = arbor_finalize();
     return rc ? rc : st != ARBOR_OK;
 }

@@ -4,9 +4,11 @@
  * linked with (it does not link libarbor):
  *   mpirun -n 4 build/bin/arbor-mpi-bench --op bcast --sizes 8,65536 --iters 1000 --format csv
  * Each iteration is timed on every rank after an MPI_Barrier; a row reports the mean over ranks
- * of each rank's mean (avg_us), the smallest and largest per-rank mean, the median and 99th
- * percentile of the slowest rank per iteration, and whether the data of the last iteration was
- * right (check). Sizes are bytes per rank block for scatter / gather / allgather / alltoall (and
+ * of each rank's mean call time (avg_us), the smallest and largest per-rank mean, the median and
+ * 99th percentile of the iteration's time, and whether the data of the last iteration was right
+ * (check). An iteration's time is the last rank's end minus the first rank's start where every
+ * rank reads one clock (bench/clock_id.h), else (or with --timing rank) the slowest rank's own
+ * call time, as in arbor-bench. Sizes are bytes per rank block for scatter / gather / allgather / alltoall (and
  * their v-variants) and reduce_scatter (MPI_Reduce_scatter_block), the whole vector for bcast
  * and the other reductions. --cold rotates through buffers whose total exceeds 64 MiB.
  * The transport column is "mpi:<flavour>" with the flavour from ARBOR_MPI_FLAVOUR (bench/compare
@@ -25,6 +27,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock_id.h"
 #include "mpi_rma.h"
 
 enum { BARRIER, BCAST, SCATTER, SCATTERV, GATHER, GATHERV, ALLGATHER, ALLGATHERV, ALLTOALL,
@@ -47,6 +50,7 @@ typedef struct {
     const char *format;
     int dtype_idx, rop_idx;
     int cold;
+    int timing; /* 0: auto, 1: span (one clock), 2: per rank */
 } opts_t;
 
 typedef struct {
@@ -306,7 +310,7 @@ static void usage(FILE *f)
     fprintf(f, "usage: arbor-mpi-bench [--op LIST|all] [--sizes 8,64K,1M] [--iters N] [--warmup N]\n"
                "                       [--root R] [--dtype int32|int64|float|double]\n"
                "                       [--reduce-op sum|prod|min|max|band|bor|bxor] [--cold]\n"
-               "                       [--format table|csv|json]\nops:");
+               "                       [--timing auto|span|rank] [--format table|csv|json]\nops:");
     for (int i = 0; i < NOPS; i++) fprintf(f, " %s", op_names[i]);
     fprintf(f, "\none-sided ops (onesided: all of them):");
     for (int i = 0; i < mpi_rma_nops; i++) fprintf(f, " %s", mpi_rma_names[i]);
@@ -367,7 +371,8 @@ static int parse_args(int argc, char **argv, opts_t *o)
         {"op", 1, 0, 'o'},     {"sizes", 1, 0, 's'},     {"iters", 1, 0, 'i'},
         {"warmup", 1, 0, 'w'}, {"root", 1, 0, 'r'},      {"algorithm", 1, 0, 'a'},
         {"format", 1, 0, 'f'}, {"dtype", 1, 0, 'd'},     {"reduce-op", 1, 0, 'p'},
-        {"cold", 0, 0, 'c'},   {"help", 0, 0, 'h'},      {0, 0, 0, 0}};
+        {"cold", 0, 0, 'c'},   {"help", 0, 0, 'h'},      {"timing", 1, 0, 't'},
+        {0, 0, 0, 0}};
     int c;
     *o = (opts_t){.op_mask = 3, .iters = 1000, .warmup = 100, .format = "table"};
     o->sizes[0] = 8;
@@ -384,6 +389,10 @@ static int parse_args(int argc, char **argv, opts_t *o)
             return fprintf(stderr, "arbor-mpi-bench: --algorithm is arbor's; MPI picks its own\n"), -1;
         case 'f': o->format = optarg; break;
         case 'c': o->cold = 1; break;
+        case 't':
+            if ((o->timing = find_name((const char *const[]){"auto", "span", "rank"}, 3, optarg)) < 0)
+                return fprintf(stderr, "arbor-mpi-bench: --timing takes auto, span or rank\n"), -1;
+            break;
         case 'd':
             if ((o->dtype_idx = find_name(dtype_names, 4, optarg)) < 0)
                 return fprintf(stderr, "arbor-mpi-bench: --dtype takes int32, int64, float, double\n"), -1;
@@ -437,8 +446,11 @@ static void print_row(const opts_t *o, const char *op, size_t bytes, const char 
 
 /* Reduces this rank's times to the row on rank 0; with @p driver_only (one-sided ops) the row
  * is rank 0's, the targets only waiting in barriers. */
-static int summarize(const opts_t *o, const double *t, int ok, int driver_only, double v[5],
-                     int *allok)
+static int span_timing; /* iterations timed first start to last end (one clock) */
+
+/* @p t0 holds each iteration's start on this rank's clock, @p t its call time. */
+static int summarize(const opts_t *o, const double *t0, const double *t, int ok, int driver_only,
+                     double v[5], int *allok)
 {
     double mine = 0, *all = malloc(sizeof(double) * (size_t)size);
     double *slowest = malloc(sizeof(double) * (size_t)o->iters);
@@ -447,7 +459,18 @@ static int summarize(const opts_t *o, const double *t, int ok, int driver_only, 
     for (int i = 0; i < o->iters; i++) mine += t[i] / o->iters;
     MPI_Allgather(&mine, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, MPI_COMM_WORLD);
     MPI_Allgather(&ok, 1, MPI_INT, oks, 1, MPI_INT, MPI_COMM_WORLD);
-    MPI_Allreduce(t, slowest, o->iters, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    if (span_timing && !driver_only) {
+        /* first start and last end over ranks: the iteration as a whole */
+        double *first = malloc(sizeof(double) * (size_t)o->iters);
+        if (!first) return -1;
+        for (int i = 0; i < o->iters; i++) first[i] = t0[i] + t[i];
+        MPI_Allreduce(first, slowest, o->iters, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        MPI_Allreduce(t0, first, o->iters, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+        for (int i = 0; i < o->iters; i++) slowest[i] -= first[i];
+        free(first);
+    } else {
+        MPI_Allreduce(t, slowest, o->iters, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    }
     v[0] = 0, v[1] = v[2] = all[0];
     *allok = 1;
     for (int r = 0; r < size; r++) {
@@ -482,7 +505,8 @@ static void transport_name(char *buf, size_t len)
 }
 
 /* One row of a one-sided op: rank 0 drives, the others are targets (bench/mpi_rma.c). */
-static int run_rma(const opts_t *o, int op, size_t bytes, double *t, const char *tp, int *first)
+static int run_rma(const opts_t *o, int op, size_t bytes, double *ts, double *t, const char *tp,
+                   int *first)
 {
     mpi_rma_point_t pt;
     if (mpi_rma_setup(&pt, op, bytes, rank, size)) {
@@ -498,7 +522,7 @@ static int run_rma(const opts_t *o, int op, size_t bytes, double *t, const char 
         double t0 = now_us();
         st = mpi_rma_run(&pt, it);
         double dt = rank == 0 ? (now_us() - t0) / pt.reps : 0;
-        if (it >= o->warmup) t[it - o->warmup] = dt;
+        if (it >= o->warmup) ts[it - o->warmup] = 0, t[it - o->warmup] = dt;
     }
     if (st != MPI_SUCCESS) {
         char msg[MPI_MAX_ERROR_STRING];
@@ -511,7 +535,7 @@ static int run_rma(const opts_t *o, int op, size_t bytes, double *t, const char 
     }
     int ok = mpi_rma_check(&pt, total), allok = 0, rc = 0;
     double v[5];
-    if (summarize(o, t, ok, 1, v, &allok)) rc = 1;
+    if (summarize(o, ts, t, ok, 1, v, &allok)) rc = 1;
     if (rank == 0 && !rc) print_row(o, mpi_rma_names[op], pt.bytes, "mpi", tp, v, allok, *first);
     *first = 0;
     mpi_rma_teardown(&pt);
@@ -537,6 +561,15 @@ int main(int argc, char **argv)
     char tp[64];
     transport_name(tp, sizeof(tp));
     double *t = malloc(sizeof(double) * (size_t)o.iters);
+    double *ts = malloc(sizeof(double) * (size_t)o.iters);
+    if (o.timing) {
+        span_timing = o.timing == 1;
+    } else {
+        unsigned long long id = bench_clock_id(), lo = 0, hi = 0;
+        MPI_Allreduce(&id, &lo, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
+        MPI_Allreduce(&id, &hi, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+        span_timing = lo == hi;
+    }
     int first = 1, rc = 0, st = MPI_SUCCESS;
 
     for (int op = 0; op < NOPS && rc == 0; op++) {
@@ -559,7 +592,7 @@ int main(int argc, char **argv)
                 double t0 = now_us();
                 st = run(&pt, it);
                 double dt = now_us() - t0;
-                if (it >= o.warmup) t[it - o.warmup] = dt;
+                if (it >= o.warmup) ts[it - o.warmup] = t0, t[it - o.warmup] = dt;
                 if (last && st == MPI_SUCCESS) ok = check(&pt, it);
             }
             if (st != MPI_SUCCESS) {
@@ -575,7 +608,7 @@ int main(int argc, char **argv)
             }
             double v[5];
             int allok = 0;
-            if (summarize(&o, t, ok, 0, v, &allok)) rc = 1;
+            if (summarize(&o, ts, t, ok, 0, v, &allok)) rc = 1;
             if (rank == 0 && !rc) print_row(&o, op_names[op], pt.bytes, "mpi", tp, v, allok, first);
             first = 0;
             if (!allok) rc = 1;
@@ -586,12 +619,13 @@ int main(int argc, char **argv)
         if (!(o.op_mask & (1u << (NOPS + op)))) continue;
         for (int s = 0; s < o.nsizes && rc == 0; s++) {
             if (s > 0 && mpi_rma_size_free(op)) break;
-            rc = run_rma(&o, op, o.sizes[s], t, tp, &first);
+            rc = run_rma(&o, op, o.sizes[s], ts, t, tp, &first);
         }
     }
     if (rank == 0 && !strcmp(o.format, "json") && !first) printf("\n]\n");
     fflush(stdout);
     free(t);
+    free(ts);
     MPI_Finalize();
     return rc;
 }

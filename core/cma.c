@@ -25,7 +25,19 @@ static struct {
     bool usable;
     uint64_t *pid; /* [world size] */
     char why[160];
+    uint8_t *bounce; /* arb_cma_bounce */
+    size_t bounce_cap;
 } cma;
+
+uint8_t *arb_cma_bounce(size_t len)
+{
+    if (cma.bounce_cap < len) {
+        uint8_t *b = realloc(cma.bounce, len);
+        if (!b) return NULL;
+        cma.bounce = b, cma.bounce_cap = len;
+    }
+    return cma.bounce;
+}
 
 int arb_cma_read_pid(uint64_t pid, void *dst, uintptr_t addr, size_t len)
 {
@@ -63,6 +75,9 @@ void arb_cma_fini(void)
 {
     free(cma.pid);
     cma.pid = NULL;
+    free(cma.bounce);
+    cma.bounce = NULL;
+    cma.bounce_cap = 0;
     cma.usable = false;
 }
 

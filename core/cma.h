@@ -34,6 +34,20 @@ const char *arb_cma_why(void);
 int arb_cma_read(int r, void *dst, uintptr_t addr, size_t len);
 /* The same from process pid (the probe, before the agreement). */
 int arb_cma_read_pid(uint64_t pid, void *dst, uintptr_t addr, size_t len);
+/* Calls smaller than this take cross-memory attach only when forced (ARBOR_CMA=always): one
+ * process_vm_readv costs about 1.5 us besides its pages, more than a whole two-copy call. */
+#define ARB_CMA_MIN_BYTES 4096
+/* The same for reductions (a reduce_scatter's block): reading into a bounce buffer and combining
+ * from there measured slower than the slots at 64 KiB on ofi:shm (P = 2: reduce_scatter 16.3
+ * against 12.9 us, reduce 11.4 against 9.9), even or faster from 128 KiB (reduce_scatter 22.4
+ * against 30.2, reduce 18.4 against 19.5; 1 MiB 145 against 275 and 151 against 190). */
+#define ARB_CMA_REDUCE_MIN_BYTES (128 * 1024)
+/* A reduction reads a peer's span into a bounce buffer and combines it from there
+ * (core/executor.c), this many chunks at a time. */
+#define ARB_CMA_COMBINE_CHUNKS 4
+/* The process's bounce buffer, at least len bytes (kept until arb_cma_fini; NULL when out of
+ * memory). Used under the engine lock only, like every executor step. */
+uint8_t *arb_cma_bounce(size_t len);
 /* Adopts the agreed state (core/cma_probe.c): pid[world size] (taken over) when usable, NULL
  * when not, and why for messages. */
 void arb_cma_adopt(uint64_t *pid, const char *why);

@@ -42,10 +42,9 @@ int arb_direct_eligible(const struct arbor_team *t, int coll, uint64_t flags)
     if (!direct_kind(coll) || t->size < 2) return ARB_DIRECT_NONE;
     if ((flags & ARBOR_SYMMETRIC) && arb_ctx.cfg.onecopy != ARB_ONECOPY_NEVER && arb_rma.all_mapped)
         return ARB_DIRECT_SEGMENT;
-    /* Cross-memory attach lands a chunk in the receiver's buffer (core/cma.h): a reduction's
-     * receiver would have to read it into scratch and combine from there, no fewer copies. */
-    if (!direct_reduction(coll) && arb_ctx.cfg.cma != ARB_CMA_NEVER && arb_cma_usable())
-        return ARB_DIRECT_CMA;
+    /* Cross-memory attach: a reduction's receiver reads the peer's span into a bounce buffer
+     * and combines from there (core/executor.c); the sender copies nothing. */
+    if (arb_ctx.cfg.cma != ARB_CMA_NEVER && arb_cma_usable()) return ARB_DIRECT_CMA;
     return ARB_DIRECT_NONE;
 }
 
@@ -161,6 +160,15 @@ int arb_direct_choose(const arb_coll_args_t *a, int forced, const arb_logp_t *m,
         cma ? arb_ctx.cfg.cma == ARB_CMA_ALWAYS : arb_ctx.cfg.onecopy == ARB_ONECOPY_ALWAYS;
     double p2[32] = {0}, p1[32] = {0};
     if (n > 32) return 0;
+    /* Below a page a cross-memory read's system call alone costs more than the whole two-copy
+     * call: not priced at all, since calls of vector collectives (reduce_scatter) are not
+     * cached and would pay for the pricing every time. A reduction's read through the bounce
+     * buffer lost below 128 KiB (a reduce_scatter's block) where the model's Gc took it
+     * (docs/PERFORMANCE.md). */
+    size_t unit = a->coll == ARB_COLL_REDUCE_SCATTER ? a->bytes / (size_t)a->size : a->bytes;
+    if (cma && !always &&
+        unit < (direct_reduction(a->coll) ? ARB_CMA_REDUCE_MIN_BYTES : ARB_CMA_MIN_BYTES))
+        return 0;
     arb_coll_args_t b = *a;
     b.one_copy = 1;
     int a2 = arb_select(a, m, forced, p2), a1 = 0;
@@ -169,7 +177,10 @@ int arb_direct_choose(const arb_coll_args_t *a, int forced, const arb_logp_t *m,
      * Candidates are checked cheapest first (each check builds a schedule) and the first that
      * can run one-copy wins (one_copy_candidate). */
     double settle = arb_logp_one_copy_settle(m), t1 = INFINITY;
+    double t2 = p2[a2];
+    if (cma && exchange_cpu(a, m) > t2) t2 = exchange_cpu(a, m);
     bool checked[32] = {false};
+    int shown = 0; /* for the message: the one-copy candidate priced, built or not */
     for (;;) {
         int next = 0;
         for (int i = 1; i < n; i++) {
@@ -178,14 +189,17 @@ int arb_direct_choose(const arb_coll_args_t *a, int forced, const arb_logp_t *m,
             if (!next || p1[i] < p1[next]) next = i;
         }
         if (!next) break;
+        /* The cheapest left cannot win: the choice is two copies, without building schedules. */
+        if (!always && !(p1[next] + settle < t2)) {
+            t1 = p1[next] + settle, shown = next;
+            break;
+        }
         checked[next] = true;
         bool ok;
         if (!one_copy_candidate(&tab[next], &b, m1, &ok) || !ok) continue;
-        t1 = p1[next] + settle, a1 = next;
+        t1 = p1[next] + settle, a1 = shown = next;
         break;
     }
-    double t2 = p2[a2];
-    if (cma && exchange_cpu(a, m) > t2) t2 = exchange_cpu(a, m);
     bool one = a1 > 0 && (always || t1 < t2);
     if (arb_ctx.cfg.print_algorithm && a->rank == 0) {
         fprintf(stderr,
@@ -193,7 +207,8 @@ int arb_direct_choose(const arb_coll_args_t *a, int forced, const arb_logp_t *m,
                 "%s=%.3gus -> %s%s\n",
                 arb_coll_name(a->coll), a->bytes, a->size,
                 cma ? "malloc'd buffers, cross-memory attach" : "symmetric buffers",
-                a1 ? tab[a1].name : "none", t1, tab[a2].name, t2, one ? "one copy" : "two copies",
+                shown ? tab[shown].name : "none", t1, tab[a2].name, t2,
+                one ? "one copy" : "two copies",
                 !always ? ""
                 : cma   ? " (ARBOR_CMA=always)"
                         : " (ARBOR_ONECOPY=always)");

@@ -48,8 +48,8 @@ enum { ARB_DIRECT_NONE = 0, ARB_DIRECT_SEGMENT = 1, ARB_DIRECT_CMA = 2 };
 /* Whether a call on t may run one-copy, and how: ARB_DIRECT_SEGMENT for ARBOR_SYMMETRIC in
  * flags with every rank mapping every other (ARBOR_ONECOPY not "never"); ARB_DIRECT_CMA for
  * other calls where cross-memory attach was agreed at init (ARBOR_CMA not "never"); both only
- * for a collective that takes the path (cross-memory attach: not the reductions). The same on
- * every member. */
+ * for a collective that takes the path (a reduction's receiver of a cross-memory read combines
+ * from a bounce buffer: core/executor.c). The same on every member. */
 int arb_direct_eligible(const struct arbor_team *t, int coll, uint64_t flags);
 
 /* Whether a rank's schedule of coll can run one-copy: coll takes the path at all, it sends nothing

@@ -455,7 +455,7 @@ static arbor_status_t schedule_for(struct arbor_team *t, const arb_call_t *c, co
                          .root = rooted(k) ? c->root : 0,
                          .chunk = t->chunk,
                          .commutative = red ? arb_op_commutative(c->op) : 1,
-                         .topo = t->topo.nnodes > 1 ? &t->topo : NULL,
+                         .topo = t->topo.nnodes > 1 || t->topo.nshared > 0 ? &t->topo : NULL,
                          .caps = caps};
     arb_offload_cost(&a.hwcoll_us, &a.hwcoll_software);
     /* Schedules in block units serve a whole size class; reductions split vectors at element

@@ -68,6 +68,13 @@ static const row_t rows[] = {
      "chunks of at least this many bytes are copied into a mapped peer's "
      "slot with non-temporal (streaming) stores (only when every rank has a core); 0 = never",
      T_SIZE, OFF(stream_min), NULL, 0, 1 << 30, 0},
+    {"CHANNEL_BYTES", "2M",
+     "slot bytes per channel (depth x chunk) that the depth grows to from ARBOR_CHANNEL_DEPTH "
+     "where channels from every member fit in a quarter of the segment and no node has more "
+     "ranks than cores; a chunk whose slots span this much goes to a mapped peer with plain or "
+     "streaming stores, whichever the sender's timing of its own copies finds cheaper; 0 = "
+     "neither (the depth stays, every chunk from ARBOR_STREAM_MIN streams)",
+     T_SIZE, OFF(channel_bytes), NULL, 0, 1 << 30, F_UNIFORM},
     {"TIMEOUT", "300",
      "seconds (at least 0.01) a wait may see no progress before it returns a timeout and "
      "cancels the collective, failing its team; 0 waits forever",
@@ -120,9 +127,10 @@ static const row_t rows[] = {
      "buffer in place) and the two copies through landing slots; always / never force it",
      T_ENUM, OFF(onecopy), onecopy_names, 0, 0, F_UNIFORM},
     {"CMA", "auto",
-     "collectives on ordinary (malloc'd) buffers (bcast, scatter, gather, allgather, alltoall) "
-     "between ranks of one node: the receiver may copy straight from the sender's buffer with "
-     "the kernel's cross-memory attach (process_vm_readv), checked at init; auto lets the LogGP "
+     "collectives on ordinary (malloc'd) buffers (bcast, scatter, gather, allgather, alltoall, "
+     "and from 128 KiB allreduce, reduce, reduce_scatter) between ranks of one node: the "
+     "receiver may copy (or combine) straight from the sender's buffer with the kernel's "
+     "cross-memory attach (process_vm_readv), checked at init; auto lets the LogGP "
      "model choose it or the two copies through landing slots (Gc in ARBOR_LOGP prices it), "
      "always takes it wherever permitted, never turns it off, refuse simulates the kernel "
      "refusing it at init (tests)",
@@ -162,7 +170,8 @@ static const row_t rows[] = {
     {"LOGP", "",
      "LogGP parameters in microseconds, e.g. L=2.1,os=0.4,or=0.4,g=0.6,G=0.0001, or per level: "
      "intra:L=0.3,os=0.5;inter:L=20,g=2 (empty: per-transport defaults); keys also G1 (one "
-     "copy) and Gop (reduction), per byte. The keys given win over ARBOR_LOGP_FILE and "
+     "copy), Gop (reduction) and Gc (cross-memory attach) per byte, and call (one collective "
+     "call besides its messages, us). The keys given win over ARBOR_LOGP_FILE and "
      "ARBOR_LOGP_MEASURE",
      T_STRING, OFF(logp), NULL, 0, 0, F_UNIFORM},
     {"OVERSUB_WAKE", "5",

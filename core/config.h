@@ -58,6 +58,8 @@ struct arb_config {
     bool print_algorithm;
     bool rma_ordered; /* every one-sided operation to a target ordered after the earlier ones */
     size_t reg_cache; /* bytes of user buffers the OFI backend keeps registered (FI_MR_LOCAL) */
+    /* channels grow to this many bytes of slots where room; their chunks' stores measured */
+    size_t channel_bytes;
 };
 typedef struct arb_config arb_config_t;
 

@@ -6,6 +6,7 @@
  */
 #include "core/executor.h"
 
+#include <errno.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -354,10 +355,16 @@ static bool send_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
         arb_bell_ring(t->world[p]);
     } else if (t->peer_seg[p]) {
         /* Streaming pays from 4 KiB, reductions included (core/peer_copy.h); with more ranks
-         * than cores the receiver may run on this very core next, where the lines are cached. */
-        if (len)
-            arb_peer_copy(t->peer_seg[p] + slot, src, len,
-                          arb_ctx.yield ? 0 : arb_ctx.cfg.stream_min);
+         * than cores the receiver may run on this very core next, where the lines are cached;
+         * once the slots this size of chunk cycles through span ARBOR_CHANNEL_BYTES, plain
+         * stores usually win, and the sender's timing of its own copies decides
+         * (arb_peer_copy_pick). */
+        size_t stream_min = arb_ctx.yield ? 0 : arb_ctx.cfg.stream_min;
+        if (len && stream_min && len >= stream_min && arb_ctx.cfg.channel_bytes &&
+            (uint64_t)len * (uint64_t)t->depth >= arb_ctx.cfg.channel_bytes)
+            arb_peer_copy_pick(&ch->pick, t->peer_seg[p] + slot, src, len);
+        else if (len)
+            arb_peer_copy(t->peer_seg[p] + slot, src, len, stream_min);
         store_rel(t->peer_seg[p] + sig, ticket + 1);
         arb_bell_ring(t->world[p]);
     } else {
@@ -424,6 +431,25 @@ static arbor_status_t return_credit(struct arbor_team *t, int p, uint64_t consum
     return status;
 }
 
+/* A reduction's span read by cross-memory attach: it lands in a bounce buffer a piece at a
+ * time, where it is still in this core's cache when it combines into dst; the sender copies
+ * nothing (no landing slot). Pieces are whole chunks, so they hold whole elements, and several
+ * of them, since each process_vm_readv call costs about 1.5 us besides its pages. */
+static int cma_read_combine(arb_inst_t *inst, int world, uint8_t *dst, uintptr_t addr, size_t len,
+                            int order)
+{
+    size_t piece = ARB_CMA_COMBINE_CHUNKS * inst->team->chunk;
+    uint8_t *bounce = arb_cma_bounce(piece);
+    if (!bounce) return ENOMEM;
+    for (size_t at = 0; at < len; at += piece) {
+        size_t n = len - at < piece ? len - at : piece;
+        int err = arb_cma_read(world, bounce, addr + at, n);
+        if (err) return err;
+        inst->combine(dst + at, bounce, n, order, inst->combine_arg);
+    }
+    return 0;
+}
+
 /* Lands chunk c of a RECV; false when it has not arrived (or it is not its turn). */
 static bool recv_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_t *st, uint32_t c)
 {
@@ -458,7 +484,8 @@ static bool recv_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
     }
     uint8_t *dst = chunk_ptr(inst, step->space, step->off, c);
     if (cma) {
-        int err = arb_cma_read(t->world[p], dst, cma, len);
+        int err = step->combine ? cma_read_combine(inst, t->world[p], dst, cma, len, step->combine)
+                                : arb_cma_read(t->world[p], dst, cma, len);
         if (err) { /* permitted at init, so the sender's process is gone or the address bad */
             arb_error("one copy: cross-memory read of %zu bytes from rank %d failed: %s", len,
                       t->world[p], strerror(err));

@@ -136,8 +136,8 @@ static arbor_status_t transport_key(const char *key, char *buf, size_t len)
 static arbor_status_t model_text(const arb_logp_t *m, char *buf, size_t len)
 {
     arb_logp_t one = arb_logp_one_copy(m);
-    return put(buf, len, "L=%g os=%g or=%g g=%g G=%g G1=%g Gop=%g", m->L, m->os, m->orecv, m->g,
-               m->G, one.G, m->Gop > 0 ? m->Gop : m->G);
+    return put(buf, len, "L=%g os=%g or=%g g=%g G=%g G1=%g Gop=%g call=%g", m->L, m->os, m->orecv,
+               m->g, m->G, one.G, m->Gop > 0 ? m->Gop : m->G, m->call);
 }
 
 /* Keys about the running library (after arbor_init); the caller holds the lock. */

@@ -14,6 +14,7 @@
 #include "core/doorbell.h"
 #include "core/tp_call.h"
 #include "core/executor.h"
+#include "core/flush.h"
 #include "core/log.h"
 #include "core/measure.h"
 #include "core/model.h"
@@ -414,6 +415,15 @@ static arbor_status_t init_at(int required, int *provided)
         print_topology();
     }
     arb_ctx.init_count = 1;
+    /* The per-call term needs a whole collective call, so the library must be up. */
+    if (arb_ctx.cfg.logp_measure && arb_ctx.size > 1) {
+        status = arb_logp_measure_call();
+        if (status != ARBOR_OK)
+            arb_warn("ARBOR_LOGP_MEASURE: the per-call term was not measured (%s): call = %g us",
+                     arbor_strerror(status), arb_ctx.model.call);
+        else
+            arb_model_logp_over_measured(); /* ARBOR_LOGP's call= wins, as its other keys do */
+    }
     return ARBOR_OK;
 
 err:
@@ -491,7 +501,7 @@ arbor_status_t arbor_finalize(void)
     arbor_status_t status = arb_ctx.world->failed != ARBOR_OK
                                 ? arb_ctx.world->failed
                                 : arb_coll_barrier_internal(arb_ctx.world);
-    if (status == ARBOR_OK) status = arb_tp_flush();
+    if (status == ARBOR_OK) status = arb_flush_peers(NULL, 0, "finalize");
     arb_ctx.world->closing = true;
     if (status == ARBOR_OK) status = arb_coll_barrier_internal(arb_ctx.world);
     arb_unlock();

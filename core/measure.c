@@ -14,6 +14,8 @@
  *   Gop                      rank 0 alone: a double sum of one landing slot's worth into
  *                            another, per byte, cache-hot: the op's own cost (logp.h's Gop),
  *                            a lower bound where the operand comes cold from a landing slot
+ *   call                     after init (arb_logp_measure_call): an 8-byte allreduce on a team
+ *                            of one rank, the whole public call path with no message, median
  * o_s and o_r cannot be told apart from L by timing alone; both are taken as min(g, T(0) / 3)
  * and L as the rest. Rank 0 broadcasts its figures so every rank prices algorithms alike. The
  * figures are also kept as measured (arb_ctx.measured), per path: "intra mapped" where rank 0
@@ -33,6 +35,7 @@
 #include "core/log.h"
 #include "core/rma/rma.h"
 #include "core/share.h"
+#include "core/team.h"
 
 enum { REPS = 101 };
 
@@ -216,5 +219,41 @@ arbor_status_t arb_logp_measure(void)
         t->topo.wake = arb_ctx.wake_us;
     }
     snprintf(arb_ctx.model_source, sizeof(arb_ctx.model_source), "measured");
+    return ARBOR_OK;
+}
+
+arbor_status_t arb_logp_measure_call(void)
+{
+    arbor_team_h self = NULL;
+    arb_lock();
+    arbor_status_t status = arb_team_split_internal(ARBOR_TEAM_WORLD, arb_ctx.rank, 0, &self);
+    struct arbor_team *t = status == ARBOR_OK ? arb_team_lookup(self) : NULL;
+    double in = 1, out = 0, times[REPS], call = 0;
+    if (status == ARBOR_OK && !t) status = ARBOR_ERR_TEAM;
+    /* 10 samples to warm the schedule cache; 8 calls per sample: one is near the clock's
+     * resolution. */
+    enum { CALLS = 8 };
+    for (int r = 0; r < REPS + 10 && status == ARBOR_OK; r++) {
+        double t0 = arb_now_us();
+        for (int k = 0; k < CALLS && status == ARBOR_OK; k++)
+            status = arb_coll_allreduce_internal(t, &in, &out, 1, ARBOR_DOUBLE, ARBOR_SUM);
+        if (r >= 10) times[r - 10] = (arb_now_us() - t0) / CALLS;
+    }
+    if (status == ARBOR_OK && out != in) status = ARBOR_ERR_TRANSPORT; /* a wrong result */
+    arbor_status_t freed = self ? arb_team_free_internal(&self) : ARBOR_OK;
+    if (status == ARBOR_OK) status = freed;
+    if (status == ARBOR_OK) {
+        qsort(times, REPS, sizeof(double), cmp_double);
+        call = times[REPS / 2];
+        /* Every rank prices with rank 0's figure. */
+        status = arb_coll_bcast_internal(arb_ctx.world, &call, sizeof(call), 0);
+    }
+    arb_unlock();
+    if (status != ARBOR_OK) return status;
+    arb_ctx.model.call = call;
+    arb_ctx.model_inter.call = call;
+    arb_ctx.world->topo.inter.call = call;
+    for (int p = 0; p < ARB_CALIB_PATHS; p++)
+        if (arb_ctx.measured.have & (1u << p)) arb_ctx.measured.m[p].call = call;
     return ARBOR_OK;
 }

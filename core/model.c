@@ -159,6 +159,10 @@ arbor_status_t arb_model_compose(bool oversubscribed)
             arb_warn("ARBOR_LOGP_FILE=%s has no \"inter rma\" line: the inter-node level keeps "
                      "the transport defaults",
                      arb_ctx.cfg.logp_file);
+        if (c->version < ARB_CALIB_VERSION && arb_ctx.rank == 0)
+            arb_info("ARBOR_LOGP_FILE=%s is a version %d calibration, without the per-call term: "
+                     "call = 0 (arbor-info --calibrate writes version %d)",
+                     arb_ctx.cfg.logp_file, c->version, ARB_CALIB_VERSION);
         source("ARBOR_LOGP_FILE (%s)%s", arb_calib_path_name(intra), "");
     }
     if (oversubscribed) {

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "core/coll.h"
+#include "core/flush.h"
 #include "core/log.h"
 #include "core/offload.h"
 #include "core/request.h"
@@ -50,14 +51,14 @@ static arbor_status_t team_topology(struct arbor_team *t, const int *world)
 
 /* A team of P members (world ranks, in team order) at region, with this rank at index me. */
 static arbor_status_t team_new(const int *world, int P, int me, uint64_t region, size_t chunk,
-                               struct arbor_team **team_p)
+                               int depth, struct arbor_team **team_p)
 {
     struct arbor_team *t = calloc(1, sizeof(*t));
     if (!t) return ARBOR_ERR_NO_MEMORY;
     t->rank = me;
     t->size = P;
     t->chunk = chunk;
-    t->depth = arb_ctx.cfg.channel_depth;
+    t->depth = depth;
     t->region = region;
     t->world = calloc((size_t)P, sizeof(*t->world));
     t->peer_seg = calloc((size_t)P, sizeof(*t->peer_seg));
@@ -115,16 +116,42 @@ static size_t fit_chunk(int P, uint64_t avail)
     return chunk;
 }
 
+/* Slots per channel for P members with slots of chunk bytes when the largest free block is avail
+ * bytes: ARBOR_CHANNEL_DEPTH, doubled while the slots span less than ARBOR_CHANNEL_BYTES and
+ * channels from every member still fit in a quarter of what is free. Why: a slot is reused every
+ * depth chunks, and with 4 x 64 KiB its lines are still in the receiver's cache from the last
+ * time it copied them out, so plain stores into it cross between the cores line by line (a 1 MiB
+ * two-copy pipeline 5-20x one memcpy, bench/copybound) and only streaming stores (through DRAM,
+ * 2.5x) avoid that; with 2 MiB of slots they have left that cache and plain stores run at 1.5x
+ * (docs/PERFORMANCE.md, "The two-copy bound"). Every member computes the same from the same
+ * avail, P and any_oversubscribed. */
+static int fit_depth(int P, uint64_t avail, size_t chunk)
+{
+    int depth = arb_ctx.cfg.channel_depth;
+    /* Not where some node has more ranks than cores: nothing streams there, and the receiver,
+     * often next on the writer's core, finds a short channel's lines in that core's cache (P = 4
+     * on 2 cores: allreduce 1 MiB 515-574 -> 1556-6287 us with 2 MiB of slots). Agreed by every
+     * rank (every rank saw every header). */
+    size_t want = arb_ctx.any_oversubscribed ? 0 : arb_ctx.cfg.channel_bytes;
+    while (want && chunk && (size_t)depth * chunk < want && depth <= 512 &&
+           worst_bytes(P, depth * 2, chunk) <= avail / 4)
+        depth *= 2;
+    return depth;
+}
+
 arbor_status_t arb_team_create_world(struct arbor_team **team_p)
 {
     int P = arb_ctx.size;
-    size_t chunk = fit_chunk(P, arb_mem_largest_free());
+    uint64_t avail = arb_mem_largest_free();
+    size_t chunk = fit_chunk(P, avail);
     int *world = malloc(sizeof(int) * (size_t)P);
     uint64_t region = 0;
     arbor_status_t status = chunk && world ? ARBOR_OK : ARBOR_ERR_NO_MEMORY;
     for (int r = 0; world && r < P; r++) world[r] = r;
     if (status == ARBOR_OK) status = arb_mem_take_local(arb_team_region_bytes(P), &region);
-    if (status == ARBOR_OK) status = team_new(world, P, arb_ctx.rank, region, chunk, team_p);
+    if (status == ARBOR_OK)
+        status =
+            team_new(world, P, arb_ctx.rank, region, chunk, fit_depth(P, avail, chunk), team_p);
     free(world);
     if (status != ARBOR_OK) return status;
     (*team_p)->handle = ARBOR_TEAM_WORLD;
@@ -255,7 +282,7 @@ static arbor_status_t arbor_team_split_unlocked(arbor_team_h parent, int color, 
     status = arb_mem_alloc_team(p, need, true, &m);
     if (status == ARBOR_OK && color >= 0) {
         struct arbor_team *t = NULL;
-        status = team_new(world, n, me, m->off, chunk, &t);
+        status = team_new(world, n, me, m->off, chunk, fit_depth(n, avail, chunk), &t);
         if (status == ARBOR_OK) {
             t->id = arb_team_child_id(p, color);
             t->region_mem = m;
@@ -294,12 +321,14 @@ static arbor_status_t arbor_team_free_unlocked(arbor_team_h *team_p)
         t->region_mem = NULL;
     } else {
         /* The region goes back to the heap, so nothing may land in it afterwards: a barrier
-         * (every member is done with the team's collectives), a flush (the credits we returned,
-         * and any write still in flight, have landed), and a closing barrier that returns no
+         * (every member is done with the team's collectives), a flush of the members (the
+         * credits we returned, and any write still in flight to them, have landed; what is in
+         * flight to other ranks cannot land in this team's region, and a rank outside the team
+         * that is gone or idle must not hold the free), and a closing barrier that returns no
          * credits; every message of that one was observed by its receiver before the receiver
          * left it. */
         arbor_status_t status = arb_coll_barrier_internal(t);
-        if (status == ARBOR_OK) status = arb_ctx.tp_ops->flush(arb_ctx.tp);
+        if (status == ARBOR_OK) status = arb_flush_peers(t->world, t->size, "team free");
         if (status != ARBOR_OK) return status;
         t->closing = true;
         status = arb_coll_barrier_internal(t);
@@ -369,6 +398,17 @@ arbor_status_t arbor_team_landing_bytes(arbor_team_h team, size_t *bytes_p, int 
     }
     arb_unlock();
     return status;
+}
+
+arbor_status_t arb_team_split_internal(arbor_team_h parent, int color, int key,
+                                       arbor_team_h *team_p)
+{
+    return arbor_team_split_unlocked(parent, color, key, team_p);
+}
+
+arbor_status_t arb_team_free_internal(arbor_team_h *team_p)
+{
+    return arbor_team_free_unlocked(team_p);
 }
 
 /* Entry points: with the engine lock on (docs/THREADS.md), one caller at a time. */

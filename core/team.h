@@ -39,6 +39,7 @@
 #include <stdint.h>
 
 #include "core/context.h"
+#include "core/peer_copy.h"
 #include "core/sched_cache.h"
 
 /* Directory word values besides (offset | 1). */
@@ -57,6 +58,8 @@ typedef struct {
     uint64_t block;       /* offset of the channel block in the receiver's segment, once OPEN */
     uint8_t state;        /* ARB_CHAN_*: in: block allocated here; out: directory word seen */
     bool publish;         /* in: the directory word is still to be written at the sender */
+    /* out, to a mapped peer: plain or streaming stores (core/peer_copy.h) */
+    arb_store_pick_t pick;
 } arb_chan_t;
 
 struct arbor_team {
@@ -148,6 +151,11 @@ arbor_status_t arb_team_create_world(struct arbor_team **team_p);
 void arb_team_destroy(struct arbor_team *team);
 /* Finalize: destroys every team but the world. */
 void arb_team_destroy_all(void);
+/* arbor_team_split and arbor_team_free for the library's own use (core/measure.c: a team of
+ * one rank); the caller holds the lock (arb_lock). */
+arbor_status_t arb_team_split_internal(arbor_team_h parent, int color, int key,
+                                       arbor_team_h *team_p);
+arbor_status_t arb_team_free_internal(arbor_team_h *team_p);
 
 /* A collective of t timed out (or lost a peer): log what it waited for, cancel every
  * collective of t in flight and mark t failed. Other teams are untouched. */

@@ -59,10 +59,7 @@ static inline arbor_status_t arb_tp_fence(int world_rank)
     return arb_ctx.tp_ops->fence(arb_ctx.tp, world_rank);
 }
 
-static inline arbor_status_t arb_tp_flush(void)
-{
-    return arb_ctx.tp_ops->flush(arb_ctx.tp);
-}
+/* Flushes: core/flush.h (arb_flush_peers), never the backend's blocking flush(). */
 
 /* One turn of the transport alone (not the whole engine: see core/progress.h). */
 static inline int arb_tp_progress(void)

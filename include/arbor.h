@@ -157,7 +157,8 @@ ARBOR_API arbor_status_t arbor_team_size(arbor_team_h team, int *size_p);
 /**
  * @brief Landing memory this rank holds for @p team: *bytes_p gets the bytes of the team's
  * landing space in this rank's segment (a 64-byte line per member, plus one channel block of
- * ARBOR_CHANNEL_DEPTH x (64 + slot) + 2048 bytes per peer this rank receives from, opened by
+ * depth x (64 + slot) + 2048 bytes per peer (the depth: ARBOR_CHANNEL_DEPTH, grown towards
+ * ARBOR_CHANNEL_BYTES of slots where the segment has room) this rank receives from, opened by
  * the first collective whose schedule receives from it), *channels_p the number of those
  * channels. It grows only with the peers the team's collectives use. Local.
  * @return ARBOR_OK, ARBOR_ERR_NOT_INITIALIZED, ARBOR_ERR_TEAM, ARBOR_ERR_INVALID_ARG (NULL

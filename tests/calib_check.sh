@@ -1,8 +1,9 @@
 #!/bin/sh
 # The calibration file end to end (tests/calib.cmake): arbor-info --calibrate writes it, a job
 # loads it with ARBOR_LOGP_FILE and prints the same parameters (each path: mapped channels, and
-# the transport's RMA with ARBOR_DIRECT=n), and init fails on every rank, saying why, when the
-# file is bad, when the ranks' files differ, and when only some ranks set one.
+# the transport's RMA with ARBOR_DIRECT=n), a version 1 file (before the per-call term) still
+# loads with call = 0, and init fails on every rank, saying why, when the file is bad, when the
+# ranks' files differ, and when only some ranks set one.
 #   calib_check.sh ARBOR_INFO WORKDIR LAUNCHER [LAUNCHER FLAGS...]
 set -u
 info=$1 dir=$2
@@ -22,14 +23,18 @@ echo "$out"
 [ "$out" = "$(cat "$cal")" ] || fail "the printed calibration is not the file's text"
 grep -q '^intra mapped L=' "$cal" || fail "no intra mapped line"
 grep -q '^intra rma L=' "$cal" || fail "no intra rma line"
+grep -q '^arbor-calibration 2$' "$cal" || fail "not a version 2 file"
+# The per-call term: measured, so above 0 on the mapped path.
+grep '^intra mapped ' "$cal" | grep -Eq ',call=[0-9.]*[1-9]' || fail "no per-call term measured"
 
 # The values of a path's line as model.intra prints them (%g each, G1 and Gop given).
 expect() {
-    grep "^$1 " "$cal" | awk '{
+    grep "^$1 " "${2:-$cal}" | awk '{
         n = split($3, kv, ",")
+        v["call"] = 0
         for (i = 1; i <= n; i++) { split(kv[i], p, "="); v[p[1]] = p[2] }
-        printf("L=%g os=%g or=%g g=%g G=%g G1=%g Gop=%g\n", v["L"], v["os"], v["or"], v["g"],
-               v["G"], v["G1"], v["Gop"])
+        printf("L=%g os=%g or=%g g=%g G=%g G1=%g Gop=%g call=%g\n", v["L"], v["os"], v["or"],
+               v["g"], v["G"], v["G1"], v["Gop"], v["call"])
     }'
 }
 
@@ -48,6 +53,16 @@ for path in mapped rma; do
             fail "rank $r: model.source does not name the file's intra $path line"
     done
 done
+
+# 2b. A version 1 file, as arbor wrote it before the per-call term: loads, with call = 0.
+sed -e 's/^arbor-calibration 2$/arbor-calibration 1/' -e 's/,call=[0-9.e+-]*//' "$cal" >"$dir/v1.txt"
+want=$(expect "intra mapped" "$dir/v1.txt")
+got=$(ARBOR_LOGP_FILE=$dir/v1.txt ARBOR_OVERSUB_WAKE=0 $launch 2 "$info" -r) ||
+    fail "a version 1 file: arbor-info -r exited $?"
+echo "$got" | grep -q "^rank 0/2 model.intra *$want\$" ||
+    { echo "$got" | grep model; fail "version 1 file: model.intra is not '$want'"; }
+case $want in *" call=0") ;; *) fail "version 1 file: call is not 0 in '$want'" ;; esac
+echo "version 1 file loaded: $want"
 
 # Init must fail on both ranks, each printing the expected messages.
 refused() { # what, stderr file, then one pattern that every rank's error must match

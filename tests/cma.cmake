@@ -1,6 +1,7 @@
 # One copy on malloc'd buffers through cross-memory attach (core/cma.h, docs/PERFORMANCE.md):
 # bcast, scatter, gather from / to every root, allgather and alltoall, plain and in place, at
-# odd sizes, and calls in flight together, every byte checked. ARBOR_CMA=always forces the path
+# odd sizes, allreduce, reduce and reduce_scatter (uint32 sums, read into a bounce buffer and
+# combined from there), and calls in flight together, every byte checked. ARBOR_CMA=always forces the path
 # (CMA_EXPECT=1: each rank checks the large calls read their bytes from the senders' buffers), on
 # ucx (descriptors in the channel line) and on ofi:shm (descriptors in the landing slot), at
 # P = 1..5 and 8. ARBOR_CMA=never and ARBOR_CMA=refuse (the init probe answers EPERM: the real
@@ -40,6 +41,26 @@ if(_cma_tps AND CMAKE_SYSTEM_NAME STREQUAL "Linux")
   arbor_add_launched_test(NAME cma_interrupt COMMAND $<TARGET_FILE:arbor-test-cma> LABELS cma
                           TRANSPORTS ucx RANKS 3 TIMEOUT 180
                           ENV CMA_EXPECT=1 ARBOR_CMA=always ARBOR_PROGRESS=interrupt)
+  # Reductions through cross-memory attach on every kind of type and user ops, non-commutative
+  # too (tests/test_onecopy_reduce.c on buffers whose peers are not mapped, forced): ofi:shm, and
+  # ucx with ARBOR_DIRECT=n.
+  if(TARGET arbor-test-onecopy-reduce)
+    set(_cma_red_tps)
+    if(ARBOR_WITH_OFI)
+      list(APPEND _cma_red_tps "ofi:shm")
+    endif()
+    if(_cma_red_tps)
+      arbor_add_launched_test(NAME cma_reduce COMMAND $<TARGET_FILE:arbor-test-onecopy-reduce>
+                              LABELS cma TRANSPORTS ${_cma_red_tps} RANKS 2 3 5 TIMEOUT 300
+                              ENV ONECOPY_EXPECT=1 ARBOR_CMA=always)
+    endif()
+    if(ARBOR_WITH_UCX)
+      arbor_add_launched_test(NAME cma_reduce_nodirect
+                              COMMAND $<TARGET_FILE:arbor-test-onecopy-reduce> LABELS cma
+                              TRANSPORTS ucx RANKS 2 4 TIMEOUT 300
+                              ENV ONECOPY_EXPECT=1 ARBOR_CMA=always ARBOR_DIRECT=n)
+    endif()
+  endif()
   arbor_add_launched_test(NAME cma_measured COMMAND $<TARGET_FILE:arbor-test-cma> LABELS cma
                           TRANSPORTS ucx RANKS 2 TIMEOUT 180
                           ENV ARBOR_LOGP_MEASURE=1 ARBOR_PRINT_ALGORITHM=1)

@@ -1,6 +1,6 @@
 # Smoke test of bench/fidelity (label bench): one round of bcast at 8 bytes on 2 ranks, the
 # default against every forced algorithm. Passes when the script exits 0 and prints a bcast row
-# with a chosen algorithm, a ratio and a prediction, and the summary line; skipped (77) when
+# with a chosen algorithm, a ratio, a prediction and the spread of rounds, and the summary line; skipped (77) when
 # arbor-bench or arbor-info is not built. tests/CMakeLists.txt includes this file (OPTIONAL).
 find_program(ARBOR_PYTHON3 python3)
 if(ARBOR_PYTHON3)
@@ -9,8 +9,19 @@ if(ARBOR_PYTHON3)
     COMMAND sh -c "test -x '${_bin}/arbor-bench' && test -x '${_bin}/arbor-info' || { echo 'arbor-bench or arbor-info not built'; exit 77; }
 out=$('${ARBOR_PYTHON3}' '${CMAKE_SOURCE_DIR}/bench/fidelity' --build '${CMAKE_BINARY_DIR}' --ranks 2 --ops bcast --sizes 8 --iters 20 --warmup 5 --rounds 1 --timeout 120) || { rc=$?; echo \"$out\"; echo \"bench/fidelity exited $rc\"; exit 1; }
 echo \"$out\"
-echo \"$out\" | grep -Eq '^bcast +8 +2 +[a-z_]+ +[0-9.]+ +[a-z_]+ +[0-9.]+ +[0-9]+[.][0-9]+ +[0-9.]+ +[0-9]+[.][0-9]+ +[0-9.]+$' || { echo 'no bcast row with a ratio and a prediction'; exit 1; }
+echo \"$out\" | grep -Eq '^bcast +8 +2 +[a-z_]+ +[0-9.]+ +[a-z_]+ +[0-9.]+ +[0-9]+[.][0-9]+ +[0-9.]+ +[0-9]+[.][0-9]+ +[0-9.]+ +[0-9]+[.][0-9]+$' || { echo 'no bcast row with a ratio, a prediction and a spread'; exit 1; }
 echo \"$out\" | grep -Eq '^# summary: [0-9]+ of 1 points within 10% of best' || { echo 'no summary line'; exit 1; }")
   set_tests_properties(fidelity_smoke PROPERTIES LABELS bench SKIP_RETURN_CODE 77 TIMEOUT 300
     RUN_SERIAL TRUE ENVIRONMENT "ARBOR_TIMEOUT=60;OMPI_MCA_rmaps_base_oversubscribe=1")
 endif()
+
+# arbor-bench's two timings (bench/clock_id.h): first start to last end, and the slowest rank's
+# own call; arbor-bench exits non-zero when a row's data check fails. A bad --timing is refused
+# before init.
+foreach(_timing span rank)
+  arbor_add_launched_test(NAME bench_timing_${_timing} LABELS bench RANKS 3 TRANSPORTS ucx
+    TIMEOUT 120 COMMAND $<TARGET_FILE:arbor-bench> --op scan,bcast --sizes 8,100000 --iters 20
+    --warmup 2 --timing ${_timing} --format csv)
+endforeach()
+add_test(NAME bench_timing_refused COMMAND sh -c "! '$<TARGET_FILE:arbor-bench>' --timing wall")
+set_tests_properties(bench_timing_refused PROPERTIES LABELS bench TIMEOUT 30)

@@ -54,12 +54,13 @@ if(ARBOR_WITH_UCX)
                           ARBOR_PROGRESS=interrupt)
   arbor_add_launched_test(NAME onecopy_reduce_nodirect
                           COMMAND $<TARGET_FILE:arbor-test-onecopy-reduce> LABELS onecopy
-                          TRANSPORTS ucx RANKS 3 TIMEOUT 300 ENV ONECOPY_EXPECT=0 ARBOR_DIRECT=n)
+                          TRANSPORTS ucx RANKS 3 TIMEOUT 300 ENV ONECOPY_EXPECT=0 ARBOR_DIRECT=n
+                          ARBOR_CMA=never)
 endif()
 if(ARBOR_WITH_OFI)
   arbor_add_launched_test(NAME onecopy_reduce COMMAND $<TARGET_FILE:arbor-test-onecopy-reduce>
                           LABELS onecopy TRANSPORTS "ofi:shm" RANKS 1 2 3 4 8 TIMEOUT 300
-                          ENV ONECOPY_EXPECT=0)
+                          ENV ONECOPY_EXPECT=0 ARBOR_CMA=never)
   arbor_add_launched_test(NAME onecopy COMMAND $<TARGET_FILE:arbor-test-onecopy> LABELS onecopy
                           TRANSPORTS "ofi:shm" RANKS 1 2 3 4 5 TIMEOUT 180
                           ENV ONECOPY_EXPECT=0 ARBOR_CMA=never)

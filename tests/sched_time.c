@@ -29,17 +29,19 @@ static size_t chunk_len(const arb_step_t *s, size_t block, size_t chunk, int c, 
     return c < n - 1 ? chunk : total - (size_t)(n - 1) * chunk;
 }
 
-double arb_sim_time(int P, const arb_sched_t *scheds, size_t block, size_t chunk,
+double arb_sim_time(int P, const arb_sched_t *scheds, size_t block, size_t chunk, int depth,
                     const arb_logp_t *m, char *err, size_t errlen)
 {
     rank_state_t *rk = calloc((size_t)P, sizeof(*rk));
     /* arrival[a * P + b][ticket]: when chunk `ticket` from a landed at b (NAN: not yet) */
     double **arrival = calloc((size_t)P * (size_t)P, sizeof(*arrival));
+    /* taken[a * P + b][ticket]: when b took chunk `ticket` from a out of its slot (NAN: not yet) */
+    double **taken = calloc((size_t)P * (size_t)P, sizeof(*taken));
     uint64_t *sent = calloc((size_t)P * (size_t)P, sizeof(*sent)); /* tickets issued per channel */
     size_t *chan_len = calloc((size_t)P * (size_t)P, sizeof(*chan_len));
     uint64_t *rtick = calloc((size_t)P * (size_t)P, sizeof(*rtick));
     double G1 = arb_logp_one_copy(m).G, result = -1;
-    if (!rk || !arrival || !sent || !chan_len || !rtick) goto out;
+    if (!rk || !arrival || !taken || !sent || !chan_len || !rtick) goto out;
     for (int r = 0; r < P; r++) {
         const arb_sched_t *s = &scheds[r];
         rk[r].st = calloc((size_t)s->nsteps + 1, sizeof(step_state_t));
@@ -73,8 +75,9 @@ double arb_sim_time(int P, const arb_sched_t *scheds, size_t block, size_t chunk
             goto out;
         }
         arrival[c] = malloc((chan_len[c] + 1) * sizeof(double));
-        if (!arrival[c]) goto out;
-        for (size_t k = 0; k < chan_len[c]; k++) arrival[c][k] = NAN;
+        taken[c] = malloc((chan_len[c] + 1) * sizeof(double));
+        if (!arrival[c] || !taken[c]) goto out;
+        for (size_t k = 0; k < chan_len[c]; k++) arrival[c][k] = taken[c][k] = NAN;
     }
     for (;;) {
         int br = -1, bi = -1;
@@ -102,6 +105,12 @@ double arb_sim_time(int P, const arb_sched_t *scheds, size_t block, size_t chunk
                 if (st->kind == ARB_STEP_SEND) {
                     int ch = r * P + st->peer;
                     if (sent[ch] != ss->ticket + (uint64_t)c) continue; /* earlier tickets first */
+                    uint64_t k = ss->ticket + (uint64_t)c;
+                    if (depth > 0 && k >= (uint64_t)depth) { /* a free slot: its credit back */
+                        double back = taken[ch][k - (uint64_t)depth];
+                        if (isnan(back)) continue;
+                        if (back + m->L > t) t = back + m->L;
+                    }
                     if (rk[r].send_free > t) t = rk[r].send_free;
                 } else if (st->kind == ARB_STEP_RECV) {
                     double a = arrival[st->peer * P + r][ss->ticket + (uint64_t)c];
@@ -130,6 +139,7 @@ double arb_sim_time(int P, const arb_sched_t *scheds, size_t block, size_t chunk
             rk[br].send_free = best + arb_logp_gap(m, len);
         } else if (st->kind == ARB_STEP_RECV) {
             done = best + m->orecv + (st->combine ? arb_logp_combine(m, len) : 0);
+            taken[st->peer * P + br][ss->ticket + (uint64_t)c] = done;
             rk[br].cpu = done;
             rk[br].recv_free = best + arb_logp_gap(m, len);
         } else {
@@ -168,6 +178,7 @@ out:
         free(rk[r].st);
     }
     for (int c = 0; arrival && c < P * P; c++) free(arrival[c]);
-    free(rk), free(arrival), free(sent), free(chan_len), free(rtick);
+    for (int c = 0; taken && c < P * P; c++) free(taken[c]);
+    free(rk), free(arrival), free(taken), free(sent), free(chan_len), free(rtick);
     return result;
 }

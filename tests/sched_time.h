@@ -10,8 +10,12 @@
  *     passed (a rank drains its slots at the link rate, as it fills others'), the CPU takes
  *     or, plus the combine (arb_logp_combine) when it combines.
  *   COPY chunk: a local copy (the one-copy G per byte) or combine.
- * Among all chunks that can go, the one that can start first goes first. Credits (the channel
- * depth) are not modelled: the cost functions do not model them either.
+ * Among all chunks that can go, the one that can start first goes first (on a tie, the earlier
+ * step: a rank drains what has landed before it sends, as the executor's progress loop does).
+ * Credits: with a channel depth D, chunk k of a channel waits until its receiver has taken
+ * chunk k - D out of its slot, plus L for the credit to reach the sender (the executor's
+ * ARBOR_CHANNEL_DEPTH landing slots); without them a relay that takes in faster than it
+ * forwards would receive a whole vector before forwarding any of it.
  */
 #ifndef ARB_TESTS_SCHED_TIME_H
 #define ARB_TESTS_SCHED_TIME_H
@@ -22,8 +26,9 @@
 #include "algorithms/sched.h"
 
 /* Completion time (us, the last rank) of P schedules with blocks of `block` bytes moving in
- * chunks of `chunk`; -1 with a message in err on a mismatch or deadlock. */
-double arb_sim_time(int P, const arb_sched_t *scheds, size_t block, size_t chunk,
+ * chunks of `chunk` through channels of `depth` slots (0: unlimited); -1 with a message in err
+ * on a mismatch or deadlock. */
+double arb_sim_time(int P, const arb_sched_t *scheds, size_t block, size_t chunk, int depth,
                     const arb_logp_t *m, char *err, size_t errlen);
 
 #endif /* ARB_TESTS_SCHED_TIME_H */

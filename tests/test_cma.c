@@ -2,8 +2,10 @@
  * Launched test of one copy on malloc'd buffers through cross-memory attach (core/cma.h):
  * bcast, scatter and gather from / to every root, allgather and alltoall, plain and in place
  * (ARBOR_IN_PLACE), at odd sizes (1, 48, 49 bytes, 64 KiB + 3, and 1 MiB + 7 up to P = 4,
- * 256 KiB + 5 above), on ordinary malloc'd buffers; then calls in flight together, completed in
- * reverse order. Every byte is checked against a pattern the checker computes itself.
+ * 256 KiB + 5 above), on ordinary malloc'd buffers; allreduce, reduce and reduce_scatter (uint32
+ * sums) at 1, 12, 13, 16385 and about a quarter of the largest size in elements, plain and in
+ * place; then calls in flight together, completed in reverse order. Every byte is checked
+ * against a pattern the checker computes itself.
  *
  * CMA_EXPECT=1 (ARBOR_CMA=always, or the model priced to choose it): each rank also checks,
  * through arbor_team_last_collective, that the calls it received with blocks of at least CMA_MIN
@@ -163,6 +165,99 @@ static void test_rooted(uint8_t *big, uint8_t *one)
         }
 }
 
+/* Reductions (uint32 sum, so every element's expected value is exact): element i of rank r's
+ * input, and the sum over the ranks. */
+static uint32_t elem(size_t i, int r, int salt)
+{
+    return (uint32_t)(i * 2654435761u) ^ (uint32_t)(r * 40503 + 1) ^ (uint32_t)(salt * 977);
+}
+
+static uint32_t elem_sum(size_t i, int salt)
+{
+    uint32_t v = 0;
+    for (int r = 0; r < size; r++) v += elem(i, r, salt);
+    return v;
+}
+
+static void check_sum(const uint32_t *buf, size_t from, size_t n, int salt, const char *what,
+                      size_t count)
+{
+    for (size_t i = 0; i < n; i++)
+        if (buf[i] != elem_sum(from + i, salt)) {
+            CHECK(0, "%s of %zu elements: element %zu is %u, expected %u", what, count, from + i,
+                  buf[i], elem_sum(from + i, salt));
+            return;
+        }
+    CHECK(1, "%s", what);
+}
+
+/* After a reduction that reads from peers whatever its algorithm: through cross-memory attach
+ * when expected (every rank reads something where it receives at all: read_any), never when
+ * not. */
+static void check_reduction_path(const char *what, uint64_t before, size_t bytes, bool read_any)
+{
+    arbor_coll_info_t info;
+    CHECK_OK(arbor_team_last_collective(ARBOR_TEAM_WORLD, &info));
+    uint64_t read = info.one_copy_bytes - before;
+    if (expect == 0)
+        CHECK(!info.cma && read == 0, "%s: cross-memory attach taken where it must not be", what);
+    else if (expect == 1 && size > 1 && bytes / (size_t)size >= CHUNK)
+        CHECK(info.one_copy && info.cma && (!read_any || read > 0),
+              "%s of %zu bytes did not go through cross-memory attach (%llu B read, alg %s)", what,
+              bytes, (unsigned long long)read, info.algorithm);
+}
+
+/* allreduce (plain and in place), reduce to every root (the root in place on every other
+ * round) and reduce_scatter with near-equal blocks, at odd element counts. */
+static void test_reductions(uint32_t *in, uint32_t *out)
+{
+    size_t counts[5] = {1, 12, 13, (65536 + 4) / 4, sizes[nsizes - 1] / 4 + 1};
+    size_t *rc = malloc(sizeof(size_t) * (size_t)size);
+    CHECK(rc != NULL, "malloc");
+    for (int s = 0; rc && s < 5; s++) {
+        size_t n = counts[s];
+        for (int in_place = 0; in_place < 2; in_place++) {
+            int salt = 600 + s * 4 + in_place;
+            uint32_t *src = in_place ? out : in;
+            for (size_t i = 0; i < n; i++) src[i] = elem(i, rank, salt);
+            if (!in_place) memset(out, 0x42, n * 4);
+            uint64_t before = one_copy_bytes();
+            CHECK_OK(arbor_allreduce(ARBOR_TEAM_WORLD, in_place ? ARBOR_IN_PLACE : in, out, n,
+                                     ARBOR_UINT32, ARBOR_SUM));
+            check_sum(out, 0, n, salt, in_place ? "allreduce in place" : "allreduce", n);
+            check_reduction_path("allreduce", before, n * 4, true);
+        }
+        for (int root = 0; root < size; root++) {
+            int salt = 700 + s * 16 + root;
+            bool in_place = rank == root && (s + root) % 2 == 1;
+            uint32_t *src = in_place ? out : in;
+            for (size_t i = 0; i < n; i++) src[i] = elem(i, rank, salt);
+            if (!in_place) memset(out, 0x24, n * 4);
+            uint64_t before = one_copy_bytes();
+            CHECK_OK(arbor_reduce(ARBOR_TEAM_WORLD, in_place ? ARBOR_IN_PLACE : in, out, n,
+                                  ARBOR_UINT32, ARBOR_SUM, root));
+            if (rank == root)
+                check_sum(out, 0, n, salt, in_place ? "reduce in place" : "reduce", n);
+            check_reduction_path("reduce", before, n * 4, false);
+        }
+        size_t at = 0, mine_at = 0;
+        for (int r = 0; r < size; r++) {
+            rc[r] = n / (size_t)size + ((size_t)r < n % (size_t)size);
+            if (r < rank) mine_at += rc[r];
+            at += rc[r];
+        }
+        int salt = 800 + s;
+        for (size_t i = 0; i < n; i++) in[i] = elem(i, rank, salt);
+        memset(out, 0x33, rc[rank] * 4 + 4);
+        uint64_t before = one_copy_bytes();
+        CHECK_OK(arbor_reduce_scatter(ARBOR_TEAM_WORLD, in, out, rc, ARBOR_UINT32, ARBOR_SUM));
+        check_sum(out, mine_at, rc[rank], salt, "reduce_scatter", n);
+        CHECK(((uint8_t *)out)[rc[rank] * 4] == 0x33, "reduce_scatter wrote past its block");
+        check_reduction_path("reduce_scatter", before, n * 4, false);
+    }
+    free(rc);
+}
+
 /* Calls in flight together, completed in reverse order: two large bcasts from different roots,
  * an allgather, an alltoall and a small bcast, all on malloc'd memory. */
 static void test_mixed(void)
@@ -222,7 +317,7 @@ int main(void)
     arbor_team_rank(ARBOR_TEAM_WORLD, &rank);
     arbor_team_size(ARBOR_TEAM_WORLD, &size);
     if (size > 4) sizes[nsizes - 1] = 262144 + 5; /* CI cost: P x P blocks on 2 cores */
-    size_t most = sizes[nsizes - 1] * (size_t)size;
+    size_t most = (sizes[nsizes - 1] + 8) * (size_t)size;
     uint8_t *a = malloc(most), *b = malloc(most);
     CHECK(a && b, "malloc");
     if (a && b) {
@@ -232,6 +327,7 @@ int main(void)
         test_alltoall(a, b, false);
         test_alltoall(a, b, true);
         test_rooted(a, b);
+        test_reductions((uint32_t *)a, (uint32_t *)b);
         test_mixed();
     }
     free(a);

@@ -1,7 +1,9 @@
 /*
  * Unit test of core/peer_copy.c: every length 0..300 and a few large ones, at every
  * destination and source misalignment within a cache line, with streaming on and off, copies
- * exactly the bytes asked and touches nothing around them. Exits 1 on any failure.
+ * exactly the bytes asked and touches nothing around them; arb_peer_copy_pick likewise over
+ * enough chunks to take both kinds of stores, with both measured and a probe taken. Exits 1 on
+ * any failure.
  */
 #include "core/peer_copy.h"
 
@@ -41,6 +43,23 @@ int main(void)
         for (size_t doff = 0; doff < 64; doff += 21)
             for (size_t stream = 0; stream < 2; stream++)
                 check_one(dst, src, cap, big[b], doff, 3, stream ? 4096 : 0);
+    /* The pick: plain first, streaming second, then the cheaper with a probe of the other every
+     * ARB_STORE_PROBE chunks; every copy exact, whichever it took. */
+    arb_store_pick_t pick = {{0, 0}, 0, 0};
+    for (int k = 0; k < 3 * ARB_STORE_PROBE; k++) {
+        size_t len = 65536 + (size_t)(k % 5) * 13, doff = (size_t)(k % 64);
+        memset(dst, 0xee, cap);
+        for (size_t i = 0; i < len; i++) src[i] = (uint8_t)(i * 29 + (size_t)k);
+        arb_peer_copy_pick(&pick, dst + 64 + doff, src, len);
+        int bad = memcmp(dst + 64 + doff, src, len) != 0 || dst[63 + doff] != 0xee ||
+                  dst[64 + doff + len] != 0xee;
+        checks++;
+        if (bad && ++failures <= 20) printf("FAIL pick chunk %d len %zu\n", k, len);
+    }
+    checks++;
+    if (!(pick.cost[0] > 0 && pick.cost[1] > 0) && ++failures <= 20)
+        printf("FAIL pick: plain %g, streaming %g us/KiB: both should be measured\n", pick.cost[0],
+               pick.cost[1]);
     free(dst);
     free(src);
     printf("unit.peer_copy: %d checks, %d failures\n", checks, failures);

@@ -75,7 +75,7 @@ static bool same(elem_t x, elem_t y)
     return x.a == y.a && x.b == y.b;
 }
 
-static const arb_logp_t MODEL = {2.0, 0.4, 0.4, 0.6, 0.0005, 0, 0, 0};
+static const arb_logp_t MODEL = {2.0, 0.4, 0.4, 0.6, 0.0005, 0, 0, 0, 0};
 
 /* The topology of the current pass (NULL: one node). The node-aware algorithms run only with
  * one; every algorithm must also give exact results with one (per-link costs change the
@@ -218,7 +218,7 @@ static void family(arb_coll_t coll)
 {
     static int node[40];
     for (int layout = 0; layout < 4; layout++) {
-        arb_topo_t t = {.nnodes = 0, .node = node, .inter = {20, 2, 2, 2, 0.001, 0, 0, 0}};
+        arb_topo_t t = {.nnodes = 0, .node = node, .inter = {20, 2, 2, 2, 0.001, 0, 0, 0, 0}};
         for (int r = 0; r < 40; r++) {
             node[r] = layout == 1 ? r / 2 : layout == 2 ? r / 3 : r % 3;
             if (node[r] + 1 > t.nnodes) t.nnodes = node[r] + 1;
@@ -281,7 +281,7 @@ static void selector(void)
                              .count = 1,
                              .chunk = 65536,
                              .commutative = 1};
-        arb_logp_t m = {2.0, 0.4, 0.4, 0.6, 0.0002, 0, 0, 0};
+        arb_logp_t m = {2.0, 0.4, 0.4, 0.6, 0.0002, 0, 0, 0, 0};
         int small = arb_select(&a, &m, 0, pred);
         a.bytes = 16u << 20, a.count = 2u << 20;
         int large = arb_select(&a, &m, 0, pred);
@@ -295,7 +295,7 @@ static void selector(void)
                   strcmp(t[large].name, "direct") != 0,
               "allreduce 16 MiB P %d: %s", P, t[large].name);
         /* A hop as dear as on an oversubscribed node (L + ARBOR_OVERSUB_WAKE): direct. */
-        arb_logp_t over = {5.1, 0.05, 0.05, 0.05, 0.00008, 0, 0, 0};
+        arb_logp_t over = {5.1, 0.05, 0.05, 0.05, 0.00008, 0, 0, 0, 0};
         a.bytes = 8, a.count = 1;
         int busy = arb_select(&a, &over, 0, pred);
         check(strcmp(t[busy].name, P > 2 ? "direct" : "recursive_doubling") == 0,

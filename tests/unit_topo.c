@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const arb_logp_t INTRA = {0.1, 0.05, 0.05, 0.05, 0.00008, 0, 0, 0};
-static const arb_logp_t INTER = {20, 2, 2, 2, 0.001, 0, 0, 0};
+static const arb_logp_t INTRA = {0.1, 0.05, 0.05, 0.05, 0.00008, 0, 0, 0, 0};
+static const arb_logp_t INTER = {20, 2, 2, 2, 0.001, 0, 0, 0, 0};
 
 /* layouts: 0 blocks of k, 1 round-robin over k nodes, 2 pseudo-random over k nodes */
 static int layout(int *node, int P, int kind, int k)
@@ -83,8 +83,8 @@ static void test_trees(void)
 /* With T_intra >= s_inter no helper is recruited: the greedy is the two-level composition. */
 static void test_greedy_reduces_to_two_level(void)
 {
-    const arb_logp_t intra = {0.3, 0.5, 0.5, 0.3, 0.0001, 0, 0, 0},
-                     inter = {2, 0.5, 0.5, 0.3, 0.0001, 0, 0, 0};
+    const arb_logp_t intra = {0.3, 0.5, 0.5, 0.3, 0.0001, 0, 0, 0, 0},
+                     inter = {2, 0.5, 0.5, 0.3, 0.0001, 0, 0, 0, 0};
     int node[256];
     for (int P = 8; P <= 256; P *= 2) {
         int nn = layout(node, P, 0, 4);
@@ -303,6 +303,52 @@ static void test_oversubscribed(void)
     check(got == 0, "gatherv bound %g", got);
 }
 
+/* One node, 4 ranks on 2 CPUs (the 2-core VM at P = 4), with the model that node gets (L plus
+ * ARBOR_OVERSUB_WAKE): the CPU bound and ring without its streaming overlap move allreduce at
+ * 16 KiB from direct to recursive doubling and at 1 MiB from ring to rabenseifner, what four
+ * bench/fidelity runs measured (docs/PERFORMANCE.md); with a CPU per rank nothing changes. */
+static void test_oversubscribed_node(void)
+{
+    int node[4] = {0, 0, 0, 0}, all[4] = {0, 1, 2, 3};
+    arb_topo_t one = {.nnodes = 1, .node = node, .inter = INTER};
+    arb_topo_t over = one;
+    over.shared = all, over.nshared = 4, over.shared_cpus = 2, over.wake = 5;
+    arb_logp_t m;
+    arb_logp_default("ucx", &m);
+    m.L += 5;
+    int n;
+    const arb_alg_desc_t *tab = arb_alg_table(ARB_COLL_ALLREDUCE, &n);
+    static const struct {
+        size_t bytes;
+        const char *free_cpus, *shared;
+    } want[] = {{16384, "direct", "recursive_doubling"},
+                {1048576, "ring", "rabenseifner"},
+                {8, "direct", "direct"}};
+    for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
+        arb_coll_args_t a = args(ARB_COLL_ALLREDUCE, 0, 4, 0, want[k].bytes / 8, NULL);
+        a.bytes = want[k].bytes, a.chunk = 65536;
+        const char *got[2];
+        for (int s = 0; s < 2; s++) {
+            a.topo = s ? &over : &one;
+            double pred[32];
+            int alg = arb_select(&a, &m, 0, pred);
+            got[s] = tab[alg].name;
+            /* the bound is a floor: no candidate is predicted below its own LogGP time */
+            for (int i = 1; s && i < n; i++) {
+                a.topo = &one;
+                double free_t = tab[i].cost ? tab[i].cost(&tab[i], &a, &m) : INFINITY;
+                a.topo = &over;
+                check(!isfinite(free_t) || pred[i] >= free_t - 1e-9 || !strcmp(tab[i].name, "ring"),
+                      "allreduce %zu B: %s predicted %g under its LogGP time %g", want[k].bytes,
+                      tab[i].name, pred[i], free_t);
+            }
+        }
+        check(!strcmp(got[0], want[k].free_cpus) && !strcmp(got[1], want[k].shared),
+              "allreduce %zu B on one node: %s with a CPU each (want %s), %s on 2 CPUs (want %s)",
+              want[k].bytes, got[0], want[k].free_cpus, got[1], want[k].shared);
+    }
+}
+
 /* Who each rank has heard from, transitively, when its barrier schedule ends: a SEND carries its
  * sender's knowledge when it may start (itself, every RECV of an earlier round and the step it
  * depends on), the k-th RECV from a peer gets what that peer's k-th SEND to it carried. Iterated
@@ -357,7 +403,7 @@ static bool barrier_complete(int P, const arb_sched_t *s, int *who)
  * fails this (checked on leader_dissem with its last step dropped). */
 static void test_barrier_release(void)
 {
-    static const arb_logp_t cheap_hops = {1, 1, 1, 10, 0.001, 0, 0, 0}; /* T = 3, s = 10 */
+    static const arb_logp_t cheap_hops = {1, 1, 1, 10, 0.001, 0, 0, 0, 0}; /* T = 3, s = 10 */
     int n, node[17];
     const arb_alg_desc_t *tab = arb_alg_table(ARB_COLL_BARRIER, &n);
     for (int P = 2; P <= 17; P++)
@@ -480,6 +526,7 @@ int main(void)
     test_parse_levels();
     test_selection();
     test_oversubscribed();
+    test_oversubscribed_node();
     test_barrier_release();
     test_allreduce_doubles();
     printf("unit_topo: %d checks, %d failures\n", checks, failures);

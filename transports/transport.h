@@ -29,8 +29,9 @@
 #define ARB_ERR_AGAIN ((arbor_status_t)-1000)
 
 typedef struct arb_tp arb_tp_t;
-typedef struct arb_tp_rkey arb_tp_rkey_t; /* unpacked remote key: knows its peer and base */
-typedef struct arb_tp_mr arb_tp_mr_t;     /* local registration */
+typedef struct arb_tp_rkey arb_tp_rkey_t;   /* unpacked remote key: knows its peer and base */
+typedef struct arb_tp_mr arb_tp_mr_t;       /* local registration */
+typedef struct arb_tp_flush arb_tp_flush_t; /* a flush of some peers in progress */
 
 typedef struct {
     _Atomic int64_t pending; /* only through the arb_tp_comp_* helpers below */
@@ -201,8 +202,21 @@ typedef struct arb_tp_ops {
 
     /* Later ops to peer are ordered after earlier ones (non-blocking). */
     arbor_status_t (*fence)(arb_tp_t *tp, int peer);
-    /* Blocks (making progress) until every op posted so far is complete at its target. */
+    /* Blocks (making progress) until every op posted so far is complete at its target,
+     * bounded by params.timeout_s (ARBOR_ERR_TIMEOUT). */
     arbor_status_t (*flush)(arb_tp_t *tp);
+    /* A flush of the ops posted so far to some peers only, in three steps, so that a caller
+     * waits without blocking inside the backend (interrupt mode sleeps between tests) and an op
+     * still in flight to another peer (one that died, or that is alive but not progressing)
+     * does not hold it. flush_start covers the world ranks peers[0..n) (peers NULL: every
+     * peer); ops posted later are not covered. flush_test drives the backend once and returns
+     * ARBOR_OK once every covered op is complete at its target, ARB_ERR_AGAIN while some are
+     * not, or the error of a covered op nobody else was told of (ARBOR_ERR_PEER_LOST for a peer
+     * whose process is gone). flush_end releases f, complete or not (a caller that gives up:
+     * the ops stay in flight). The caller bounds the wait (ARBOR_TIMEOUT). */
+    arbor_status_t (*flush_start)(arb_tp_t *tp, const int *peers, int n, arb_tp_flush_t **f_p);
+    arbor_status_t (*flush_test)(arb_tp_t *tp, arb_tp_flush_t *f);
+    void (*flush_end)(arb_tp_t *tp, arb_tp_flush_t *f);
     /* Drives the backend once; returns the number of completions seen (>= 0) or an error. */
     int (*progress)(arb_tp_t *tp);
     /* Interrupt-mode progress: a descriptor that becomes readable on events, and arm() before

@@ -13,7 +13,7 @@ extern "C" {
 namespace
 {
 
-const arb_logp_t kModel = {2.0, 0.4, 0.4, 0.6, 0.0002, 0, 0, 0};
+const arb_logp_t kModel = {2.0, 0.4, 0.4, 0.6, 0.0002, 0, 0, 0, 0};
 
 arb_coll_args_t Args(int P, size_t bytes)
 {

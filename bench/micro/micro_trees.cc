@@ -11,7 +11,7 @@ namespace
 {
 
 // T = 8 us, s = 2 us: a Karp tree between binomial and flat.
-const arb_logp_t kModel = {6.0, 1.0, 1.0, 2.0, 0.0, 0.0, 0.0, 0.0};
+const arb_logp_t kModel = {6.0, 1.0, 1.0, 2.0, 0.0, 0.0, 0.0, 0.0, 0.0};
 constexpr size_t kBytes = 8;
 
 // P = 8, 64, 1024, 16384, 131072, 1048576.

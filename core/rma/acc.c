@@ -23,6 +23,7 @@
 
 #include "core/doorbell.h"
 #include "core/dtype.h"
+#include "core/flush.h"
 #include "core/log.h"
 #include "core/rma/rma_impl.h"
 #include "core/tp_call.h"
@@ -410,7 +411,7 @@ static arbor_status_t acc_locked_tp(const acc_t *a, int rank, arb_tp_rkey_t *key
         ws = arb_rma_wait_comp(&put[b], "accumulate");
         if (status == ARBOR_OK) status = ws;
     }
-    if (status == ARBOR_OK) status = arb_tp_flush(); /* complete at target */
+    if (status == ARBOR_OK) status = arb_flush_peers(&rank, 1, "accumulate"); /* at target */
     free(buf[0]), free(buf[1]);
     return status;
 }

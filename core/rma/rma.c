@@ -13,6 +13,7 @@
 #include "core/coll.h"
 #include "core/doorbell.h"
 #include "core/executor.h"
+#include "core/flush.h"
 #include "core/progress.h"
 #include "core/log.h"
 #include "core/rma/rma_impl.h"
@@ -563,10 +564,13 @@ arbor_status_t arb_rma_complete_to(int rank)
             arb_rma.imp[r].status = ARBOR_OK;
         }
     }
+    /* A fence to one rank flushes that rank only: one in flight to another (idle, or gone)
+     * must not hold it, and what the others still owe keeps posted set for the next quiet. */
     if (arb_rma.posted) {
-        arbor_status_t fs = arb_tp_flush();
+        arbor_status_t fs = rank >= 0 ? arb_flush_peers(&rank, 1, "arbor_fence")
+                                      : arb_flush_peers(NULL, 0, "arbor_quiet");
         if (fs != ARBOR_OK) return fs;
-        arb_rma.posted = false;
+        if (rank < 0) arb_rma.posted = false;
     }
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     return status;

@@ -47,6 +47,9 @@ typedef enum { ARB_OFI_PUT = 0, ARB_OFI_GET, ARB_OFI_AMO } arb_ofi_kind_t;
 typedef struct arb_ofi_req {
     struct arb_ofi_req *next; /* peer queue or free list */
     struct arb_ofi_req *all;  /* every request tp allocated (freed at close) */
+    /* the peer's accepted and unfinished requests, in acceptance order (flush of some peers) */
+    struct arb_ofi_req *live_prev, *live_next;
+    uint64_t seq; /* acceptance number among the peer's requests */
     arb_ofi_kind_t kind;
     int peer;
     bool fenced;  /* may start only after every earlier operation to peer completed */
@@ -92,6 +95,13 @@ typedef struct {
     int next_active;     /* that list, by rank; -1 ends it */
     arb_ofi_req_t *head; /* requests waiting to be (fully) posted, in submission order */
     arb_ofi_req_t *tail;
+    /* Per-peer completion counting for a flush of some peers (ofi_flush.c): the CQ and any
+     * counter are per endpoint, so each accepted request is numbered and listed until it
+     * finishes; a flush that began when next_seq was s is over once the oldest listed request
+     * is numbered s or more (or none is). */
+    uint64_t next_seq;
+    arb_ofi_req_t *live_head, *live_tail;
+    arbor_status_t status; /* first error of a request to this peer nobody waits for */
 } arb_ofi_peer_t;
 
 struct arb_tp_rkey {
@@ -177,7 +187,8 @@ struct arb_tp {
     long queued;     /* requests waiting in peer queues */
     arb_ofi_req_t *free_req;
     arb_ofi_req_t *all_reqs;
-    arbor_status_t async_status; /* first error of an operation nobody waits for */
+    arbor_status_t async_status;      /* first error of an operation nobody waits for */
+    struct arb_tp_flush *spare_flush; /* the last flush object, kept for the next (ofi_flush.c) */
 };
 
 /* ofi_coll.c: provider collectives (offload hooks) */
@@ -263,6 +274,11 @@ arbor_status_t arb_ofi_fence(arb_tp_t *tp, int peer);
 #define ARB_OFI_SIG_ADD_MAX  ((UINT64_C(1) << (64 - ARB_OFI_SIG_OFF_BITS)) - 1)
 int arb_ofi_progress(arb_tp_t *tp);
 arbor_status_t arb_ofi_flush(arb_tp_t *tp);
+/* The first error of a request nobody waits for, to any peer, cleared (ofi_flush.c). */
+arbor_status_t arb_ofi_async_take(arb_tp_t *tp);
+arbor_status_t arb_ofi_flush_start(arb_tp_t *tp, const int *peers, int n, arb_tp_flush_t **f_p);
+arbor_status_t arb_ofi_flush_test(arb_tp_t *tp, arb_tp_flush_t *f);
+void arb_ofi_flush_end(arb_tp_t *tp, arb_tp_flush_t *f);
 arbor_status_t arb_ofi_wait_fd(arb_tp_t *tp, int *fd_p);
 arbor_status_t arb_ofi_arm(arb_tp_t *tp);
 

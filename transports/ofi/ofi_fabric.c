@@ -375,6 +375,7 @@ static void ofi_close(arb_tp_t *tp)
     fid_close(tp->fabric ? &tp->fabric->fid : NULL, "fabric");
     if (tp->info != NULL) fi_freeinfo(tp->info);
     arb_ofi_req_free_all(tp);
+    free(tp->spare_flush);
     if (tp->seg) munmap(tp->seg, tp->seg_size);
     free(tp->blob);
     free(tp->peers);
@@ -428,6 +429,9 @@ const arb_tp_ops_t arb_ofi_ops = {
     .put_signal = arb_ofi_put_signal,
     .fence = arb_ofi_fence,
     .flush = arb_ofi_flush,
+    .flush_start = arb_ofi_flush_start,
+    .flush_test = arb_ofi_flush_test,
+    .flush_end = arb_ofi_flush_end,
     .progress = arb_ofi_progress,
     .wait_fd = arb_ofi_wait_fd,
     .arm = arb_ofi_arm,

@@ -52,13 +52,45 @@ void arb_ofi_req_free_all(arb_tp_t *tp)
     tp->free_req = NULL;
 }
 
+/* An accepted request joins its peer's list (a flush of some peers counts on it). */
+static void live_add(arb_tp_t *tp, arb_ofi_req_t *req)
+{
+    arb_ofi_peer_t *peer = &tp->peers[req->peer];
+
+    req->seq = peer->next_seq++;
+    req->live_next = NULL;
+    req->live_prev = peer->live_tail;
+    if (peer->live_tail != NULL)
+        peer->live_tail->live_next = req;
+    else
+        peer->live_head = req;
+    peer->live_tail = req;
+}
+
+static void live_remove(arb_tp_t *tp, arb_ofi_req_t *req)
+{
+    arb_ofi_peer_t *peer = &tp->peers[req->peer];
+
+    if (req->live_prev != NULL)
+        req->live_prev->live_next = req->live_next;
+    else
+        peer->live_head = req->live_next;
+    if (req->live_next != NULL)
+        req->live_next->live_prev = req->live_prev;
+    else
+        peer->live_tail = req->live_prev;
+}
+
 static void req_finish(arb_tp_t *tp, arb_ofi_req_t *req)
 {
+    live_remove(tp, req);
     if (req->counted) {
         if (req->status != ARBOR_OK) req->comp->status = req->status;
         arb_tp_comp_end(req->comp);
-    } else if (req->status != ARBOR_OK && tp->async_status == ARBOR_OK) {
-        tp->async_status = req->status; /* reported by the next flush */
+    } else if (req->status != ARBOR_OK) {
+        /* reported by the next flush that covers the peer */
+        if (tp->peers[req->peer].status == ARBOR_OK) tp->peers[req->peer].status = req->status;
+        if (tp->async_status == ARBOR_OK) tp->async_status = req->status;
     }
     arb_ofi_req_put(tp, req);
 }
@@ -267,6 +299,7 @@ arbor_status_t arb_ofi_submit(arb_tp_t *tp, arb_ofi_req_t *req, bool must_accept
         }
     }
     peer->fence_next = false; /* accepted: req carries the fence */
+    live_add(tp, req);
     /* Fully posted puts whose source was copied (inject, staging) are done for the caller. */
     req->counted = req->comp != NULL && !(status == ARBOR_OK && req->copied);
     if (req->counted) arb_tp_comp_begin(req->comp);

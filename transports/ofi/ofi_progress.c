@@ -129,7 +129,6 @@ arbor_status_t arb_ofi_flush(arb_tp_t *tp)
 {
     double deadline = tp->timeout_s > 0 ? now_s() + tp->timeout_s : 0;
     unsigned polls = 0;
-    arbor_status_t status;
 
     if (tp->peers == NULL) return ARBOR_OK;
     while (tp->inflight > 0 || tp->queued > 0) {
@@ -142,9 +141,7 @@ arbor_status_t arb_ofi_flush(arb_tp_t *tp)
             return ARBOR_ERR_TIMEOUT;
         }
     }
-    status = tp->async_status;
-    tp->async_status = ARBOR_OK;
-    return status;
+    return arb_ofi_async_take(tp);
 }
 
 arbor_status_t arb_ofi_wait_fd(arb_tp_t *tp, int *fd_p)

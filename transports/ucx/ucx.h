@@ -51,9 +51,11 @@ typedef struct {
     /* The endpoint has no atomic lane (UCX over TCP): every put_signal to this peer is one
      * active message (ucx_am.c) instead of put, fence and a software-emulated atomic. */
     bool am_signal;
-    bool am_dirty; /* put_signal messages sent since the last ping was answered or sent */
-    int pings;     /* of fencing: pings not yet answered */
-    bool lost;     /* the endpoint failed: no pong will come */
+    bool am_dirty;         /* put_signal messages sent since the last ping was answered or sent */
+    int pings;             /* of fencing: pings not yet answered */
+    bool lost;             /* the endpoint failed: no pong will come */
+    int chains;            /* put_signal chains to this peer whose signal waits for a flush */
+    unsigned long chained; /* signals those chains posted so far */
 } arb_ucx_peer_t;
 
 struct arb_tp {
@@ -88,6 +90,7 @@ struct arb_tp {
     arb_ucx_amo_ctx_t *free_amo;
     long chains_waiting;   /* put_signal chains whose signal waits for an endpoint flush */
     unsigned long chained; /* signals posted by chains so far (flush repeats if it changed) */
+    struct arb_tp_flush *spare_flush; /* the last flush object, kept for the next (ucx_flush.c) */
 };
 
 arbor_status_t arb_ucx_status(ucs_status_t status);
@@ -113,6 +116,10 @@ arbor_status_t arb_ucx_put_signal(arb_tp_t *tp, const void *src, size_t len, arb
                                   uint64_t sig_add, arb_tp_comp_t *comp);
 arbor_status_t arb_ucx_fence(arb_tp_t *tp, int peer);
 arbor_status_t arb_ucx_flush(arb_tp_t *tp);
+/* The flush of some peers (transport.h): ucx_flush.c. */
+arbor_status_t arb_ucx_flush_start(arb_tp_t *tp, const int *peers, int n, arb_tp_flush_t **f_p);
+arbor_status_t arb_ucx_flush_test(arb_tp_t *tp, arb_tp_flush_t *f);
+void arb_ucx_flush_end(arb_tp_t *tp, arb_tp_flush_t *f);
 /* Local completion only, no pings: close, when peers may have closed already. */
 arbor_status_t arb_ucx_flush_sends(arb_tp_t *tp);
 int arb_ucx_progress(arb_tp_t *tp);

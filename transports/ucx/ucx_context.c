@@ -349,6 +349,7 @@ static void ucx_close(arb_tp_t *tp)
     free(tp->off_node);
     free(tp->blob);
     arb_ucx_amo_ctx_free_all(tp);
+    free(tp->spare_flush);
     if (tp->seg_memh != NULL) ucp_mem_unmap(tp->context, tp->seg_memh);
     if (tp->worker != NULL) ucp_worker_destroy(tp->worker);
     if (tp->context != NULL) ucp_cleanup(tp->context);
@@ -403,6 +404,9 @@ const arb_tp_ops_t arb_ucx_ops = {
     .put_signal = arb_ucx_put_signal,
     .fence = arb_ucx_fence,
     .flush = arb_ucx_flush,
+    .flush_start = arb_ucx_flush_start,
+    .flush_test = arb_ucx_flush_test,
+    .flush_end = arb_ucx_flush_end,
     .progress = arb_ucx_progress,
     .wait_fd = arb_ucx_wait_fd,
     .arm = arb_ucx_arm,

@@ -176,7 +176,10 @@ static void amo_done(void *req, ucs_status_t status, void *user_data)
 }
 
 /* Posts ctx's atomic: operand X in ctx, reply buffer per ucp_atomic_op_nbx's table (NULL: no
- * fetch). ctx goes back to the free list when the atomic is done or refused. */
+ * fetch). ctx goes back to the free list when the atomic is done or refused. The request of an
+ * atomic in flight belongs to amo_done, comp or not: UCX reads the operand in ctx until then,
+ * and a request freed at once (as arb_ucx_posted does for fire-and-forget RMA) never calls its
+ * callback, so ctx was lost (a leak per fire-and-forget atomic that did not complete inline). */
 static arbor_status_t amo_post(arb_ucx_amo_ctx_t *ctx, ucp_atomic_op_t op, arb_tp_rkey_t *rkey,
                                uint64_t off, uint64_t *reply, arb_tp_comp_t *comp)
 {
@@ -194,11 +197,13 @@ static arbor_status_t amo_post(arb_ucx_amo_ctx_t *ctx, ucp_atomic_op_t op, arb_t
     }
     ctx->comp = NULL;
     req = ucp_atomic_op_nbx(rkey->ep, op, &ctx->operand, 1, rkey->base + off, rkey->rkey, &param);
-    if (req == NULL || UCS_PTR_IS_ERR(req))
+    if (req == NULL || UCS_PTR_IS_ERR(req)) {
         arb_ucx_amo_ctx_put(ctx, UCS_OK); /* done or refused: comp untouched */
-    else
-        ctx->comp = comp; /* amo_done accounts for it */
-    return arb_ucx_posted(req, comp, "atomic", rkey->peer);
+        return arb_ucx_posted(req, comp, "atomic", rkey->peer);
+    }
+    ctx->comp = comp; /* amo_done accounts for it and frees req */
+    if (comp != NULL) arb_tp_comp_begin(comp);
+    return ARBOR_OK;
 }
 
 static arbor_status_t amo_start(arb_tp_t *tp, ucp_atomic_op_t op, arb_tp_rkey_t *rkey, uint64_t off,
@@ -246,6 +251,8 @@ static void signal_post(arb_ucx_amo_ctx_t *ctx, ucs_status_t status)
 
     ctx->tp->chains_waiting--;
     ctx->tp->chained++;
+    ctx->tp->peers[ctx->sig_rkey->peer].chains--;
+    ctx->tp->peers[ctx->sig_rkey->peer].chained++;
     if (status != UCS_OK) {
         arb_error("put_signal: flush to peer %d failed: %s", ctx->sig_rkey->peer,
                   ucs_status_string(status));
@@ -288,6 +295,7 @@ static arbor_status_t signal_after_flush(arb_tp_t *tp, const void *src, size_t l
     ctx->comp = comp;
     if (comp != NULL) arb_tp_comp_begin(comp);
     tp->chains_waiting++;
+    tp->peers[sig_rkey->peer].chains++;
     param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
     param.cb.send = signal_flushed;
     param.user_data = ctx;
