@@ -8,9 +8,9 @@
  * 99th percentile of the iteration's time, and whether the data of the last iteration was right
  * (check). An iteration's time is the last rank's end minus the first rank's start where every
  * rank reads one clock (bench/clock_id.h), else (or with --timing rank) the slowest rank's own
- * call time, as in arbor-bench. Sizes are bytes per rank block for scatter / gather / allgather / alltoall (and
- * their v-variants) and reduce_scatter (MPI_Reduce_scatter_block), the whole vector for bcast
- * and the other reductions. --cold rotates through buffers whose total exceeds 64 MiB.
+ * call time, as in arbor-bench. Sizes are bytes per rank block for scatter / gather / allgather /
+ * alltoall (and their v-variants) and reduce_scatter (MPI_Reduce_scatter_block), the whole vector
+ * for bcast and the other reductions. --cold rotates through buffers whose total exceeds 64 MiB.
  * The transport column is "mpi:<flavour>" with the flavour from ARBOR_MPI_FLAVOUR (bench/compare
  * sets it), else "mpi:ompi" / "mpi:mpich" from the library version, else "mpi".
  * The one-sided ops (put, get, acc, fetch_add, cswap, strided_get, strided_put, vector_get, or
@@ -30,12 +30,28 @@
 #include "clock_id.h"
 #include "mpi_rma.h"
 
-enum { BARRIER, BCAST, SCATTER, SCATTERV, GATHER, GATHERV, ALLGATHER, ALLGATHERV, ALLTOALL,
-       ALLTOALLV, REDUCE, ALLREDUCE, REDUCE_SCATTER, SCAN, EXSCAN, NOPS };
-static const char *const op_names[NOPS] = {
-    "barrier",   "bcast",      "scatter", "scatterv",  "gather",         "gatherv", "allgather",
-    "allgatherv", "alltoall",  "alltoallv", "reduce",  "allreduce", "reduce_scatter", "scan",
-    "exscan"};
+enum {
+    BARRIER,
+    BCAST,
+    SCATTER,
+    SCATTERV,
+    GATHER,
+    GATHERV,
+    ALLGATHER,
+    ALLGATHERV,
+    ALLTOALL,
+    ALLTOALLV,
+    REDUCE,
+    ALLREDUCE,
+    REDUCE_SCATTER,
+    SCAN,
+    EXSCAN,
+    NOPS
+};
+static const char *const op_names[NOPS] = {"barrier",        "bcast",     "scatter",   "scatterv",
+                                           "gather",         "gatherv",   "allgather", "allgatherv",
+                                           "alltoall",       "alltoallv", "reduce",    "allreduce",
+                                           "reduce_scatter", "scan",      "exscan"};
 static const char *const dtype_names[] = {"int32", "int64", "float", "double"};
 static const char *const rop_names[] = {"sum", "prod", "min", "max", "band", "bor", "bxor"};
 enum { ROP_SUM, ROP_PROD, ROP_MIN, ROP_MAX, ROP_BAND, ROP_BOR, ROP_BXOR };
@@ -68,23 +84,34 @@ static int rank, size;
 static MPI_Datatype mpi_dtype(int i)
 {
     switch (i) {
-    case 0: return MPI_INT32_T;
-    case 1: return MPI_INT64_T;
-    case 2: return MPI_FLOAT;
-    default: return MPI_DOUBLE;
+    case 0:
+        return MPI_INT32_T;
+    case 1:
+        return MPI_INT64_T;
+    case 2:
+        return MPI_FLOAT;
+    default:
+        return MPI_DOUBLE;
     }
 }
 
 static MPI_Op mpi_op(int i)
 {
     switch (i) {
-    case ROP_SUM: return MPI_SUM;
-    case ROP_PROD: return MPI_PROD;
-    case ROP_MIN: return MPI_MIN;
-    case ROP_MAX: return MPI_MAX;
-    case ROP_BAND: return MPI_BAND;
-    case ROP_BOR: return MPI_BOR;
-    default: return MPI_BXOR;
+    case ROP_SUM:
+        return MPI_SUM;
+    case ROP_PROD:
+        return MPI_PROD;
+    case ROP_MIN:
+        return MPI_MIN;
+    case ROP_MAX:
+        return MPI_MAX;
+    case ROP_BAND:
+        return MPI_BAND;
+    case ROP_BOR:
+        return MPI_BOR;
+    default:
+        return MPI_BXOR;
     }
 }
 
@@ -112,33 +139,52 @@ static int64_t value(const point_t *p, int r, size_t j, size_t i)
 static void store(int dt, void *buf, size_t idx, int64_t v)
 {
     switch (dt) {
-    case 0: ((int32_t *)buf)[idx] = (int32_t)v; break;
-    case 1: ((int64_t *)buf)[idx] = v; break;
-    case 2: ((float *)buf)[idx] = (float)v; break;
-    default: ((double *)buf)[idx] = (double)v; break;
+    case 0:
+        ((int32_t *)buf)[idx] = (int32_t)v;
+        break;
+    case 1:
+        ((int64_t *)buf)[idx] = v;
+        break;
+    case 2:
+        ((float *)buf)[idx] = (float)v;
+        break;
+    default:
+        ((double *)buf)[idx] = (double)v;
+        break;
     }
 }
 
 static int64_t load(int dt, const void *buf, size_t idx)
 {
     switch (dt) {
-    case 0: return ((const int32_t *)buf)[idx];
-    case 1: return ((const int64_t *)buf)[idx];
-    case 2: return (int64_t)((const float *)buf)[idx];
-    default: return (int64_t)((const double *)buf)[idx];
+    case 0:
+        return ((const int32_t *)buf)[idx];
+    case 1:
+        return ((const int64_t *)buf)[idx];
+    case 2:
+        return (int64_t)((const float *)buf)[idx];
+    default:
+        return (int64_t)((const double *)buf)[idx];
     }
 }
 
 static int64_t fold(int op, int64_t a, int64_t b)
 {
     switch (op) {
-    case ROP_SUM: return a + b;
-    case ROP_PROD: return a * b;
-    case ROP_MIN: return a < b ? a : b;
-    case ROP_MAX: return a > b ? a : b;
-    case ROP_BAND: return a & b;
-    case ROP_BOR: return a | b;
-    default: return a ^ b;
+    case ROP_SUM:
+        return a + b;
+    case ROP_PROD:
+        return a * b;
+    case ROP_MIN:
+        return a < b ? a : b;
+    case ROP_MAX:
+        return a > b ? a : b;
+    case ROP_BAND:
+        return a & b;
+    case ROP_BOR:
+        return a | b;
+    default:
+        return a ^ b;
     }
 }
 
@@ -164,20 +210,34 @@ static int setup(point_t *p, int op, size_t bytes, const opts_t *o)
     p->count = op == BARRIER ? 0 : bytes / p->elem;
     p->bytes = p->count * p->elem;
     size_t P = (size_t)size, blk = p->bytes;
-    if (p->count > (size_t)INT32_MAX / P) return fprintf(stderr, "arbor-mpi-bench: size too large\n"), -1;
+    if (p->count > (size_t)INT32_MAX / P)
+        return fprintf(stderr, "arbor-mpi-bench: size too large\n"), -1;
     switch (op) {
-    case BARRIER: break;
-    case BCAST: p->send_bytes = p->recv_bytes = blk; break;
+    case BARRIER:
+        break;
+    case BCAST:
+        p->send_bytes = p->recv_bytes = blk;
+        break;
     case SCATTER:
-    case SCATTERV: p->send_bytes = P * blk, p->recv_bytes = blk; break;
+    case SCATTERV:
+        p->send_bytes = P * blk, p->recv_bytes = blk;
+        break;
     case GATHER:
     case GATHERV:
     case ALLGATHER:
-    case ALLGATHERV: p->send_bytes = blk, p->recv_bytes = P * blk; break;
+    case ALLGATHERV:
+        p->send_bytes = blk, p->recv_bytes = P * blk;
+        break;
     case ALLTOALL:
-    case ALLTOALLV: p->send_bytes = p->recv_bytes = P * blk; break;
-    case REDUCE_SCATTER: p->send_bytes = P * blk, p->recv_bytes = blk; break;
-    default: p->send_bytes = p->recv_bytes = blk; break;
+    case ALLTOALLV:
+        p->send_bytes = p->recv_bytes = P * blk;
+        break;
+    case REDUCE_SCATTER:
+        p->send_bytes = P * blk, p->recv_bytes = blk;
+        break;
+    default:
+        p->send_bytes = p->recv_bytes = blk;
+        break;
     }
     size_t per = p->send_bytes + p->recv_bytes + 2;
     p->nbufs = o->cold ? (int)((64u << 20) / per + 1) : 1;
@@ -198,7 +258,8 @@ static int setup(point_t *p, int op, size_t bytes, const opts_t *o)
                   is_reduction(op) ? value(p, rank, 0, e)
                                    : value(p, rank, e / per_block, e % per_block));
         if (op == BCAST)
-            for (size_t e = 0; e < p->bytes; e++) p->send[b][e] = (unsigned char)value(p, p->root, 0, e);
+            for (size_t e = 0; e < p->bytes; e++)
+                p->send[b][e] = (unsigned char)value(p, p->root, 0, e);
         memset(p->recv[b], 0, p->recv_bytes);
     }
     return 0;
@@ -209,9 +270,11 @@ static void fill(point_t *p, int it, int last)
     int b = it % p->nbufs;
     if (!last) return;
     if (p->op == BCAST) {
-        if (p->rank != p->root) memset(p->send[b], 0xEE, p->bytes);
+        if (p->rank != p->root)
+            memset(p->send[b], 0xEE, p->bytes);
         else
-            for (size_t e = 0; e < p->bytes; e++) p->send[b][e] = (unsigned char)value(p, p->root, 0, e);
+            for (size_t e = 0; e < p->bytes; e++)
+                p->send[b][e] = (unsigned char)value(p, p->root, 0, e);
     } else {
         memset(p->recv[b], 0xEE, p->recv_bytes);
     }
@@ -224,23 +287,38 @@ static int run(point_t *p, int it)
     MPI_Comm w = MPI_COMM_WORLD;
     MPI_Datatype dt = p->dt;
     switch (p->op) {
-    case BARRIER: return MPI_Barrier(w);
-    case BCAST: return MPI_Bcast(s, (int)p->bytes, MPI_BYTE, root, w);
-    case SCATTER: return MPI_Scatter(s, n, dt, r, n, dt, root, w);
-    case SCATTERV: return MPI_Scatterv(s, p->counts, p->displs, dt, r, n, dt, root, w);
-    case GATHER: return MPI_Gather(s, n, dt, r, n, dt, root, w);
-    case GATHERV: return MPI_Gatherv(s, n, dt, r, p->counts, p->displs, dt, root, w);
-    case ALLGATHER: return MPI_Allgather(s, n, dt, r, n, dt, w);
-    case ALLGATHERV: return MPI_Allgatherv(s, n, dt, r, p->counts, p->displs, dt, w);
-    case ALLTOALL: return MPI_Alltoall(s, n, dt, r, n, dt, w);
+    case BARRIER:
+        return MPI_Barrier(w);
+    case BCAST:
+        return MPI_Bcast(s, (int)p->bytes, MPI_BYTE, root, w);
+    case SCATTER:
+        return MPI_Scatter(s, n, dt, r, n, dt, root, w);
+    case SCATTERV:
+        return MPI_Scatterv(s, p->counts, p->displs, dt, r, n, dt, root, w);
+    case GATHER:
+        return MPI_Gather(s, n, dt, r, n, dt, root, w);
+    case GATHERV:
+        return MPI_Gatherv(s, n, dt, r, p->counts, p->displs, dt, root, w);
+    case ALLGATHER:
+        return MPI_Allgather(s, n, dt, r, n, dt, w);
+    case ALLGATHERV:
+        return MPI_Allgatherv(s, n, dt, r, p->counts, p->displs, dt, w);
+    case ALLTOALL:
+        return MPI_Alltoall(s, n, dt, r, n, dt, w);
     case ALLTOALLV:
         return MPI_Alltoallv(s, p->counts, p->displs, dt, r, p->counts, p->displs, dt, w);
-    case REDUCE: return MPI_Reduce(s, r, n, dt, p->mop, root, w);
-    case ALLREDUCE: return MPI_Allreduce(s, r, n, dt, p->mop, w);
-    case REDUCE_SCATTER: return MPI_Reduce_scatter_block(s, r, n, dt, p->mop, w);
-    case SCAN: return MPI_Scan(s, r, n, dt, p->mop, w);
-    case EXSCAN: return MPI_Exscan(s, r, n, dt, p->mop, w);
-    default: return MPI_ERR_OP;
+    case REDUCE:
+        return MPI_Reduce(s, r, n, dt, p->mop, root, w);
+    case ALLREDUCE:
+        return MPI_Allreduce(s, r, n, dt, p->mop, w);
+    case REDUCE_SCATTER:
+        return MPI_Reduce_scatter_block(s, r, n, dt, p->mop, w);
+    case SCAN:
+        return MPI_Scan(s, r, n, dt, p->mop, w);
+    case EXSCAN:
+        return MPI_Exscan(s, r, n, dt, p->mop, w);
+    default:
+        return MPI_ERR_OP;
     }
 }
 
@@ -250,7 +328,8 @@ static int check(const point_t *p, int it)
     const unsigned char *r = p->recv[b];
     size_t n = p->count;
     switch (p->op) {
-    case BARRIER: return 1;
+    case BARRIER:
+        return 1;
     case BCAST:
         for (size_t e = 0; e < p->bytes; e++)
             if (p->send[b][e] != (unsigned char)value(p, p->root, 0, e)) return 0;
@@ -293,7 +372,8 @@ static int check(const point_t *p, int it)
         for (size_t i = 0; me > 0 && i < n; i++)
             if (load(dt, r, i) != reduced(p, 0, me, i)) return 0;
         return 1;
-    default: return 0;
+    default:
+        return 0;
     }
 }
 
@@ -307,10 +387,11 @@ static void teardown(point_t *p)
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: arbor-mpi-bench [--op LIST|all] [--sizes 8,64K,1M] [--iters N] [--warmup N]\n"
-               "                       [--root R] [--dtype int32|int64|float|double]\n"
-               "                       [--reduce-op sum|prod|min|max|band|bor|bxor] [--cold]\n"
-               "                       [--timing auto|span|rank] [--format table|csv|json]\nops:");
+    fprintf(f,
+            "usage: arbor-mpi-bench [--op LIST|all] [--sizes 8,64K,1M] [--iters N] [--warmup N]\n"
+            "                       [--root R] [--dtype int32|int64|float|double]\n"
+            "                       [--reduce-op sum|prod|min|max|band|bor|bxor] [--cold]\n"
+            "                       [--timing auto|span|rank] [--format table|csv|json]\nops:");
     for (int i = 0; i < NOPS; i++) fprintf(f, " %s", op_names[i]);
     fprintf(f, "\none-sided ops (onesided: all of them):");
     for (int i = 0; i < mpi_rma_nops; i++) fprintf(f, " %s", mpi_rma_names[i]);
@@ -328,8 +409,10 @@ static int one_size(const char *tok, opts_t *o)
 {
     char *end;
     double v = strtod(tok, &end);
-    if (*end == 'k' || *end == 'K') v *= 1024, end++;
-    else if (*end == 'm' || *end == 'M') v *= 1024 * 1024, end++;
+    if (*end == 'k' || *end == 'K')
+        v *= 1024, end++;
+    else if (*end == 'm' || *end == 'M')
+        v *= 1024 * 1024, end++;
     if (*end || v < 0 || v > 1e10 || o->nsizes == 64) {
         fprintf(stderr, "arbor-mpi-bench: bad size '%s'\n", tok);
         return -1;
@@ -368,10 +451,10 @@ static int parse_list(const char *arg, int (*one)(const char *, opts_t *), opts_
 static int parse_args(int argc, char **argv, opts_t *o)
 {
     static const struct option lo[] = {
-        {"op", 1, 0, 'o'},     {"sizes", 1, 0, 's'},     {"iters", 1, 0, 'i'},
-        {"warmup", 1, 0, 'w'}, {"root", 1, 0, 'r'},      {"algorithm", 1, 0, 'a'},
-        {"format", 1, 0, 'f'}, {"dtype", 1, 0, 'd'},     {"reduce-op", 1, 0, 'p'},
-        {"cold", 0, 0, 'c'},   {"help", 0, 0, 'h'},      {"timing", 1, 0, 't'},
+        {"op", 1, 0, 'o'},     {"sizes", 1, 0, 's'}, {"iters", 1, 0, 'i'},
+        {"warmup", 1, 0, 'w'}, {"root", 1, 0, 'r'},  {"algorithm", 1, 0, 'a'},
+        {"format", 1, 0, 'f'}, {"dtype", 1, 0, 'd'}, {"reduce-op", 1, 0, 'p'},
+        {"cold", 0, 0, 'c'},   {"help", 0, 0, 'h'},  {"timing", 1, 0, 't'},
         {0, 0, 0, 0}};
     int c;
     *o = (opts_t){.op_mask = 3, .iters = 1000, .warmup = 100, .format = "table"};
@@ -380,34 +463,59 @@ static int parse_args(int argc, char **argv, opts_t *o)
     while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
         char *end = NULL;
         switch (c) {
-        case 'o': o->op_mask = 0; if (parse_list(optarg, one_op, o)) return -1; break;
-        case 's': o->nsizes = 0; if (parse_list(optarg, one_size, o)) return -1; break;
-        case 'i': o->iters = (int)strtol(optarg, &end, 10); break;
-        case 'w': o->warmup = (int)strtol(optarg, &end, 10); break;
-        case 'r': o->root = (int)strtol(optarg, &end, 10); break;
+        case 'o':
+            o->op_mask = 0;
+            if (parse_list(optarg, one_op, o)) return -1;
+            break;
+        case 's':
+            o->nsizes = 0;
+            if (parse_list(optarg, one_size, o)) return -1;
+            break;
+        case 'i':
+            o->iters = (int)strtol(optarg, &end, 10);
+            break;
+        case 'w':
+            o->warmup = (int)strtol(optarg, &end, 10);
+            break;
+        case 'r':
+            o->root = (int)strtol(optarg, &end, 10);
+            break;
         case 'a':
-            return fprintf(stderr, "arbor-mpi-bench: --algorithm is arbor's; MPI picks its own\n"), -1;
-        case 'f': o->format = optarg; break;
-        case 'c': o->cold = 1; break;
+            return fprintf(stderr, "arbor-mpi-bench: --algorithm is arbor's; MPI picks its own\n"),
+                   -1;
+        case 'f':
+            o->format = optarg;
+            break;
+        case 'c':
+            o->cold = 1;
+            break;
         case 't':
-            if ((o->timing = find_name((const char *const[]){"auto", "span", "rank"}, 3, optarg)) < 0)
+            if ((o->timing = find_name((const char *const[]){"auto", "span", "rank"}, 3, optarg)) <
+                0)
                 return fprintf(stderr, "arbor-mpi-bench: --timing takes auto, span or rank\n"), -1;
             break;
         case 'd':
             if ((o->dtype_idx = find_name(dtype_names, 4, optarg)) < 0)
-                return fprintf(stderr, "arbor-mpi-bench: --dtype takes int32, int64, float, double\n"), -1;
+                return fprintf(stderr,
+                               "arbor-mpi-bench: --dtype takes int32, int64, float, double\n"),
+                       -1;
             break;
         case 'p':
             if ((o->rop_idx = find_name(rop_names, 7, optarg)) < 0)
                 return fprintf(stderr, "arbor-mpi-bench: unknown --reduce-op '%s'\n", optarg), -1;
             break;
-        case 'h': usage(stdout); exit(0);
-        default: usage(stderr); return -1;
+        case 'h':
+            usage(stdout);
+            exit(0);
+        default:
+            usage(stderr);
+            return -1;
         }
         if (end && (*end || o->iters < 1 || o->warmup < 0 || o->root < 0))
             return fprintf(stderr, "arbor-mpi-bench: bad number '%s'\n", optarg), -1;
     }
-    if (optind < argc) return fprintf(stderr, "arbor-mpi-bench: unexpected '%s'\n", argv[optind]), -1;
+    if (optind < argc)
+        return fprintf(stderr, "arbor-mpi-bench: unexpected '%s'\n", argv[optind]), -1;
     if (strcmp(o->format, "table") && strcmp(o->format, "csv") && strcmp(o->format, "json"))
         return fprintf(stderr, "arbor-mpi-bench: --format takes table, csv or json\n"), -1;
     return 0;
@@ -424,8 +532,9 @@ static void print_row(const opts_t *o, const char *op, size_t bytes, const char 
 {
     const char *chk = ok ? "ok" : "FAIL";
     if (!strcmp(o->format, "csv")) {
-        if (first) printf("op,bytes,ranks,algorithm,avg_us,min_us,max_us,check,transport,"
-                          "median_us,p99_us\n");
+        if (first)
+            printf("op,bytes,ranks,algorithm,avg_us,min_us,max_us,check,transport,"
+                   "median_us,p99_us\n");
         printf("%s,%zu,%d,%s,%.3f,%.3f,%.3f,%s,%s,%.3f,%.3f\n", op, bytes, size, alg, v[0], v[1],
                v[2], chk, tp, v[3], v[4]);
     } else if (!strcmp(o->format, "json")) {
@@ -499,9 +608,12 @@ static void transport_name(char *buf, size_t len)
     char ver[MPI_MAX_LIBRARY_VERSION_STRING];
     int n = 0;
     MPI_Get_library_version(ver, &n);
-    if (!strncmp(ver, "Open MPI", 8)) snprintf(buf, len, "mpi:ompi");
-    else if (strstr(ver, "MPICH")) snprintf(buf, len, "mpi:mpich");
-    else snprintf(buf, len, "mpi");
+    if (!strncmp(ver, "Open MPI", 8))
+        snprintf(buf, len, "mpi:ompi");
+    else if (strstr(ver, "MPICH"))
+        snprintf(buf, len, "mpi:mpich");
+    else
+        snprintf(buf, len, "mpi");
 }
 
 /* One row of a one-sided op: rank 0 drives, the others are targets (bench/mpi_rma.c). */
@@ -528,8 +640,8 @@ static int run_rma(const opts_t *o, int op, size_t bytes, double *ts, double *t,
         char msg[MPI_MAX_ERROR_STRING];
         int len = 0;
         MPI_Error_string(st, msg, &len);
-        fprintf(stderr, "arbor-mpi-bench: rank %d: %s of %zu bytes: %s\n", rank,
-                mpi_rma_names[op], pt.bytes, msg);
+        fprintf(stderr, "arbor-mpi-bench: rank %d: %s of %zu bytes: %s\n", rank, mpi_rma_names[op],
+                pt.bytes, msg);
         MPI_Abort(MPI_COMM_WORLD, 1);
         return 1;
     }
@@ -553,7 +665,8 @@ int main(int argc, char **argv)
         return 2;
     }
     if (o.root >= size) {
-        if (rank == 0) fprintf(stderr, "arbor-mpi-bench: --root %d but only %d ranks\n", o.root, size);
+        if (rank == 0)
+            fprintf(stderr, "arbor-mpi-bench: --root %d but only %d ranks\n", o.root, size);
         MPI_Finalize();
         return 2;
     }
