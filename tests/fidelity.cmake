@@ -17,7 +17,10 @@ endif()
 
 # arbor-bench's two timings (bench/clock_id.h): first start to last end, and the slowest rank's
 # own call; arbor-bench exits non-zero when a row's data check fails. A bad --timing is refused
-# before init.
+# before init. Only where the benchmarks are built (the TSan build turns them off).
+if(NOT TARGET arbor-bench)
+  return()
+endif()
 foreach(_timing span rank)
   arbor_add_launched_test(NAME bench_timing_${_timing} LABELS bench RANKS 3 TRANSPORTS ucx
     TIMEOUT 120 COMMAND $<TARGET_FILE:arbor-bench> --op scan,bcast --sizes 8,100000 --iters 20
