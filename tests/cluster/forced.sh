@@ -4,7 +4,8 @@
 # test: it asserts nothing about times.
 #
 #   tests/cluster/forced.sh [--hosts 3] [--ranks-per-host 2] [--rounds 5] [--iters 300]
-#                           [--bytes 8] [--build build] OP[=alg,alg,...] ...
+#                           [--bytes 8] [--build build] [--timing auto|span|rank]
+#                           OP[=alg,alg,...] ...
 #
 # One bed for the whole run. Every round runs each (op, algorithm) once, in the same order, so
 # the rounds interleave the algorithms under the same background load; per (op, algorithm) it
@@ -13,6 +14,9 @@
 # runs on this transport is tried (arbor-info -A; the offload ones are left out). The caller's
 # ARBOR_* variables travel to every rank; ARBOR_POLL_YIELD defaults to always (six ranks on two
 # cores here).
+# --timing defaults to rank (each rank's own call, the slowest per iteration): the simulated hosts
+# share one clock, but first start to last end would mostly measure how unevenly the TCP barrier
+# before each iteration releases the hosts.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -32,7 +36,7 @@ if [ -z "${SIMCLUSTER_MPIRUN:-}" ]; then
     exec "$here/cluster.sh" run --hosts "$hosts" --ranks-per-host "$rph" -- "$0" "${args[@]}"
 fi
 
-rounds=5 iters=300 bytes=8 build=build
+rounds=5 iters=300 bytes=8 build=build timing=rank
 ops=()
 while [ $# -gt 0 ]; do
     case $1 in
@@ -40,6 +44,7 @@ while [ $# -gt 0 ]; do
     --iters) iters=$2; shift 2 ;;
     --bytes) bytes=$2; shift 2 ;;
     --build) build=$2; shift 2 ;;
+    --timing) timing=$2; shift 2 ;;
     *) ops+=("$1"); shift ;;
     esac
 done
@@ -75,7 +80,7 @@ for ((r = 1; r <= rounds; r++)); do
         for alg in ${algs[$op]//,/ }; do
             # shellcheck disable=SC2086
             $SIMCLUSTER_MPIRUN "${libpath[@]}" -x "$var=$alg" -x ARBOR_PRINT_ALGORITHM=1 -n "$P" "$bench" \
-                --op "$op" --sizes "$bytes" --iters "$iters" --format csv \
+                --op "$op" --sizes "$bytes" --iters "$iters" --timing "$timing" --format csv \
                 >"$out/run" 2>"$out/err" || { echo "FAILED: $op $alg" >&2; cat "$out/err" >&2; }
             med=$(awk -F, -v op="$op" '$1 == op { print $10 }' "$out/run" | tail -1)
             echo "$op $alg ${med:-nan}" >>"$out/all"
