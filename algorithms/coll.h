@@ -71,6 +71,10 @@ typedef struct {
      * there until measured against the two-copy choices on a machine with a core per rank;
      * forced, they run either way. */
     int one_copy;
+    /* The team's landing slots span ARBOR_CHANNEL_BYTES (core/team.c, fit_depth), so a mapped
+     * peer's chunks may go with plain stores (core/peer_copy.h): a copy through the slots then
+     * costs about one memcpy per byte (G1) instead of a streamed one (G). Equal on every rank. */
+    int plain_slots;
 } arb_coll_args_t;
 
 /* What an algorithm needs beyond landing channels: an offload hook of the transport that can

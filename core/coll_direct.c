@@ -139,14 +139,21 @@ static bool one_copy_candidate(const arb_alg_desc_t *alg, const arb_coll_args_t 
  * as if the two copies overlapped on two. Where every rank has a core that bound, 2 (P - 1)
  * bytes G, is what was measured (docs/PERFORMANCE.md: allgather / alltoall at P = 2 through the
  * slots 10 us at 64 KiB, 143 us at 1 MiB; with cross-memory attach 7.8 and 103). With more
- * ranks than cores both paths share the cores alike and the bound says nothing: 0. The same
- * on every rank (collective, size, block, the agreed oversubscription). */
+ * ranks than cores both paths share the cores alike and the bound says nothing: 0. Where the
+ * team's slots are deep enough for plain stores (plain_slots), each of those copies costs about
+ * one memcpy (G1), not a streamed copy (G): at P = 2 on 2 MiB of slots allgather / alltoall of
+ * 256 KiB and 1 MiB measured 21-24 and 75-107 us through the slots against 27-41 and 102-161
+ * through cross-memory attach, interleaved, three rounds; a block of one chunk (64 KiB) 10.7
+ * against 7.8-8.8, so it stays at G (docs/PERFORMANCE.md). The same on
+ * every rank (collective, size, block, team geometry, the agreed oversubscription). */
 static double exchange_cpu(const arb_coll_args_t *a, const arb_logp_t *m)
 {
     if ((a->coll != ARB_COLL_ALLGATHER && a->coll != ARB_COLL_ALLTOALL) ||
         arb_ctx.any_oversubscribed)
         return 0;
-    return 2.0 * (double)(a->size - 1) * (double)a->bytes * m->G;
+    /* One chunk does not pipeline: the peer reads lines just written on the other core. */
+    bool plain = a->plain_slots && a->bytes > a->chunk;
+    return 2.0 * (double)(a->size - 1) * (double)a->bytes * (plain ? m->G1 : m->G);
 }
 
 int arb_direct_choose(const arb_coll_args_t *a, int forced, const arb_logp_t *m, int mode,

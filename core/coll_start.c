@@ -456,7 +456,10 @@ static arbor_status_t schedule_for(struct arbor_team *t, const arb_call_t *c, co
                          .chunk = t->chunk,
                          .commutative = red ? arb_op_commutative(c->op) : 1,
                          .topo = t->topo.nnodes > 1 || t->topo.nshared > 0 ? &t->topo : NULL,
-                         .caps = caps};
+                         .caps = caps,
+                         .plain_slots =
+                             arb_ctx.cfg.channel_bytes && arb_ctx.cfg.stream_min &&
+                             (uint64_t)t->chunk * (uint64_t)t->depth >= arb_ctx.cfg.channel_bytes};
     arb_offload_cost(&a.hwcoll_us, &a.hwcoll_software);
     /* Schedules in block units serve a whole size class; reductions split vectors at element
      * boundaries, so their schedules are per count. */
