@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "arbor.h"
+#include "cpu_time.h"
 #include "launched_check.h"
 
 enum { BYTES = 1024 };
@@ -31,14 +32,6 @@ static double now_s(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static double cpu_s(void)
-{
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-           1e-6 * (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
 }
 
 /* Whether process pid is stopped (state T in /proc/pid/stat). */

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "arbor.h"
+#include "cpu_time.h"
 #include "launched_check.h"
 
 enum { SHORT_ROUNDS = 15, SHORT_MS = 20 };
@@ -39,14 +40,6 @@ static double now_s(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static double cpu_s(void)
-{
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-           1e-6 * (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
 }
 
 static void sleep_s(double s)
