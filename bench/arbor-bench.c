@@ -6,17 +6,21 @@
  * 99th percentile of the iteration's time, and whether the data of the last iteration was right
  * (check). An iteration's time is the last rank's end minus the first rank's start where every
  * rank reads one clock (one node: bench/clock_id.h says why), else (or with --timing rank) the
- * slowest rank's own call time. Sizes are bytes per rank block for scatter / gather / allgather /
- * alltoall (and their v-variants, with equal counts) and reduce_scatter, and the whole vector
- * for bcast and the other reductions. --cold rotates through buffers larger than the
- * last-level cache so that small messages are not measured warm.
- * The one-sided ops (--op put,get,acc,fetch_add,cswap,strided_get,strided_put,vector_get, or
- * onesided for all of them) are driven by rank 0 against the other ranks in turn (bench/rma_ops.c);
- * their rows report rank 0's times. --symmetric takes the collectives' buffers from the
- * symmetric heap and flags bcast, scatter, gather, allgather, alltoall, reduce, allreduce and
- * reduce_scatter ARBOR_SYMMETRIC (bench_ops.h); their algorithm column then ends in "+1copy" where
- * the model chose one copy ("+cma" where that one copy goes through cross-memory attach, on
- * malloc'd buffers).
+ * slowest rank's own call time; --timing window starts every rank at one moment T broadcast by
+ * rank 0 and times the last rank's end minus T (bench/bench_timing.h). The columns after p99_us
+ * say which timing a row got, the fraction of window iterations that started late (invalid), the
+ * window's margin, and the scheduler's profile of the timed loop: runqueue wait per iteration
+ * summed over ranks (runq_us) and the largest rank's (runq_max_us), and involuntary context
+ * switches per iteration summed over ranks (nivcsw). Sizes are bytes per rank block for scatter /
+ * gather / allgather / alltoall (and their v-variants, with equal counts) and reduce_scatter, and
+ * the whole vector for bcast and the other reductions. --cold rotates through buffers larger than
+ * the last-level cache so that small messages are not measured warm. The one-sided ops (--op
+ * put,get,acc,fetch_add,cswap,strided_get,strided_put,vector_get, or onesided for all of them) are
+ * driven by rank 0 against the other ranks in turn (bench/rma_ops.c); their rows report rank 0's
+ * times. --symmetric takes the collectives' buffers from the symmetric heap and flags bcast,
+ * scatter, gather, allgather, alltoall, reduce, allreduce and reduce_scatter ARBOR_SYMMETRIC
+ * (bench_ops.h); their algorithm column then ends in "+1copy" where the model chose one copy
+ * ("+cma" where that one copy goes through cross-memory attach, on malloc'd buffers).
  * --registered makes the one-sided ops' targets malloc'd windows registered with
  * arbor_mem_register instead of symmetric allocations (algorithm column "rma+reg").
  */
@@ -30,6 +34,7 @@
 
 #include "arbor.h"
 #include "bench/bench_ops.h"
+#include "bench/bench_timing.h"
 #include "bench/clock_id.h"
 #include "bench/rma_ops.h"
 
@@ -42,17 +47,18 @@ typedef struct {
     const char *format;
     int dtype_idx, rop_idx;
     int cold;
-    int timing; /* 0: auto, 1: span (one clock), 2: per rank */
+    int timing;          /* BENCH_TIMING_* (bench_timing.h) */
+    double window_slack; /* us after T a rank may start and count as on time */
 } opts_t;
 
 static int rank, size;
-static int span_timing; /* iterations timed first start to last end (one clock) */
+static int timing;           /* BENCH_TIMING_SPAN, _RANK or _WINDOW: what --timing resolved to */
+static int window_yield;     /* the wait for T yields (more ranks than CPUs) */
+static double window_margin; /* rank 0's margin for T, us */
 
 static double now_us(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
+    return bench_now_us();
 }
 
 static void usage(FILE *f)
@@ -61,7 +67,8 @@ static void usage(FILE *f)
             "usage: arbor-bench [--op LIST|all] [--sizes 8,64K,1M] [--iters N] [--warmup N]\n"
             "                   [--root R] [--algorithm NAME] [--dtype int32|int64|float|double]\n"
             "                   [--reduce-op sum|prod|min|max|band|bor|bxor] [--cold]\n"
-            "                   [--symmetric] [--registered] [--timing auto|span|rank]\n"
+            "                   [--symmetric] [--registered] [--timing auto|span|rank|window]\n"
+            "                   [--window-slack US]\n"
             "                   [--format table|csv|json]\nops:");
     for (int i = 0; i < bench_nops; i++) fprintf(f, " %s", bench_ops[i].name);
     fprintf(f, "\none-sided ops (onesided: all of them):");
@@ -121,14 +128,20 @@ static int find_name(const char *const *names, int n, const char *s)
 
 static int parse_args(int argc, char **argv, opts_t *o)
 {
-    static const struct option lo[] = {
-        {"op", 1, 0, 'o'},         {"sizes", 1, 0, 's'},  {"iters", 1, 0, 'i'},
-        {"warmup", 1, 0, 'w'},     {"root", 1, 0, 'r'},   {"algorithm", 1, 0, 'a'},
-        {"format", 1, 0, 'f'},     {"dtype", 1, 0, 'd'},  {"reduce-op", 1, 0, 'p'},
-        {"cold", 0, 0, 'c'},       {"help", 0, 0, 'h'},   {"symmetric", 0, 0, 'y'},
-        {"registered", 0, 0, 'g'}, {"timing", 1, 0, 't'}, {0, 0, 0, 0}};
+    static const struct option lo[] = {{"op", 1, 0, 'o'},           {"sizes", 1, 0, 's'},
+                                       {"iters", 1, 0, 'i'},        {"warmup", 1, 0, 'w'},
+                                       {"root", 1, 0, 'r'},         {"algorithm", 1, 0, 'a'},
+                                       {"format", 1, 0, 'f'},       {"dtype", 1, 0, 'd'},
+                                       {"reduce-op", 1, 0, 'p'},    {"cold", 0, 0, 'c'},
+                                       {"help", 0, 0, 'h'},         {"symmetric", 0, 0, 'y'},
+                                       {"registered", 0, 0, 'g'},   {"timing", 1, 0, 't'},
+                                       {"window-slack", 1, 0, 'l'}, {0, 0, 0, 0}};
     int c;
-    *o = (opts_t){.op_mask = 3, .iters = 1000, .warmup = 100, .format = "table"};
+    *o = (opts_t){.op_mask = 3,
+                  .iters = 1000,
+                  .warmup = 100,
+                  .format = "table",
+                  .window_slack = BENCH_WINDOW_SLACK_US};
     o->sizes[0] = 8;
     o->nsizes = 1;
     o->dtype_idx = find_name(bench_dtype_names, bench_ndtypes, "int32");
@@ -168,9 +181,17 @@ static int parse_args(int argc, char **argv, opts_t *o)
             bench_rma_registered = 1;
             break;
         case 't':
-            if ((o->timing = find_name((const char *const[]){"auto", "span", "rank"}, 3, optarg)) <
-                0)
-                return fprintf(stderr, "arbor-bench: --timing takes auto, span or rank\n"), -1;
+            if ((o->timing = find_name(bench_timing_names, BENCH_NTIMINGS, optarg)) < 0)
+                return fprintf(stderr, "arbor-bench: --timing takes auto, span, rank or window\n"),
+                       -1;
+            break;
+        case 'l':
+            o->window_slack = strtod(optarg, &end);
+            if (*end || !(o->window_slack >= 0))
+                return fprintf(stderr, "arbor-bench: --window-slack takes microseconds >= 0 "
+                                       "(inf: only a late T makes an iteration invalid)\n"),
+                       -1;
+            end = NULL;
             break;
         case 'd':
             if ((o->dtype_idx = find_name(bench_dtype_names, bench_ndtypes, optarg)) < 0)
@@ -223,67 +244,54 @@ static int force_algorithm(const opts_t *o)
     return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static void print_row(const opts_t *o, const char *op, size_t bytes, const char *alg,
-                      const char *tp, const double *v, int ok, int first)
-{
-    const char *check = ok ? "ok" : "FAIL";
-    if (!strcmp(o->format, "csv")) {
-        if (first)
-            printf("op,bytes,ranks,algorithm,avg_us,min_us,max_us,check,transport,"
-                   "median_us,p99_us\n");
-        printf("%s,%zu,%d,%s,%.3f,%.3f,%.3f,%s,%s,%.3f,%.3f\n", op, bytes, size, alg, v[0], v[1],
-               v[2], check, tp, v[3], v[4]);
-    } else if (!strcmp(o->format, "json")) {
-        printf("%s{\"op\":\"%s\",\"bytes\":%zu,\"ranks\":%d,\"algorithm\":\"%s\",\"avg_us\":%.3f,"
-               "\"min_us\":%.3f,\"max_us\":%.3f,\"check\":\"%s\",\"transport\":\"%s\","
-               "\"median_us\":%.3f,\"p99_us\":%.3f}",
-               first ? "[\n  " : ",\n  ", op, bytes, size, alg, v[0], v[1], v[2], check, tp, v[3],
-               v[4]);
-    } else {
-        if (first)
-            printf("%-14s %10s %5s %-18s %10s %10s %10s %10s %10s %-5s %s\n", "op", "bytes",
-                   "ranks", "algorithm", "avg_us", "min_us", "max_us", "median_us", "p99_us",
-                   "check", "transport");
-        printf("%-14s %10zu %5d %-18s %10.3f %10.3f %10.3f %10.3f %10.3f %-5s %s\n", op, bytes,
-               size, alg, v[0], v[1], v[2], v[3], v[4], check, tp);
-    }
-}
+/* One timed loop's record on this rank: per iteration the start and end of the call, T and the
+ * window code (window timing), and the scheduler's account around the loop. */
+typedef struct {
+    double *t0, *t1, *tw, *code, *late;
+    bench_sched_t before, after;
+} loop_rec_t;
 
 typedef struct {
-    double mean;
+    double mean, sched[2];
     int ok;
 } rank_result_t;
 
-/* Reduces this rank's times to the row on rank 0 (with arbor's own collectives): @p t0 and
- * @p t1 hold each iteration's start and end on this rank's clock. With @p driver_only (one-sided
- * ops) the row is rank 0's: the targets only wait in barriers. */
-static int summarize(const opts_t *o, const double *t0, const double *t1, int ok, int driver_only,
-                     double v[5], int *allok)
+static int bcast2(double two[2])
 {
-    rank_result_t mine = {0, ok}, *all = malloc(sizeof(*all) * (size_t)size);
-    size_t n = (size_t)o->iters;
-    double *own = malloc(sizeof(double) * n), *iter = malloc(sizeof(double) * n);
-    double *first = malloc(sizeof(double) * n);
+    return arbor_bcast(ARBOR_TEAM_WORLD, two, 2 * sizeof(double), 0);
+}
+
+/* Reduces this rank's times to the row on rank 0 (with arbor's own collectives). With
+ * @p driver_only (one-sided ops) the row is rank 0's: the targets only wait in barriers. */
+static int summarize(const opts_t *o, const loop_rec_t *rec, int ok, int driver_only, double v[5],
+                     bench_extra_t *x, int *allok)
+{
+    rank_result_t mine = {0, {0, 0}, ok}, *all = malloc(sizeof(*all) * (size_t)size);
+    int n = o->iters, win = timing == BENCH_TIMING_WINDOW && !driver_only;
+    int per_rank = timing == BENCH_TIMING_RANK || driver_only;
+    double *own = malloc(sizeof(double) * (size_t)n), *first = malloc(sizeof(double) * (size_t)n);
+    double *mx = malloc(sizeof(double) * 2 * (size_t)n),
+           *d = malloc(sizeof(double) * 2 * (size_t)size);
+    double *tmp = malloc(sizeof(double) * (size_t)n);
     int rc = 0;
-    if (!all || !own || !iter || !first) rc = -1;
-    for (size_t i = 0; !rc && i < n; i++) own[i] = t1[i] - t0[i], mine.mean += own[i] / o->iters;
+    if (!all || !own || !first || !mx || !d || !tmp) rc = -1;
+    for (int i = 0; !rc && i < n; i++) own[i] = rec->t1[i] - rec->t0[i], mine.mean += own[i] / n;
+    bench_sched_delta(&rec->before, &rec->after, n, mine.sched);
     if (!rc && arbor_allgather(ARBOR_TEAM_WORLD, &mine, all, sizeof(mine), ARBOR_BYTE) != ARBOR_OK)
         rc = -1;
-    if (!rc && span_timing && !driver_only) {
-        /* first start and last end over ranks: the iteration as a whole */
-        if (arbor_allreduce(ARBOR_TEAM_WORLD, t0, first, n, ARBOR_DOUBLE, ARBOR_MIN) != ARBOR_OK ||
-            arbor_allreduce(ARBOR_TEAM_WORLD, t1, iter, n, ARBOR_DOUBLE, ARBOR_MAX) != ARBOR_OK)
+    if (!rc && per_rank) {
+        if (arbor_allreduce(ARBOR_TEAM_WORLD, own, mx, (size_t)n, ARBOR_DOUBLE, ARBOR_MAX) !=
+            ARBOR_OK)
             rc = -1;
-        for (size_t i = 0; !rc && i < n; i++) iter[i] -= first[i];
-    } else if (!rc &&
-               arbor_allreduce(ARBOR_TEAM_WORLD, own, iter, n, ARBOR_DOUBLE, ARBOR_MAX) != ARBOR_OK)
-        rc = -1;
+    } else if (!rc) {
+        /* first start, last end and the worst window code over ranks: the iteration as a whole */
+        for (int i = 0; i < n; i++) mx[i] = rec->t1[i], mx[n + i] = win ? rec->code[i] : 0;
+        if (arbor_allreduce(ARBOR_TEAM_WORLD, rec->t0, first, (size_t)n, ARBOR_DOUBLE, ARBOR_MIN) !=
+                ARBOR_OK ||
+            arbor_allreduce(ARBOR_TEAM_WORLD, ARBOR_IN_PLACE, mx, 2 * (size_t)n, ARBOR_DOUBLE,
+                            ARBOR_MAX) != ARBOR_OK)
+            rc = -1;
+    }
     if (!rc) {
         v[0] = 0, v[1] = v[2] = all[0].mean;
         *allok = 1;
@@ -292,32 +300,127 @@ static int summarize(const opts_t *o, const double *t0, const double *t1, int ok
             v[1] = fmin(v[1], all[r].mean);
             v[2] = fmax(v[2], all[r].mean);
             *allok &= all[r].ok;
+            d[2 * r] = all[r].sched[0], d[2 * r + 1] = all[r].sched[1];
         }
         if (driver_only) v[0] = v[1] = v[2] = all[0].mean;
-        qsort(iter, n, sizeof(double), cmp_double);
-        v[3] = iter[o->iters / 2];
-        v[4] = iter[(int)((o->iters - 1) * 0.99)];
+        bench_sched_columns(d, size, x);
+        x->margin_us = win ? window_margin : NAN;
+        int fell = bench_iteration_stats(per_rank ? BENCH_TIMING_RANK
+                                         : win    ? BENCH_TIMING_WINDOW
+                                                  : BENCH_TIMING_SPAN,
+                                         first, mx, mx + n, rec->tw, mx, n, tmp, v, x);
+        if (driver_only) x->timing = "driver";
+        if (fell && rank == 0) {
+            int got_late = 0;
+            for (int i = 0; i < n; i++) got_late += mx[n + i] == BENCH_START_GOT_T_LATE;
+            fprintf(stderr,
+                    "arbor-bench: only %d of %d iterations started in the window (margin %.1f "
+                    "us; %d had a rank receive T after T, the others a rank leave its wait over "
+                    "%g us after T): this row is timed as span (timing column window>span)\n",
+                    n - (int)lround(x->invalid * n), n, window_margin, got_late, o->window_slack);
+        }
     }
     free(all);
     free(own);
-    free(iter);
     free(first);
+    free(mx);
+    free(d);
+    free(tmp);
     return rc;
 }
 
-/* Whether every rank reads one clock (auto), or what --timing says. */
-static int choose_span_timing(const opts_t *o)
+/* What --timing resolves to: auto takes span where every rank reads one clock, else rank;
+ * window needs one clock. Returns -1 on a refusal (printed on rank 0). */
+static int choose_timing(const opts_t *o)
 {
-    if (o->timing) return o->timing == 1;
     uint64_t id = bench_clock_id(), lo = 0, hi = 0;
     if (arbor_allreduce(ARBOR_TEAM_WORLD, &id, &lo, 1, ARBOR_UINT64, ARBOR_MIN) != ARBOR_OK ||
         arbor_allreduce(ARBOR_TEAM_WORLD, &id, &hi, 1, ARBOR_UINT64, ARBOR_MAX) != ARBOR_OK)
-        return 0;
-    return lo == hi;
+        return -1;
+    if (o->timing == BENCH_TIMING_WINDOW && lo != hi) {
+        if (rank == 0)
+            fprintf(stderr, "arbor-bench: --timing window needs one clock on every rank (one "
+                            "kernel); these ranks read different ones (use span or rank)\n");
+        return -1;
+    }
+    if (o->timing != BENCH_TIMING_AUTO) return o->timing;
+    return lo == hi ? BENCH_TIMING_SPAN : BENCH_TIMING_RANK;
+}
+
+/* The window's set-up: whether its wait yields, and a first margin from BENCH_WINDOW_PROBES
+ * rounds of barrier and broadcast of T (the warm-up of every row refines it). */
+static int window_setup(void)
+{
+    unsigned long long mask[BENCH_CPU_WORDS], all[BENCH_CPU_WORDS];
+    double late[BENCH_WINDOW_PROBES], worst[BENCH_WINDOW_PROBES];
+    bench_cpu_mask(mask);
+    if (arbor_allreduce(ARBOR_TEAM_WORLD, mask, all, BENCH_CPU_WORDS, ARBOR_UINT64, ARBOR_BOR) !=
+        ARBOR_OK)
+        return -1;
+    window_yield = size > bench_cpu_count(all);
+    window_margin = BENCH_WINDOW_FLOOR_US;
+    for (int i = 0; i < BENCH_WINDOW_PROBES; i++) {
+        double t, started;
+        int code;
+        if (arbor_barrier(ARBOR_TEAM_WORLD) != ARBOR_OK ||
+            bench_window_sync(rank, 0, 0, 0, bcast2, &t, &started, &late[i], &code))
+            return -1;
+    }
+    if (arbor_allreduce(ARBOR_TEAM_WORLD, late, worst, BENCH_WINDOW_PROBES, ARBOR_DOUBLE,
+                        ARBOR_MAX) != ARBOR_OK)
+        return -1;
+    window_margin = bench_window_margin(worst, BENCH_WINDOW_PROBES);
+    return 0;
+}
+
+/* After a row's warm-up: the margin from its latenesses of T (the last rank's, per iteration). */
+static arbor_status_t window_adapt(const double *late, int n)
+{
+    if (n < BENCH_WINDOW_MIN_SAMPLES) return ARBOR_OK;
+    double *worst = malloc(sizeof(double) * (size_t)n);
+    if (!worst) return ARBOR_ERR_NO_MEMORY;
+    arbor_status_t st =
+        arbor_allreduce(ARBOR_TEAM_WORLD, late, worst, (size_t)n, ARBOR_DOUBLE, ARBOR_MAX);
+    if (st == ARBOR_OK) window_margin = bench_window_margin(worst, n);
+    free(worst);
+    return st;
+}
+
+/*
+ * The start of iteration @p it of a loop with @p warmup warm-up iterations, after its barrier:
+ * now, or (window timing) T. The end of the warm-up sets the margin and reads the scheduler.
+ */
+static arbor_status_t iteration_start(const opts_t *o, loop_rec_t *rec, int it, double *start)
+{
+    arbor_status_t st = ARBOR_OK;
+    int timed = it >= o->warmup, i = it - o->warmup;
+    if (timing != BENCH_TIMING_WINDOW) {
+        *start = now_us();
+        return ARBOR_OK;
+    }
+    double t, late;
+    int code;
+    if ((st = bench_window_sync(rank, window_margin, window_yield, o->window_slack, bcast2, &t,
+                                start, &late, &code)))
+        return st;
+    if (!timed)
+        rec->late[it] = late;
+    else
+        rec->tw[i] = t, rec->code[i] = code;
+    return ARBOR_OK;
+}
+
+/* Between the warm-up and the timed loop: the margin, the scheduler's account. */
+static arbor_status_t loop_begin(loop_rec_t *rec, int warmup)
+{
+    arbor_status_t st = ARBOR_OK;
+    if (timing == BENCH_TIMING_WINDOW) st = window_adapt(rec->late, warmup);
+    bench_sched_read(&rec->before);
+    return st;
 }
 
 /* One row of a one-sided op: rank 0 drives, the others serve (bench/rma_ops.c). */
-static int run_rma(const opts_t *o, int op, size_t bytes, double *t0, double *t1, const char *tp,
+static int run_rma(const opts_t *o, int op, size_t bytes, loop_rec_t *rec, const char *tp,
                    int *first)
 {
     bench_rma_point_t pt;
@@ -333,12 +436,14 @@ static int run_rma(const opts_t *o, int op, size_t bytes, double *t0, double *t1
      * learn of it below instead of waiting for ARBOR_TIMEOUT. */
     for (int it = 0; it < total && bst == ARBOR_OK; it++) {
         bench_rma_fill(&pt, it, it == total - 1);
+        if (it == o->warmup) bench_sched_read(&rec->before);
         if ((bst = arbor_barrier(ARBOR_TEAM_WORLD)) != ARBOR_OK) break;
         double start = now_us();
         if (st == ARBOR_OK) st = bench_rma_run(&pt, it);
         double dt = rank == 0 ? (now_us() - start) / pt.reps : 0;
-        if (it >= o->warmup) t0[it - o->warmup] = 0, t1[it - o->warmup] = dt;
+        if (it >= o->warmup) rec->t0[it - o->warmup] = 0, rec->t1[it - o->warmup] = dt;
     }
+    bench_sched_read(&rec->after);
     int failed = st != ARBOR_OK || bst != ARBOR_OK, any = failed;
     if (bst == ARBOR_OK) arbor_allreduce(ARBOR_TEAM_WORLD, &failed, &any, 1, ARBOR_INT, ARBOR_MAX);
     if (any) {
@@ -350,10 +455,11 @@ static int run_rma(const opts_t *o, int op, size_t bytes, double *t0, double *t1
     }
     int ok = bench_rma_check(&pt, total), allok = 0, rc = 0;
     double v[5];
-    if (summarize(o, t0, t1, ok, 1, v, &allok)) rc = 1;
+    bench_extra_t x;
+    if (summarize(o, rec, ok, 1, v, &x, &allok)) rc = 1;
     if (rank == 0 && !rc)
-        print_row(o, bench_rma_names[op], pt.bytes, bench_rma_registered ? "rma+reg" : "rma", tp, v,
-                  allok, *first);
+        bench_print_row(o->format, bench_rma_names[op], pt.bytes, size,
+                        bench_rma_registered ? "rma+reg" : "rma", tp, v, allok, &x, *first);
     *first = 0;
     bench_rma_teardown(&pt);
     return rc || !allok;
@@ -377,10 +483,15 @@ int main(int argc, char **argv)
     }
     const char *tp;
     arbor_transport_name(&tp);
-    double *t0 = malloc(sizeof(double) * (size_t)o.iters);
-    double *t1 = malloc(sizeof(double) * (size_t)o.iters);
-    int first = 1, rc = !t0 || !t1;
-    span_timing = choose_span_timing(&o);
+    size_t n = (size_t)o.iters, nw = (size_t)o.warmup + 1;
+    loop_rec_t rec = {.t0 = malloc(sizeof(double) * n),
+                      .t1 = malloc(sizeof(double) * n),
+                      .tw = malloc(sizeof(double) * n),
+                      .code = malloc(sizeof(double) * n),
+                      .late = malloc(sizeof(double) * nw)};
+    int first = 1, rc = !rec.t0 || !rec.t1 || !rec.tw || !rec.code || !rec.late;
+    if (!rc && (timing = choose_timing(&o)) < 0) rc = 2;
+    if (!rc && timing == BENCH_TIMING_WINDOW && window_setup()) rc = 1;
 
     for (int op = 0; op < bench_nops && rc == 0; op++) {
         if (!(o.op_mask & (1u << op))) continue;
@@ -399,13 +510,16 @@ int main(int argc, char **argv)
             for (int it = 0; it < total && st == ARBOR_OK; it++) {
                 int last = it == total - 1;
                 bench_fill(&pt, it, last);
+                if (it == o.warmup && (st = loop_begin(&rec, o.warmup)) != ARBOR_OK) break;
                 if ((st = arbor_barrier(ARBOR_TEAM_WORLD)) != ARBOR_OK) break;
-                double start = now_us();
+                double start;
+                if ((st = iteration_start(&o, &rec, it, &start)) != ARBOR_OK) break;
                 st = bench_run(&pt, it);
                 double end = now_us();
-                if (it >= o.warmup) t0[it - o.warmup] = start, t1[it - o.warmup] = end;
+                if (it >= o.warmup) rec.t0[it - o.warmup] = start, rec.t1[it - o.warmup] = end;
                 if (last && st == ARBOR_OK) ok = bench_check(&pt, it);
             }
+            bench_sched_read(&rec.after);
             if (st != ARBOR_OK) {
                 fprintf(stderr, "arbor-bench: rank %d: %s of %zu bytes: %s\n", rank,
                         bench_ops[op].name, pt.bytes, arbor_strerror(st));
@@ -427,10 +541,12 @@ int main(int argc, char **argv)
                 }
             }
             double v[5];
+            bench_extra_t x;
             int allok = 0;
-            if (summarize(&o, t0, t1, ok, 0, v, &allok)) rc = 1;
+            if (summarize(&o, &rec, ok, 0, v, &x, &allok)) rc = 1;
             if (rank == 0 && !rc)
-                print_row(&o, bench_ops[op].name, pt.bytes, alg, tp, v, allok, first);
+                bench_print_row(o.format, bench_ops[op].name, pt.bytes, size, alg, tp, v, allok, &x,
+                                first);
             first = 0;
             if (!allok) rc = 1;
             bench_teardown(&pt);
@@ -440,13 +556,16 @@ int main(int argc, char **argv)
         if (!(o.op_mask & (1u << (bench_nops + op)))) continue;
         for (int s = 0; s < o.nsizes && rc == 0; s++) {
             if (s > 0 && bench_rma_size_free(op)) break;
-            rc = run_rma(&o, op, o.sizes[s], t0, t1, tp, &first);
+            rc = run_rma(&o, op, o.sizes[s], &rec, tp, &first);
         }
     }
     if (rank == 0 && !strcmp(o.format, "json") && !first) printf("\n]\n");
     fflush(stdout);
-    free(t0);
-    free(t1);
+    free(rec.t0);
+    free(rec.t1);
+    free(rec.tw);
+    free(rec.code);
+    free(rec.late);
     st = arbor_finalize();
     return rc ? rc : st != ARBOR_OK;
 }
