@@ -317,7 +317,7 @@ static int summarize(const opts_t *o, const loop_rec_t *rec, int ok, int driver_
                     "arbor-bench: only %d of %d iterations started in the window (margin %.1f "
                     "us; %d had a rank receive T after T, the others a rank leave its wait over "
                     "%g us after T): this row is timed as span (timing column window>span)\n",
-                    n - (int)lround(x->invalid * n), n, window_margin, got_late, o->window_slack);
+                    n - (int)(x->invalid * n + 0.5), n, window_margin, got_late, o->window_slack);
         }
     }
     free(all);

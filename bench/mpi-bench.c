@@ -8,13 +8,16 @@
  * 99th percentile of the iteration's time, and whether the data of the last iteration was right
  * (check). An iteration's time is the last rank's end minus the first rank's start where every
  * rank reads one clock (bench/clock_id.h), else (or with --timing rank) the slowest rank's own
- * call time, as in arbor-bench. Sizes are bytes per rank block for scatter / gather / allgather /
- * alltoall (and their v-variants) and reduce_scatter (MPI_Reduce_scatter_block), the whole vector
- * for bcast and the other reductions. --cold rotates through buffers whose total exceeds 64 MiB.
- * The transport column is "mpi:<flavour>" with the flavour from ARBOR_MPI_FLAVOUR (bench/compare
- * sets it), else "mpi:ompi" / "mpi:mpich" from the library version, else "mpi".
- * The one-sided ops (put, get, acc, fetch_add, cswap, strided_get, strided_put, vector_get, or
- * onesided for all) use MPI-3 RMA (bench/mpi_rma.c); their rows report rank 0's times.
+ * call time, as in arbor-bench; --timing window starts every rank at one moment T that rank 0
+ * broadcasts (MPI_Bcast) on the clock arbor-bench reads (CLOCK_MONOTONIC), with the same margin,
+ * validity rule and extra columns (timing, invalid, margin_us, runq_us, runq_max_us, nivcsw:
+ * bench/bench_timing.h, which both share). Sizes are bytes per rank block for scatter / gather /
+ * allgather / alltoall (and their v-variants) and reduce_scatter (MPI_Reduce_scatter_block), the
+ * whole vector for bcast and the other reductions. --cold rotates through buffers whose total
+ * exceeds 64 MiB. The transport column is "mpi:<flavour>" with the flavour from ARBOR_MPI_FLAVOUR
+ * (bench/compare sets it), else "mpi:ompi" / "mpi:mpich" from the library version, else "mpi". The
+ * one-sided ops (put, get, acc, fetch_add, cswap, strided_get, strided_put, vector_get, or onesided
+ * for all) use MPI-3 RMA (bench/mpi_rma.c); their rows report rank 0's times.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* getopt_long, strdup, clock_gettime when built alone */
@@ -27,6 +30,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_timing.h"
 #include "clock_id.h"
 #include "mpi_rma.h"
 
@@ -66,7 +70,8 @@ typedef struct {
     const char *format;
     int dtype_idx, rop_idx;
     int cold;
-    int timing; /* 0: auto, 1: span (one clock), 2: per rank */
+    int timing;          /* BENCH_TIMING_* (bench_timing.h) */
+    double window_slack; /* us after T a rank may start and count as on time */
 } opts_t;
 
 typedef struct {
@@ -117,9 +122,7 @@ static MPI_Op mpi_op(int i)
 
 static double now_us(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
+    return bench_now_us(); /* arbor-bench's clock: the window's T is compared across both */
 }
 
 static int is_reduction(int op)
@@ -391,7 +394,8 @@ static void usage(FILE *f)
             "usage: arbor-mpi-bench [--op LIST|all] [--sizes 8,64K,1M] [--iters N] [--warmup N]\n"
             "                       [--root R] [--dtype int32|int64|float|double]\n"
             "                       [--reduce-op sum|prod|min|max|band|bor|bxor] [--cold]\n"
-            "                       [--timing auto|span|rank] [--format table|csv|json]\nops:");
+            "                       [--timing auto|span|rank|window] [--window-slack US]\n"
+            "                       [--format table|csv|json]\nops:");
     for (int i = 0; i < NOPS; i++) fprintf(f, " %s", op_names[i]);
     fprintf(f, "\none-sided ops (onesided: all of them):");
     for (int i = 0; i < mpi_rma_nops; i++) fprintf(f, " %s", mpi_rma_names[i]);
@@ -451,13 +455,17 @@ static int parse_list(const char *arg, int (*one)(const char *, opts_t *), opts_
 static int parse_args(int argc, char **argv, opts_t *o)
 {
     static const struct option lo[] = {
-        {"op", 1, 0, 'o'},     {"sizes", 1, 0, 's'}, {"iters", 1, 0, 'i'},
-        {"warmup", 1, 0, 'w'}, {"root", 1, 0, 'r'},  {"algorithm", 1, 0, 'a'},
-        {"format", 1, 0, 'f'}, {"dtype", 1, 0, 'd'}, {"reduce-op", 1, 0, 'p'},
-        {"cold", 0, 0, 'c'},   {"help", 0, 0, 'h'},  {"timing", 1, 0, 't'},
-        {0, 0, 0, 0}};
+        {"op", 1, 0, 'o'},           {"sizes", 1, 0, 's'}, {"iters", 1, 0, 'i'},
+        {"warmup", 1, 0, 'w'},       {"root", 1, 0, 'r'},  {"algorithm", 1, 0, 'a'},
+        {"format", 1, 0, 'f'},       {"dtype", 1, 0, 'd'}, {"reduce-op", 1, 0, 'p'},
+        {"cold", 0, 0, 'c'},         {"help", 0, 0, 'h'},  {"timing", 1, 0, 't'},
+        {"window-slack", 1, 0, 'l'}, {0, 0, 0, 0}};
     int c;
-    *o = (opts_t){.op_mask = 3, .iters = 1000, .warmup = 100, .format = "table"};
+    *o = (opts_t){.op_mask = 3,
+                  .iters = 1000,
+                  .warmup = 100,
+                  .format = "table",
+                  .window_slack = BENCH_WINDOW_SLACK_US};
     o->sizes[0] = 8;
     o->nsizes = 1;
     while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
@@ -490,9 +498,18 @@ static int parse_args(int argc, char **argv, opts_t *o)
             o->cold = 1;
             break;
         case 't':
-            if ((o->timing = find_name((const char *const[]){"auto", "span", "rank"}, 3, optarg)) <
-                0)
-                return fprintf(stderr, "arbor-mpi-bench: --timing takes auto, span or rank\n"), -1;
+            if ((o->timing = find_name(bench_timing_names, BENCH_NTIMINGS, optarg)) < 0)
+                return fprintf(stderr,
+                               "arbor-mpi-bench: --timing takes auto, span, rank or window\n"),
+                       -1;
+            break;
+        case 'l':
+            o->window_slack = strtod(optarg, &end);
+            if (*end || !(o->window_slack >= 0))
+                return fprintf(stderr, "arbor-mpi-bench: --window-slack takes microseconds >= 0 "
+                                       "(inf: only a late T makes an iteration invalid)\n"),
+                       -1;
+            end = NULL;
             break;
         case 'd':
             if ((o->dtype_idx = find_name(dtype_names, 4, optarg)) < 0)
@@ -521,81 +538,158 @@ static int parse_args(int argc, char **argv, opts_t *o)
     return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
+static int timing;           /* BENCH_TIMING_SPAN, _RANK or _WINDOW: what --timing resolved to */
+static int window_yield;     /* the wait for T yields (more ranks than CPUs) */
+static double window_margin; /* rank 0's margin for T, us */
 
-static void print_row(const opts_t *o, const char *op, size_t bytes, const char *alg,
-                      const char *tp, const double *v, int ok, int first)
+/* One timed loop's record on this rank: per iteration the start and end of the call, T and the
+ * window code (window timing), and the scheduler's account around the loop. */
+typedef struct {
+    double *t0, *t1, *tw, *code, *late;
+    bench_sched_t before, after;
+} loop_rec_t;
+
+static int bcast2(double two[2])
 {
-    const char *chk = ok ? "ok" : "FAIL";
-    if (!strcmp(o->format, "csv")) {
-        if (first)
-            printf("op,bytes,ranks,algorithm,avg_us,min_us,max_us,check,transport,"
-                   "median_us,p99_us\n");
-        printf("%s,%zu,%d,%s,%.3f,%.3f,%.3f,%s,%s,%.3f,%.3f\n", op, bytes, size, alg, v[0], v[1],
-               v[2], chk, tp, v[3], v[4]);
-    } else if (!strcmp(o->format, "json")) {
-        printf("%s{\"op\":\"%s\",\"bytes\":%zu,\"ranks\":%d,\"algorithm\":\"%s\",\"avg_us\":%.3f,"
-               "\"min_us\":%.3f,\"max_us\":%.3f,\"check\":\"%s\",\"transport\":\"%s\","
-               "\"median_us\":%.3f,\"p99_us\":%.3f}",
-               first ? "[\n  " : ",\n  ", op, bytes, size, alg, v[0], v[1], v[2], chk, tp, v[3],
-               v[4]);
-    } else {
-        if (first)
-            printf("%-14s %10s %5s %-18s %10s %10s %10s %10s %10s %-5s %s\n", "op", "bytes",
-                   "ranks", "algorithm", "avg_us", "min_us", "max_us", "median_us", "p99_us",
-                   "check", "transport");
-        printf("%-14s %10zu %5d %-18s %10.3f %10.3f %10.3f %10.3f %10.3f %-5s %s\n", op, bytes,
-               size, alg, v[0], v[1], v[2], v[3], v[4], chk, tp);
-    }
+    return MPI_Bcast(two, 2, MPI_DOUBLE, 0, MPI_COMM_WORLD);
 }
 
 /* Reduces this rank's times to the row on rank 0; with @p driver_only (one-sided ops) the row
  * is rank 0's, the targets only waiting in barriers. */
-static int span_timing; /* iterations timed first start to last end (one clock) */
-
-/* @p t0 holds each iteration's start on this rank's clock, @p t its call time. */
-static int summarize(const opts_t *o, const double *t0, const double *t, int ok, int driver_only,
-                     double v[5], int *allok)
+static int summarize(const opts_t *o, const loop_rec_t *rec, int ok, int driver_only, double v[5],
+                     bench_extra_t *x, int *allok)
 {
-    double mine = 0, *all = malloc(sizeof(double) * (size_t)size);
-    double *slowest = malloc(sizeof(double) * (size_t)o->iters);
+    int n = o->iters, win = timing == BENCH_TIMING_WINDOW && !driver_only;
+    int per_rank = timing == BENCH_TIMING_RANK || driver_only;
+    double mine[3] = {0, 0, 0}, *all = malloc(sizeof(double) * 3 * (size_t)size);
+    double *own = malloc(sizeof(double) * (size_t)n), *first = malloc(sizeof(double) * (size_t)n);
+    double *mx = malloc(sizeof(double) * 2 * (size_t)n),
+           *mxr = malloc(sizeof(double) * 2 * (size_t)n);
+    double *d = malloc(sizeof(double) * 2 * (size_t)size),
+           *tmp = malloc(sizeof(double) * (size_t)n);
     int *oks = malloc(sizeof(int) * (size_t)size);
-    if (!all || !slowest || !oks) return -1;
-    for (int i = 0; i < o->iters; i++) mine += t[i] / o->iters;
-    MPI_Allgather(&mine, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, MPI_COMM_WORLD);
+    if (!all || !own || !first || !mx || !mxr || !d || !tmp || !oks) return -1;
+    for (int i = 0; i < n; i++) own[i] = rec->t1[i] - rec->t0[i], mine[0] += own[i] / n;
+    bench_sched_delta(&rec->before, &rec->after, n, mine + 1);
+    MPI_Allgather(mine, 3, MPI_DOUBLE, all, 3, MPI_DOUBLE, MPI_COMM_WORLD);
     MPI_Allgather(&ok, 1, MPI_INT, oks, 1, MPI_INT, MPI_COMM_WORLD);
-    if (span_timing && !driver_only) {
-        /* first start and last end over ranks: the iteration as a whole */
-        double *first = malloc(sizeof(double) * (size_t)o->iters);
-        if (!first) return -1;
-        for (int i = 0; i < o->iters; i++) first[i] = t0[i] + t[i];
-        MPI_Allreduce(first, slowest, o->iters, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-        MPI_Allreduce(t0, first, o->iters, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
-        for (int i = 0; i < o->iters; i++) slowest[i] -= first[i];
-        free(first);
+    if (per_rank) {
+        MPI_Allreduce(own, mxr, n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     } else {
-        MPI_Allreduce(t, slowest, o->iters, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        /* first start, last end and the worst window code over ranks: the iteration as a whole */
+        for (int i = 0; i < n; i++) mx[i] = rec->t1[i], mx[n + i] = win ? rec->code[i] : 0;
+        MPI_Allreduce(rec->t0, first, n, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+        MPI_Allreduce(mx, mxr, 2 * n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     }
     v[0] = 0, v[1] = v[2] = all[0];
     *allok = 1;
     for (int r = 0; r < size; r++) {
-        v[0] += all[r] / size;
-        v[1] = all[r] < v[1] ? all[r] : v[1];
-        v[2] = all[r] > v[2] ? all[r] : v[2];
+        double m = all[3 * r];
+        v[0] += m / size;
+        v[1] = m < v[1] ? m : v[1];
+        v[2] = m > v[2] ? m : v[2];
         *allok &= oks[r];
+        d[2 * r] = all[3 * r + 1], d[2 * r + 1] = all[3 * r + 2];
     }
     if (driver_only) v[0] = v[1] = v[2] = all[0];
-    qsort(slowest, (size_t)o->iters, sizeof(double), cmp_double);
-    v[3] = slowest[o->iters / 2];
-    v[4] = slowest[(int)((o->iters - 1) * 0.99)];
+    bench_sched_columns(d, size, x);
+    x->margin_us = win ? window_margin : NAN;
+    int fell = bench_iteration_stats(per_rank ? BENCH_TIMING_RANK
+                                     : win    ? BENCH_TIMING_WINDOW
+                                              : BENCH_TIMING_SPAN,
+                                     first, mxr, mxr + n, rec->tw, mxr, n, tmp, v, x);
+    if (driver_only) x->timing = "driver";
+    if (fell && rank == 0) {
+        int got_late = 0;
+        for (int i = 0; i < n; i++) got_late += mxr[n + i] == BENCH_START_GOT_T_LATE;
+        fprintf(stderr,
+                "arbor-mpi-bench: only %d of %d iterations started in the window (margin %.1f "
+                "us; %d had a rank receive T after T, the others a rank leave its wait over %g "
+                "us after T): this row is timed as span (timing column window>span)\n",
+                n - (int)(x->invalid * n + 0.5), n, window_margin, got_late, o->window_slack);
+    }
     free(all);
-    free(slowest);
+    free(own);
+    free(first);
+    free(mx);
+    free(mxr);
+    free(d);
+    free(tmp);
     free(oks);
     return 0;
+}
+
+/* What --timing resolves to (as in arbor-bench): auto takes span where every rank reads one
+ * clock, else rank; window needs one clock. Returns -1 on a refusal (printed on rank 0). */
+static int choose_timing(const opts_t *o)
+{
+    unsigned long long id = bench_clock_id(), lo = 0, hi = 0;
+    MPI_Allreduce(&id, &lo, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&id, &hi, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+    if (o->timing == BENCH_TIMING_WINDOW && lo != hi) {
+        if (rank == 0)
+            fprintf(stderr, "arbor-mpi-bench: --timing window needs one clock on every rank (one "
+                            "kernel); these ranks read different ones (use span or rank)\n");
+        return -1;
+    }
+    if (o->timing != BENCH_TIMING_AUTO) return o->timing;
+    return lo == hi ? BENCH_TIMING_SPAN : BENCH_TIMING_RANK;
+}
+
+/* The window's set-up: whether its wait yields, and a first margin from BENCH_WINDOW_PROBES
+ * rounds of barrier and broadcast of T (the warm-up of every row refines it). */
+static int window_setup(void)
+{
+    unsigned long long mask[BENCH_CPU_WORDS], all[BENCH_CPU_WORDS];
+    double late[BENCH_WINDOW_PROBES], worst[BENCH_WINDOW_PROBES];
+    bench_cpu_mask(mask);
+    MPI_Allreduce(mask, all, BENCH_CPU_WORDS, MPI_UNSIGNED_LONG_LONG, MPI_BOR, MPI_COMM_WORLD);
+    window_yield = size > bench_cpu_count(all);
+    for (int i = 0; i < BENCH_WINDOW_PROBES; i++) {
+        double t, started;
+        int code;
+        if (MPI_Barrier(MPI_COMM_WORLD) != MPI_SUCCESS ||
+            bench_window_sync(rank, 0, 0, 0, bcast2, &t, &started, &late[i], &code))
+            return -1;
+    }
+    MPI_Allreduce(late, worst, BENCH_WINDOW_PROBES, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    window_margin = bench_window_margin(worst, BENCH_WINDOW_PROBES);
+    return 0;
+}
+
+/* Between the warm-up and the timed loop: the margin from the warm-up's latenesses of T (the
+ * last rank's, per iteration), the scheduler's account. */
+static int loop_begin(loop_rec_t *rec, int warmup)
+{
+    if (timing == BENCH_TIMING_WINDOW && warmup >= BENCH_WINDOW_MIN_SAMPLES) {
+        double *worst = malloc(sizeof(double) * (size_t)warmup);
+        if (!worst) return MPI_ERR_NO_MEM;
+        int st = MPI_Allreduce(rec->late, worst, warmup, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        if (st == MPI_SUCCESS) window_margin = bench_window_margin(worst, warmup);
+        free(worst);
+        if (st != MPI_SUCCESS) return st;
+    }
+    bench_sched_read(&rec->before);
+    return MPI_SUCCESS;
+}
+
+/* The start of iteration @p it after its barrier: now, or (window timing) T. */
+static int iteration_start(const opts_t *o, loop_rec_t *rec, int it, double *start)
+{
+    int timed = it >= o->warmup, i = it - o->warmup, st, code;
+    double t, late;
+    if (timing != BENCH_TIMING_WINDOW) {
+        *start = now_us();
+        return MPI_SUCCESS;
+    }
+    if ((st = bench_window_sync(rank, window_margin, window_yield, o->window_slack, bcast2, &t,
+                                start, &late, &code)))
+        return st;
+    if (!timed)
+        rec->late[it] = late;
+    else
+        rec->tw[i] = t, rec->code[i] = code;
+    return MPI_SUCCESS;
 }
 
 static void transport_name(char *buf, size_t len)
@@ -617,7 +711,7 @@ static void transport_name(char *buf, size_t len)
 }
 
 /* One row of a one-sided op: rank 0 drives, the others are targets (bench/mpi_rma.c). */
-static int run_rma(const opts_t *o, int op, size_t bytes, double *ts, double *t, const char *tp,
+static int run_rma(const opts_t *o, int op, size_t bytes, loop_rec_t *rec, const char *tp,
                    int *first)
 {
     mpi_rma_point_t pt;
@@ -630,12 +724,14 @@ static int run_rma(const opts_t *o, int op, size_t bytes, double *ts, double *t,
     int total = o->warmup + o->iters, st = MPI_SUCCESS;
     for (int it = 0; it < total && st == MPI_SUCCESS; it++) {
         mpi_rma_fill(&pt, it, it == total - 1);
+        if (it == o->warmup) bench_sched_read(&rec->before);
         if ((st = MPI_Barrier(MPI_COMM_WORLD)) != MPI_SUCCESS) break;
         double t0 = now_us();
         st = mpi_rma_run(&pt, it);
         double dt = rank == 0 ? (now_us() - t0) / pt.reps : 0;
-        if (it >= o->warmup) ts[it - o->warmup] = 0, t[it - o->warmup] = dt;
+        if (it >= o->warmup) rec->t0[it - o->warmup] = 0, rec->t1[it - o->warmup] = dt;
     }
+    bench_sched_read(&rec->after);
     if (st != MPI_SUCCESS) {
         char msg[MPI_MAX_ERROR_STRING];
         int len = 0;
@@ -647,11 +743,23 @@ static int run_rma(const opts_t *o, int op, size_t bytes, double *ts, double *t,
     }
     int ok = mpi_rma_check(&pt, total), allok = 0, rc = 0;
     double v[5];
-    if (summarize(o, ts, t, ok, 1, v, &allok)) rc = 1;
-    if (rank == 0 && !rc) print_row(o, mpi_rma_names[op], pt.bytes, "mpi", tp, v, allok, *first);
+    bench_extra_t x;
+    if (summarize(o, rec, ok, 1, v, &x, &allok)) rc = 1;
+    if (rank == 0 && !rc)
+        bench_print_row(o->format, mpi_rma_names[op], pt.bytes, size, "mpi", tp, v, allok, &x,
+                        *first);
     *first = 0;
     mpi_rma_teardown(&pt);
     return rc || !allok;
+}
+
+static void free_rec(loop_rec_t *rec)
+{
+    free(rec->t0);
+    free(rec->t1);
+    free(rec->tw);
+    free(rec->code);
+    free(rec->late);
 }
 
 int main(int argc, char **argv)
@@ -673,15 +781,26 @@ int main(int argc, char **argv)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     char tp[64];
     transport_name(tp, sizeof(tp));
-    double *t = malloc(sizeof(double) * (size_t)o.iters);
-    double *ts = malloc(sizeof(double) * (size_t)o.iters);
-    if (o.timing) {
-        span_timing = o.timing == 1;
-    } else {
-        unsigned long long id = bench_clock_id(), lo = 0, hi = 0;
-        MPI_Allreduce(&id, &lo, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
-        MPI_Allreduce(&id, &hi, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
-        span_timing = lo == hi;
+    size_t n = (size_t)o.iters, nw = (size_t)o.warmup + 1;
+    loop_rec_t rec = {.t0 = malloc(sizeof(double) * n),
+                      .t1 = malloc(sizeof(double) * n),
+                      .tw = malloc(sizeof(double) * n),
+                      .code = malloc(sizeof(double) * n),
+                      .late = malloc(sizeof(double) * nw)};
+    if (!rec.t0 || !rec.t1 || !rec.tw || !rec.code || !rec.late) {
+        fprintf(stderr, "arbor-mpi-bench: out of memory\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+        return 1;
+    }
+    if ((timing = choose_timing(&o)) < 0) {
+        free_rec(&rec);
+        MPI_Finalize();
+        return 2;
+    }
+    if (timing == BENCH_TIMING_WINDOW && window_setup()) {
+        fprintf(stderr, "arbor-mpi-bench: rank %d: the window's set-up failed\n", rank);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+        return 1;
     }
     int first = 1, rc = 0, st = MPI_SUCCESS;
 
@@ -701,13 +820,16 @@ int main(int argc, char **argv)
             for (int it = 0; it < total && st == MPI_SUCCESS; it++) {
                 int last = it == total - 1;
                 fill(&pt, it, last);
+                if (it == o.warmup && (st = loop_begin(&rec, o.warmup)) != MPI_SUCCESS) break;
                 if ((st = MPI_Barrier(MPI_COMM_WORLD)) != MPI_SUCCESS) break;
-                double t0 = now_us();
+                double start;
+                if ((st = iteration_start(&o, &rec, it, &start)) != MPI_SUCCESS) break;
                 st = run(&pt, it);
-                double dt = now_us() - t0;
-                if (it >= o.warmup) ts[it - o.warmup] = t0, t[it - o.warmup] = dt;
+                double end = now_us();
+                if (it >= o.warmup) rec.t0[it - o.warmup] = start, rec.t1[it - o.warmup] = end;
                 if (last && st == MPI_SUCCESS) ok = check(&pt, it);
             }
+            bench_sched_read(&rec.after);
             if (st != MPI_SUCCESS) {
                 char msg[MPI_MAX_ERROR_STRING];
                 int len = 0;
@@ -715,14 +837,17 @@ int main(int argc, char **argv)
                 fprintf(stderr, "arbor-mpi-bench: rank %d: %s of %zu bytes: %s\n", rank,
                         op_names[op], pt.bytes, msg);
                 teardown(&pt);
-                free(t);
+                free_rec(&rec);
                 MPI_Abort(MPI_COMM_WORLD, 1);
                 return 1;
             }
             double v[5];
+            bench_extra_t x;
             int allok = 0;
-            if (summarize(&o, ts, t, ok, 0, v, &allok)) rc = 1;
-            if (rank == 0 && !rc) print_row(&o, op_names[op], pt.bytes, "mpi", tp, v, allok, first);
+            if (summarize(&o, &rec, ok, 0, v, &x, &allok)) rc = 1;
+            if (rank == 0 && !rc)
+                bench_print_row(o.format, op_names[op], pt.bytes, size, "mpi", tp, v, allok, &x,
+                                first);
             first = 0;
             if (!allok) rc = 1;
             teardown(&pt);
@@ -732,13 +857,12 @@ int main(int argc, char **argv)
         if (!(o.op_mask & (1u << (NOPS + op)))) continue;
         for (int s = 0; s < o.nsizes && rc == 0; s++) {
             if (s > 0 && mpi_rma_size_free(op)) break;
-            rc = run_rma(&o, op, o.sizes[s], ts, t, tp, &first);
+            rc = run_rma(&o, op, o.sizes[s], &rec, tp, &first);
         }
     }
     if (rank == 0 && !strcmp(o.format, "json") && !first) printf("\n]\n");
     fflush(stdout);
-    free(t);
-    free(ts);
+    free_rec(&rec);
     MPI_Finalize();
     return rc;
 }

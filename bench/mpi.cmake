@@ -24,6 +24,7 @@ if(ARBOR_MPICC_MPICH)
             -o ${_out}/arbor-mpi-bench-mpich ${CMAKE_CURRENT_LIST_DIR}/mpi-bench.c
             ${CMAKE_CURRENT_LIST_DIR}/mpi_rma.c
     DEPENDS ${CMAKE_CURRENT_LIST_DIR}/mpi-bench.c ${CMAKE_CURRENT_LIST_DIR}/mpi_rma.c
+            ${CMAKE_CURRENT_LIST_DIR}/bench_timing.h ${CMAKE_CURRENT_LIST_DIR}/clock_id.h
     COMMENT "Building arbor-mpi-bench-mpich with mpicc.mpich" VERBATIM)
   add_custom_target(arbor-mpi-bench-mpich ALL DEPENDS ${_out}/arbor-mpi-bench-mpich)
 endif()
