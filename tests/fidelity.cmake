@@ -9,13 +9,14 @@ if(ARBOR_PYTHON3)
     COMMAND sh -c "test -x '${_bin}/arbor-bench' && test -x '${_bin}/arbor-info' || { echo 'arbor-bench or arbor-info not built'; exit 77; }
 out=$('${ARBOR_PYTHON3}' '${CMAKE_SOURCE_DIR}/bench/fidelity' --build '${CMAKE_BINARY_DIR}' --ranks 2 --ops bcast --sizes 8 --iters 20 --warmup 5 --rounds 1 --timeout 120) || { rc=$?; echo \"$out\"; echo \"bench/fidelity exited $rc\"; exit 1; }
 echo \"$out\"
-echo \"$out\" | grep -Eq '^bcast +8 +2 +[a-z_]+ +[0-9.]+ +[a-z_]+ +[0-9.]+ +[0-9]+[.][0-9]+ +[0-9.]+ +[0-9]+[.][0-9]+ +[0-9.]+ +[0-9]+[.][0-9]+$' || { echo 'no bcast row with a ratio, a prediction and a spread'; exit 1; }
+echo \"$out\" | grep -Eq '^bcast +8 +2 +[a-z_]+ +[0-9.]+ +[a-z_]+ +[0-9.]+ +[0-9]+[.][0-9]+ +[0-9.]+ +[0-9]+[.][0-9]+ +[0-9.]+ +[0-9]+[.][0-9]+ +([0-9]+[.][0-9]|-) +([0-9]+[.][0-9]+|-)$' || { echo 'no bcast row with a ratio, a prediction, a spread, runq_us and inv'; exit 1; }
+echo \"$out\" | grep -q '^# arbor selector fidelity: .*--timing window' || { echo 'not timed with the window'; exit 1; }
 echo \"$out\" | grep -Eq '^# summary: [0-9]+ of 1 points within 10% of best' || { echo 'no summary line'; exit 1; }")
   set_tests_properties(fidelity_smoke PROPERTIES LABELS bench SKIP_RETURN_CODE 77 TIMEOUT 300
     RUN_SERIAL TRUE ENVIRONMENT "ARBOR_TIMEOUT=60;OMPI_MCA_rmaps_base_oversubscribe=1")
 endif()
 
-# arbor-bench's two timings (bench/clock_id.h): first start to last end, and the slowest rank's
+# arbor-bench's timings (bench/clock_id.h, bench/bench_timing.h): first start to last end, and the slowest rank's
 # own call; arbor-bench exits non-zero when a row's data check fails. A bad --timing is refused
 # before init. Only where the benchmarks are built (the TSan build turns them off).
 if(NOT TARGET arbor-bench)
@@ -28,3 +29,29 @@ foreach(_timing span rank)
 endforeach()
 add_test(NAME bench_timing_refused COMMAND sh -c "! '$<TARGET_FILE:arbor-bench>' --timing wall")
 set_tests_properties(bench_timing_refused PROPERTIES LABELS bench TIMEOUT 30)
+# --timing window (bench/bench_timing.h) on 2 ranks (a core each here) and 4 (two per core: the
+# oversubscribed case, where rows may fall back to span and must say so), arbor-bench on ucx and
+# its MPI twin where built: every row checked, the invalid fraction in [0, 1], the scheduler
+# columns numbers or empty (tests/bench_window_check.sh). No time is asserted.
+if(ARBOR_WITH_UCX)
+  foreach(_p 2 4)
+    add_test(NAME bench_timing_window.ucx.${_p}
+      COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/bench_window_check.sh $<TARGET_FILE:arbor-bench>
+              ${_p} ${ARBOR_TEST_LAUNCHER} ${ARBOR_TEST_LAUNCHER_FLAGS})
+    set_tests_properties(bench_timing_window.ucx.${_p} PROPERTIES LABELS "bench;launched;ucx"
+      TIMEOUT 120 PROCESSORS 1 ENVIRONMENT "${ARBOR_TEST_ENV};ARBOR_TRANSPORT=ucx")
+  endforeach()
+endif()
+if(TARGET arbor-mpi-bench AND NOT ARBOR_SANITIZE)
+  foreach(_p 2 4)
+    add_test(NAME bench_timing_window.mpi.${_p}
+      COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/bench_window_check.sh
+              $<TARGET_FILE:arbor-mpi-bench> ${_p} ${ARBOR_TEST_LAUNCHER} ${ARBOR_TEST_LAUNCHER_FLAGS})
+    set_tests_properties(bench_timing_window.mpi.${_p} PROPERTIES LABELS "bench;launched"
+      TIMEOUT 120 PROCESSORS 1 ENVIRONMENT "${ARBOR_TEST_ENV}")
+  endforeach()
+endif()
+# A bad --window-slack is refused before init.
+add_test(NAME bench_window_slack_refused
+  COMMAND sh -c "! '$<TARGET_FILE:arbor-bench>' --timing window --window-slack -1")
+set_tests_properties(bench_window_slack_refused PROPERTIES LABELS bench TIMEOUT 30)
