@@ -4,10 +4,11 @@
  * Each iteration is timed on every rank after a barrier; a row reports the mean over ranks of
  * each rank's mean call time (avg_us), the smallest and largest per-rank mean, the median and
  * 99th percentile of the iteration's time, and whether the data of the last iteration was right
- * (check). An iteration's time is the last rank's end minus the first rank's start where every
- * rank reads one clock (one node: bench/clock_id.h says why), else (or with --timing rank) the
- * slowest rank's own call time; --timing window starts every rank at one moment T broadcast by
- * rank 0 and times the last rank's end minus T (bench/bench_timing.h). The columns after p99_us
+ * (check). With --timing window (auto's choice where every rank reads one clock and has a CPU
+ * of its own) every rank starts at one moment T broadcast by rank 0 and an iteration's time is
+ * the last rank's end minus T (bench/bench_timing.h); with span (auto's where ranks share CPUs)
+ * the last rank's end minus the first rank's start (one clock: bench/clock_id.h says why); with
+ * rank (auto's across clocks) the slowest rank's own call time. The columns after p99_us
  * say which timing a row got, the fraction of window iterations that started late (invalid), the
  * window's margin, and the scheduler's profile of the timed loop: runqueue wait per iteration
  * summed over ranks (runq_us) and the largest rank's (runq_max_us), and involuntary context
@@ -329,14 +330,21 @@ static int summarize(const opts_t *o, const loop_rec_t *rec, int ok, int driver_
     return rc;
 }
 
-/* What --timing resolves to: auto takes span where every rank reads one clock, else rank;
- * window needs one clock. Returns -1 on a refusal (printed on rank 0). */
+/* What --timing resolves to: auto takes window where every rank reads one clock and has a CPU
+ * of its own, span where they share a clock but not enough CPUs (ranks waiting for a CPU at T
+ * cannot start on time: docs/PERFORMANCE.md), else rank; window needs one clock. Returns -1 on
+ * a refusal (printed on rank 0). */
 static int choose_timing(const opts_t *o)
 {
     uint64_t id = bench_clock_id(), lo = 0, hi = 0;
+    unsigned long long mask[BENCH_CPU_WORDS], all[BENCH_CPU_WORDS];
+    bench_cpu_mask(mask);
     if (arbor_allreduce(ARBOR_TEAM_WORLD, &id, &lo, 1, ARBOR_UINT64, ARBOR_MIN) != ARBOR_OK ||
-        arbor_allreduce(ARBOR_TEAM_WORLD, &id, &hi, 1, ARBOR_UINT64, ARBOR_MAX) != ARBOR_OK)
+        arbor_allreduce(ARBOR_TEAM_WORLD, &id, &hi, 1, ARBOR_UINT64, ARBOR_MAX) != ARBOR_OK ||
+        arbor_allreduce(ARBOR_TEAM_WORLD, mask, all, BENCH_CPU_WORDS, ARBOR_UINT64, ARBOR_BOR) !=
+            ARBOR_OK)
         return -1;
+    window_yield = size > bench_cpu_count(all);
     if (o->timing == BENCH_TIMING_WINDOW && lo != hi) {
         if (rank == 0)
             fprintf(stderr, "arbor-bench: --timing window needs one clock on every rank (one "
@@ -344,20 +352,15 @@ static int choose_timing(const opts_t *o)
         return -1;
     }
     if (o->timing != BENCH_TIMING_AUTO) return o->timing;
-    return lo == hi ? BENCH_TIMING_SPAN : BENCH_TIMING_RANK;
+    if (lo != hi) return BENCH_TIMING_RANK;
+    return window_yield ? BENCH_TIMING_SPAN : BENCH_TIMING_WINDOW;
 }
 
-/* The window's set-up: whether its wait yields, and a first margin from BENCH_WINDOW_PROBES
+/* The window's set-up: a first margin from BENCH_WINDOW_PROBES
  * rounds of barrier and broadcast of T (the warm-up of every row refines it). */
 static int window_setup(void)
 {
-    unsigned long long mask[BENCH_CPU_WORDS], all[BENCH_CPU_WORDS];
     double late[BENCH_WINDOW_PROBES], worst[BENCH_WINDOW_PROBES];
-    bench_cpu_mask(mask);
-    if (arbor_allreduce(ARBOR_TEAM_WORLD, mask, all, BENCH_CPU_WORDS, ARBOR_UINT64, ARBOR_BOR) !=
-        ARBOR_OK)
-        return -1;
-    window_yield = size > bench_cpu_count(all);
     window_margin = BENCH_WINDOW_FLOOR_US;
     for (int i = 0; i < BENCH_WINDOW_PROBES; i++) {
         double t, started;

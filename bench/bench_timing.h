@@ -17,7 +17,11 @@
  *           gets T after T, or that leaves its wait later than BENCH_WINDOW_SLACK_US after T
  *           (descheduled), makes the iteration invalid; median and p99 are over the valid
  *           ones, and when fewer than half are valid the row is timed as span instead and says
- *           so (timing column "window>span", a note on stderr).
+ *           so (timing column "window>span", a note on stderr). --window-slack sets that
+ *           lateness (inf: only a late T invalidates, the scheduler's delays at T are timed).
+ *   auto    window where the ranks read one clock and have a CPU each; span where they read
+ *           one clock but share CPUs (on 2 cores, 4 ranks: two of them are always waiting for a
+ *           CPU at T, so no iteration starts on time); rank where the clocks differ.
  * Scheduler profile: this thread's /proc/thread-self/schedstat (ns on the CPU, ns waiting on a
  * runqueue, timeslices) and getrusage(RUSAGE_THREAD)'s involuntary context switches, read
  * before and after the timed loop (its barriers, broadcasts of T and waits included). Where

@@ -6,18 +6,18 @@
  * Each iteration is timed on every rank after an MPI_Barrier; a row reports the mean over ranks
  * of each rank's mean call time (avg_us), the smallest and largest per-rank mean, the median and
  * 99th percentile of the iteration's time, and whether the data of the last iteration was right
- * (check). An iteration's time is the last rank's end minus the first rank's start where every
- * rank reads one clock (bench/clock_id.h), else (or with --timing rank) the slowest rank's own
- * call time, as in arbor-bench; --timing window starts every rank at one moment T that rank 0
- * broadcasts (MPI_Bcast) on the clock arbor-bench reads (CLOCK_MONOTONIC), with the same margin,
- * validity rule and extra columns (timing, invalid, margin_us, runq_us, runq_max_us, nivcsw:
- * bench/bench_timing.h, which both share). Sizes are bytes per rank block for scatter / gather /
- * allgather / alltoall (and their v-variants) and reduce_scatter (MPI_Reduce_scatter_block), the
- * whole vector for bcast and the other reductions. --cold rotates through buffers whose total
- * exceeds 64 MiB. The transport column is "mpi:<flavour>" with the flavour from ARBOR_MPI_FLAVOUR
- * (bench/compare sets it), else "mpi:ompi" / "mpi:mpich" from the library version, else "mpi". The
- * one-sided ops (put, get, acc, fetch_add, cswap, strided_get, strided_put, vector_get, or onesided
- * for all) use MPI-3 RMA (bench/mpi_rma.c); their rows report rank 0's times.
+ * (check). Timing as in arbor-bench (auto: window where every rank reads one clock and has a
+ * CPU, span where they share CPUs, rank across clocks; bench/clock_id.h); --timing window starts
+ * every rank at one moment T that rank 0 broadcasts (MPI_Bcast) on the clock arbor-bench reads
+ * (CLOCK_MONOTONIC), with the same margin, validity rule and extra columns (timing, invalid,
+ * margin_us, runq_us, runq_max_us, nivcsw: bench/bench_timing.h, which both share). Sizes are bytes
+ * per rank block for scatter / gather / allgather / alltoall (and their v-variants) and
+ * reduce_scatter (MPI_Reduce_scatter_block), the whole vector for bcast and the other reductions.
+ * --cold rotates through buffers whose total exceeds 64 MiB. The transport column is
+ * "mpi:<flavour>" with the flavour from ARBOR_MPI_FLAVOUR (bench/compare sets it), else "mpi:ompi"
+ * / "mpi:mpich" from the library version, else "mpi". The one-sided ops (put, get, acc, fetch_add,
+ * cswap, strided_get, strided_put, vector_get, or onesided for all) use MPI-3 RMA
+ * (bench/mpi_rma.c); their rows report rank 0's times.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* getopt_long, strdup, clock_gettime when built alone */
@@ -619,13 +619,18 @@ static int summarize(const opts_t *o, const loop_rec_t *rec, int ok, int driver_
     return 0;
 }
 
-/* What --timing resolves to (as in arbor-bench): auto takes span where every rank reads one
- * clock, else rank; window needs one clock. Returns -1 on a refusal (printed on rank 0). */
+/* What --timing resolves to (as in arbor-bench): auto takes window where every rank reads one
+ * clock and has a CPU of its own, span where they share a clock but not enough CPUs, else rank;
+ * window needs one clock. Returns -1 on a refusal (printed on rank 0). */
 static int choose_timing(const opts_t *o)
 {
     unsigned long long id = bench_clock_id(), lo = 0, hi = 0;
+    unsigned long long mask[BENCH_CPU_WORDS], all[BENCH_CPU_WORDS];
+    bench_cpu_mask(mask);
     MPI_Allreduce(&id, &lo, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
     MPI_Allreduce(&id, &hi, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(mask, all, BENCH_CPU_WORDS, MPI_UNSIGNED_LONG_LONG, MPI_BOR, MPI_COMM_WORLD);
+    window_yield = size > bench_cpu_count(all);
     if (o->timing == BENCH_TIMING_WINDOW && lo != hi) {
         if (rank == 0)
             fprintf(stderr, "arbor-mpi-bench: --timing window needs one clock on every rank (one "
@@ -633,18 +638,15 @@ static int choose_timing(const opts_t *o)
         return -1;
     }
     if (o->timing != BENCH_TIMING_AUTO) return o->timing;
-    return lo == hi ? BENCH_TIMING_SPAN : BENCH_TIMING_RANK;
+    if (lo != hi) return BENCH_TIMING_RANK;
+    return window_yield ? BENCH_TIMING_SPAN : BENCH_TIMING_WINDOW;
 }
 
-/* The window's set-up: whether its wait yields, and a first margin from BENCH_WINDOW_PROBES
+/* The window's set-up: a first margin from BENCH_WINDOW_PROBES
  * rounds of barrier and broadcast of T (the warm-up of every row refines it). */
 static int window_setup(void)
 {
-    unsigned long long mask[BENCH_CPU_WORDS], all[BENCH_CPU_WORDS];
     double late[BENCH_WINDOW_PROBES], worst[BENCH_WINDOW_PROBES];
-    bench_cpu_mask(mask);
-    MPI_Allreduce(mask, all, BENCH_CPU_WORDS, MPI_UNSIGNED_LONG_LONG, MPI_BOR, MPI_COMM_WORLD);
-    window_yield = size > bench_cpu_count(all);
     for (int i = 0; i < BENCH_WINDOW_PROBES; i++) {
         double t, started;
         int code;
