@@ -24,8 +24,10 @@
  *           CPU at T, so no iteration starts on time); rank where the clocks differ.
  * Scheduler profile: this thread's /proc/thread-self/schedstat (ns on the CPU, ns waiting on a
  * runqueue, timeslices) and getrusage(RUSAGE_THREAD)'s involuntary context switches, read
- * before and after the timed loop (its barriers, broadcasts of T and waits included). Where
- * either is missing the value is NaN and printed empty, never as a zero.
+ * before and after the timed loop (its barriers, broadcasts of T and waits included: in a window
+ * run on an oversubscribed node the ranks yield to each other while they wait for T, and that
+ * is in the runqueue wait too). Where either is missing the value is NaN and printed empty,
+ * never as a zero. Steal time (a hypervisor running another guest) is not in it.
  */
 #ifndef ARBOR_BENCH_TIMING_H
 #define ARBOR_BENCH_TIMING_H
@@ -56,8 +58,9 @@ static const char *const bench_timing_names[] = {"auto", "span", "rank", "window
 #define BENCH_WINDOW_FACTOR   2.0
 #define BENCH_WINDOW_FLOOR_US 2.0
 #define BENCH_WINDOW_CAP_US   1000.0
-/* Warm-up iterations that are enough to set the margin; with fewer the start-up estimate
- * (BENCH_WINDOW_PROBES rounds of barrier and broadcast) stays. */
+/* Warm-up iterations that are enough to set a row's margin; with fewer the margin in use stays
+ * (the previous row's, or the start-up estimate from BENCH_WINDOW_PROBES rounds of barrier and
+ * broadcast). */
 #define BENCH_WINDOW_MIN_SAMPLES 8
 #define BENCH_WINDOW_PROBES      32
 
