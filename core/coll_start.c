@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "algorithms/sched_hash.h"
 #include "core/coll.h"
 #include "core/coll_check.h"
 #include "core/coll_direct.h"
@@ -345,28 +346,45 @@ static unsigned size_class(size_t bytes)
     return bytes ? 64u - (unsigned)__builtin_clzll((unsigned long long)bytes) : 0u;
 }
 
-static void print_choice(const arb_coll_args_t *a, int alg, int why, const double *predicted)
+static void print_choice(const arb_coll_args_t *a, const arb_logp_t *model, int copy_mode, int alg,
+                         int why, const double *predicted)
 {
     int n;
     const arb_alg_desc_t *tab = arb_alg_table(a->coll, &n);
-    char line[1024];
-    size_t len = 0;
+    char line[1024], fps[2048];
+    size_t len = 0, flen = 0;
     for (int i = 1; i < n && len < sizeof(line); i++)
         len += (size_t)snprintf(line + len, sizeof(line) - len, " %s=%.3gus", tab[i].name,
                                 predicted[i]);
-    fprintf(stderr, "arbor: %s bytes=%zu ranks=%d nodes=%d root=%d -> %s%s; predicted:%s\n",
+    /* Every candidate's whole-collective fingerprint (algorithms/sched_hash.h): bench/fidelity
+     * pools the runs of algorithms that build the same schedules ("-": not built here). */
+    flen = (size_t)snprintf(fps, sizeof(fps), " copy=%s chunk=%zu",
+                            copy_mode == ARB_DIRECT_CMA       ? "cma"
+                            : copy_mode == ARB_DIRECT_SEGMENT ? "one"
+                                                              : "two",
+                            a->chunk);
+    for (int i = 1; i < n && flen < sizeof(fps); i++) {
+        uint64_t fp;
+        if (arb_sched_fingerprint(&tab[i], a, model, copy_mode, &fp) == ARBOR_OK)
+            flen += (size_t)snprintf(fps + flen, sizeof(fps) - flen, " %s=%016llx", tab[i].name,
+                                     (unsigned long long)fp);
+        else
+            flen += (size_t)snprintf(fps + flen, sizeof(fps) - flen, " %s=-", tab[i].name);
+    }
+    fprintf(stderr,
+            "arbor: %s bytes=%zu ranks=%d nodes=%d root=%d -> %s%s; predicted:%s; schedules:%s\n",
             arb_coll_name(a->coll), a->bytes, a->size, a->topo ? a->topo->nnodes : 1, a->root,
             tab[alg].name,
             why == 1   ? " (forced)"
             : why == 2 ? " (ARBOR_TUNE)"
                        : "",
-            line);
+            line, fps);
 }
 
 /* Builds the schedule of the chosen algorithm, falling back to the next cheapest when a
  * builder cannot handle the case (ARBOR_ERR_UNSUPPORTED), then composes ALLSYNC barriers. */
-static arbor_status_t build(const arb_coll_args_t *a, const arb_logp_t *model, int forced,
-                            int pinned, uint64_t flags, arb_sched_t *s, int *alg_p,
+static arbor_status_t build(const arb_coll_args_t *a, const arb_logp_t *model, int copy_mode,
+                            int forced, int pinned, uint64_t flags, arb_sched_t *s, int *alg_p,
                             double *predicted_p)
 {
     int n;
@@ -407,7 +425,7 @@ static arbor_status_t build(const arb_coll_args_t *a, const arb_logp_t *model, i
         return status == ARBOR_ERR_NO_MEMORY ? status : ARBOR_ERR_ALGORITHM;
     }
     if (arb_ctx.cfg.print_algorithm && a->rank == 0)
-        print_choice(a, alg, forced ? 1 : pinned ? 2 : 0, predicted);
+        print_choice(a, model, copy_mode, alg, forced ? 1 : pinned ? 2 : 0, predicted);
     if (flags & (ARBOR_IN_ALLSYNC | ARBOR_OUT_ALLSYNC)) {
         arb_coll_args_t b = *a;
         arb_sched_t bar, full;
@@ -505,8 +523,8 @@ static arbor_status_t schedule_for(struct arbor_team *t, const arb_call_t *c, co
     arb_sched_t s;
     int alg;
     double predicted;
-    arbor_status_t status = build(&a, one_copy ? &one_copy_model : &arb_ctx.model, forced, pin,
-                                  flags, &s, &alg, &predicted);
+    arbor_status_t status = build(&a, one_copy ? &one_copy_model : &arb_ctx.model,
+                                  one_copy ? direct : 0, forced, pin, flags, &s, &alg, &predicted);
     if (status != ARBOR_OK) return status;
     cs = vec ? arb_sched_wrap(&s) : arb_sched_cache_put(&t->cache, &key, &s);
     if (!cs) {
