@@ -18,6 +18,9 @@ grep -Eq '^bcast,8,2,.*binomial=([0-9a-f]{16}) .*karp=\\1( |$)' '${CMAKE_BINARY_
 echo \"$out\" | grep -Eq '^# summary: within 10%: 1 of 1 by schedule, [0-9]+ of 1 by name' || { echo 'no summary line'; exit 1; }")
   set_tests_properties(fidelity_smoke PROPERTIES LABELS bench SKIP_RETURN_CODE 77 TIMEOUT 300
     RUN_SERIAL TRUE ENVIRONMENT "ARBOR_TIMEOUT=60;OMPI_MCA_rmaps_base_oversubscribe=1")
+  # The pooling of identical schedules on made-up runs (no launcher, nothing built).
+  add_test(NAME fidelity_pool COMMAND ${ARBOR_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/fidelity_pool.py)
+  set_tests_properties(fidelity_pool PROPERTIES LABELS unit TIMEOUT 60)
 endif()
 
 # arbor-bench's two timings (bench/clock_id.h): first start to last end, and the slowest rank's
