@@ -77,6 +77,8 @@ static void different_schedules(void)
     uint64_t binomial = fp_of(ARB_COLL_BCAST, "binomial", 5, 8, 65536, 0);
     uint64_t flat = fp_of(ARB_COLL_BCAST, "flat", 5, 8, 65536, 0);
     uint64_t binary = fp_of(ARB_COLL_BCAST, "binary", 5, 8, 65536, 0);
+    check(fp_of(ARB_COLL_BCAST, "karp", 5, 8, 65536, 0) != binomial,
+          "bcast P=5: karp hashes like binomial");
     check(binomial != flat, "bcast P=5: binomial hashes like flat");
     check(binomial != binary, "bcast P=5: binomial hashes like binary");
     check(flat != binary, "bcast P=5: flat hashes like binary");
