@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "algorithms/sched_hash.h"
 #include "core/coll.h"
 #include "core/coll_check.h"
 #include "core/coll_direct.h"
@@ -345,28 +346,67 @@ static unsigned size_class(size_t bytes)
     return bytes ? 64u - (unsigned)__builtin_clzll((unsigned long long)bytes) : 0u;
 }
 
-static void print_choice(const arb_coll_args_t *a, int alg, int why, const double *predicted)
+/* Appends " copy=PATH" and every candidate's whole-collective fingerprint on that copy path
+ * (algorithms/sched_hash.h; "-": not built here) at buf + len; returns the new length. */
+static size_t append_fingerprints(char *buf, size_t cap, size_t len, const arb_coll_args_t *a,
+                                  const arb_logp_t *m, int mode)
 {
     int n;
     const arb_alg_desc_t *tab = arb_alg_table(a->coll, &n);
-    char line[1024];
-    size_t len = 0;
+    if (len < cap)
+        len += (size_t)snprintf(buf + len, cap - len, " copy=%s",
+                                mode == ARB_DIRECT_CMA       ? "cma"
+                                : mode == ARB_DIRECT_SEGMENT ? "one"
+                                                             : "two");
+    for (int i = 1; i < n && len < cap; i++) {
+        uint64_t fp;
+        if (arb_sched_fingerprint(&tab[i], a, m, mode, &fp) == ARBOR_OK)
+            len += (size_t)snprintf(buf + len, cap - len, " %s=%016llx", tab[i].name,
+                                    (unsigned long long)fp);
+        else
+            len += (size_t)snprintf(buf + len, cap - len, " %s=-", tab[i].name);
+    }
+    return len;
+}
+
+/* direct: the call's one-copy eligibility (ARB_DIRECT_*); a->one_copy says whether it went so. */
+static void print_choice(const arb_coll_args_t *a, const arb_logp_t *model, int direct, int alg,
+                         int why, const double *predicted)
+{
+    int n;
+    const arb_alg_desc_t *tab = arb_alg_table(a->coll, &n);
+    char line[1024], fps[4096];
+    size_t len = 0, flen;
     for (int i = 1; i < n && len < sizeof(line); i++)
         len += (size_t)snprintf(line + len, sizeof(line) - len, " %s=%.3gus", tab[i].name,
                                 predicted[i]);
-    fprintf(stderr, "arbor: %s bytes=%zu ranks=%d nodes=%d root=%d -> %s%s; predicted:%s\n",
+    /* bench/fidelity pools the runs of algorithms that build the same schedules. An eligible
+     * call's forced runs may take the other copy path (core/coll_direct.c prices each algorithm
+     * both ways), so that path's fingerprints follow, with its model and arguments. */
+    flen = (size_t)snprintf(fps, sizeof(fps), " chunk=%zu", a->chunk);
+    flen = append_fingerprints(fps, sizeof(fps), flen, a, model, a->one_copy ? direct : 0);
+    if (direct) {
+        arb_coll_args_t b = *a;
+        b.one_copy = !a->one_copy;
+        arb_logp_t m1 = direct == ARB_DIRECT_CMA ? arb_logp_cma(&arb_ctx.model)
+                                                 : arb_logp_one_copy(&arb_ctx.model);
+        append_fingerprints(fps, sizeof(fps), flen, &b, b.one_copy ? &m1 : &arb_ctx.model,
+                            b.one_copy ? direct : 0);
+    }
+    fprintf(stderr,
+            "arbor: %s bytes=%zu ranks=%d nodes=%d root=%d -> %s%s; predicted:%s; schedules:%s\n",
             arb_coll_name(a->coll), a->bytes, a->size, a->topo ? a->topo->nnodes : 1, a->root,
             tab[alg].name,
             why == 1   ? " (forced)"
             : why == 2 ? " (ARBOR_TUNE)"
                        : "",
-            line);
+            line, fps);
 }
 
 /* Builds the schedule of the chosen algorithm, falling back to the next cheapest when a
  * builder cannot handle the case (ARBOR_ERR_UNSUPPORTED), then composes ALLSYNC barriers. */
-static arbor_status_t build(const arb_coll_args_t *a, const arb_logp_t *model, int forced,
-                            int pinned, uint64_t flags, arb_sched_t *s, int *alg_p,
+static arbor_status_t build(const arb_coll_args_t *a, const arb_logp_t *model, int direct,
+                            int forced, int pinned, uint64_t flags, arb_sched_t *s, int *alg_p,
                             double *predicted_p)
 {
     int n;
@@ -407,7 +447,7 @@ static arbor_status_t build(const arb_coll_args_t *a, const arb_logp_t *model, i
         return status == ARBOR_ERR_NO_MEMORY ? status : ARBOR_ERR_ALGORITHM;
     }
     if (arb_ctx.cfg.print_algorithm && a->rank == 0)
-        print_choice(a, alg, forced ? 1 : pinned ? 2 : 0, predicted);
+        print_choice(a, model, direct, alg, forced ? 1 : pinned ? 2 : 0, predicted);
     if (flags & (ARBOR_IN_ALLSYNC | ARBOR_OUT_ALLSYNC)) {
         arb_coll_args_t b = *a;
         arb_sched_t bar, full;
@@ -505,8 +545,8 @@ static arbor_status_t schedule_for(struct arbor_team *t, const arb_call_t *c, co
     arb_sched_t s;
     int alg;
     double predicted;
-    arbor_status_t status = build(&a, one_copy ? &one_copy_model : &arb_ctx.model, forced, pin,
-                                  flags, &s, &alg, &predicted);
+    arbor_status_t status = build(&a, one_copy ? &one_copy_model : &arb_ctx.model, direct, forced,
+                                  pin, flags, &s, &alg, &predicted);
     if (status != ARBOR_OK) return status;
     cs = vec ? arb_sched_wrap(&s) : arb_sched_cache_put(&t->cache, &key, &s);
     if (!cs) {

@@ -203,7 +203,7 @@ static const row_t rows[] = {
      OFF(tree_cache_entries), NULL, 1, 1 << 20, 0},
     {"PRINT_ALGORITHM", "n",
      "print each distinct algorithm choice with every candidate's "
-     "predicted time",
+     "predicted time and schedule fingerprint",
      T_BOOL, OFF(print_algorithm), NULL, 0, 0, 0},
     {"RMA_ORDERED", "n",
      "one-sided operations from a rank to a target complete in issue order (each is fenced "

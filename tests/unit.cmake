@@ -1,6 +1,6 @@
 # Unit tier (STYLE.md section 6): plain executables, no launcher; each prints a summary and
 # exits non-zero on a failure.
-foreach(t logp calib trees peer_copy heap onecopy)
+foreach(t logp calib trees peer_copy heap onecopy sched_hash)
   add_executable(unit_${t} ${CMAKE_CURRENT_LIST_DIR}/unit_${t}.c)
   target_link_libraries(unit_${t} PRIVATE arbor_internal)
   add_test(NAME unit.${t} COMMAND unit_${t})
