@@ -25,6 +25,15 @@ echo \"$out\" | grep -Eq '^# summary: within 10%: 1 of 1 by schedule, [0-9]+ of 
   set_tests_properties(fidelity_pool PROPERTIES LABELS unit TIMEOUT 60)
 endif()
 
+# The benchmarks' shared timing code on made-up data (no launcher): the margin, the wait for T,
+# median / p99 over valid iterations and the fall-back to span, unknown scheduler values printed
+# empty, never 0.
+add_executable(unit_bench_timing ${CMAKE_CURRENT_LIST_DIR}/unit_bench_timing.c)
+target_include_directories(unit_bench_timing PRIVATE ${CMAKE_SOURCE_DIR})
+target_link_libraries(unit_bench_timing PRIVATE m)
+add_test(NAME unit.bench_timing COMMAND unit_bench_timing)
+set_tests_properties(unit.bench_timing PROPERTIES LABELS "unit;bench" TIMEOUT 30)
+
 # arbor-bench's timings (bench/clock_id.h, bench/bench_timing.h): first start to last end, and the slowest rank's
 # own call; arbor-bench exits non-zero when a row's data check fails. A bad --timing is refused
 # before init. Only where the benchmarks are built (the TSan build turns them off).
