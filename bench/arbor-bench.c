@@ -330,10 +330,7 @@ static int summarize(const opts_t *o, const loop_rec_t *rec, int ok, int driver_
     return rc;
 }
 
-/* What --timing resolves to: auto takes window where every rank reads one clock and has a CPU
- * of its own, span where they share a clock but not enough CPUs (ranks waiting for a CPU at T
- * cannot start on time: docs/PERFORMANCE.md), else rank; window needs one clock. Returns -1 on
- * a refusal (printed on rank 0). */
+/* What --timing resolves to (bench_timing_decide), from every rank's clock and CPUs. */
 static int choose_timing(const opts_t *o)
 {
     uint64_t id = bench_clock_id(), lo = 0, hi = 0;
@@ -345,15 +342,7 @@ static int choose_timing(const opts_t *o)
             ARBOR_OK)
         return -1;
     window_yield = size > bench_cpu_count(all);
-    if (o->timing == BENCH_TIMING_WINDOW && lo != hi) {
-        if (rank == 0)
-            fprintf(stderr, "arbor-bench: --timing window needs one clock on every rank (one "
-                            "kernel); these ranks read different ones (use span or rank)\n");
-        return -1;
-    }
-    if (o->timing != BENCH_TIMING_AUTO) return o->timing;
-    if (lo != hi) return BENCH_TIMING_RANK;
-    return window_yield ? BENCH_TIMING_SPAN : BENCH_TIMING_WINDOW;
+    return bench_timing_decide(o->timing, lo == hi, window_yield, rank, "arbor-bench");
 }
 
 /* The window's set-up: a first margin from BENCH_WINDOW_PROBES

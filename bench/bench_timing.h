@@ -116,6 +116,27 @@ static inline int bench_window_wait(double t_start, double got_t, int yield, dou
     return now - t_start > slack ? BENCH_START_SPUN_LATE : BENCH_START_OK;
 }
 
+/* What --timing resolves to, from what every rank saw: @p one_clock (all read one clock) and
+ * @p shared_cpus (more ranks than the CPUs they may run on). auto takes window where every rank
+ * reads one clock and has a CPU of its own, span where they share a clock but not enough CPUs
+ * (ranks waiting for a CPU at T cannot start on time: docs/PERFORMANCE.md), else rank; window
+ * needs one clock. Returns -1 on a refusal (printed by rank 0 as @p prog). */
+static inline int bench_timing_decide(int asked, int one_clock, int shared_cpus, int rank,
+                                      const char *prog)
+{
+    if (asked == BENCH_TIMING_WINDOW && !one_clock) {
+        if (rank == 0)
+            fprintf(stderr,
+                    "%s: --timing window needs one clock on every rank (one kernel); "
+                    "these ranks read different ones (use span or rank)\n",
+                    prog);
+        return -1;
+    }
+    if (asked != BENCH_TIMING_AUTO) return asked;
+    if (!one_clock) return BENCH_TIMING_RANK;
+    return shared_cpus ? BENCH_TIMING_SPAN : BENCH_TIMING_WINDOW;
+}
+
 /* Broadcasts two doubles from rank 0 with the benchmark's library; returns its status (0: ok). */
 typedef int (*bench_bcast2_fn)(double two[2]);
 
