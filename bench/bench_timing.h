@@ -137,6 +137,20 @@ static inline int bench_timing_decide(int asked, int one_clock, int shared_cpus,
     return shared_cpus ? BENCH_TIMING_SPAN : BENCH_TIMING_WINDOW;
 }
 
+/* Rank 0's account of a row that fell back from window to span (@p codes: each iteration's
+ * BENCH_START_* of its latest rank). */
+static inline void bench_report_fallback(const char *prog, const double *codes, int n,
+                                         double invalid, double margin, double slack)
+{
+    int got_late = 0;
+    for (int i = 0; i < n; i++) got_late += codes[i] == BENCH_START_GOT_T_LATE;
+    fprintf(stderr,
+            "%s: only %d of %d iterations started in the window (margin %.1f us; %d had a rank "
+            "receive T after T, the others a rank leave its wait over %g us after T): this row "
+            "is timed as span (timing column window>span)\n",
+            prog, n - (int)(invalid * n + 0.5), n, margin, got_late, slack);
+}
+
 /* Broadcasts two doubles from rank 0 with the benchmark's library; returns its status (0: ok). */
 typedef int (*bench_bcast2_fn)(double two[2]);
 

@@ -599,15 +599,10 @@ static int summarize(const opts_t *o, const loop_rec_t *rec, int ok, int driver_
                                               : BENCH_TIMING_SPAN,
                                      first, mxr, mxr + n, rec->tw, mxr, n, tmp, v, x);
     if (driver_only) x->timing = "driver";
-    if (fell && rank == 0) {
-        int got_late = 0;
-        for (int i = 0; i < n; i++) got_late += mxr[n + i] == BENCH_START_GOT_T_LATE;
-        fprintf(stderr,
-                "arbor-mpi-bench: only %d of %d iterations started in the window (margin %.1f "
-                "us; %d had a rank receive T after T, the others a rank leave its wait over %g "
-                "us after T): this row is timed as span (timing column window>span)\n",
-                n - (int)(x->invalid * n + 0.5), n, window_margin, got_late, o->window_slack);
-    }
+    if (fell && rank == 0)
+
+        bench_report_fallback("arbor-mpi-bench", mxr + n, n, x->invalid, window_margin,
+                              o->window_slack);
     free(all);
     free(own);
     free(first);
