@@ -475,6 +475,13 @@ static arbor_status_t build(const arb_coll_args_t *a, const arb_logp_t *model, i
     return ARBOR_OK;
 }
 
+static bool even_pieces(const size_t *counts, int P)
+{
+    for (int r = 1; r < P; r++)
+        if (counts[r] != counts[0]) return false;
+    return true;
+}
+
 /* The cached schedule (or a fresh one for calls whose schedule depends on per-rank counts). */
 static arbor_status_t schedule_for(struct arbor_team *t, const arb_call_t *c, const layout_t *L,
                                    size_t elem, uint64_t flags, arb_cached_sched_t **cs_p,
@@ -522,7 +529,11 @@ static arbor_status_t schedule_for(struct arbor_team *t, const arb_call_t *c, co
     int direct = arb_direct_eligible(t, k, flags);
     key.variant |=
         (uint32_t)(direct == ARB_DIRECT_SEGMENT) << 31 | (uint32_t)(direct == ARB_DIRECT_CMA) << 30;
-    arb_cached_sched_t *cs = vec ? NULL : arb_sched_cache_get(&t->cache, &key);
+    /* A reduce_scatter whose pieces are all alike (MPI's reduce_scatter_block) has one schedule
+     * per piece size, cached as a reduction's per count; uneven pieces are built per call. */
+    bool cached = !vec || (k == ARB_COLL_REDUCE_SCATTER && even_pieces(c->counts, t->size));
+    if (k == ARB_COLL_REDUCE_SCATTER && cached) key.bytes = c->counts[0] | (1ull << 63);
+    arb_cached_sched_t *cs = cached ? arb_sched_cache_get(&t->cache, &key) : NULL;
     if (cs) {
         *cs_p = cs;
         *alg_p = cs->alg;
@@ -548,7 +559,7 @@ static arbor_status_t schedule_for(struct arbor_team *t, const arb_call_t *c, co
     arbor_status_t status = build(&a, one_copy ? &one_copy_model : &arb_ctx.model, direct, forced,
                                   pin, flags, &s, &alg, &predicted);
     if (status != ARBOR_OK) return status;
-    cs = vec ? arb_sched_wrap(&s) : arb_sched_cache_put(&t->cache, &key, &s);
+    cs = cached ? arb_sched_cache_put(&t->cache, &key, &s) : arb_sched_wrap(&s);
     if (!cs) {
         arb_sched_free(&s);
         return ARBOR_ERR_NO_MEMORY;

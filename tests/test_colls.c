@@ -376,6 +376,20 @@ static void test_reductions_for(arbor_team_h team, int me, int P, const type_t *
         CHECK(same(t, get(t, recv, i), expected(t, op, 0, P, off + i)), "reduce_scatter %s el %zu",
               t->name, i);
     free(rsend);
+    /* even pieces (reduce_scatter_block): one cached schedule per piece size, met again by every
+     * type and op of the same element size */
+    for (int r = 0; r < P; r++) counts[r] = n;
+    rsend = alloc(n * (size_t)P * t->size);
+    for (size_t i = 0; i < n * (size_t)P; i++) put(t, rsend, i, contribution(t, op, me, i));
+    for (int rep = 0; rep < 2; rep++) {
+        memset(recv, 0x5A, bytes);
+        st = arbor_reduce_scatter(team, rsend, recv, counts, t->dt, op);
+        CHECK(st == ARBOR_OK, "reduce_scatter even: %s", arbor_strerror(st));
+        for (size_t i = 0; i < n; i++)
+            CHECK(same(t, get(t, recv, i), expected(t, op, 0, P, (size_t)me * n + i)),
+                  "reduce_scatter even %s op %d rep %d el %zu", t->name, op, rep, i);
+    }
+    free(rsend);
     free(counts);
     free(send);
     free(recv);
