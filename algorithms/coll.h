@@ -133,8 +133,10 @@ const char *const *arb_alg_names(arb_coll_t coll);
 int arb_select(const arb_coll_args_t *a, const arb_logp_t *m, int forced, double *predicted);
 /* The least time of alg on a multi-node team whose ranks share too few CPUs (topo.h: shared):
  * the CPU work of every message of the busiest group's ranks divided by its CPUs (oversub.c);
- * 0 when no group is oversubscribed. m is the intra-node model. */
-double arb_oversub_bound(const arb_alg_desc_t *alg, const arb_coll_args_t *a, const arb_logp_t *m);
+ * 0 when no group is oversubscribed. m is the intra-node model. With @p forwards (may be NULL):
+ * the chunks that group's ranks forward, sends that wait for a receive (0 with no bound). */
+double arb_oversub_bound(const arb_alg_desc_t *alg, const arb_coll_args_t *a, const arb_logp_t *m,
+                         double *forwards);
 /* The barrier that IN_ALLSYNC / OUT_ALLSYNC compose around a collective (barrier table index). */
 int arb_select_sync_barrier(const arb_coll_args_t *a, const arb_logp_t *m);
 

@@ -50,9 +50,20 @@ static double block_bytes(const arb_coll_args_t *a)
     }
 }
 
-/* The CPU work of rank r's messages in its schedule for this call (microseconds). */
+/* Whether step i of s waits, through its chain of dependencies, for something a peer sent. */
+static bool waits_for_peer(const arb_sched_t *s, int i)
+{
+    for (int d = s->steps[i].dep, hops = 0; d >= 0 && d < s->nsteps && hops < s->nsteps; hops++) {
+        if (s->steps[d].kind == ARB_STEP_RECV) return true;
+        d = s->steps[d].dep;
+    }
+    return false;
+}
+
+/* The CPU work of rank r's messages in its schedule for this call (microseconds); *fwd grows by
+ * the chunks rank r forwards (sends that wait for a receive). */
 static double rank_work(const arb_alg_desc_t *alg, const arb_coll_args_t *a, const arb_logp_t *m,
-                        int r, double blk)
+                        int r, double blk, double *fwd)
 {
     arb_coll_args_t b = *a;
     arb_sched_t s;
@@ -78,9 +89,10 @@ static double rank_work(const arb_alg_desc_t *alg, const arb_coll_args_t *a, con
         if (st->peer < 0 || st->peer >= a->size) continue;
         const arb_logp_t *lv = !multi || t->node[st->peer] == t->node[r] ? m : &t->inter;
         double chunks = a->chunk && bytes > (double)a->chunk ? ceil(bytes / (double)a->chunk) : 1;
-        if (st->kind == ARB_STEP_SEND)
+        if (st->kind == ARB_STEP_SEND) {
             work += chunks * lv->os + bytes * lv->G;
-        else
+            if (waits_for_peer(&s, i)) *fwd += chunks;
+        } else
             work += chunks * (lv->orecv + wake) +
                     (st->combine && !multi ? arb_logp_combine(lv, (size_t)bytes) : 0);
     }
@@ -93,9 +105,12 @@ static double rank_work(const arb_alg_desc_t *alg, const arb_coll_args_t *a, con
  * O(P) or more). */
 #define OVERSUB_MAX_BUILDS 64
 
-double arb_oversub_bound(const arb_alg_desc_t *alg, const arb_coll_args_t *a, const arb_logp_t *m)
+double arb_oversub_bound(const arb_alg_desc_t *alg, const arb_coll_args_t *a, const arb_logp_t *m,
+                         double *forwards)
 {
     const arb_topo_t *t = a->topo;
+    double fwd = 0;
+    if (forwards) *forwards = 0;
     /* An offloaded candidate's messages are the provider's, not in its schedule: its own price
      * stands. */
     if (!t || t->nshared < 2 || t->shared_cpus < 1 || !alg->build || alg->needs) return 0;
@@ -109,7 +124,8 @@ double arb_oversub_bound(const arb_alg_desc_t *alg, const arb_coll_args_t *a, co
     int n = t->nshared < OVERSUB_MAX_BUILDS ? t->nshared : OVERSUB_MAX_BUILDS;
     for (int i = 0; i < n && isfinite(work); i++) {
         int r = t->shared[(int)((long long)i * t->nshared / n)];
-        work += rank_work(alg, a, m, r, blk);
+        work += rank_work(alg, a, m, r, blk, &fwd);
     }
+    if (forwards) *forwards = fwd * ((double)t->nshared / n);
     return work * ((double)t->nshared / n) / t->shared_cpus;
 }

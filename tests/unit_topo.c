@@ -282,10 +282,10 @@ static void test_oversubscribed(void)
         if (!strcmp(bt[i].name, "direct")) direct = &bt[i];
     arb_coll_args_t b = args(ARB_COLL_BARRIER, 0, 6, 0, 0, &shared);
     double want = (24 * 2 + 6 * 0.05 + 24 * (2 + 5) + 6 * (0.05 + 5)) / 2;
-    double got = direct ? arb_oversub_bound(direct, &b, &INTRA) : NAN;
+    double got = direct ? arb_oversub_bound(direct, &b, &INTRA, NULL) : NAN;
     check(fabs(got - want) < 1e-9, "direct barrier bound %g want %g", got, want);
     shared.shared_cpus = 6; /* a CPU each: no bound */
-    got = direct ? arb_oversub_bound(direct, &b, &INTRA) : NAN;
+    got = direct ? arb_oversub_bound(direct, &b, &INTRA, NULL) : NAN;
     check(got == 0, "bound with a CPU per rank %g", got);
     shared.shared_cpus = 2;
     const arb_alg_desc_t *ag = arb_alg_table(ARB_COLL_ALLGATHER, &n);
@@ -299,7 +299,7 @@ static void test_oversubscribed(void)
     size_t counts[6] = {0, 0, 8, 0, 0, 0}, displs[6] = {0};
     arb_coll_args_t v = args(ARB_COLL_GATHERV, 2, 6, 0, 8, &shared);
     v.counts = counts, v.displs = displs;
-    got = arb_oversub_bound(&gv[1], &v, &INTRA);
+    got = arb_oversub_bound(&gv[1], &v, &INTRA, NULL);
     check(got == 0, "gatherv bound %g", got);
 }
 
@@ -346,6 +346,23 @@ static void test_oversubscribed_node(void)
         check(!strcmp(got[0], want[k].free_cpus) && !strcmp(got[1], want[k].shared),
               "allreduce %zu B on one node: %s with a CPU each (want %s), %s on 2 CPUs (want %s)",
               want[k].bytes, got[0], want[k].free_cpus, got[1], want[k].shared);
+    }
+    /* allgather: ring, recursive doubling and direct move the same bytes, so the CPU bound
+     * prices them alike on 2 CPUs; direct forwards nothing and is taken at every size */
+    const arb_alg_desc_t *ag = arb_alg_table(ARB_COLL_ALLGATHER, &n);
+    static const size_t ag_bytes[] = {8, 65536, 262144, 1048576};
+    for (size_t k = 0; k < sizeof(ag_bytes) / sizeof(ag_bytes[0]); k++) {
+        arb_coll_args_t a = args(ARB_COLL_ALLGATHER, 0, 4, 0, ag_bytes[k], &over);
+        a.chunk = 65536, a.count = 0;
+        double fwd[32] = {0};
+        for (int i = 1; i < n && i < 32; i++) arb_oversub_bound(&ag[i], &a, &m, &fwd[i]);
+        int alg = arb_select(&a, &m, 0, NULL);
+        check(!strcmp(ag[alg].name, "direct") && fwd[alg] == 0,
+              "allgather %zu B on 2 CPUs: %s forwarding %g chunks (want direct, none)", ag_bytes[k],
+              ag[alg].name, fwd[alg]);
+        for (int i = 1; i < n && i < 32; i++)
+            check(strcmp(ag[i].name, "ring") || fwd[i] > 0, "ring forwards no chunk at %zu B",
+                  ag_bytes[k]);
     }
 }
 
