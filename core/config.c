@@ -209,6 +209,11 @@ static const row_t rows[] = {
      "one-sided operations from a rank to a target complete in issue order (each is fenced "
      "after the one before; default: only arbor_order / arbor_fence order them)",
      T_BOOL, OFF(rma_ordered), NULL, 0, 0, 0},
+    {"RMA_LOCATION_ORDER", "y",
+     "one-sided operations from a rank to one location of a target take effect in issue order "
+     "without a fence (location consistency: a fence only before an operation that overlaps "
+     "an earlier one not yet complete); n: only arbor_order / arbor_fence order them",
+     T_BOOL, OFF(rma_location_order), NULL, 0, 0, 0},
     {"REG_CACHE", "0",
      "bytes of unregistered user buffers (transfers of 256K or more) the libfabric backend "
      "keeps registered where the provider needs local registration (FI_MR_LOCAL); 0 = off: "

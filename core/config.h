@@ -56,6 +56,7 @@ struct arb_config {
     char tune[ARB_CFG_STR_MAX];
     int tree_cache_entries;
     bool print_algorithm;
+    bool rma_location_order; /* same-origin operations to one location in issue order */
     bool rma_ordered; /* every one-sided operation to a target ordered after the earlier ones */
     size_t reg_cache; /* bytes of user buffers the OFI backend keeps registered (FI_MR_LOCAL) */
     /* channels grow to this many bytes of slots where room; their chunks' stores measured */

@@ -245,7 +245,8 @@ static arbor_status_t pack_path(const arb_rma_strided_desc_t *d, arbor_request_h
     size_t count[ARBOR_MAX_STRIDE_LEVELS + 1] = {d->piece};
     for (int i = 0; i < d->levels; i++) count[i + 1] = d->count[i];
     void *remote = (void *)(uintptr_t)d->remote; /* heap or registered memory alike */
-    arbor_status_t st;
+    arbor_status_t st = arb_rma_order_packed(d->rank, d->kind == 0);
+    if (st != ARBOR_OK) return st;
     if (d->kind == 0) {
         st = arb_am_put_strided_packed(d->rank, remote, d->rstride, d->local, d->lstride, count,
                                        d->levels);

@@ -141,8 +141,11 @@ static arbor_status_t put_signal_any(int rank, void *dst, const void *src, size_
     if (sig_op == ARBOR_SIGNAL_ADD) {
         /* the transport orders the signal after the data (transport.h); the data may lie in
          * a registration (its own key), the signal is in the segment */
-        ARB_RMA_POST(status, arb_tp_put_signal(src, nbytes, data.rkey, data.off, key, st.off, value,
-                                               &req->comp));
+        status = arb_rma_order_access(rank, data.off, nbytes, true);
+        if (status == ARBOR_OK) status = arb_rma_order_access(rank, st.off, sizeof(uint64_t), true);
+        if (status == ARBOR_OK)
+            ARB_RMA_POST(status, arb_tp_put_signal(src, nbytes, data.rkey, data.off, key, st.off,
+                                                   value, &req->comp));
         if (status == ARBOR_OK) arb_rma_after_post(rank);
     } else {
         /* put, fence, swap: the swap may not overtake the put */

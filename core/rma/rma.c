@@ -32,6 +32,7 @@ arbor_status_t arb_rma_init(void)
     arb_rma.imp = calloc((size_t)P, sizeof(*arb_rma.imp));
     arb_rma.consumed = calloc((size_t)P, sizeof(*arb_rma.consumed));
     if (!arb_rma.peer_seg || !arb_rma.imp || !arb_rma.consumed) return ARBOR_ERR_NO_MEMORY;
+    if ((status = arb_rma_order_init()) != ARBOR_OK) return status;
     for (int r = 0; r < P; r++) {
         if (r == arb_ctx.rank)
             arb_rma.peer_seg[r] = arb_ctx.seg;
@@ -83,6 +84,7 @@ static arb_rma_fence_fn fence_fn; /* AM-carried operations (the active-message l
 void arb_rma_fence_register(arb_rma_fence_fn fn)
 {
     fence_fn = fn;
+    arb_rma_order_packed_register(fn);
 }
 
 static arb_rma_req_t *free_reqs;
@@ -110,6 +112,7 @@ void arb_rma_fini(void)
         free(free_reqs);
         free_reqs = n;
     }
+    arb_rma_order_fini();
     free(arb_rma.peer_seg);
     free(arb_rma.imp);
     free(arb_rma.consumed);
@@ -472,14 +475,27 @@ void arb_rma_after_post(int rank)
     if (arb_ctx.cfg.rma_ordered) arb_tp_fence(rank);
 }
 
+/* After a transport operation was accepted. A heap word of a mapped target reached through the
+ * transport (its atomics, where CPU atomics are off because some rank is not mapped) must be
+ * done before a later mapped load or store to it, which no transport fence orders: under
+ * location order the call completes it here. Registered memory is never reached by mapping. */
+static arbor_status_t posted(int rank, const arb_tp_rkey_t *key, arb_tp_comp_t *comp)
+{
+    arb_rma_after_post(rank);
+    if (!arb_rma_order_on() || !arb_rma.peer_seg[rank] || key != arb_tp_seg_rkey(rank))
+        return ARBOR_OK;
+    return arb_rma_wait_comp(comp, "a transport operation to a mapped target");
+}
+
 arbor_status_t arb_rma_tp_put(int rank, arb_tp_rkey_t *key, uint64_t off, const void *src,
                               size_t len, arb_tp_comp_t *comp)
 {
     arbor_status_t status;
     if (!key) key = arb_tp_seg_rkey(rank);
     if (!comp) comp = &arb_rma.imp[rank];
+    if ((status = arb_rma_order_access(rank, off, len, true)) != ARBOR_OK) return status;
     ARB_RMA_POST(status, arb_tp_put(src, len, key, off, comp));
-    if (status == ARBOR_OK) arb_rma_after_post(rank);
+    if (status == ARBOR_OK) status = posted(rank, key, comp);
     return status;
 }
 
@@ -489,8 +505,9 @@ arbor_status_t arb_rma_tp_get(int rank, arb_tp_rkey_t *key, uint64_t off, void *
     arbor_status_t status;
     if (!key) key = arb_tp_seg_rkey(rank);
     if (!comp) comp = &arb_rma.imp[rank];
+    if ((status = arb_rma_order_access(rank, off, len, false)) != ARBOR_OK) return status;
     ARB_RMA_POST(status, arb_tp_get(dst, len, key, off, comp));
-    if (status == ARBOR_OK) arb_rma_after_post(rank);
+    if (status == ARBOR_OK) status = posted(rank, key, comp);
     return status;
 }
 
@@ -501,8 +518,10 @@ arbor_status_t arb_rma_tp_amo(int rank, arb_tp_rkey_t *key, uint64_t off, arb_tp
     arbor_status_t status;
     if (!key) key = arb_tp_seg_rkey(rank);
     if (!comp) comp = &arb_rma.imp[rank];
+    if ((status = arb_rma_order_access(rank, off, sizeof(uint64_t), true)) != ARBOR_OK)
+        return status;
     ARB_RMA_POST(status, arb_tp_amo(op, key, off, operand, compare, result, comp));
-    if (status == ARBOR_OK) arb_rma_after_post(rank);
+    if (status == ARBOR_OK) status = posted(rank, key, comp);
     return status;
 }
 
@@ -572,6 +591,7 @@ arbor_status_t arb_rma_complete_to(int rank)
         if (fs != ARBOR_OK) return fs;
         if (rank < 0) arb_rma.posted = false;
     }
+    arb_rma_order_reset(rank); /* everything to rank is complete there */
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     return status;
 }
@@ -589,6 +609,7 @@ arbor_status_t arbor_order(int rank)
             __atomic_thread_fence(__ATOMIC_SEQ_CST); /* everything to it is done already */
         else
             status = arb_tp_fence(rank);
+        if (status == ARBOR_OK) arb_rma_order_reset(rank);
     }
     arb_unlock();
     return status;

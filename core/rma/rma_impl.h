@@ -115,6 +115,20 @@ void arb_rma_after_post(int rank);
 /* The transport op at off of @p key (NULL: rank's segment; else the key of one of rank's
  * registrations, arb_rma_target_t.rkey), waiting on comp (NULL: the implicit counter of rank).
  * Retries while the transport pushes back. */
+/* Location order (order.c): operations from this rank to one location of a target take effect
+ * in issue order. arb_rma_order_access runs before each transport operation on [off, off + len)
+ * of rank's key (write: put, accumulate, atomic), fencing when it overlaps an earlier one not
+ * yet ordered; arb_rma_order_packed before each packed strided operation; reset once
+ * everything to rank (-1: every rank) is complete or fenced. All are no-ops when
+ * ARBOR_RMA_LOCATION_ORDER is off (or ARBOR_RMA_ORDERED fences every operation anyway). */
+arbor_status_t arb_rma_order_init(void);
+void arb_rma_order_fini(void);
+bool arb_rma_order_on(void);
+void arb_rma_order_packed_register(arb_rma_fence_fn fn);
+arbor_status_t arb_rma_order_access(int rank, uint64_t off, size_t len, bool write);
+arbor_status_t arb_rma_order_packed(int rank, bool put);
+void arb_rma_order_reset(int rank);
+
 arbor_status_t arb_rma_tp_put(int rank, arb_tp_rkey_t *key, uint64_t off, const void *src,
                               size_t len, arb_tp_comp_t *comp);
 arbor_status_t arb_rma_tp_get(int rank, arb_tp_rkey_t *key, uint64_t off, void *dst, size_t len,

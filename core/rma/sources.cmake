@@ -3,6 +3,7 @@ target_sources(arbor_obj PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/mem.c
   ${CMAKE_CURRENT_LIST_DIR}/reg.c
   ${CMAKE_CURRENT_LIST_DIR}/rma.c
+  ${CMAKE_CURRENT_LIST_DIR}/order.c
   ${CMAKE_CURRENT_LIST_DIR}/atomic.c
   ${CMAKE_CURRENT_LIST_DIR}/notify.c
   ${CMAKE_CURRENT_LIST_DIR}/acc.c

@@ -75,3 +75,29 @@ if(_ga_ok)
                           RANKS 1 2 3 4 TRANSPORTS ${_armci_transports} LABELS armci TIMEOUT 120
                           ENV ${_no_leaks})
 endif()
+
+# Location consistency (label armci_order): put, three accumulates and a get to the same
+# locations with no fence between them, every form and accumulate type, on every transport.
+# ARMCI_ORDER_ROUNDS raises the rounds for a long run by hand.
+if(ARMCI_MPI_LIB)
+  add_executable(armci-test-order-mpi ${_armci_dir}/test_armci_order.c)
+  target_compile_definitions(armci-test-order-mpi PRIVATE ARMCI_TEST_WITH_MPI)
+  target_include_directories(armci-test-order-mpi PRIVATE ${ARMCI_INCLUDE_DIR})
+  target_link_libraries(armci-test-order-mpi PRIVATE ${ARMCI_MPI_LIB} MPI::MPI_C m)
+  foreach(p 2 4)
+    add_test(NAME armci_order_mpi.${p} COMMAND ${ARBOR_TEST_LAUNCHER} ${ARBOR_TEST_LAUNCHER_FLAGS}
+             ${ARBOR_TEST_NPROC_FLAG} ${p} $<TARGET_FILE:armci-test-order-mpi>)
+    set_tests_properties(armci_order_mpi.${p} PROPERTIES ENVIRONMENT
+                         "${ARBOR_TEST_ENV};${_no_leaks}" TIMEOUT 120 PROCESSORS 1
+                         LABELS "launched;armci;armci-mpi;armci_order")
+  endforeach()
+endif()
+add_executable(armci-test-order-arbor ${_armci_dir}/test_armci_order.c)
+target_include_directories(armci-test-order-arbor PRIVATE ${ARMCI_INCLUDE_DIR}
+                                                          ${MPI_C_INCLUDE_DIRS})
+target_link_libraries(armci-test-order-arbor PRIVATE armci_arbor arbor m)
+arbor_add_launched_test(NAME armci_order COMMAND $<TARGET_FILE:armci-test-order-arbor>
+                        RANKS 2 4 TRANSPORTS ${ARBOR_TEST_TRANSPORTS} LABELS "armci;armci_order"
+                        TIMEOUT 180)
+arbor_add_launched_test(NAME armci_order COMMAND $<TARGET_FILE:armci-test-order-arbor>
+                        RANKS 8 TRANSPORTS ucx "ofi:shm" LABELS "armci;armci_order" TIMEOUT 240)
