@@ -629,12 +629,22 @@ ARBOR_API arbor_status_t arbor_alltoalli_nb(arbor_team_h team, void *const dstli
  *     or arbor_quiet (the GASNet-EX NBI / ARMCI implicit-handle shape).
  * Sources and destinations of a non-blocking call must not be touched until it completes.
  *
- * Ordering. Operations from one origin to one target may complete in any order, except that
+ * Ordering. Location consistency holds by default on every transport: operations from one
+ * origin to the same target location (any byte in common) take effect there in the order the
+ * origin issued them, with no fence between them: a put, accumulate or atomic is seen by every
+ * later get, put, accumulate or atomic of that origin to an overlapping range, whatever the
+ * form (contiguous, strided, vector, blocking or non-blocking, heap or registered memory).
+ * This is ARMCI's location consistency and MPI's default accumulate ordering; the cost is a
+ * wait only where an operation overlaps an earlier one not yet complete (docs/ONESIDED.md).
+ * Operations to different locations of a target may complete in any order, except that
  * arbor_order(target) orders every earlier operation to that target before every later one
  * (OpenSHMEM fence), and arbor_fence / arbor_quiet complete them remotely (ARMCI_Fence /
- * ARMCI_AllFence, shmem_quiet). ARBOR_RMA_ORDERED=1 orders every operation to a target in
- * issue order. Accumulates to one location are atomic with respect to each other; atomics on
- * one word are atomic with respect to other atomics on that word (not to plain puts).
+ * ARMCI_AllFence, shmem_quiet). ARBOR_RMA_LOCATION_ORDER=n drops location consistency (only
+ * arbor_order / fence / quiet order then); ARBOR_RMA_ORDERED=1 orders every operation to a
+ * target in issue order, overlapping or not. What other ranks see is not ordered (a third rank
+ * reading the location may see the operations in any order until arbor_fence). Accumulates to
+ * one location are atomic with respect to each other; atomics on one word are atomic with
+ * respect to other atomics on that word (not to plain puts).
  *
  * Progress. A target need not call arbor for operations aimed at it to complete: where the
  * transport needs target-side progress (docs/ONESIDED.md says which), arbor's progress thread

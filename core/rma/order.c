@@ -19,9 +19,10 @@
  *
  * Mapped targets need nothing: their puts, gets and CPU atomics are done at issue. Packed
  * strided puts (active messages, core/rma/am_strided.c) are applied by the target's handler
- * whenever it polls, after everything earlier in its request ring: a packed operation is
- * preceded by a fence when transport operations to the target are outstanding, and after a
- * packed put the next transport operation to that target waits until the put has run
+ * whenever it polls, after everything earlier in its request ring, and the ring itself may be
+ * written by mapping (UCX on one node) where no transport fence reaches: a packed operation
+ * waits until the transport operations to the target not yet ordered are complete there, and
+ * after a packed put the next transport operation to that target waits until the put has run
  * (without an address: a packed put covers a strided pattern).
  */
 #include <stdlib.h>
@@ -113,7 +114,9 @@ arbor_status_t arb_rma_order_packed(int rank, bool put)
     if (!ext || (unsigned)rank >= (unsigned)arb_ctx.size) return ARBOR_OK;
     extents_t *e = &ext[rank];
     if (e->wlo < e->whi || (put && e->rlo < e->rhi)) {
-        arbor_status_t st = arb_tp_fence(rank);
+        /* The request ring may be reached by mapping (UCX on one node), which no transport
+         * fence orders: what is outstanding to rank completes first. */
+        arbor_status_t st = arb_rma_complete_to(rank);
         if (st != ARBOR_OK) return st;
         e->wlo = e->whi = e->rlo = e->rhi = 0;
     }

@@ -97,7 +97,7 @@ target_include_directories(armci-test-order-arbor PRIVATE ${ARMCI_INCLUDE_DIR}
                                                           ${MPI_C_INCLUDE_DIRS})
 target_link_libraries(armci-test-order-arbor PRIVATE armci_arbor arbor m)
 arbor_add_launched_test(NAME armci_order COMMAND $<TARGET_FILE:armci-test-order-arbor>
-                        RANKS 2 4 TRANSPORTS ${ARBOR_TEST_TRANSPORTS} LABELS "armci;armci_order"
+                        RANKS 2 4 TRANSPORTS ${ARBOR_TEST_TRANSPORTS} LABELS armci armci_order
                         TIMEOUT 180)
 arbor_add_launched_test(NAME armci_order COMMAND $<TARGET_FILE:armci-test-order-arbor>
-                        RANKS 8 TRANSPORTS ucx "ofi:shm" LABELS "armci;armci_order" TIMEOUT 240)
+                        RANKS 8 TRANSPORTS ucx "ofi:shm" LABELS armci armci_order TIMEOUT 240)

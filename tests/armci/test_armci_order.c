@@ -16,8 +16,8 @@
 
 #include "../launched_check.h"
 
-#define ROWS 12
-#define COLS 24 /* elements per row of the patch */
+#define ROWS    12
+#define COLS    24 /* elements per row of the patch */
 #define MAXELEM 16
 
 enum { F_CONTIG, F_STRIDED, F_VECTOR, F_FORMS };
@@ -25,7 +25,7 @@ enum { F_CONTIG, F_STRIDED, F_VECTOR, F_FORMS };
 static const int acc_types[] = {ARMCI_ACC_INT, ARMCI_ACC_LNG, ARMCI_ACC_FLT,
                                 ARMCI_ACC_DBL, ARMCI_ACC_CPL, ARMCI_ACC_DCP};
 static const char *const type_names[] = {"int", "long", "float", "double", "complex", "dcomplex"};
-static const int elem_sizes[] = {sizeof(int),   sizeof(long),           sizeof(float),
+static const int elem_sizes[] = {sizeof(int),    sizeof(long),          sizeof(float),
                                  sizeof(double), sizeof(float complex), sizeof(double complex)};
 static const char *const form_names[] = {"contiguous", "strided", "vector"};
 
@@ -33,12 +33,24 @@ static const char *const form_names[] = {"contiguous", "strided", "vector"};
 static void set_elem(int t, void *p, long v)
 {
     switch (t) {
-    case 0: *(int *)p = (int)v; break;
-    case 1: *(long *)p = v; break;
-    case 2: *(float *)p = (float)v; break;
-    case 3: *(double *)p = (double)v; break;
-    case 4: *(float complex *)p = (float)v + (float)(v + 1) * I; break;
-    default: *(double complex *)p = (double)v + (double)(v + 1) * I; break;
+    case 0:
+        *(int *)p = (int)v;
+        break;
+    case 1:
+        *(long *)p = v;
+        break;
+    case 2:
+        *(float *)p = (float)v;
+        break;
+    case 3:
+        *(double *)p = (double)v;
+        break;
+    case 4:
+        *(float complex *)p = (float)v + (float)(v + 1) * I;
+        break;
+    default:
+        *(double complex *)p = (double)v + (double)(v + 1) * I;
+        break;
     }
 }
 
@@ -47,10 +59,18 @@ static void get_elem(int t, const void *p, long out[2])
 {
     out[1] = 0;
     switch (t) {
-    case 0: out[0] = *(const int *)p; break;
-    case 1: out[0] = *(const long *)p; break;
-    case 2: out[0] = (long)*(const float *)p; break;
-    case 3: out[0] = (long)*(const double *)p; break;
+    case 0:
+        out[0] = *(const int *)p;
+        break;
+    case 1:
+        out[0] = *(const long *)p;
+        break;
+    case 2:
+        out[0] = (long)*(const float *)p;
+        break;
+    case 3:
+        out[0] = (long)*(const double *)p;
+        break;
     case 4:
         out[0] = (long)crealf(*(const float complex *)p);
         out[1] = (long)cimagf(*(const float complex *)p);
@@ -101,9 +121,12 @@ static int transfer(int op, int form, int t, void *scale, char *buf, char *remot
         }
         for (int r = 0; r < p->nr && rc == 0; r++) {
             char *l = loc + (size_t)r * (size_t)row, *m = rem + (size_t)r * (size_t)row;
-            if (op == 0) rc = ARMCI_Put(l, m, bytes, proc);
-            else if (op == 1) rc = ARMCI_Acc(acc_types[t], scale, l, m, bytes, proc);
-            else rc = ARMCI_Get(m, l, bytes, proc);
+            if (op == 0)
+                rc = ARMCI_Put(l, m, bytes, proc);
+            else if (op == 1)
+                rc = ARMCI_Acc(acc_types[t], scale, l, m, bytes, proc);
+            else
+                rc = ARMCI_Get(m, l, bytes, proc);
         }
         return rc;
     }
@@ -120,8 +143,8 @@ static int transfer(int op, int form, int t, void *scale, char *buf, char *remot
         src[r] = op == 2 ? m : l;
         dst[r] = op == 2 ? l : m;
     }
-    armci_giov_t iov = {.src_ptr_array = src, .dst_ptr_array = dst, .bytes = bytes,
-                        .ptr_array_len = p->nr};
+    armci_giov_t iov = {
+        .src_ptr_array = src, .dst_ptr_array = dst, .bytes = bytes, .ptr_array_len = p->nr};
     if (op == 0) return ARMCI_PutV(&iov, 1, proc);
     if (op == 1) return ARMCI_AccV(acc_types[t], scale, &iov, 1, proc);
     return ARMCI_GetV(&iov, 1, proc);
@@ -181,11 +204,13 @@ static void run_type(int t, int rounds)
             char scale[MAXELEM];
             set_elem(t, scale, s[a]);
             if (t >= 4) { /* a real complex scale */
-                if (t == 4) *(float complex *)scale = (float)s[a];
-                else *(double complex *)scale = (double)s[a];
+                if (t == 4)
+                    *(float complex *)scale = (float)s[a];
+                else
+                    *(double complex *)scale = (double)s[a];
             }
-            CHECK(transfer(1, rand() % F_FORMS, t, scale, acc_buf[a], ptr[right], &ap[a],
-                           right) == 0,
+            CHECK(transfer(1, rand() % F_FORMS, t, scale, acc_buf[a], ptr[right], &ap[a], right) ==
+                      0,
                   "%s acc", type_names[t]);
         }
         memset(get_buf, 0xee, (size_t)bytes);
