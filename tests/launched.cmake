@@ -32,6 +32,16 @@ if(TARGET arbor-info)
   set_tests_properties(unit.readme_config PROPERTIES LABELS unit TIMEOUT 30)
 endif()
 
+# README's first example compiles as written without a warning and prints its result (the
+# plain build: a sanitized library needs its runtime linked into the example too).
+if(NOT ARBOR_SANITIZE AND NOT ARBOR_TSAN)
+  add_test(NAME readme_example COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/check_readme_example.sh
+    ${CMAKE_C_COMPILER} ${CMAKE_SOURCE_DIR}/include $<TARGET_FILE_DIR:arbor>
+    ${CMAKE_SOURCE_DIR}/README.md ${ARBOR_TEST_LAUNCHER} ${ARBOR_TEST_LAUNCHER_FLAGS})
+  set_tests_properties(readme_example PROPERTIES ENVIRONMENT "${ARBOR_TEST_ENV}" TIMEOUT 60
+    LABELS launched)
+endif()
+
 # The whole collective set (types, ops, roots, sizes, flags, teams) on every transport.
 add_executable(arbor-test-colls ${CMAKE_CURRENT_SOURCE_DIR}/test_colls.c)
 target_link_libraries(arbor-test-colls PRIVATE arbor m)
