@@ -70,7 +70,7 @@ static void usage(FILE *f)
             "                   [--reduce-op sum|prod|min|max|band|bor|bxor] [--cold]\n"
             "                   [--symmetric] [--registered] [--timing auto|span|rank|window]\n"
             "                   [--window-slack US]\n"
-            "                   [--format table|csv|json]\nops:");
+            "                   [--format table|csv|json] [--details]\nops:");
     for (int i = 0; i < bench_nops; i++) fprintf(f, " %s", bench_ops[i].name);
     fprintf(f, "\none-sided ops (onesided: all of them):");
     for (int i = 0; i < bench_rma_nops; i++) fprintf(f, " %s", bench_rma_names[i]);
@@ -129,15 +129,14 @@ static int find_name(const char *const *names, int n, const char *s)
 
 static int parse_args(int argc, char **argv, opts_t *o)
 {
-    static const struct option lo[] = {{"op", 1, 0, 'o'},           {"sizes", 1, 0, 's'},
-                                       {"iters", 1, 0, 'i'},        {"warmup", 1, 0, 'w'},
-                                       {"root", 1, 0, 'r'},         {"algorithm", 1, 0, 'a'},
-                                       {"format", 1, 0, 'f'},       {"dtype", 1, 0, 'd'},
-                                       {"reduce-op", 1, 0, 'p'},    {"cold", 0, 0, 'c'},
-                                       {"help", 0, 0, 'h'},         {"symmetric", 0, 0, 'y'},
-                                       {"registered", 0, 0, 'g'},   {"timing", 1, 0, 't'},
-                                       {"window-slack", 1, 0, 'l'}, {0, 0, 0, 0}};
-    int c;
+    static const struct option lo[] = {
+        {"op", 1, 0, 'o'},         {"sizes", 1, 0, 's'},  {"iters", 1, 0, 'i'},
+        {"warmup", 1, 0, 'w'},     {"root", 1, 0, 'r'},   {"algorithm", 1, 0, 'a'},
+        {"format", 1, 0, 'f'},     {"dtype", 1, 0, 'd'},  {"reduce-op", 1, 0, 'p'},
+        {"cold", 0, 0, 'c'},       {"help", 0, 0, 'h'},   {"symmetric", 0, 0, 'y'},
+        {"registered", 0, 0, 'g'}, {"timing", 1, 0, 't'}, {"window-slack", 1, 0, 'l'},
+        {"details", 0, 0, 'D'},    {0, 0, 0, 0}};
+    int c, details = 0;
     *o = (opts_t){.op_mask = 3,
                   .iters = 1000,
                   .warmup = 100,
@@ -171,6 +170,9 @@ static int parse_args(int argc, char **argv, opts_t *o)
             break;
         case 'f':
             o->format = optarg;
+            break;
+        case 'D':
+            details = 1;
             break;
         case 'c':
             o->cold = 1;
@@ -218,6 +220,8 @@ static int parse_args(int argc, char **argv, opts_t *o)
         return fprintf(stderr, "arbor-bench: --symmetric takes no --cold (one buffer pair)\n"), -1;
     if (strcmp(o->format, "table") && strcmp(o->format, "csv") && strcmp(o->format, "json"))
         return fprintf(stderr, "arbor-bench: --format takes table, csv or json\n"), -1;
+    /* The table's every column (spread, timing, scheduler profile) behind --details. */
+    if (details && !strcmp(o->format, "table")) o->format = "details";
     return 0;
 }
 

@@ -395,7 +395,7 @@ static void usage(FILE *f)
             "                       [--root R] [--dtype int32|int64|float|double]\n"
             "                       [--reduce-op sum|prod|min|max|band|bor|bxor] [--cold]\n"
             "                       [--timing auto|span|rank|window] [--window-slack US]\n"
-            "                       [--format table|csv|json]\nops:");
+            "                       [--format table|csv|json] [--details]\nops:");
     for (int i = 0; i < NOPS; i++) fprintf(f, " %s", op_names[i]);
     fprintf(f, "\none-sided ops (onesided: all of them):");
     for (int i = 0; i < mpi_rma_nops; i++) fprintf(f, " %s", mpi_rma_names[i]);
@@ -455,12 +455,12 @@ static int parse_list(const char *arg, int (*one)(const char *, opts_t *), opts_
 static int parse_args(int argc, char **argv, opts_t *o)
 {
     static const struct option lo[] = {
-        {"op", 1, 0, 'o'},           {"sizes", 1, 0, 's'}, {"iters", 1, 0, 'i'},
-        {"warmup", 1, 0, 'w'},       {"root", 1, 0, 'r'},  {"algorithm", 1, 0, 'a'},
-        {"format", 1, 0, 'f'},       {"dtype", 1, 0, 'd'}, {"reduce-op", 1, 0, 'p'},
-        {"cold", 0, 0, 'c'},         {"help", 0, 0, 'h'},  {"timing", 1, 0, 't'},
-        {"window-slack", 1, 0, 'l'}, {0, 0, 0, 0}};
-    int c;
+        {"op", 1, 0, 'o'},           {"sizes", 1, 0, 's'},   {"iters", 1, 0, 'i'},
+        {"warmup", 1, 0, 'w'},       {"root", 1, 0, 'r'},    {"algorithm", 1, 0, 'a'},
+        {"format", 1, 0, 'f'},       {"dtype", 1, 0, 'd'},   {"reduce-op", 1, 0, 'p'},
+        {"cold", 0, 0, 'c'},         {"help", 0, 0, 'h'},    {"timing", 1, 0, 't'},
+        {"window-slack", 1, 0, 'l'}, {"details", 0, 0, 'D'}, {0, 0, 0, 0}};
+    int c, details = 0;
     *o = (opts_t){.op_mask = 3,
                   .iters = 1000,
                   .warmup = 100,
@@ -493,6 +493,9 @@ static int parse_args(int argc, char **argv, opts_t *o)
                    -1;
         case 'f':
             o->format = optarg;
+            break;
+        case 'D':
+            details = 1;
             break;
         case 'c':
             o->cold = 1;
@@ -535,6 +538,8 @@ static int parse_args(int argc, char **argv, opts_t *o)
         return fprintf(stderr, "arbor-mpi-bench: unexpected '%s'\n", argv[optind]), -1;
     if (strcmp(o->format, "table") && strcmp(o->format, "csv") && strcmp(o->format, "json"))
         return fprintf(stderr, "arbor-mpi-bench: --format takes table, csv or json\n"), -1;
+    /* The table's every column (spread, timing, scheduler profile) behind --details. */
+    if (details && !strcmp(o->format, "table")) o->format = "details";
     return 0;
 }
 

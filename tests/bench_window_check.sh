@@ -50,7 +50,7 @@ if echo "$out" | grep -q ',window>span,'; then
     grep -q 'timed as span' "$err" || fail "a window>span row without its note on stderr"
 fi
 
-out=$($launch --format table 2>/dev/null) || fail "table: the benchmark exited $?"
+out=$($launch --format table --details 2>/dev/null) || fail "table: the benchmark exited $?"
 echo "$out" | head -1 | grep -Eq 'transport +timing +invalid +margin_us +runq_us +runq_max_us +nivcsw$' ||
     fail "table: no new columns in the header"
 out=$($launch --format json 2>/dev/null) || fail "json: the benchmark exited $?"
