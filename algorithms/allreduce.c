@@ -109,9 +109,9 @@ static arbor_status_t build_rd(const arb_alg_desc_t *alg, const arb_coll_args_t 
  * SRC, SCRATCH and DST; reduce_scatter_allgather copies its own block only. Priced (like a
  * move through memory, as reduce_scatter.c's halving does) where reduce_scatter_allgather is a
  * candidate, the one-copy path: without it a P = 2 call tied with Rabenseifner and the tie kept
- * Rabenseifner (1 MiB one copy: 508 against 265-270 us, medians). The two-copy prices leave it
- * out as they always have, so the two-copy choices (and the offload's) do not move here;
- * calibrating them is issue 17's. */
+ * Rabenseifner although measured one copy is about twice as fast there. The two-copy prices
+ * leave it out as they always have, so the two-copy choices (and the offload's) do not move
+ * here; they are calibrated with the rest of the model (docs/PERFORMANCE.md). */
 static double whole_copy(const arb_coll_args_t *a, const arb_logp_t *m)
 {
     return a->one_copy ? (double)a->bytes * m->G : 0;

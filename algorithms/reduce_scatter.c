@@ -121,9 +121,9 @@ static double cost_halving(const arb_alg_desc_t *alg, const arb_coll_args_t *a, 
     arb_fold_t f = arb_fold_of(a->size, 0);
     /* The schedule opens with a copy of the whole vector into SCRATCH and ends with one of
      * this rank's piece into DST; the formula used to leave both out, which made halving look
-     * cheaper than pairwise on large vectors (issue 17: 1 MiB pieces at P = 4 measured 2021 us
-     * against pairwise's 713, chosen at a predicted 514 against 592). The copies move bytes
-     * through memory like a transfer does, at G per byte. */
+     * cheaper than pairwise on large vectors (1 MiB pieces at P = 4 chosen by prediction while
+     * measured almost three times slower). The copies move bytes through memory like a
+     * transfer does, at G per byte. */
     double t = (double)(a->bytes + a->bytes / (size_t)a->size) * m->G;
     if (f.rem) t += 2 * arb_logp_arrival(m, a->bytes) + arb_logp_combine(m, a->bytes);
     size_t part = a->bytes;

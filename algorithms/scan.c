@@ -172,8 +172,8 @@ static double cost_rd(const arb_alg_desc_t *alg, const arb_coll_args_t *a, const
     /* Past one landing slot each round's prefix lands whole in SCRATCH and is combined in a
      * pass of its own (build_rd), where linear combines chunk by chunk straight from the slot:
      * one more pass over the vector per round, which the formula left out and which made the
-     * two tie at P = 2 (issue 17's bench/fidelity: 1 MiB at P = 2, recursive_doubling chosen,
-     * 1.4x linear). */
+     * two tie at P = 2 (bench/fidelity: at 1 MiB, P = 2, recursive_doubling was chosen and was
+     * slower than linear). */
     double land = a->bytes > a->chunk ? (double)a->bytes * m->G : 0;
     return rounds * (arb_logp_arrival(m, a->bytes) + land + arb_logp_combine(m, a->bytes));
 }

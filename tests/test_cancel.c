@@ -1,5 +1,5 @@
 /*
- * Cancellation after a timeout (issue 13, item 1). Rank 1 sleeps past ARBOR_TIMEOUT (run with
+ * Cancellation after a timeout. Rank 1 sleeps past ARBOR_TIMEOUT (run with
  * ARBOR_TIMEOUT=1) and only then roots a 1 MiB bcast of the world. Every other rank's bcast
  * into a malloc'd buffer must return ARBOR_ERR_TIMEOUT; the rank frees the buffer at once and
  * keeps working on a team without rank 1 while rank 1's late data arrives: under ASan any write

@@ -1,5 +1,5 @@
 /*
- * arbor_init after arbor_finalize (issue 13, item 9): several init / allreduce / finalize
+ * arbor_init after arbor_finalize: several init / allreduce / finalize
  * cycles in one process must each succeed on every rank.
  */
 #include <stdint.h>

@@ -37,7 +37,7 @@ static int alg_index(const char *name)
     return alg_index_of(ARB_COLL_BCAST, name);
 }
 
-/* Choices that used to be made in core (issue 10) and now are the algorithms layer's: the
+/* Choices that used to be made in core and now are the algorithms layer's: the
  * barrier composed around ALLSYNC calls, the built-in rule for oversubscribed nodes (which
  * ARBOR_TUNE replaces, since core uses the defaults only when ARBOR_TUNE is empty), and the
  * measurement's probe schedule. */

@@ -1,5 +1,5 @@
 /*
- * Stress (issue 13): a random mix of non-blocking collectives (barrier, bcast, allreduce,
+ * Stress: a random mix of non-blocking collectives (barrier, bcast, allreduce,
  * allgather, alltoall, reduce, scan) on the world and on a split team, up to INFLIGHT at once,
  * completed in random order with test / wait / test_some; every result checked, and RSS
  * printed before and after. Every rank draws the same sequence (same seed), so the calls

@@ -1,4 +1,4 @@
-# libFuzzer targets (issue 13): the ARBOR_* parser, ARBOR_LOGP, ARBOR_TUNE, the schedule
+# libFuzzer targets: the ARBOR_* parser, ARBOR_LOGP, ARBOR_TUNE, the schedule
 # builders and the calibration file (ARBOR_LOGP_FILE), in one binary (bin/arbor-fuzz, target
 # chosen by ARB_FUZZ_TARGET). libFuzzer comes with clang only, so the binary is built by clang
 # whatever compiles the library: the sources it needs (algorithms/, core/config.c,
