@@ -128,7 +128,10 @@ static void test_print(void)
     printed("json", &unknown, buf, sizeof(buf));
     CHECK(strstr(buf, "\"timing\":\"span\",\"invalid\":null,\"margin_us\":null,\"runq_us\":null,"
                       "\"runq_max_us\":null,\"nivcsw\":null}"));
-    printed("table", &unknown, buf, sizeof(buf));
+    printed("table", &unknown, buf, sizeof(buf)); /* what a newcomer reads: no timing columns */
+    CHECK(strstr(buf, "latency_us") && strstr(buf, "p99_us") && !strstr(buf, "avg_us") &&
+          !strstr(buf, "runq_us") && !strstr(buf, " span"));
+    printed("details", &unknown, buf, sizeof(buf));
     char *row = strchr(buf, '\n'), *tail = row ? strstr(row, " span ") : NULL;
     CHECK(tail != NULL); /* after the timing: five "-" and blanks, no number */
     if (tail) {
