@@ -51,12 +51,12 @@ MPI_Comm armcia_comm_world(void)
     return MPI_COMM_WORLD;
 }
 
-MPI_Comm armcia_comm_split(MPI_Comm parent, int member, int key)
+MPI_Comm armcia_comm_split(MPI_Comm parent, int color, int key)
 {
     MPI_Comm out = armcia_comm_null();
     if (mpi_ready() && parent != MPI_COMM_NULL &&
-        MPI_Comm_split(parent, member ? 0 : MPI_UNDEFINED, key, &out) != MPI_SUCCESS)
-        armcia_die("ARMCI_Group_create (MPI_Comm_split)", ARBOR_ERR_BOOTSTRAP);
+        MPI_Comm_split(parent, color >= 0 ? color : MPI_UNDEFINED, key, &out) != MPI_SUCCESS)
+        armcia_die("ARMCI group creation (MPI_Comm_split)", ARBOR_ERR_BOOTSTRAP);
     return out;
 }
 
