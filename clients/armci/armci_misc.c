@@ -52,14 +52,17 @@ static void strided_copy(char *ptr, int level, const int *stride_arr, const int 
                      to_buf);
 }
 
+/* ARMCI's names are from the message's point of view: "write" packs the strided region at
+ * @p ptr into @p buf (to send it), "read" unpacks a received @p buf into the region (GA's ghost
+ * updates rely on exactly this). */
 void armci_write_strided(void *ptr, int stride_levels, int stride_arr[], int count[], char *buf)
 {
-    strided_copy(ptr, stride_levels, stride_arr, count, &buf, 0);
+    strided_copy(ptr, stride_levels, stride_arr, count, &buf, 1);
 }
 
 void armci_read_strided(void *ptr, int stride_levels, int stride_arr[], int count[], char *buf)
 {
-    strided_copy(ptr, stride_levels, stride_arr, count, &buf, 1);
+    strided_copy(ptr, stride_levels, stride_arr, count, &buf, 0);
 }
 
 #define PUT_VALUE(name, nbname, type)                                                              \
