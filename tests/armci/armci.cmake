@@ -30,9 +30,14 @@ endif()
 # the programs that initialise MPI, on for the arbor ARMCI test.
 set(_no_leaks ASAN_OPTIONS=detect_leaks=0)
 
-# The ARMCI-MPI twins, one ctest entry per P (they do not use arbor's transports).
+# The ARMCI-MPI twins, one ctest entry per P (they do not use arbor's transports): P = 1..4,
+# or the RANKS given after the executable.
 function(armci_add_mpi_test name exe)
-  foreach(p 1 2 3 4)
+  set(ranks ${ARGN})
+  if(NOT ranks)
+    set(ranks 1 2 3 4)
+  endif()
+  foreach(p ${ranks})
     add_test(NAME ${name}.${p} COMMAND ${ARBOR_TEST_LAUNCHER} ${ARBOR_TEST_LAUNCHER_FLAGS}
              ${ARBOR_TEST_NPROC_FLAG} ${p} $<TARGET_FILE:${exe}>)
     set_tests_properties(${name}.${p} PROPERTIES ENVIRONMENT "${ARBOR_TEST_ENV};${_no_leaks}"
@@ -54,6 +59,12 @@ if(ARMCI_MPI_LIB)
                                                     MPI::MPI_C)
     armci_add_mpi_test(armci_ga_mpi armci-test-ga-mpi)
   endif()
+  # The ARMCIX / profiling / tagged-message test, at 2 and 4 ranks like its arbor twin.
+  add_executable(armcix-test-mpi ${_armci_dir}/test_armcix.c)
+  target_compile_definitions(armcix-test-mpi PRIVATE ARMCI_TEST_WITH_MPI)
+  target_include_directories(armcix-test-mpi PRIVATE ${ARMCI_INCLUDE_DIR})
+  target_link_libraries(armcix-test-mpi PRIVATE ${ARMCI_MPI_LIB} MPI::MPI_C m)
+  armci_add_mpi_test(armcix_mpi armcix-test-mpi 2 4)
 endif()
 
 if(NOT TARGET armci_arbor)
@@ -65,6 +76,12 @@ target_compile_definitions(armci-test-arbor PRIVATE ARMCI_TEST_ARBOR)
 target_include_directories(armci-test-arbor PRIVATE ${ARMCI_INCLUDE_DIR} ${MPI_C_INCLUDE_DIRS})
 target_link_libraries(armci-test-arbor PRIVATE armci_arbor arbor m)
 arbor_add_launched_test(NAME armci COMMAND $<TARGET_FILE:armci-test-arbor> RANKS 1 2 3 4
+                        TRANSPORTS ${_armci_transports} LABELS armci TIMEOUT 120)
+add_executable(armcix-test-arbor ${_armci_dir}/test_armcix.c)
+target_compile_definitions(armcix-test-arbor PRIVATE ARMCI_TEST_ARBOR)
+target_include_directories(armcix-test-arbor PRIVATE ${ARMCI_INCLUDE_DIR} ${MPI_C_INCLUDE_DIRS})
+target_link_libraries(armcix-test-arbor PRIVATE armci_arbor arbor m)
+arbor_add_launched_test(NAME armcix COMMAND $<TARGET_FILE:armcix-test-arbor> RANKS 2 4
                         TRANSPORTS ${_armci_transports} LABELS armci TIMEOUT 120)
 if(_ga_ok)
   add_executable(armci-test-ga-arbor ${_armci_dir}/test_ga.c)
