@@ -92,3 +92,24 @@ if(_ga_ok)
                           RANKS 1 2 3 4 TRANSPORTS ${_armci_transports} LABELS armci TIMEOUT 120
                           ENV ${_no_leaks})
 endif()
+
+# The installed package: pkg-config and CMake clients of libarmci_arbor (label packaging too).
+set(_armci_packaging_flags "")
+if(ARBOR_SANITIZE)
+  set(_armci_packaging_flags "-fsanitize=address,undefined")
+endif()
+set(_armci_ga_line "")
+if(_ga_ok)
+  foreach(l ${GA_LIB} ${_ga_tail})
+    if(IS_ABSOLUTE "${l}")
+      string(APPEND _armci_ga_line " ${l}")
+    else()
+      string(APPEND _armci_ga_line " -l${l}")
+    endif()
+  endforeach()
+  string(STRIP "${_armci_ga_line}" _armci_ga_line)
+endif()
+add_test(NAME armci.packaging COMMAND ${_armci_dir}/packaging.sh ${CMAKE_BINARY_DIR}
+         ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/armci-packaging "${_armci_ga_line}")
+set_tests_properties(armci.packaging PROPERTIES LABELS "armci;packaging" TIMEOUT 300
+  ENVIRONMENT "ARMCI_CLIENT_FLAGS=${_armci_packaging_flags};ARBOR_TIMEOUT=60;${_no_leaks}")
