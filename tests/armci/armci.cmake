@@ -71,6 +71,12 @@ if(NOT TARGET armci_arbor)
   return()
 endif()
 set(_armci_transports ucx "ofi:shm")
+# The drop-in promise, symbol by symbol (the rule for "public" is in symbols.sh).
+if(ARMCI_MPI_LIB)
+  add_test(NAME armci.symbols COMMAND ${_armci_dir}/symbols.sh ${ARMCI_MPI_LIB}
+           $<TARGET_FILE:armci_arbor> ${ARMCI_INCLUDE_DIR})
+  set_tests_properties(armci.symbols PROPERTIES LABELS armci TIMEOUT 60)
+endif()
 add_executable(armci-test-arbor ${_armci_dir}/test_armci.c)
 target_compile_definitions(armci-test-arbor PRIVATE ARMCI_TEST_ARBOR)
 target_include_directories(armci-test-arbor PRIVATE ${ARMCI_INCLUDE_DIR} ${MPI_C_INCLUDE_DIRS})
