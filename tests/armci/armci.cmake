@@ -119,3 +119,24 @@ add_test(NAME armci.packaging COMMAND ${_armci_dir}/packaging.sh ${CMAKE_BINARY_
          ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/armci-packaging "${_armci_ga_line}")
 set_tests_properties(armci.packaging PROPERTIES LABELS "armci;packaging" TIMEOUT 300
   ENVIRONMENT "ARMCI_CLIENT_FLAGS=${_armci_packaging_flags};ARBOR_TIMEOUT=60;${_no_leaks}")
+
+# Nodes that differ: the ARMCIX test and the GA program on the simulated cluster (3 hosts x 2
+# ranks, tests/cluster), where SMP domains, SCOPE_NODE / SCOPE_MASTERS and GA's cluster queries
+# see 3 nodes of 2. Skipped (77) where network namespaces are not allowed.
+if(NOT ARBOR_SANITIZE AND CMAKE_SYSTEM_NAME STREQUAL "Linux" AND ARBOR_WITH_UCX)
+  set(_armci_cluster_env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ARBOR_TIMEOUT=60
+      ARBOR_POLL_YIELD=always ARBOR_TRANSPORT=ucx)
+  set(_armci_cluster_progs armcix-test-arbor)
+  if(_ga_ok)
+    list(APPEND _armci_cluster_progs armci-test-ga-arbor)
+  endif()
+  foreach(prog ${_armci_cluster_progs})
+    string(REGEX REPLACE "-test|-arbor" "" _name ${prog})
+    string(REPLACE "-" "_" _name ${_name})
+    add_test(NAME cluster.${_name}.ucx.3x2
+             COMMAND ${PROJECT_SOURCE_DIR}/tests/cluster/run.sh 3 2 $<TARGET_FILE:${prog}>)
+    set_tests_properties(cluster.${_name}.ucx.3x2 PROPERTIES
+      ENVIRONMENT "${_armci_cluster_env};${_no_leaks}" TIMEOUT 300 SKIP_RETURN_CODE 77
+      RESOURCE_LOCK simcluster PROCESSORS 2 LABELS "cluster;launched;armci")
+  endforeach()
+endif()
