@@ -47,6 +47,8 @@ MPI_Comm armcia_comm_world(void);
 /* MPI_Comm_split of @p parent; a negative @p color: no communicator (MPI_UNDEFINED). */
 MPI_Comm armcia_comm_split(MPI_Comm parent, int color, int key);
 void armcia_comm_free(MPI_Comm *comm);
+/* Nonzero when MPI is initialised and @p comm holds MPI_COMM_WORLD's processes in its order. */
+int armcia_comm_is_world(MPI_Comm comm);
 
 /* ARMCI_ACC_* to an arbor datatype and its size; nonzero for an unknown datatype. */
 int armcia_acc_type(int datatype, arbor_dtype_t *dtype_p, size_t *size_p);

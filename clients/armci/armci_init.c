@@ -80,10 +80,11 @@ int PARMCI_Init_thread(int armci_requested)
 
 int PARMCI_Init_thread_comm(int armci_requested, MPI_Comm comm)
 {
-    (void)armci_requested;
-    (void)comm;
-    /* arbor's world is the launcher's job; a sub-communicator has no arbor counterpart. */
-    return armcia_unsupported("ARMCI_Init_thread_comm");
+    /* arbor's world is the launcher's job: ARMCI can run over a communicator only when it holds
+     * that whole job in the same order (MPI_COMM_WORLD or a duplicate of it). */
+    if (!armcia_comm_is_world(comm))
+        return armcia_unsupported("ARMCI_Init_thread_comm over another communicator");
+    return PARMCI_Init_thread(armci_requested);
 }
 
 int PARMCI_Initialized(void)

@@ -13,6 +13,7 @@
 #pragma weak MPI_Comm_split
 #pragma weak MPI_Comm_free
 #pragma weak MPI_Comm_rank
+#pragma weak MPI_Comm_compare
 #ifdef OPEN_MPI
 /* Open MPI's predefined handles are addresses of these objects. */
 #pragma weak ompi_mpi_comm_world
@@ -63,4 +64,12 @@ MPI_Comm armcia_comm_split(MPI_Comm parent, int color, int key)
 void armcia_comm_free(MPI_Comm *comm)
 {
     if (mpi_ready() && *comm != MPI_COMM_NULL && *comm != MPI_COMM_WORLD) MPI_Comm_free(comm);
+}
+
+int armcia_comm_is_world(MPI_Comm comm)
+{
+    int result = MPI_UNEQUAL;
+    return mpi_ready() && MPI_Comm_compare && comm != MPI_COMM_NULL &&
+           MPI_Comm_compare(comm, MPI_COMM_WORLD, &result) == MPI_SUCCESS &&
+           (result == MPI_IDENT || result == MPI_CONGRUENT);
 }

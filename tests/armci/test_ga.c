@@ -7,6 +7,7 @@
  * between neighbours). GA itself uses MPI for its own bookkeeping, so MPI is initialised first
  * in both builds.
  */
+#include <armci.h>
 #include <ga.h>
 #include <macdecls.h>
 #include <mpi.h>
@@ -171,6 +172,12 @@ int main(int argc, char **argv)
     NGA_Select_elem(g_a, "max", &best, idx);
     CHECK(best == value(NR - 1, NC - 1) && idx[0] == NR - 1 && idx[1] == NC - 1,
           "Select_elem max = %g at (%d,%d)", best, idx[0], idx[1]);
+
+    /* ARMCI over MPI_COMM_WORLD, with ARMCI already up (GA_Initialize): counted, like a second
+     * ARMCI_Init, and undone by one ARMCI_Finalize. */
+    CHECK(ARMCI_Init_thread_comm(0, MPI_COMM_WORLD) == 0 && ARMCI_Initialized(),
+          "ARMCI_Init_thread_comm(MPI_COMM_WORLD)");
+    CHECK(ARMCI_Finalize() == 0 && ARMCI_Initialized(), "the nested ARMCI_Finalize");
 
     check_cluster();
     check_ghosts();
