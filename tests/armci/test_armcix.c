@@ -175,6 +175,11 @@ static void test_groups(void)
     int want = 0;
     for (int r = rank % 2; r < size; r += 2) want += r;
     CHECK(sum == want, "group_igop over the split group = %d, want %d", sum, want);
+    /* The root of a group broadcast is an absolute rank: the group's first member. */
+    int root_abs = ARMCI_Absolute_id(&half, 0);
+    long bval = rank == root_abs ? 900 + rank : -1;
+    armci_msg_group_bcast_scope(SCOPE_ALL, &bval, sizeof bval, root_abs, &half);
+    CHECK(bval == 900 + root_abs, "group bcast from %d gave %ld", root_abs, bval);
     parmci_msg_group_barrier(&half);
 
     CHECK(ARMCIX_Group_dup(&world, &dup) == 0, "ARMCIX_Group_dup");
