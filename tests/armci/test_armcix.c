@@ -8,6 +8,7 @@
  */
 #include <armci.h>
 #include <armcix.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -233,6 +234,22 @@ static void test_mutex_handles(void)
     ARMCI_Get(ptr[owner], &total, sizeof total, owner);
     CHECK(total == (long)K * size, "counter under ARMCIX_Lock_hdl = %ld, want %ld", total,
           (long)K * size);
+    ARMCI_Barrier(); /* everyone has read it before it moves on */
+    /* The same counter under mutex 0 of rank 0, taken by spinning on Trylock (ARMCI-MPI's
+     * test_mutex_trylock pattern): every rank contends at once. */
+    enum { TRIES = 5 };
+    for (int k = 0; k < TRIES; k++) {
+        while (ARMCIX_Trylock_hdl(hdl, 0, 0) != 0) sched_yield(); /* ranks share the cores */
+        long c = 0;
+        ARMCI_Get(ptr[owner], &c, sizeof c, owner);
+        c++;
+        PARMCI_Put(&c, ptr[owner], sizeof c, owner);
+        ARMCIX_Unlock_hdl(hdl, 0, 0);
+    }
+    ARMCI_Barrier();
+    ARMCI_Get(ptr[owner], &total, sizeof total, owner);
+    CHECK(total == (long)(K + TRIES) * size, "counter under ARMCIX_Trylock_hdl = %ld, want %ld",
+          total, (long)(K + TRIES) * size);
     if (size > 1) {
         if (rank == 0) ARMCIX_Lock_hdl(hdl, 0, 0);
         ARMCI_Barrier();
