@@ -103,10 +103,11 @@ typedef struct {
     int *owned;         /* members, when made for this call */
     int split;          /* team was split for this call: close frees it */
 } armcia_scope_t;
-/* Collective over the group for a node scope of a group other than the world (it may split);
- * local otherwise. ARBOR_ERR_TEAM (not in the group), ARBOR_ERR_RANK (SCOPE_MASTERS from a
- * process that is not its node's first), ARBOR_ERR_UNSUPPORTED (SCOPE_MASTERS of a group with
- * two members on a node), ARBOR_ERR_INVALID_ARG (unknown scope). */
+/* @p group NULL: the world (not the default group). Collective over the group for a node scope
+ * of a group other than the world (it may split); local otherwise. ARBOR_ERR_TEAM (not in the
+ * group), ARBOR_ERR_RANK (SCOPE_MASTERS from a process that is not its node's first),
+ * ARBOR_ERR_UNSUPPORTED (SCOPE_MASTERS of a group with two members on a node),
+ * ARBOR_ERR_INVALID_ARG (unknown scope). */
 int armcia_scope_open(int scope, const ARMCI_Group *group, armcia_scope_t *s);
 void armcia_scope_close(armcia_scope_t *s);
 int armcia_scope_rank_of(const armcia_scope_t *s, int world_rank); /* -1: not a member */

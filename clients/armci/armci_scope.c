@@ -50,7 +50,13 @@ static int group_node_scope(const ARMCI_Group *g, arbor_team_h group_team, armci
 int armcia_scope_open(int scope, const ARMCI_Group *group, armcia_scope_t *s)
 {
     *s = (armcia_scope_t){ARBOR_TEAM_NULL, 0, -1, NULL, NULL, 0};
-    const ARMCI_Group *g = armcia_group_resolve(group);
+    /* The calls without a group span the world, whatever the default group (as in ARMCI-MPI). */
+    ARMCI_Group world_group;
+    if (!group) {
+        ARMCI_Group_get_world(&world_group);
+        group = &world_group;
+    }
+    const ARMCI_Group *g = group;
     if (g->rank < 0 || !g->grp_to_abs) return ARBOR_ERR_TEAM; /* not a member of the group */
     arbor_team_h team = armcia_group_team(g);
     int world = team == ARBOR_TEAM_WORLD;

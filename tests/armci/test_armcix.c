@@ -181,6 +181,12 @@ static void test_groups(void)
     long bval = rank == root_abs ? 900 + rank : -1;
     armci_msg_group_bcast_scope(SCOPE_ALL, &bval, sizeof bval, root_abs, &half);
     CHECK(bval == 900 + root_abs, "group bcast from %d gave %ld", root_abs, bval);
+    /* The msg calls without a group span the world even when another group is the default. */
+    ARMCI_Group_set_default(&half);
+    int everyone = 1;
+    armci_msg_igop(&everyone, 1, "+");
+    CHECK(everyone == size, "armci_msg_igop under a default group = %d, want %d", everyone, size);
+    ARMCI_Group_set_default(&world);
     parmci_msg_group_barrier(&half);
 
     CHECK(ARMCIX_Group_dup(&world, &dup) == 0, "ARMCIX_Group_dup");
