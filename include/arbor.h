@@ -170,6 +170,18 @@ ARBOR_API arbor_status_t arbor_team_landing_bytes(arbor_team_h team, size_t *byt
 /** @brief Name of the transport in use ("ucx", "ofi:shm", ...). Local. */
 ARBOR_API arbor_status_t arbor_transport_name(const char **name_p);
 
+/*
+ * Nodes: which ranks share a host, as the launcher says (PMIx local peers). Nodes are numbered
+ * 0..nodes-1 in order of first appearance over the world ranks, so every rank computes the same
+ * numbers; a client groups ranks by node with them (ARMCI's SMP domains, node-local teams).
+ */
+/** @brief Number of nodes the job spans (1 for a one-rank job). Local.
+ * ARBOR_ERR_NOT_INITIALIZED, ARBOR_ERR_INVALID_ARG (NULL @p nodes_p). */
+ARBOR_API arbor_status_t arbor_node_count(int *nodes_p);
+/** @brief The node of world rank @p rank. Local. ARBOR_ERR_NOT_INITIALIZED, ARBOR_ERR_RANK
+ * (outside 0..size-1), ARBOR_ERR_INVALID_ARG (NULL @p node_p); nothing is written on error. */
+ARBOR_API arbor_status_t arbor_rank_node(int rank, int *node_p);
+
 /**
  * What the last collective started on a team ran (arbor_team_last_collective). The strings are
  * the library's own and stay valid until arbor_finalize.

@@ -128,6 +128,10 @@ static arbor_status_t untouched_op(arbor_status_t st)
     X(arbor_bcasti(W, NULL, 0, sb, 8, NULL), ARBOR_ERR_NOT_INITIALIZED)                            \
     X(arbor_images_init(NULL), ARBOR_ERR_INVALID_ARG)                                              \
     X(arbor_transport_name(NULL), ARBOR_ERR_INVALID_ARG)                                           \
+    X(arbor_node_count(NULL), ARBOR_ERR_INVALID_ARG)                                               \
+    X(arbor_rank_node(0, NULL), ARBOR_ERR_INVALID_ARG)                                             \
+    X(arbor_rank_node(-1, &out_int), ARBOR_ERR_RANK)                                               \
+    X(arbor_rank_node(1 << 30, &out_int), ARBOR_ERR_RANK)                                          \
     /* flags and params */                                                                         \
     X(arbor_barrier_nb(W, NULL, NULL), ARBOR_ERR_INVALID_ARG)                                      \
     X(untouched_req(arbor_barrier_nb(W, flags(1u << 20), &out_req)), ARBOR_ERR_FLAGS)              \

@@ -81,6 +81,10 @@ int main(void)
     CHECK(count_of("transport.count") >= 1, "no transport compiled in");
 
     /* Runtime keys: refused before init, answered after. */
+    int before = -1;
+    CHECK(arbor_node_count(&before) == ARBOR_ERR_NOT_INITIALIZED &&
+              arbor_rank_node(0, &before) == ARBOR_ERR_NOT_INITIALIZED && before == -1,
+          "the node API before init");
     CHECK(arbor_info_get("transport", buf, sizeof(buf)) == ARBOR_ERR_NOT_INITIALIZED,
           "runtime key before init");
     if (arbor_init() != ARBOR_OK) {
@@ -92,6 +96,13 @@ int main(void)
               arbor_info_get("transport", buf, sizeof(buf)) == ARBOR_OK && !strcmp(buf, tp),
           "transport %s vs %s", buf, tp);
     CHECK(count_of("size") == 1 && count_of("rank") == 0, "singleton rank / size");
+    /* The node API agrees with the topology keys: a singleton is one node, its node 0. */
+    int nodes = -1, node = -1;
+    CHECK(arbor_node_count(&nodes) == ARBOR_OK && nodes == count_of("topology.nodes") && nodes == 1,
+          "arbor_node_count %d", nodes);
+    CHECK(arbor_rank_node(0, &node) == ARBOR_OK && node == count_of("topology.node") && node == 0,
+          "arbor_rank_node(0) %d", node);
+    CHECK(arbor_rank_node(1, &node) == ARBOR_ERR_RANK && node == 0, "rank 1 of a singleton");
     CHECK(arbor_info_get("segment.bytes", buf, sizeof(buf)) == ARBOR_OK && atoll(buf) > 0,
           "segment.bytes %s", buf);
     CHECK(arbor_info_get("heap.used", buf, sizeof(buf)) == ARBOR_OK, "heap.used");

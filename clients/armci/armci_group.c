@@ -35,7 +35,7 @@ static void world(ARMCI_Group *g)
     g->size = armcia_nproc;
 }
 
-static const ARMCI_Group *resolve(const ARMCI_Group *group)
+const ARMCI_Group *armcia_group_resolve(const ARMCI_Group *group)
 {
     if (group) return group;
     if (!default_set) {
@@ -47,7 +47,7 @@ static const ARMCI_Group *resolve(const ARMCI_Group *group)
 
 arbor_team_h armcia_group_team(const ARMCI_Group *group)
 {
-    group = resolve(group);
+    group = armcia_group_resolve(group);
     if (group->grp_to_abs == world_table && world_table) return ARBOR_TEAM_WORLD;
     for (known_t *k = groups; k; k = k->next)
         if (k->grp_to_abs == group->grp_to_abs && group->grp_to_abs) return k->team;
@@ -56,7 +56,7 @@ arbor_team_h armcia_group_team(const ARMCI_Group *group)
 
 int armcia_group_abs(const ARMCI_Group *group, int rank)
 {
-    group = resolve(group);
+    group = armcia_group_resolve(group);
     if (rank < 0 || rank >= group->size || !group->grp_to_abs) return -1;
     return group->grp_to_abs[rank];
 }
@@ -71,7 +71,7 @@ void ARMCI_Group_get_world(ARMCI_Group *group_out)
 void ARMCI_Group_create_child(int grp_size, int *pid_list, ARMCI_Group *group_out,
                               ARMCI_Group *group_parent)
 {
-    const ARMCI_Group *parent = resolve(group_parent);
+    const ARMCI_Group *parent = armcia_group_resolve(group_parent);
     if (!group_out || grp_size < 0 || (grp_size > 0 && !pid_list))
         armcia_die("ARMCI_Group_create", ARBOR_ERR_INVALID_ARG);
     int index = -1;
@@ -84,19 +84,29 @@ void ARMCI_Group_create_child(int grp_size, int *pid_list, ARMCI_Group *group_ou
     arbor_team_h team = NULL, parent_team = armcia_group_team(parent);
     arbor_status_t st = arbor_team_split(parent_team, index >= 0 ? 0 : -1, index, &team);
     if (st != ARBOR_OK) armcia_die("ARMCI_Group_create", st);
-    MPI_Comm comm = armcia_comm_split(parent->comm, index >= 0, index);
+    MPI_Comm comm = armcia_comm_split(parent->comm, index >= 0 ? 0 : -1, index);
+    int *members = malloc((size_t)(grp_size > 0 ? grp_size : 1) * sizeof *members);
+    if (!members) armcia_die("ARMCI_Group_create", ARBOR_ERR_NO_MEMORY);
+    for (int i = 0; i < grp_size; i++) members[i] = parent->grp_to_abs[pid_list[i]];
+    armcia_group_adopt(group_out, team, comm, grp_size, members, index);
+    free(members);
+}
+
+void armcia_group_adopt(ARMCI_Group *group_out, arbor_team_h team, MPI_Comm comm, int size,
+                        const int *members, int index)
+{
     memset(group_out, 0, sizeof *group_out);
     group_out->comm = comm;
     group_out->noncoll_pgroup_comm = armcia_comm_null();
     group_out->rank = -1;
     if (index < 0) return; /* not a member: an empty group, as in ARMCI-MPI */
     known_t *k = calloc(1, sizeof *k);
-    int *g2a = malloc((size_t)grp_size * sizeof *g2a);
+    int *g2a = malloc((size_t)size * sizeof *g2a);
     int *a2g = malloc((size_t)armcia_nproc * sizeof *a2g);
-    if (!k || !g2a || !a2g) armcia_die("ARMCI_Group_create", ARBOR_ERR_NO_MEMORY);
+    if (!k || !g2a || !a2g) armcia_die("ARMCI group creation", ARBOR_ERR_NO_MEMORY);
     for (int a = 0; a < armcia_nproc; a++) a2g[a] = -1;
-    for (int i = 0; i < grp_size; i++) {
-        g2a[i] = parent->grp_to_abs[pid_list[i]];
+    for (int i = 0; i < size; i++) {
+        g2a[i] = members[i];
         a2g[g2a[i]] = i;
     }
     k->grp_to_abs = g2a;
@@ -107,7 +117,7 @@ void ARMCI_Group_create_child(int grp_size, int *pid_list, ARMCI_Group *group_ou
     group_out->grp_to_abs = g2a;
     group_out->abs_to_grp = a2g;
     group_out->rank = index;
-    group_out->size = grp_size;
+    group_out->size = size;
 }
 
 void ARMCI_Group_create(int grp_size, int *pid_list, ARMCI_Group *group_out)
@@ -158,7 +168,7 @@ void ARMCI_Group_set_default(ARMCI_Group *group)
 
 void ARMCI_Group_get_default(ARMCI_Group *group_out)
 {
-    if (group_out) *group_out = *resolve(NULL);
+    if (group_out) *group_out = *armcia_group_resolve(NULL);
 }
 
 int ARMCI_Absolute_id(ARMCI_Group *group, int group_rank)

@@ -159,7 +159,7 @@ void ARMCI_UNSET_AGGREGATE_HANDLE(armci_hdl_t *handle)
     if (handle) handle->aggregate &= ~AGG_FLAG;
 }
 
-int ARMCI_Wait(armci_hdl_t *hdl)
+int PARMCI_Wait(armci_hdl_t *hdl)
 {
     if (!hdl) return armcia_status("ARMCI_Wait", ARBOR_ERR_HANDLE);
     slot_t *s = lookup(hdl);
@@ -170,7 +170,7 @@ int ARMCI_Wait(armci_hdl_t *hdl)
 }
 
 /* 0 when complete (the handle is then done), 1 while in progress, < 0 on failure. */
-int ARMCI_Test(armci_hdl_t *hdl)
+int PARMCI_Test(armci_hdl_t *hdl)
 {
     if (!hdl) return armcia_status("ARMCI_Test", ARBOR_ERR_HANDLE);
     slot_t *s = lookup(hdl);
@@ -212,34 +212,34 @@ int armcia_hdl_wait_proc(int proc)
     return armcia_status(proc < 0 ? "ARMCI_WaitAll" : "ARMCI_WaitProc", first);
 }
 
-int ARMCI_WaitProc(int proc)
+int PARMCI_WaitProc(int proc)
 {
     if (proc < 0 || proc >= armcia_nproc) return armcia_status("ARMCI_WaitProc", ARBOR_ERR_RANK);
     return armcia_hdl_wait_proc(proc);
 }
 
-int ARMCI_WaitAll(void)
+int PARMCI_WaitAll(void)
 {
     return armcia_hdl_wait_proc(-1);
 }
 
-void ARMCI_Fence(int proc)
+void PARMCI_Fence(int proc)
 {
     arbor_status_t st = arbor_fence(proc);
     if (st != ARBOR_OK) armcia_die("ARMCI_Fence", st);
     drop_implicit(proc);
 }
 
-void ARMCI_AllFence(void)
+void PARMCI_AllFence(void)
 {
     arbor_status_t st = arbor_quiet();
     if (st != ARBOR_OK) armcia_die("ARMCI_AllFence", st);
     drop_implicit(-1);
 }
 
-void ARMCI_Barrier(void)
+void PARMCI_Barrier(void)
 {
-    ARMCI_AllFence();
+    PARMCI_AllFence();
     arbor_status_t st = arbor_barrier(ARBOR_TEAM_WORLD);
     if (st != ARBOR_OK) armcia_die("ARMCI_Barrier", st);
 }
@@ -257,3 +257,12 @@ void armcia_hdl_fini(void)
     free(implicit_keep);
     implicit_keep = NULL;
 }
+
+/* The public names: weak aliases of the profiling names (armci_arbor.h). */
+ARMCIA_PROFILED(ARMCI_AllFence, PARMCI_AllFence);
+ARMCIA_PROFILED(ARMCI_Barrier, PARMCI_Barrier);
+ARMCIA_PROFILED(ARMCI_Fence, PARMCI_Fence);
+ARMCIA_PROFILED(ARMCI_Test, PARMCI_Test);
+ARMCIA_PROFILED(ARMCI_Wait, PARMCI_Wait);
+ARMCIA_PROFILED(ARMCI_WaitAll, PARMCI_WaitAll);
+ARMCIA_PROFILED(ARMCI_WaitProc, PARMCI_WaitProc);

@@ -40,7 +40,7 @@ int armcia_check_init(const char *where)
     return ARBOR_ERR_NOT_INITIALIZED;
 }
 
-int ARMCI_Init(void)
+int PARMCI_Init(void)
 {
     if (init_count > 0) {
         init_count++;
@@ -53,6 +53,10 @@ int ARMCI_Init(void)
     arbor_status_t st = arbor_init();
     if (st == ARBOR_OK) st = arbor_team_rank(ARBOR_TEAM_WORLD, &armcia_me);
     if (st == ARBOR_OK) st = arbor_team_size(ARBOR_TEAM_WORLD, &armcia_nproc);
+    if (st == ARBOR_OK) st = armcia_tagged_init();
+    if (st == ARBOR_OK) st = armcia_domain_init();
+    /* No tagged message may reach a rank before its handler is registered. */
+    if (st == ARBOR_OK) st = arbor_barrier(ARBOR_TEAM_WORLD);
     if (st != ARBOR_OK) {
         fprintf(stderr, "[armci-arbor] arbor_init: %s\n", arbor_strerror(st));
         return (int)st;
@@ -61,33 +65,34 @@ int ARMCI_Init(void)
     return 0;
 }
 
-int ARMCI_Init_args(int *argc, char ***argv)
+int PARMCI_Init_args(int *argc, char ***argv)
 {
     (void)argc; /* arbor reads its configuration from ARBOR_* variables, not the command line */
     (void)argv;
-    return ARMCI_Init();
+    return PARMCI_Init();
 }
 
-int ARMCI_Init_thread(int armci_requested)
+int PARMCI_Init_thread(int armci_requested)
 {
     (void)armci_requested; /* arbor is called from one thread per process (arbor.h) */
-    return ARMCI_Init();
+    return PARMCI_Init();
 }
 
-int ARMCI_Init_thread_comm(int armci_requested, MPI_Comm comm)
+int PARMCI_Init_thread_comm(int armci_requested, MPI_Comm comm)
 {
-    (void)armci_requested;
-    (void)comm;
-    /* arbor's world is the launcher's job; a sub-communicator has no arbor counterpart. */
-    return armcia_unsupported("ARMCI_Init_thread_comm");
+    /* arbor's world is the launcher's job: ARMCI can run over a communicator only when it holds
+     * that whole job in the same order (MPI_COMM_WORLD or a duplicate of it). */
+    if (!armcia_comm_is_world(comm))
+        return armcia_unsupported("ARMCI_Init_thread_comm over another communicator");
+    return PARMCI_Init_thread(armci_requested);
 }
 
-int ARMCI_Initialized(void)
+int PARMCI_Initialized(void)
 {
     return init_count > 0;
 }
 
-int ARMCI_Finalize(void)
+int PARMCI_Finalize(void)
 {
     if (init_count == 0) return ARBOR_ERR_NOT_INITIALIZED;
     if (--init_count > 0) return 0;
@@ -97,6 +102,10 @@ int ARMCI_Finalize(void)
     armcia_group_fini();
     armcia_hdl_fini();
     arbor_status_t st = arbor_finalize();
+    /* After arbor_finalize: until it returns, fragments of messages sent to this rank and never
+     * received may still arrive (and are dropped). */
+    armcia_tagged_fini();
+    armcia_domain_fini();
     return rc ? rc : armcia_status("ARMCI_Finalize", st);
 }
 
@@ -120,3 +129,11 @@ void armci_msg_abort(int code)
     fflush(stderr);
     abort();
 }
+
+/* The public names: weak aliases of the profiling names (armci_arbor.h). */
+ARMCIA_PROFILED(ARMCI_Finalize, PARMCI_Finalize);
+ARMCIA_PROFILED(ARMCI_Init, PARMCI_Init);
+ARMCIA_PROFILED(ARMCI_Init_args, PARMCI_Init_args);
+ARMCIA_PROFILED(ARMCI_Init_thread, PARMCI_Init_thread);
+ARMCIA_PROFILED(ARMCI_Init_thread_comm, PARMCI_Init_thread_comm);
+ARMCIA_PROFILED(ARMCI_Initialized, PARMCI_Initialized);

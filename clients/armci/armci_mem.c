@@ -77,12 +77,12 @@ static int free_team(void *ptr, arbor_team_h team)
 
 /* ARMCI_Malloc / Free span the world, not the default group, as in ARMCI-MPI (Debian's GA is
  * built for it and calls the _group forms where it means a group). */
-int ARMCI_Malloc(void **base_ptrs, armci_size_t size)
+int PARMCI_Malloc(void **base_ptrs, armci_size_t size)
 {
     return malloc_team(base_ptrs, size, ARBOR_TEAM_WORLD);
 }
 
-int ARMCI_Free(void *ptr)
+int PARMCI_Free(void *ptr)
 {
     return free_team(ptr, ARBOR_TEAM_WORLD);
 }
@@ -98,31 +98,31 @@ int ARMCI_Free_group(void *ptr, ARMCI_Group *group)
 }
 
 /* The memdev forms name a memory device (SICM); arbor has one kind of memory, the heap. */
-int ARMCI_Malloc_memdev(void **ptr_arr, armci_size_t bytes, const char *device)
+int PARMCI_Malloc_memdev(void **ptr_arr, armci_size_t bytes, const char *device)
 {
     (void)device;
-    return ARMCI_Malloc(ptr_arr, bytes);
+    return PARMCI_Malloc(ptr_arr, bytes);
 }
 
-int ARMCI_Malloc_group_memdev(void **ptr_arr, armci_size_t bytes, ARMCI_Group *group,
-                              const char *device)
+int PARMCI_Malloc_group_memdev(void **ptr_arr, armci_size_t bytes, ARMCI_Group *group,
+                               const char *device)
 {
     (void)device;
     return ARMCI_Malloc_group(ptr_arr, bytes, group);
 }
 
-int ARMCI_Free_memdev(void *ptr)
+int PARMCI_Free_memdev(void *ptr)
 {
-    return ARMCI_Free(ptr);
+    return PARMCI_Free(ptr);
 }
 
 /* Local buffers: arbor's one-sided calls take any local memory as source or destination. */
-void *ARMCI_Malloc_local(armci_size_t size)
+void *PARMCI_Malloc_local(armci_size_t size)
 {
     return size < 0 ? NULL : malloc(size > 0 ? (size_t)size : 1);
 }
 
-int ARMCI_Free_local(void *ptr)
+int PARMCI_Free_local(void *ptr)
 {
     free(ptr);
     return 0;
@@ -138,3 +138,12 @@ void armcia_mem_fini(void)
     }
     next_id = 0;
 }
+
+/* The public names: weak aliases of the profiling names (armci_arbor.h). */
+ARMCIA_PROFILED(ARMCI_Free, PARMCI_Free);
+ARMCIA_PROFILED(ARMCI_Free_local, PARMCI_Free_local);
+ARMCIA_PROFILED(ARMCI_Free_memdev, PARMCI_Free_memdev);
+ARMCIA_PROFILED(ARMCI_Malloc, PARMCI_Malloc);
+ARMCIA_PROFILED(ARMCI_Malloc_group_memdev, PARMCI_Malloc_group_memdev);
+ARMCIA_PROFILED(ARMCI_Malloc_local, PARMCI_Malloc_local);
+ARMCIA_PROFILED(ARMCI_Malloc_memdev, PARMCI_Malloc_memdev);

@@ -13,6 +13,7 @@
 #pragma weak MPI_Comm_split
 #pragma weak MPI_Comm_free
 #pragma weak MPI_Comm_rank
+#pragma weak MPI_Comm_compare
 #ifdef OPEN_MPI
 /* Open MPI's predefined handles are addresses of these objects. */
 #pragma weak ompi_mpi_comm_world
@@ -51,16 +52,24 @@ MPI_Comm armcia_comm_world(void)
     return MPI_COMM_WORLD;
 }
 
-MPI_Comm armcia_comm_split(MPI_Comm parent, int member, int key)
+MPI_Comm armcia_comm_split(MPI_Comm parent, int color, int key)
 {
     MPI_Comm out = armcia_comm_null();
     if (mpi_ready() && parent != MPI_COMM_NULL &&
-        MPI_Comm_split(parent, member ? 0 : MPI_UNDEFINED, key, &out) != MPI_SUCCESS)
-        armcia_die("ARMCI_Group_create (MPI_Comm_split)", ARBOR_ERR_BOOTSTRAP);
+        MPI_Comm_split(parent, color >= 0 ? color : MPI_UNDEFINED, key, &out) != MPI_SUCCESS)
+        armcia_die("ARMCI group creation (MPI_Comm_split)", ARBOR_ERR_BOOTSTRAP);
     return out;
 }
 
 void armcia_comm_free(MPI_Comm *comm)
 {
     if (mpi_ready() && *comm != MPI_COMM_NULL && *comm != MPI_COMM_WORLD) MPI_Comm_free(comm);
+}
+
+int armcia_comm_is_world(MPI_Comm comm)
+{
+    int result = MPI_UNEQUAL;
+    return mpi_ready() && MPI_Comm_compare && comm != MPI_COMM_NULL &&
+           MPI_Comm_compare(comm, MPI_COMM_WORLD, &result) == MPI_SUCCESS &&
+           (result == MPI_IDENT || result == MPI_CONGRUENT);
 }

@@ -36,28 +36,28 @@ static int acc(int datatype, void *scale, void *src, void *dst, int bytes, int p
     return armcia_hdl_started(hdl, arbor_acc_nb(proc, dst, src, n, dtype, ARBOR_SUM, scale, req));
 }
 
-int ARMCI_Put(void *src, void *dst, int size, int target)
+int PARMCI_Put(void *src, void *dst, int size, int target)
 {
     return put(src, dst, size, target, NULL, 0);
 }
-int ARMCI_Get(void *src, void *dst, int size, int target)
+int PARMCI_Get(void *src, void *dst, int size, int target)
 {
     return get(src, dst, size, target, NULL, 0);
 }
-int ARMCI_Acc(int datatype, void *scale, void *src, void *dst, int bytes, int proc)
+int PARMCI_Acc(int datatype, void *scale, void *src, void *dst, int bytes, int proc)
 {
     return acc(datatype, scale, src, dst, bytes, proc, NULL, 0);
 }
-int ARMCI_NbPut(void *src, void *dst, int bytes, int proc, armci_hdl_t *hdl)
+int PARMCI_NbPut(void *src, void *dst, int bytes, int proc, armci_hdl_t *hdl)
 {
     return put(src, dst, bytes, proc, hdl, 1);
 }
-int ARMCI_NbGet(void *src, void *dst, int bytes, int proc, armci_hdl_t *hdl)
+int PARMCI_NbGet(void *src, void *dst, int bytes, int proc, armci_hdl_t *hdl)
 {
     return get(src, dst, bytes, proc, hdl, 1);
 }
-int ARMCI_NbAcc(int datatype, void *scale, void *src, void *dst, int bytes, int proc,
-                armci_hdl_t *hdl)
+int PARMCI_NbAcc(int datatype, void *scale, void *src, void *dst, int bytes, int proc,
+                 armci_hdl_t *hdl)
 {
     return acc(datatype, scale, src, dst, bytes, proc, hdl, 1);
 }
@@ -100,38 +100,38 @@ static int strided(int kind, int datatype, void *scale, void *src_ptr, int src_s
     return nb ? armcia_hdl_started(hdl, st) : armcia_status(names[kind], st);
 }
 
-int ARMCI_PutS(void *src_ptr, int src_stride_ar[], void *dst_ptr, int dst_stride_ar[], int count[],
-               int stride_levels, int proc)
+int PARMCI_PutS(void *src_ptr, int src_stride_ar[], void *dst_ptr, int dst_stride_ar[], int count[],
+                int stride_levels, int proc)
 {
     return strided(OP_PUT, 0, NULL, src_ptr, src_stride_ar, dst_ptr, dst_stride_ar, count,
                    stride_levels, proc, NULL, 0);
 }
-int ARMCI_GetS(void *src_ptr, int src_stride_ar[], void *dst_ptr, int dst_stride_ar[], int count[],
-               int stride_levels, int proc)
+int PARMCI_GetS(void *src_ptr, int src_stride_ar[], void *dst_ptr, int dst_stride_ar[], int count[],
+                int stride_levels, int proc)
 {
     return strided(OP_GET, 0, NULL, src_ptr, src_stride_ar, dst_ptr, dst_stride_ar, count,
                    stride_levels, proc, NULL, 0);
 }
-int ARMCI_AccS(int datatype, void *scale, void *src_ptr, int src_stride_ar[], void *dst_ptr,
-               int dst_stride_ar[], int count[], int stride_levels, int proc)
+int PARMCI_AccS(int datatype, void *scale, void *src_ptr, int src_stride_ar[], void *dst_ptr,
+                int dst_stride_ar[], int count[], int stride_levels, int proc)
 {
     return strided(OP_ACC, datatype, scale, src_ptr, src_stride_ar, dst_ptr, dst_stride_ar, count,
                    stride_levels, proc, NULL, 0);
 }
-int ARMCI_NbPutS(void *src_ptr, int src_stride_ar[], void *dst_ptr, int dst_stride_ar[],
-                 int count[], int stride_levels, int proc, armci_hdl_t *hdl)
+int PARMCI_NbPutS(void *src_ptr, int src_stride_ar[], void *dst_ptr, int dst_stride_ar[],
+                  int count[], int stride_levels, int proc, armci_hdl_t *hdl)
 {
     return strided(OP_PUT, 0, NULL, src_ptr, src_stride_ar, dst_ptr, dst_stride_ar, count,
                    stride_levels, proc, hdl, 1);
 }
-int ARMCI_NbGetS(void *src_ptr, int src_stride_ar[], void *dst_ptr, int dst_stride_ar[],
-                 int count[], int stride_levels, int proc, armci_hdl_t *hdl)
+int PARMCI_NbGetS(void *src_ptr, int src_stride_ar[], void *dst_ptr, int dst_stride_ar[],
+                  int count[], int stride_levels, int proc, armci_hdl_t *hdl)
 {
     return strided(OP_GET, 0, NULL, src_ptr, src_stride_ar, dst_ptr, dst_stride_ar, count,
                    stride_levels, proc, hdl, 1);
 }
-int ARMCI_NbAccS(int datatype, void *scale, void *src_ptr, int src_stride_ar[], void *dst_ptr,
-                 int dst_stride_ar[], int count[], int stride_levels, int proc, armci_hdl_t *hdl)
+int PARMCI_NbAccS(int datatype, void *scale, void *src_ptr, int src_stride_ar[], void *dst_ptr,
+                  int dst_stride_ar[], int count[], int stride_levels, int proc, armci_hdl_t *hdl)
 {
     return strided(OP_ACC, datatype, scale, src_ptr, src_stride_ar, dst_ptr, dst_stride_ar, count,
                    stride_levels, proc, hdl, 1);
@@ -148,16 +148,33 @@ static int set_flag(int rc, int *flag, int value, int proc)
     return armcia_status("ARMCI_Put_flag", st);
 }
 
-int ARMCI_Put_flag(void *src, void *dst, int size, int *flag, int value, int proc)
+int PARMCI_Put_flag(void *src, void *dst, int size, int *flag, int value, int proc)
 {
     if (!flag) return armcia_status("ARMCI_Put_flag", ARBOR_ERR_BUFFER);
     return set_flag(put(src, dst, size, proc, NULL, 0), flag, value, proc);
 }
 
-int ARMCI_PutS_flag(void *src_ptr, int src_stride_ar[], void *dst_ptr, int dst_stride_ar[],
-                    int count[], int stride_levels, int *flag, int value, int proc)
+int PARMCI_PutS_flag(void *src_ptr, int src_stride_ar[], void *dst_ptr, int dst_stride_ar[],
+                     int count[], int stride_levels, int *flag, int value, int proc)
 {
     if (!flag) return armcia_status("ARMCI_PutS_flag", ARBOR_ERR_BUFFER);
-    int rc = ARMCI_PutS(src_ptr, src_stride_ar, dst_ptr, dst_stride_ar, count, stride_levels, proc);
+    int rc =
+        PARMCI_PutS(src_ptr, src_stride_ar, dst_ptr, dst_stride_ar, count, stride_levels, proc);
     return set_flag(rc, flag, value, proc);
 }
+
+/* The public names: weak aliases of the profiling names (armci_arbor.h). */
+ARMCIA_PROFILED(ARMCI_Acc, PARMCI_Acc);
+ARMCIA_PROFILED(ARMCI_AccS, PARMCI_AccS);
+ARMCIA_PROFILED(ARMCI_Get, PARMCI_Get);
+ARMCIA_PROFILED(ARMCI_GetS, PARMCI_GetS);
+ARMCIA_PROFILED(ARMCI_NbAcc, PARMCI_NbAcc);
+ARMCIA_PROFILED(ARMCI_NbAccS, PARMCI_NbAccS);
+ARMCIA_PROFILED(ARMCI_NbGet, PARMCI_NbGet);
+ARMCIA_PROFILED(ARMCI_NbGetS, PARMCI_NbGetS);
+ARMCIA_PROFILED(ARMCI_NbPut, PARMCI_NbPut);
+ARMCIA_PROFILED(ARMCI_NbPutS, PARMCI_NbPutS);
+ARMCIA_PROFILED(ARMCI_Put, PARMCI_Put);
+ARMCIA_PROFILED(ARMCI_PutS, PARMCI_PutS);
+ARMCIA_PROFILED(ARMCI_PutS_flag, PARMCI_PutS_flag);
+ARMCIA_PROFILED(ARMCI_Put_flag, PARMCI_Put_flag);

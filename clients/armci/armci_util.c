@@ -1,5 +1,8 @@
-/* Conversions between ARMCI's argument shapes and arbor's. */
+/* Conversions between ARMCI's argument shapes and arbor's, and the deadline of waits. */
 #include "armci_arbor.h"
+
+#include <stdlib.h>
+#include <time.h>
 
 int armcia_acc_type(int datatype, arbor_dtype_t *dtype_p, size_t *size_p)
 {
@@ -48,4 +51,23 @@ int armcia_strides(int stride_levels, const int *src_stride, const int *dst_stri
         dst_out[i] = dst_stride[i];
     }
     return 0;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+armcia_deadline_t armcia_deadline_start(void)
+{
+    const char *s = getenv("ARBOR_TIMEOUT"); /* the same patience as every arbor wait */
+    double t = s ? atof(s) : 300;
+    return (armcia_deadline_t){t > 0 ? now_s() + t : 0};
+}
+
+int armcia_deadline_passed(const armcia_deadline_t *deadline)
+{
+    return deadline->end_s > 0 && now_s() > deadline->end_s;
 }

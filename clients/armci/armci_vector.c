@@ -51,28 +51,36 @@ static int vector(int kind, int datatype, void *scale, armci_giov_t *iov, int io
     return nb ? armcia_hdl_started(hdl, st) : armcia_status(names[kind], st);
 }
 
-int ARMCI_PutV(armci_giov_t *iov, int iov_len, int proc)
+int PARMCI_PutV(armci_giov_t *iov, int iov_len, int proc)
 {
     return vector(OP_PUT, 0, NULL, iov, iov_len, proc, NULL, 0);
 }
-int ARMCI_GetV(armci_giov_t *iov, int iov_len, int proc)
+int PARMCI_GetV(armci_giov_t *iov, int iov_len, int proc)
 {
     return vector(OP_GET, 0, NULL, iov, iov_len, proc, NULL, 0);
 }
-int ARMCI_AccV(int datatype, void *scale, armci_giov_t *iov, int iov_len, int proc)
+int PARMCI_AccV(int datatype, void *scale, armci_giov_t *iov, int iov_len, int proc)
 {
     return vector(OP_ACC, datatype, scale, iov, iov_len, proc, NULL, 0);
 }
-int ARMCI_NbPutV(armci_giov_t *iov, int iov_len, int proc, armci_hdl_t *handle)
+int PARMCI_NbPutV(armci_giov_t *iov, int iov_len, int proc, armci_hdl_t *handle)
 {
     return vector(OP_PUT, 0, NULL, iov, iov_len, proc, handle, 1);
 }
-int ARMCI_NbGetV(armci_giov_t *iov, int iov_len, int proc, armci_hdl_t *handle)
+int PARMCI_NbGetV(armci_giov_t *iov, int iov_len, int proc, armci_hdl_t *handle)
 {
     return vector(OP_GET, 0, NULL, iov, iov_len, proc, handle, 1);
 }
-int ARMCI_NbAccV(int datatype, void *scale, armci_giov_t *iov, int iov_len, int proc,
-                 armci_hdl_t *handle)
+int PARMCI_NbAccV(int datatype, void *scale, armci_giov_t *iov, int iov_len, int proc,
+                  armci_hdl_t *handle)
 {
     return vector(OP_ACC, datatype, scale, iov, iov_len, proc, handle, 1);
 }
+
+/* The public names: weak aliases of the profiling names (armci_arbor.h). */
+ARMCIA_PROFILED(ARMCI_AccV, PARMCI_AccV);
+ARMCIA_PROFILED(ARMCI_GetV, PARMCI_GetV);
+ARMCIA_PROFILED(ARMCI_NbAccV, PARMCI_NbAccV);
+ARMCIA_PROFILED(ARMCI_NbGetV, PARMCI_NbGetV);
+ARMCIA_PROFILED(ARMCI_NbPutV, PARMCI_NbPutV);
+ARMCIA_PROFILED(ARMCI_PutV, PARMCI_PutV);

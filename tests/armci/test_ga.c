@@ -1,9 +1,13 @@
 /*
  * A small Global Arrays program (Debian's libga, unmodified) linked once against
  * libarmci_arbor and once against ARMCI-MPI: create a distributed 2-D array, put / get /
- * accumulate patches, dot product, transpose, read-and-increment, select, GA_Sync. GA itself
- * uses MPI for its own bookkeeping, so MPI is initialised first in both builds.
+ * accumulate patches, dot product, transpose, read-and-increment, select, GA_Sync, and the
+ * paths that depend on ARMCI's SMP domains and messages: the cluster queries (armci_domain_*)
+ * and ghost-cell updates (armci_write_strided / read_strided and tagged armci_msg_snd / rcv
+ * between neighbours). GA itself uses MPI for its own bookkeeping, so MPI is initialised first
+ * in both builds.
  */
+#include <armci.h>
 #include <ga.h>
 #include <macdecls.h>
 #include <mpi.h>
@@ -18,6 +22,62 @@
 static double value(int i, int j)
 {
     return i * 100.0 + j;
+}
+
+/* GA_Cluster_*: every process on exactly one node, the nodes' counts adding up to the job. */
+static void check_cluster(void)
+{
+    int nodes = GA_Cluster_nnodes(), mine = GA_Cluster_nodeid(), total = 0, found = 0;
+    CHECK(nodes >= 1 && nodes <= size, "GA_Cluster_nnodes = %d", nodes);
+    CHECK(mine >= 0 && mine < nodes, "GA_Cluster_nodeid = %d", mine);
+    CHECK(GA_Cluster_proc_nodeid(rank) == mine, "GA_Cluster_proc_nodeid(me) differs");
+    for (int n = 0; n < nodes; n++) {
+        total += GA_Cluster_nprocs(n);
+        for (int k = 0; k < GA_Cluster_nprocs(n); k++) {
+            int p = GA_Cluster_procid(n, k);
+            CHECK(GA_Cluster_proc_nodeid(p) == n, "GA_Cluster_procid(%d,%d) = %d is elsewhere", n,
+                  k, p);
+            found += p == rank;
+        }
+    }
+    CHECK(total == size && found == 1, "nodes hold %d processes, this one %d times", total, found);
+}
+
+/* A periodic array with one ghost cell around each block: GA_Update_ghosts fills the ghosts with
+ * the neighbours' values (message passing between them). Corners are not checked. */
+static void check_ghosts(void)
+{
+    enum { GR = 12, GC = 10 };
+    int dims[2] = {GR, GC}, width[2] = {1, 1};
+    int g = NGA_Create_ghosts(C_DBL, 2, dims, width, "ghosts", NULL);
+    CHECK(g != 0, "NGA_Create_ghosts");
+    int lo[2], hi[2];
+    NGA_Distribution(g, rank, lo, hi);
+    if (lo[0] <= hi[0] && lo[1] <= hi[1]) {
+        static double block[GR * GC];
+        int ld[1] = {hi[1] - lo[1] + 1};
+        for (int i = lo[0]; i <= hi[0]; i++)
+            for (int j = lo[1]; j <= hi[1]; j++)
+                block[(i - lo[0]) * ld[0] + (j - lo[1])] = value(i, j);
+        NGA_Put(g, lo, hi, block, ld);
+    }
+    GA_Sync();
+    GA_Update_ghosts(g);
+    if (lo[0] <= hi[0] && lo[1] <= hi[1]) {
+        double *p;
+        int gdims[2], gld[1];
+        NGA_Access_ghosts(g, gdims, &p, gld);
+        for (int i = lo[0] - 1; i <= hi[0] + 1; i++)
+            for (int j = lo[1] - 1; j <= hi[1] + 1; j++) {
+                int corner = (i < lo[0] || i > hi[0]) && (j < lo[1] || j > hi[1]);
+                if (corner) continue;
+                double got = p[(i - lo[0] + 1) * gld[0] + (j - lo[1] + 1)];
+                double want = value((i + GR) % GR, (j + GC) % GC);
+                CHECK(got == want, "ghost (%d,%d) = %g, want %g", i, j, got, want);
+            }
+        NGA_Release_ghosts(g);
+    }
+    GA_Destroy(g);
 }
 
 int main(int argc, char **argv)
@@ -112,6 +172,15 @@ int main(int argc, char **argv)
     NGA_Select_elem(g_a, "max", &best, idx);
     CHECK(best == value(NR - 1, NC - 1) && idx[0] == NR - 1 && idx[1] == NC - 1,
           "Select_elem max = %g at (%d,%d)", best, idx[0], idx[1]);
+
+    /* ARMCI over MPI_COMM_WORLD, with ARMCI already up (GA_Initialize): counted, like a second
+     * ARMCI_Init, and undone by one ARMCI_Finalize. */
+    CHECK(ARMCI_Init_thread_comm(0, MPI_COMM_WORLD) == 0 && ARMCI_Initialized(),
+          "ARMCI_Init_thread_comm(MPI_COMM_WORLD)");
+    CHECK(ARMCI_Finalize() == 0 && ARMCI_Initialized(), "the nested ARMCI_Finalize");
+
+    check_cluster();
+    check_ghosts();
 
     GA_Destroy(g_c);
     GA_Destroy(g_t);
