@@ -126,7 +126,11 @@ void shmem_free(void *ptr)
         return;
     }
     shm_alloc_t a = forget(ptr);
-    if (!a.mem) shm_fatal("shmem_free", "not an address shmem_malloc returned");
+    if (!a.mem) {
+        char why[96];
+        snprintf(why, sizeof why, "%p is not an address shmem_malloc returned", ptr);
+        shm_fatal("shmem_free", why);
+    }
     shm_check(arbor_mem_free(&a.mem), "shmem_free");
 }
 

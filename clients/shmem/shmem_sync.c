@@ -47,10 +47,11 @@ bool shm_compare(int cmp, const void *ivar, const void *value, size_t size, bool
 }
 
 /* One pass over a set: which eligible words hold. Returns how many hold; *eligible_p how many
- * were looked at. @p indices (may be NULL) receives the satisfied ones. */
+ * were looked at, *first_p the first that holds. @p indices (may be NULL, else room for
+ * nelems) receives the satisfied ones. */
 static size_t scan_set(const void *ivars, size_t nelems, const int *status, int cmp,
                        const void *values, bool vector, size_t size, bool is_signed,
-                       size_t *indices, size_t *eligible_p)
+                       size_t *indices, size_t *eligible_p, size_t *first_p)
 {
     size_t hits = 0, eligible = 0;
     for (size_t i = 0; i < nelems; i++) {
@@ -59,6 +60,7 @@ static size_t scan_set(const void *ivars, size_t nelems, const int *status, int 
         const void *v = vector ? (const char *)values + i * size : values;
         if (shm_compare(cmp, (const char *)ivars + i * size, v, size, is_signed)) {
             if (indices) indices[hits] = i;
+            if (!hits) *first_p = i;
             hits++;
         }
     }
@@ -83,8 +85,7 @@ static size_t wait_set(int kind, bool block, const void *ivars, size_t nelems, s
     for (;;) {
         size_t eligible = 0;
         size_t hits = scan_set(ivars, nelems, status, cmp, values, vector, size, is_signed,
-                               kind == SET_SOME ? indices : kind == SET_ANY ? &one : NULL,
-                               &eligible);
+                               kind == SET_SOME ? indices : NULL, &eligible, &one);
         if (kind == SET_ALL) {
             if (hits == eligible) return 1;
         } else if (eligible == 0) {
