@@ -12,3 +12,11 @@ foreach(t rma amo coll)
   arbor_add_launched_test(NAME shmem_${t} COMMAND $<TARGET_FILE:shmem-test-${t}> RANKS 1 2 4
                           TRANSPORTS ucx "ofi:shm" LABELS shmem TIMEOUT 120)
 endforeach()
+
+# Packaging: arbor-oshcc, pkg-config shmem-arbor and find_package(arbor COMPONENTS
+# shmem_arbor) on an installed copy of this build; one PE without a launcher, 2 under mpirun.
+add_test(NAME shmem_packaging
+         COMMAND ${_shmem_dir}/packaging.sh ${CMAKE_BINARY_DIR} ${PROJECT_SOURCE_DIR}
+                 ${CMAKE_CURRENT_BINARY_DIR}/shmem-packaging)
+set_tests_properties(shmem_packaging PROPERTIES LABELS "shmem;packaging" TIMEOUT 600
+                     ENVIRONMENT "${ARBOR_TEST_ENV}")
