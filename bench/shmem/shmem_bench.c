@@ -15,15 +15,15 @@
 #include <string.h>
 #include <time.h>
 
-#define MAX_BYTES (1 << 20)
+#define MAX_BYTES  (1 << 20)
 #define MAX_ROUNDS 15
 
-static long pSync[SHMEM_BCAST_SYNC_SIZE > SHMEM_REDUCE_SYNC_SIZE
-                      ? (SHMEM_BCAST_SYNC_SIZE > SHMEM_ALLTOALL_SYNC_SIZE ? SHMEM_BCAST_SYNC_SIZE
-                                                                           : SHMEM_ALLTOALL_SYNC_SIZE)
-                      : (SHMEM_REDUCE_SYNC_SIZE > SHMEM_ALLTOALL_SYNC_SIZE
-                             ? SHMEM_REDUCE_SYNC_SIZE
-                             : SHMEM_ALLTOALL_SYNC_SIZE)];
+static long
+    pSync[SHMEM_BCAST_SYNC_SIZE > SHMEM_REDUCE_SYNC_SIZE
+              ? (SHMEM_BCAST_SYNC_SIZE > SHMEM_ALLTOALL_SYNC_SIZE ? SHMEM_BCAST_SYNC_SIZE
+                                                                  : SHMEM_ALLTOALL_SYNC_SIZE)
+              : (SHMEM_REDUCE_SYNC_SIZE > SHMEM_ALLTOALL_SYNC_SIZE ? SHMEM_REDUCE_SYNC_SIZE
+                                                                   : SHMEM_ALLTOALL_SYNC_SIZE)];
 static long pWrk[1024 + SHMEM_REDUCE_MIN_WRKDATA_SIZE];
 
 static double now_us(void)
@@ -44,8 +44,8 @@ static char *buf, *src;
 static long *counter, *lsrc, *ldst;
 
 enum op { PUT, GET, FADD, PUTBW, BARRIER, BCAST, SUM, ALLTOALL };
-static const char *names[] = {"put", "get", "fetch_add", "put_bw", "barrier", "broadcast",
-                              "sum", "alltoall"};
+static const char *names[] = {"put",     "get",       "fetch_add", "put_bw",
+                              "barrier", "broadcast", "sum",       "alltoall"};
 
 /* One round: iters operations; returns the mean microseconds per operation on this PE. */
 static double round_of(enum op op, size_t bytes, int iters)

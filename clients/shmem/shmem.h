@@ -23,10 +23,10 @@ extern "C" {
 #define SHMEM_API
 #endif
 
-#define SHMEM_MAJOR_VERSION 1
-#define SHMEM_MINOR_VERSION 5
-#define SHMEM_MAX_NAME_LEN  256
-#define SHMEM_VENDOR_STRING "arbor libshmem_arbor"
+#define SHMEM_MAJOR_VERSION  1
+#define SHMEM_MINOR_VERSION  5
+#define SHMEM_MAX_NAME_LEN   256
+#define SHMEM_VENDOR_STRING  "arbor libshmem_arbor"
 #define _SHMEM_MAJOR_VERSION SHMEM_MAJOR_VERSION
 #define _SHMEM_MINOR_VERSION SHMEM_MINOR_VERSION
 #define _SHMEM_MAX_NAME_LEN  SHMEM_MAX_NAME_LEN
@@ -140,9 +140,8 @@ SHMEM_API int shmem_team_split_strided(shmem_team_t parent_team, int start, int 
                                        shmem_team_t *new_team);
 SHMEM_API int shmem_team_split_2d(shmem_team_t parent_team, int xrange,
                                   const shmem_team_config_t *xaxis_config, long xaxis_mask,
-                                  shmem_team_t *xaxis_team,
-                                  const shmem_team_config_t *yaxis_config, long yaxis_mask,
-                                  shmem_team_t *yaxis_team);
+                                  shmem_team_t *xaxis_team, const shmem_team_config_t *yaxis_config,
+                                  long yaxis_mask, shmem_team_t *yaxis_team);
 SHMEM_API void shmem_team_destroy(shmem_team_t team);
 SHMEM_API void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe);
 SHMEM_API int shmem_ctx_create(long options, shmem_ctx_t *ctx);
@@ -294,76 +293,75 @@ typedef struct {
 
 /* ---- RMA -------------------------------------------------------------------------------- */
 #define SHMEM_DECL_RMA_(T, N)                                                                      \
-    SHMEM_API void shmem_##N##_put(T *dest, const T *source, size_t nelems, int pe);              \
-    SHMEM_API void shmem_ctx_##N##_put(shmem_ctx_t ctx, T *dest, const T *source, size_t nelems,  \
-                                       int pe);                                                   \
-    SHMEM_API void shmem_##N##_get(T *dest, const T *source, size_t nelems, int pe);              \
-    SHMEM_API void shmem_ctx_##N##_get(shmem_ctx_t ctx, T *dest, const T *source, size_t nelems,  \
-                                       int pe);                                                   \
-    SHMEM_API void shmem_##N##_put_nbi(T *dest, const T *source, size_t nelems, int pe);          \
-    SHMEM_API void shmem_ctx_##N##_put_nbi(shmem_ctx_t ctx, T *dest, const T *source,             \
-                                           size_t nelems, int pe);                                \
-    SHMEM_API void shmem_##N##_get_nbi(T *dest, const T *source, size_t nelems, int pe);          \
-    SHMEM_API void shmem_ctx_##N##_get_nbi(shmem_ctx_t ctx, T *dest, const T *source,             \
-                                           size_t nelems, int pe);                                \
-    SHMEM_API void shmem_##N##_iput(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst,       \
-                                    size_t nelems, int pe);                                       \
-    SHMEM_API void shmem_ctx_##N##_iput(shmem_ctx_t ctx, T *dest, const T *source, ptrdiff_t dst, \
-                                        ptrdiff_t sst, size_t nelems, int pe);                    \
-    SHMEM_API void shmem_##N##_iget(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst,       \
-                                    size_t nelems, int pe);                                       \
-    SHMEM_API void shmem_ctx_##N##_iget(shmem_ctx_t ctx, T *dest, const T *source, ptrdiff_t dst, \
-                                        ptrdiff_t sst, size_t nelems, int pe);                    \
+    SHMEM_API void shmem_##N##_put(T *dest, const T *source, size_t nelems, int pe);               \
+    SHMEM_API void shmem_ctx_##N##_put(shmem_ctx_t ctx, T *dest, const T *source, size_t nelems,   \
+                                       int pe);                                                    \
+    SHMEM_API void shmem_##N##_get(T *dest, const T *source, size_t nelems, int pe);               \
+    SHMEM_API void shmem_ctx_##N##_get(shmem_ctx_t ctx, T *dest, const T *source, size_t nelems,   \
+                                       int pe);                                                    \
+    SHMEM_API void shmem_##N##_put_nbi(T *dest, const T *source, size_t nelems, int pe);           \
+    SHMEM_API void shmem_ctx_##N##_put_nbi(shmem_ctx_t ctx, T *dest, const T *source,              \
+                                           size_t nelems, int pe);                                 \
+    SHMEM_API void shmem_##N##_get_nbi(T *dest, const T *source, size_t nelems, int pe);           \
+    SHMEM_API void shmem_ctx_##N##_get_nbi(shmem_ctx_t ctx, T *dest, const T *source,              \
+                                           size_t nelems, int pe);                                 \
+    SHMEM_API void shmem_##N##_iput(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst,        \
+                                    size_t nelems, int pe);                                        \
+    SHMEM_API void shmem_ctx_##N##_iput(shmem_ctx_t ctx, T *dest, const T *source, ptrdiff_t dst,  \
+                                        ptrdiff_t sst, size_t nelems, int pe);                     \
+    SHMEM_API void shmem_##N##_iget(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst,        \
+                                    size_t nelems, int pe);                                        \
+    SHMEM_API void shmem_ctx_##N##_iget(shmem_ctx_t ctx, T *dest, const T *source, ptrdiff_t dst,  \
+                                        ptrdiff_t sst, size_t nelems, int pe);                     \
     SHMEM_API void shmem_##N##_p(T *dest, T value, int pe);                                        \
     SHMEM_API void shmem_ctx_##N##_p(shmem_ctx_t ctx, T *dest, T value, int pe);                   \
     SHMEM_API T shmem_##N##_g(const T *source, int pe);                                            \
     SHMEM_API T shmem_ctx_##N##_g(shmem_ctx_t ctx, const T *source, int pe);                       \
-    SHMEM_API void shmem_##N##_put_signal(T *dest, const T *source, size_t nelems,                \
-                                          uint64_t *sig_addr, uint64_t signal, int sig_op,        \
-                                          int pe);                                                \
-    SHMEM_API void shmem_ctx_##N##_put_signal(shmem_ctx_t ctx, T *dest, const T *source,          \
-                                              size_t nelems, uint64_t *sig_addr, uint64_t signal, \
-                                              int sig_op, int pe);                                \
-    SHMEM_API void shmem_##N##_put_signal_nbi(T *dest, const T *source, size_t nelems,            \
-                                              uint64_t *sig_addr, uint64_t signal, int sig_op,    \
-                                              int pe);                                            \
-    SHMEM_API void shmem_ctx_##N##_put_signal_nbi(shmem_ctx_t ctx, T *dest, const T *source,      \
-                                                  size_t nelems, uint64_t *sig_addr,              \
+    SHMEM_API void shmem_##N##_put_signal(T *dest, const T *source, size_t nelems,                 \
+                                          uint64_t *sig_addr, uint64_t signal, int sig_op,         \
+                                          int pe);                                                 \
+    SHMEM_API void shmem_ctx_##N##_put_signal(shmem_ctx_t ctx, T *dest, const T *source,           \
+                                              size_t nelems, uint64_t *sig_addr, uint64_t signal,  \
+                                              int sig_op, int pe);                                 \
+    SHMEM_API void shmem_##N##_put_signal_nbi(T *dest, const T *source, size_t nelems,             \
+                                              uint64_t *sig_addr, uint64_t signal, int sig_op,     \
+                                              int pe);                                             \
+    SHMEM_API void shmem_ctx_##N##_put_signal_nbi(shmem_ctx_t ctx, T *dest, const T *source,       \
+                                                  size_t nelems, uint64_t *sig_addr,               \
                                                   uint64_t signal, int sig_op, int pe);
 SHMEM_RMA_TYPES(SHMEM_DECL_RMA_)
 
 #define SHMEM_DECL_SIZED_(B, T)                                                                    \
-    SHMEM_API void shmem_put##B(void *dest, const void *source, size_t nelems, int pe);           \
-    SHMEM_API void shmem_ctx_put##B(shmem_ctx_t ctx, void *dest, const void *source,              \
-                                    size_t nelems, int pe);                                       \
-    SHMEM_API void shmem_get##B(void *dest, const void *source, size_t nelems, int pe);           \
-    SHMEM_API void shmem_ctx_get##B(shmem_ctx_t ctx, void *dest, const void *source,              \
-                                    size_t nelems, int pe);                                       \
-    SHMEM_API void shmem_put##B##_nbi(void *dest, const void *source, size_t nelems, int pe);     \
-    SHMEM_API void shmem_ctx_put##B##_nbi(shmem_ctx_t ctx, void *dest, const void *source,        \
-                                          size_t nelems, int pe);                                 \
-    SHMEM_API void shmem_get##B##_nbi(void *dest, const void *source, size_t nelems, int pe);     \
-    SHMEM_API void shmem_ctx_get##B##_nbi(shmem_ctx_t ctx, void *dest, const void *source,        \
-                                          size_t nelems, int pe);                                 \
-    SHMEM_API void shmem_iput##B(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,    \
-                                 size_t nelems, int pe);                                          \
-    SHMEM_API void shmem_ctx_iput##B(shmem_ctx_t ctx, void *dest, const void *source,             \
-                                     ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);        \
-    SHMEM_API void shmem_iget##B(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,    \
-                                 size_t nelems, int pe);                                          \
-    SHMEM_API void shmem_ctx_iget##B(shmem_ctx_t ctx, void *dest, const void *source,             \
-                                     ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);        \
-    SHMEM_API void shmem_put##B##_signal(void *dest, const void *source, size_t nelems,           \
-                                         uint64_t *sig_addr, uint64_t signal, int sig_op,         \
-                                         int pe);                                                 \
-    SHMEM_API void shmem_ctx_put##B##_signal(shmem_ctx_t ctx, void *dest, const void *source,     \
-                                             size_t nelems, uint64_t *sig_addr, uint64_t signal,  \
-                                             int sig_op, int pe);                                 \
-    SHMEM_API void shmem_put##B##_signal_nbi(void *dest, const void *source, size_t nelems,       \
-                                             uint64_t *sig_addr, uint64_t signal, int sig_op,     \
-                                             int pe);                                             \
-    SHMEM_API void shmem_ctx_put##B##_signal_nbi(shmem_ctx_t ctx, void *dest, const void *source, \
-                                                 size_t nelems, uint64_t *sig_addr,               \
+    SHMEM_API void shmem_put##B(void *dest, const void *source, size_t nelems, int pe);            \
+    SHMEM_API void shmem_ctx_put##B(shmem_ctx_t ctx, void *dest, const void *source,               \
+                                    size_t nelems, int pe);                                        \
+    SHMEM_API void shmem_get##B(void *dest, const void *source, size_t nelems, int pe);            \
+    SHMEM_API void shmem_ctx_get##B(shmem_ctx_t ctx, void *dest, const void *source,               \
+                                    size_t nelems, int pe);                                        \
+    SHMEM_API void shmem_put##B##_nbi(void *dest, const void *source, size_t nelems, int pe);      \
+    SHMEM_API void shmem_ctx_put##B##_nbi(shmem_ctx_t ctx, void *dest, const void *source,         \
+                                          size_t nelems, int pe);                                  \
+    SHMEM_API void shmem_get##B##_nbi(void *dest, const void *source, size_t nelems, int pe);      \
+    SHMEM_API void shmem_ctx_get##B##_nbi(shmem_ctx_t ctx, void *dest, const void *source,         \
+                                          size_t nelems, int pe);                                  \
+    SHMEM_API void shmem_iput##B(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,     \
+                                 size_t nelems, int pe);                                           \
+    SHMEM_API void shmem_ctx_iput##B(shmem_ctx_t ctx, void *dest, const void *source,              \
+                                     ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);         \
+    SHMEM_API void shmem_iget##B(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,     \
+                                 size_t nelems, int pe);                                           \
+    SHMEM_API void shmem_ctx_iget##B(shmem_ctx_t ctx, void *dest, const void *source,              \
+                                     ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);         \
+    SHMEM_API void shmem_put##B##_signal(void *dest, const void *source, size_t nelems,            \
+                                         uint64_t *sig_addr, uint64_t signal, int sig_op, int pe); \
+    SHMEM_API void shmem_ctx_put##B##_signal(shmem_ctx_t ctx, void *dest, const void *source,      \
+                                             size_t nelems, uint64_t *sig_addr, uint64_t signal,   \
+                                             int sig_op, int pe);                                  \
+    SHMEM_API void shmem_put##B##_signal_nbi(void *dest, const void *source, size_t nelems,        \
+                                             uint64_t *sig_addr, uint64_t signal, int sig_op,      \
+                                             int pe);                                              \
+    SHMEM_API void shmem_ctx_put##B##_signal_nbi(shmem_ctx_t ctx, void *dest, const void *source,  \
+                                                 size_t nelems, uint64_t *sig_addr,                \
                                                  uint64_t signal, int sig_op, int pe);
 SHMEM_SIZED(SHMEM_DECL_SIZED_)
 
@@ -374,11 +372,11 @@ SHMEM_API void shmem_getmem(void *dest, const void *source, size_t nelems, int p
 SHMEM_API void shmem_ctx_getmem(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems,
                                 int pe);
 SHMEM_API void shmem_putmem_nbi(void *dest, const void *source, size_t nelems, int pe);
-SHMEM_API void shmem_ctx_putmem_nbi(shmem_ctx_t ctx, void *dest, const void *source,
-                                    size_t nelems, int pe);
+SHMEM_API void shmem_ctx_putmem_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems,
+                                    int pe);
 SHMEM_API void shmem_getmem_nbi(void *dest, const void *source, size_t nelems, int pe);
-SHMEM_API void shmem_ctx_getmem_nbi(shmem_ctx_t ctx, void *dest, const void *source,
-                                    size_t nelems, int pe);
+SHMEM_API void shmem_ctx_getmem_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems,
+                                    int pe);
 SHMEM_API void shmem_putmem_signal(void *dest, const void *source, size_t nelems,
                                    uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
 SHMEM_API void shmem_ctx_putmem_signal(shmem_ctx_t ctx, void *dest, const void *source,
@@ -478,20 +476,18 @@ SHMEM_AMO_OLD_TYPES(SHMEM_DECL_AMO_OLD_STD_)
 #define SHMEM_DECL_P2P_(T, N)                                                                      \
     SHMEM_API void shmem_##N##_wait_until(T *ivar, int cmp, T cmp_value);                          \
     SHMEM_API void shmem_##N##_wait(T *ivar, T cmp_value);                                         \
-    SHMEM_API void shmem_##N##_wait_until_all(T *ivars, size_t nelems, const int *status,          \
-                                              int cmp, T cmp_value);                              \
+    SHMEM_API void shmem_##N##_wait_until_all(T *ivars, size_t nelems, const int *status, int cmp, \
+                                              T cmp_value);                                        \
     SHMEM_API size_t shmem_##N##_wait_until_any(T *ivars, size_t nelems, const int *status,        \
-                                                int cmp, T cmp_value);                            \
+                                                int cmp, T cmp_value);                             \
     SHMEM_API size_t shmem_##N##_wait_until_some(T *ivars, size_t nelems, size_t *indices,         \
-                                                 const int *status, int cmp, T cmp_value);        \
+                                                 const int *status, int cmp, T cmp_value);         \
     SHMEM_API void shmem_##N##_wait_until_all_vector(T *ivars, size_t nelems, const int *status,   \
-                                                     int cmp, T *cmp_values);                     \
-    SHMEM_API size_t shmem_##N##_wait_until_any_vector(T *ivars, size_t nelems,                    \
-                                                       const int *status, int cmp,                \
-                                                       T *cmp_values);                            \
-    SHMEM_API size_t shmem_##N##_wait_until_some_vector(T *ivars, size_t nelems, size_t *indices,  \
-                                                        const int *status, int cmp,               \
-                                                        T *cmp_values);                           \
+                                                     int cmp, T *cmp_values);                      \
+    SHMEM_API size_t shmem_##N##_wait_until_any_vector(T *ivars, size_t nelems, const int *status, \
+                                                       int cmp, T *cmp_values);                    \
+    SHMEM_API size_t shmem_##N##_wait_until_some_vector(                                           \
+        T *ivars, size_t nelems, size_t *indices, const int *status, int cmp, T *cmp_values);      \
     SHMEM_API int shmem_##N##_test(T *ivar, int cmp, T cmp_value);                                 \
     SHMEM_API int shmem_##N##_test_all(T *ivars, size_t nelems, const int *status, int cmp,        \
                                        T cmp_value);                                               \
@@ -528,25 +524,24 @@ SHMEM_API int shmem_alltoallmem(shmem_team_t team, void *dest, const void *sourc
 SHMEM_API int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *source, ptrdiff_t dst,
                                  ptrdiff_t sst, size_t nelems);
 #define SHMEM_DECL_COLL_(T, N)                                                                     \
-    SHMEM_API int shmem_##N##_broadcast(shmem_team_t team, T *dest, const T *source,              \
-                                        size_t nelems, int PE_root);                              \
-    SHMEM_API int shmem_##N##_collect(shmem_team_t team, T *dest, const T *source,                \
-                                      size_t nelems);                                             \
-    SHMEM_API int shmem_##N##_fcollect(shmem_team_t team, T *dest, const T *source,               \
-                                       size_t nelems);                                            \
-    SHMEM_API int shmem_##N##_alltoall(shmem_team_t team, T *dest, const T *source,               \
-                                       size_t nelems);                                            \
-    SHMEM_API int shmem_##N##_alltoalls(shmem_team_t team, T *dest, const T *source,              \
+    SHMEM_API int shmem_##N##_broadcast(shmem_team_t team, T *dest, const T *source,               \
+                                        size_t nelems, int PE_root);                               \
+    SHMEM_API int shmem_##N##_collect(shmem_team_t team, T *dest, const T *source, size_t nelems); \
+    SHMEM_API int shmem_##N##_fcollect(shmem_team_t team, T *dest, const T *source,                \
+                                       size_t nelems);                                             \
+    SHMEM_API int shmem_##N##_alltoall(shmem_team_t team, T *dest, const T *source,                \
+                                       size_t nelems);                                             \
+    SHMEM_API int shmem_##N##_alltoalls(shmem_team_t team, T *dest, const T *source,               \
                                         ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
 SHMEM_RMA_TYPES(SHMEM_DECL_COLL_)
 
 #define SHMEM_DECL_REDUCE_(T, N, OP)                                                               \
-    SHMEM_API int shmem_##N##_##OP##_reduce(shmem_team_t team, T *dest, const T *source,          \
+    SHMEM_API int shmem_##N##_##OP##_reduce(shmem_team_t team, T *dest, const T *source,           \
                                             size_t nreduce);
 #define SHMEM_DECL_REDUCE_BIT_(T, N)                                                               \
     SHMEM_DECL_REDUCE_(T, N, and) SHMEM_DECL_REDUCE_(T, N, or) SHMEM_DECL_REDUCE_(T, N, xor)
 #define SHMEM_DECL_REDUCE_MINMAX_(T, N) SHMEM_DECL_REDUCE_(T, N, max) SHMEM_DECL_REDUCE_(T, N, min)
-#define SHMEM_DECL_REDUCE_ARITH_(T, N) SHMEM_DECL_REDUCE_(T, N, sum) SHMEM_DECL_REDUCE_(T, N, prod)
+#define SHMEM_DECL_REDUCE_ARITH_(T, N)  SHMEM_DECL_REDUCE_(T, N, sum) SHMEM_DECL_REDUCE_(T, N, prod)
 SHMEM_REDUCE_BITWISE_TYPES(SHMEM_DECL_REDUCE_BIT_)
 SHMEM_REDUCE_MINMAX_TYPES(SHMEM_DECL_REDUCE_MINMAX_)
 SHMEM_REDUCE_ARITH_TYPES(SHMEM_DECL_REDUCE_ARITH_)
@@ -556,26 +551,25 @@ SHMEM_API void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *
 SHMEM_API void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync);
 #define SHMEM_DECL_ASET_(B)                                                                        \
     SHMEM_API void shmem_broadcast##B(void *dest, const void *source, size_t nelems, int PE_root,  \
-                                      int PE_start, int logPE_stride, int PE_size, long *pSync);  \
+                                      int PE_start, int logPE_stride, int PE_size, long *pSync);   \
     SHMEM_API void shmem_collect##B(void *dest, const void *source, size_t nelems, int PE_start,   \
-                                    int logPE_stride, int PE_size, long *pSync);                  \
+                                    int logPE_stride, int PE_size, long *pSync);                   \
     SHMEM_API void shmem_fcollect##B(void *dest, const void *source, size_t nelems, int PE_start,  \
-                                     int logPE_stride, int PE_size, long *pSync);                 \
+                                     int logPE_stride, int PE_size, long *pSync);                  \
     SHMEM_API void shmem_alltoall##B(void *dest, const void *source, size_t nelems, int PE_start,  \
-                                     int logPE_stride, int PE_size, long *pSync);                 \
+                                     int logPE_stride, int PE_size, long *pSync);                  \
     SHMEM_API void shmem_alltoalls##B(void *dest, const void *source, ptrdiff_t dst,               \
-                                      ptrdiff_t sst, size_t nelems, int PE_start,                 \
+                                      ptrdiff_t sst, size_t nelems, int PE_start,                  \
                                       int logPE_stride, int PE_size, long *pSync);
 SHMEM_DECL_ASET_(32)
 SHMEM_DECL_ASET_(64)
 #define SHMEM_DECL_TOALL_(T, N, OP)                                                                \
     SHMEM_API void shmem_##N##_##OP##_to_all(T *dest, const T *source, int nreduce, int PE_start,  \
-                                             int logPE_stride, int PE_size, T *pWrk,              \
-                                             long *pSync);
+                                             int logPE_stride, int PE_size, T *pWrk, long *pSync);
 #define SHMEM_DECL_TOALL_BIT_(T, N)                                                                \
     SHMEM_DECL_TOALL_(T, N, and) SHMEM_DECL_TOALL_(T, N, or) SHMEM_DECL_TOALL_(T, N, xor)
 #define SHMEM_DECL_TOALL_MINMAX_(T, N) SHMEM_DECL_TOALL_(T, N, max) SHMEM_DECL_TOALL_(T, N, min)
-#define SHMEM_DECL_TOALL_ARITH_(T, N) SHMEM_DECL_TOALL_(T, N, sum) SHMEM_DECL_TOALL_(T, N, prod)
+#define SHMEM_DECL_TOALL_ARITH_(T, N)  SHMEM_DECL_TOALL_(T, N, sum) SHMEM_DECL_TOALL_(T, N, prod)
 SHMEM_TOALL_BITWISE_TYPES(SHMEM_DECL_TOALL_BIT_)
 SHMEM_TOALL_MINMAX_TYPES(SHMEM_DECL_TOALL_MINMAX_)
 SHMEM_TOALL_ARITH_TYPES(SHMEM_DECL_TOALL_ARITH_)
@@ -593,72 +587,126 @@ SHMEM_TOALL_ARITH_TYPES(SHMEM_DECL_TOALL_ARITH_)
 
 /* The types that C11 can tell apart (the fixed-width ones are aliases of these). */
 #define SHMEM_G_RMA_(P, X, S)                                                                      \
-    _Generic(*(X), float: P##float##S, double: P##double##S, long double: P##longdouble##S,        \
-             char: P##char##S, signed char: P##schar##S, short: P##short##S, int: P##int##S,       \
-             long: P##long##S, long long: P##longlong##S, unsigned char: P##uchar##S,              \
-             unsigned short: P##ushort##S, unsigned int: P##uint##S, unsigned long: P##ulong##S,   \
-             unsigned long long: P##ulonglong##S)
+    _Generic(*(X), float                                                                           \
+             : P##float##S, double                                                                 \
+             : P##double##S, long double                                                           \
+             : P##longdouble##S, char                                                              \
+             : P##char##S, signed char                                                             \
+             : P##schar##S, short                                                                  \
+             : P##short##S, int                                                                    \
+             : P##int##S, long                                                                     \
+             : P##long##S, long long                                                               \
+             : P##longlong##S, unsigned char                                                       \
+             : P##uchar##S, unsigned short                                                         \
+             : P##ushort##S, unsigned int                                                          \
+             : P##uint##S, unsigned long                                                           \
+             : P##ulong##S, unsigned long long                                                     \
+             : P##ulonglong##S)
 #define SHMEM_G_AMO_STD_(P, X, S)                                                                  \
-    _Generic(*(X), int: P##int##S, long: P##long##S, long long: P##longlong##S,                    \
-             unsigned int: P##uint##S, unsigned long: P##ulong##S,                                 \
-             unsigned long long: P##ulonglong##S)
+    _Generic(*(X), int                                                                             \
+             : P##int##S, long                                                                     \
+             : P##long##S, long long                                                               \
+             : P##longlong##S, unsigned int                                                        \
+             : P##uint##S, unsigned long                                                           \
+             : P##ulong##S, unsigned long long                                                     \
+             : P##ulonglong##S)
 #define SHMEM_G_AMO_EXT_(P, X, S)                                                                  \
-    _Generic(*(X), int: P##int##S, long: P##long##S, long long: P##longlong##S,                    \
-             unsigned int: P##uint##S, unsigned long: P##ulong##S,                                 \
-             unsigned long long: P##ulonglong##S, float: P##float##S, double: P##double##S)
+    _Generic(*(X), int                                                                             \
+             : P##int##S, long                                                                     \
+             : P##long##S, long long                                                               \
+             : P##longlong##S, unsigned int                                                        \
+             : P##uint##S, unsigned long                                                           \
+             : P##ulong##S, unsigned long long                                                     \
+             : P##ulonglong##S, float                                                              \
+             : P##float##S, double                                                                 \
+             : P##double##S)
 #define SHMEM_G_AMO_BIT_(P, X, S)                                                                  \
-    _Generic(*(X), unsigned int: P##uint##S, unsigned long: P##ulong##S,                           \
-             unsigned long long: P##ulonglong##S, int32_t: P##int32##S, int64_t: P##int64##S)
+    _Generic(*(X), unsigned int                                                                    \
+             : P##uint##S, unsigned long                                                           \
+             : P##ulong##S, unsigned long long                                                     \
+             : P##ulonglong##S, int32_t                                                            \
+             : P##int32##S, int64_t                                                                \
+             : P##int64##S)
 #define SHMEM_G_P2P_(P, X, S)                                                                      \
-    _Generic(*(X), short: P##short##S, int: P##int##S, long: P##long##S,                           \
-             long long: P##longlong##S, unsigned short: P##ushort##S, unsigned int: P##uint##S,    \
-             unsigned long: P##ulong##S, unsigned long long: P##ulonglong##S)
+    _Generic(*(X), short                                                                           \
+             : P##short##S, int                                                                    \
+             : P##int##S, long                                                                     \
+             : P##long##S, long long                                                               \
+             : P##longlong##S, unsigned short                                                      \
+             : P##ushort##S, unsigned int                                                          \
+             : P##uint##S, unsigned long                                                           \
+             : P##ulong##S, unsigned long long                                                     \
+             : P##ulonglong##S)
 #define SHMEM_G_RED_BIT_(P, X, S)                                                                  \
-    _Generic(*(X), unsigned char: P##uchar##S, unsigned short: P##ushort##S,                       \
-             unsigned int: P##uint##S, unsigned long: P##ulong##S,                                 \
-             unsigned long long: P##ulonglong##S)
+    _Generic(*(X), unsigned char                                                                   \
+             : P##uchar##S, unsigned short                                                         \
+             : P##ushort##S, unsigned int                                                          \
+             : P##uint##S, unsigned long                                                           \
+             : P##ulong##S, unsigned long long                                                     \
+             : P##ulonglong##S)
 #define SHMEM_G_RED_MINMAX_(P, X, S)                                                               \
-    _Generic(*(X), char: P##char##S, signed char: P##schar##S, short: P##short##S,                 \
-             int: P##int##S, long: P##long##S, long long: P##longlong##S,                          \
-             unsigned char: P##uchar##S, unsigned short: P##ushort##S, unsigned int: P##uint##S,   \
-             unsigned long: P##ulong##S, unsigned long long: P##ulonglong##S, float: P##float##S,  \
-             double: P##double##S, long double: P##longdouble##S)
+    _Generic(*(X), char                                                                            \
+             : P##char##S, signed char                                                             \
+             : P##schar##S, short                                                                  \
+             : P##short##S, int                                                                    \
+             : P##int##S, long                                                                     \
+             : P##long##S, long long                                                               \
+             : P##longlong##S, unsigned char                                                       \
+             : P##uchar##S, unsigned short                                                         \
+             : P##ushort##S, unsigned int                                                          \
+             : P##uint##S, unsigned long                                                           \
+             : P##ulong##S, unsigned long long                                                     \
+             : P##ulonglong##S, float                                                              \
+             : P##float##S, double                                                                 \
+             : P##double##S, long double                                                           \
+             : P##longdouble##S)
 #define SHMEM_G_RED_ARITH_(P, X, S)                                                                \
-    _Generic(*(X), char: P##char##S, signed char: P##schar##S, short: P##short##S,                 \
-             int: P##int##S, long: P##long##S, long long: P##longlong##S,                          \
-             unsigned char: P##uchar##S, unsigned short: P##ushort##S, unsigned int: P##uint##S,   \
-             unsigned long: P##ulong##S, unsigned long long: P##ulonglong##S, float: P##float##S,  \
-             double: P##double##S, long double: P##longdouble##S,                                  \
-             double _Complex: P##complexd##S, float _Complex: P##complexf##S)
+    _Generic(*(X), char                                                                            \
+             : P##char##S, signed char                                                             \
+             : P##schar##S, short                                                                  \
+             : P##short##S, int                                                                    \
+             : P##int##S, long                                                                     \
+             : P##long##S, long long                                                               \
+             : P##longlong##S, unsigned char                                                       \
+             : P##uchar##S, unsigned short                                                         \
+             : P##ushort##S, unsigned int                                                          \
+             : P##uint##S, unsigned long                                                           \
+             : P##ulong##S, unsigned long long                                                     \
+             : P##ulonglong##S, float                                                              \
+             : P##float##S, double                                                                 \
+             : P##double##S, long double                                                           \
+             : P##longdouble##S, double _Complex                                                   \
+             : P##complexd##S, float _Complex                                                      \
+             : P##complexf##S)
 
 /* RMA: (dest, source, nelems, pe) or (ctx, dest, source, nelems, pe). */
-#define shmem_g_put_(d, ...)      SHMEM_G_RMA_(shmem_, d, _put)(d, __VA_ARGS__)
-#define shmem_g_ctx_put_(c, d, ...) SHMEM_G_RMA_(shmem_ctx_, d, _put)(c, d, __VA_ARGS__)
-#define shmem_put(...)            SHMEM_PICK5_(__VA_ARGS__, shmem_g_ctx_put_, shmem_g_put_, )(__VA_ARGS__)
-#define shmem_g_get_(d, ...)      SHMEM_G_RMA_(shmem_, d, _get)(d, __VA_ARGS__)
-#define shmem_g_ctx_get_(c, d, ...) SHMEM_G_RMA_(shmem_ctx_, d, _get)(c, d, __VA_ARGS__)
-#define shmem_get(...)            SHMEM_PICK5_(__VA_ARGS__, shmem_g_ctx_get_, shmem_g_get_, )(__VA_ARGS__)
-#define shmem_g_put_nbi_(d, ...)  SHMEM_G_RMA_(shmem_, d, _put_nbi)(d, __VA_ARGS__)
+#define shmem_g_put_(d, ...)            SHMEM_G_RMA_(shmem_, d, _put)(d, __VA_ARGS__)
+#define shmem_g_ctx_put_(c, d, ...)     SHMEM_G_RMA_(shmem_ctx_, d, _put)(c, d, __VA_ARGS__)
+#define shmem_put(...)                  SHMEM_PICK5_(__VA_ARGS__, shmem_g_ctx_put_, shmem_g_put_, )(__VA_ARGS__)
+#define shmem_g_get_(d, ...)            SHMEM_G_RMA_(shmem_, d, _get)(d, __VA_ARGS__)
+#define shmem_g_ctx_get_(c, d, ...)     SHMEM_G_RMA_(shmem_ctx_, d, _get)(c, d, __VA_ARGS__)
+#define shmem_get(...)                  SHMEM_PICK5_(__VA_ARGS__, shmem_g_ctx_get_, shmem_g_get_, )(__VA_ARGS__)
+#define shmem_g_put_nbi_(d, ...)        SHMEM_G_RMA_(shmem_, d, _put_nbi)(d, __VA_ARGS__)
 #define shmem_g_ctx_put_nbi_(c, d, ...) SHMEM_G_RMA_(shmem_ctx_, d, _put_nbi)(c, d, __VA_ARGS__)
 #define shmem_put_nbi(...)                                                                         \
     SHMEM_PICK5_(__VA_ARGS__, shmem_g_ctx_put_nbi_, shmem_g_put_nbi_, )(__VA_ARGS__)
-#define shmem_g_get_nbi_(d, ...)  SHMEM_G_RMA_(shmem_, d, _get_nbi)(d, __VA_ARGS__)
+#define shmem_g_get_nbi_(d, ...)        SHMEM_G_RMA_(shmem_, d, _get_nbi)(d, __VA_ARGS__)
 #define shmem_g_ctx_get_nbi_(c, d, ...) SHMEM_G_RMA_(shmem_ctx_, d, _get_nbi)(c, d, __VA_ARGS__)
 #define shmem_get_nbi(...)                                                                         \
     SHMEM_PICK5_(__VA_ARGS__, shmem_g_ctx_get_nbi_, shmem_g_get_nbi_, )(__VA_ARGS__)
-#define shmem_g_iput_(d, ...)     SHMEM_G_RMA_(shmem_, d, _iput)(d, __VA_ARGS__)
+#define shmem_g_iput_(d, ...)        SHMEM_G_RMA_(shmem_, d, _iput)(d, __VA_ARGS__)
 #define shmem_g_ctx_iput_(c, d, ...) SHMEM_G_RMA_(shmem_ctx_, d, _iput)(c, d, __VA_ARGS__)
-#define shmem_iput(...)           SHMEM_PICK7_(__VA_ARGS__, shmem_g_ctx_iput_, shmem_g_iput_, )(__VA_ARGS__)
-#define shmem_g_iget_(d, ...)     SHMEM_G_RMA_(shmem_, d, _iget)(d, __VA_ARGS__)
+#define shmem_iput(...)              SHMEM_PICK7_(__VA_ARGS__, shmem_g_ctx_iput_, shmem_g_iput_, )(__VA_ARGS__)
+#define shmem_g_iget_(d, ...)        SHMEM_G_RMA_(shmem_, d, _iget)(d, __VA_ARGS__)
 #define shmem_g_ctx_iget_(c, d, ...) SHMEM_G_RMA_(shmem_ctx_, d, _iget)(c, d, __VA_ARGS__)
-#define shmem_iget(...)           SHMEM_PICK7_(__VA_ARGS__, shmem_g_ctx_iget_, shmem_g_iget_, )(__VA_ARGS__)
-#define shmem_g_p_(d, ...)        SHMEM_G_RMA_(shmem_, d, _p)(d, __VA_ARGS__)
-#define shmem_g_ctx_p_(c, d, ...) SHMEM_G_RMA_(shmem_ctx_, d, _p)(c, d, __VA_ARGS__)
-#define shmem_p(...)              SHMEM_PICK4_(__VA_ARGS__, shmem_g_ctx_p_, shmem_g_p_, )(__VA_ARGS__)
-#define shmem_g_g_(s, ...)        SHMEM_G_RMA_(shmem_, s, _g)(s, __VA_ARGS__)
-#define shmem_g_ctx_g_(c, s, ...) SHMEM_G_RMA_(shmem_ctx_, s, _g)(c, s, __VA_ARGS__)
-#define shmem_g(...)              SHMEM_PICK3_(__VA_ARGS__, shmem_g_ctx_g_, shmem_g_g_, )(__VA_ARGS__)
-#define shmem_g_put_signal_(d, ...) SHMEM_G_RMA_(shmem_, d, _put_signal)(d, __VA_ARGS__)
+#define shmem_iget(...)              SHMEM_PICK7_(__VA_ARGS__, shmem_g_ctx_iget_, shmem_g_iget_, )(__VA_ARGS__)
+#define shmem_g_p_(d, ...)           SHMEM_G_RMA_(shmem_, d, _p)(d, __VA_ARGS__)
+#define shmem_g_ctx_p_(c, d, ...)    SHMEM_G_RMA_(shmem_ctx_, d, _p)(c, d, __VA_ARGS__)
+#define shmem_p(...)                 SHMEM_PICK4_(__VA_ARGS__, shmem_g_ctx_p_, shmem_g_p_, )(__VA_ARGS__)
+#define shmem_g_g_(s, ...)           SHMEM_G_RMA_(shmem_, s, _g)(s, __VA_ARGS__)
+#define shmem_g_ctx_g_(c, s, ...)    SHMEM_G_RMA_(shmem_ctx_, s, _g)(c, s, __VA_ARGS__)
+#define shmem_g(...)                 SHMEM_PICK3_(__VA_ARGS__, shmem_g_ctx_g_, shmem_g_g_, )(__VA_ARGS__)
+#define shmem_g_put_signal_(d, ...)  SHMEM_G_RMA_(shmem_, d, _put_signal)(d, __VA_ARGS__)
 #define shmem_g_ctx_put_signal_(c, d, ...)                                                         \
     SHMEM_G_RMA_(shmem_ctx_, d, _put_signal)(c, d, __VA_ARGS__)
 #define shmem_put_signal(...)                                                                      \
@@ -670,7 +718,7 @@ SHMEM_TOALL_ARITH_TYPES(SHMEM_DECL_TOALL_ARITH_)
     SHMEM_PICK8_(__VA_ARGS__, shmem_g_ctx_put_signal_nbi_, shmem_g_put_signal_nbi_, )(__VA_ARGS__)
 
 /* AMOs: the target's position is 1 without a context, 2 with one. */
-#define shmem_g_atomic_fetch_(s, ...)      SHMEM_G_AMO_EXT_(shmem_, s, _atomic_fetch)(s, __VA_ARGS__)
+#define shmem_g_atomic_fetch_(s, ...) SHMEM_G_AMO_EXT_(shmem_, s, _atomic_fetch)(s, __VA_ARGS__)
 #define shmem_g_ctx_atomic_fetch_(c, s, ...)                                                       \
     SHMEM_G_AMO_EXT_(shmem_ctx_, s, _atomic_fetch)(c, s, __VA_ARGS__)
 #define shmem_atomic_fetch(...)                                                                    \
@@ -773,7 +821,8 @@ SHMEM_TOALL_ARITH_TYPES(SHMEM_DECL_TOALL_ARITH_)
     SHMEM_G_AMO_STD_(shmem_ctx_, f, _atomic_compare_swap_nbi)(c, f, __VA_ARGS__)
 #define shmem_atomic_compare_swap_nbi(...)                                                         \
     SHMEM_PICK6_(__VA_ARGS__, shmem_g_ctx_atomic_compare_swap_nbi_,                                \
-                 shmem_g_atomic_compare_swap_nbi_, )(__VA_ARGS__)
+                 shmem_g_atomic_compare_swap_nbi_, )                                               \
+    (__VA_ARGS__)
 #define shmem_g_atomic_fetch_inc_nbi_(f, ...)                                                      \
     SHMEM_G_AMO_STD_(shmem_, f, _atomic_fetch_inc_nbi)(f, __VA_ARGS__)
 #define shmem_g_ctx_atomic_fetch_inc_nbi_(c, f, ...)                                               \
@@ -811,10 +860,12 @@ SHMEM_TOALL_ARITH_TYPES(SHMEM_DECL_TOALL_ARITH_)
     (__VA_ARGS__)
 
 /* Point-to-point synchronisation. */
-#define shmem_wait_until(ivar, ...)     SHMEM_G_P2P_(shmem_, ivar, _wait_until)(ivar, __VA_ARGS__)
-#define shmem_wait(ivar, ...)           SHMEM_G_P2P_(shmem_, ivar, _wait)(ivar, __VA_ARGS__)
-#define shmem_wait_until_all(ivars, ...) SHMEM_G_P2P_(shmem_, ivars, _wait_until_all)(ivars, __VA_ARGS__)
-#define shmem_wait_until_any(ivars, ...) SHMEM_G_P2P_(shmem_, ivars, _wait_until_any)(ivars, __VA_ARGS__)
+#define shmem_wait_until(ivar, ...) SHMEM_G_P2P_(shmem_, ivar, _wait_until)(ivar, __VA_ARGS__)
+#define shmem_wait(ivar, ...)       SHMEM_G_P2P_(shmem_, ivar, _wait)(ivar, __VA_ARGS__)
+#define shmem_wait_until_all(ivars, ...)                                                           \
+    SHMEM_G_P2P_(shmem_, ivars, _wait_until_all)(ivars, __VA_ARGS__)
+#define shmem_wait_until_any(ivars, ...)                                                           \
+    SHMEM_G_P2P_(shmem_, ivars, _wait_until_any)(ivars, __VA_ARGS__)
 #define shmem_wait_until_some(ivars, ...)                                                          \
     SHMEM_G_P2P_(shmem_, ivars, _wait_until_some)(ivars, __VA_ARGS__)
 #define shmem_wait_until_all_vector(ivars, ...)                                                    \
@@ -823,10 +874,10 @@ SHMEM_TOALL_ARITH_TYPES(SHMEM_DECL_TOALL_ARITH_)
     SHMEM_G_P2P_(shmem_, ivars, _wait_until_any_vector)(ivars, __VA_ARGS__)
 #define shmem_wait_until_some_vector(ivars, ...)                                                   \
     SHMEM_G_P2P_(shmem_, ivars, _wait_until_some_vector)(ivars, __VA_ARGS__)
-#define shmem_test(ivar, ...)           SHMEM_G_P2P_(shmem_, ivar, _test)(ivar, __VA_ARGS__)
-#define shmem_test_all(ivars, ...)      SHMEM_G_P2P_(shmem_, ivars, _test_all)(ivars, __VA_ARGS__)
-#define shmem_test_any(ivars, ...)      SHMEM_G_P2P_(shmem_, ivars, _test_any)(ivars, __VA_ARGS__)
-#define shmem_test_some(ivars, ...)     SHMEM_G_P2P_(shmem_, ivars, _test_some)(ivars, __VA_ARGS__)
+#define shmem_test(ivar, ...)       SHMEM_G_P2P_(shmem_, ivar, _test)(ivar, __VA_ARGS__)
+#define shmem_test_all(ivars, ...)  SHMEM_G_P2P_(shmem_, ivars, _test_all)(ivars, __VA_ARGS__)
+#define shmem_test_any(ivars, ...)  SHMEM_G_P2P_(shmem_, ivars, _test_any)(ivars, __VA_ARGS__)
+#define shmem_test_some(ivars, ...) SHMEM_G_P2P_(shmem_, ivars, _test_some)(ivars, __VA_ARGS__)
 #define shmem_test_all_vector(ivars, ...)                                                          \
     SHMEM_G_P2P_(shmem_, ivars, _test_all_vector)(ivars, __VA_ARGS__)
 #define shmem_test_any_vector(ivars, ...)                                                          \
@@ -835,17 +886,17 @@ SHMEM_TOALL_ARITH_TYPES(SHMEM_DECL_TOALL_ARITH_)
     SHMEM_G_P2P_(shmem_, ivars, _test_some_vector)(ivars, __VA_ARGS__)
 
 /* Team collectives: (team, dest, ...). */
-#define shmem_broadcast(t, d, ...)  SHMEM_G_RMA_(shmem_, d, _broadcast)(t, d, __VA_ARGS__)
-#define shmem_collect(t, d, ...)    SHMEM_G_RMA_(shmem_, d, _collect)(t, d, __VA_ARGS__)
-#define shmem_fcollect(t, d, ...)   SHMEM_G_RMA_(shmem_, d, _fcollect)(t, d, __VA_ARGS__)
-#define shmem_alltoall(t, d, ...)   SHMEM_G_RMA_(shmem_, d, _alltoall)(t, d, __VA_ARGS__)
-#define shmem_alltoalls(t, d, ...)  SHMEM_G_RMA_(shmem_, d, _alltoalls)(t, d, __VA_ARGS__)
-#define shmem_and_reduce(t, d, ...) SHMEM_G_RED_BIT_(shmem_, d, _and_reduce)(t, d, __VA_ARGS__)
-#define shmem_or_reduce(t, d, ...)  SHMEM_G_RED_BIT_(shmem_, d, _or_reduce)(t, d, __VA_ARGS__)
-#define shmem_xor_reduce(t, d, ...) SHMEM_G_RED_BIT_(shmem_, d, _xor_reduce)(t, d, __VA_ARGS__)
-#define shmem_max_reduce(t, d, ...) SHMEM_G_RED_MINMAX_(shmem_, d, _max_reduce)(t, d, __VA_ARGS__)
-#define shmem_min_reduce(t, d, ...) SHMEM_G_RED_MINMAX_(shmem_, d, _min_reduce)(t, d, __VA_ARGS__)
-#define shmem_sum_reduce(t, d, ...) SHMEM_G_RED_ARITH_(shmem_, d, _sum_reduce)(t, d, __VA_ARGS__)
+#define shmem_broadcast(t, d, ...)   SHMEM_G_RMA_(shmem_, d, _broadcast)(t, d, __VA_ARGS__)
+#define shmem_collect(t, d, ...)     SHMEM_G_RMA_(shmem_, d, _collect)(t, d, __VA_ARGS__)
+#define shmem_fcollect(t, d, ...)    SHMEM_G_RMA_(shmem_, d, _fcollect)(t, d, __VA_ARGS__)
+#define shmem_alltoall(t, d, ...)    SHMEM_G_RMA_(shmem_, d, _alltoall)(t, d, __VA_ARGS__)
+#define shmem_alltoalls(t, d, ...)   SHMEM_G_RMA_(shmem_, d, _alltoalls)(t, d, __VA_ARGS__)
+#define shmem_and_reduce(t, d, ...)  SHMEM_G_RED_BIT_(shmem_, d, _and_reduce)(t, d, __VA_ARGS__)
+#define shmem_or_reduce(t, d, ...)   SHMEM_G_RED_BIT_(shmem_, d, _or_reduce)(t, d, __VA_ARGS__)
+#define shmem_xor_reduce(t, d, ...)  SHMEM_G_RED_BIT_(shmem_, d, _xor_reduce)(t, d, __VA_ARGS__)
+#define shmem_max_reduce(t, d, ...)  SHMEM_G_RED_MINMAX_(shmem_, d, _max_reduce)(t, d, __VA_ARGS__)
+#define shmem_min_reduce(t, d, ...)  SHMEM_G_RED_MINMAX_(shmem_, d, _min_reduce)(t, d, __VA_ARGS__)
+#define shmem_sum_reduce(t, d, ...)  SHMEM_G_RED_ARITH_(shmem_, d, _sum_reduce)(t, d, __VA_ARGS__)
 #define shmem_prod_reduce(t, d, ...) SHMEM_G_RED_ARITH_(shmem_, d, _prod_reduce)(t, d, __VA_ARGS__)
 #endif /* C11 */
 

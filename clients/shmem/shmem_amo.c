@@ -27,8 +27,8 @@ _Static_assert(sizeof(float) == 4 && sizeof(double) == 8, "AMO word sizes");
     T shmem_ctx_##N##_atomic_fetch(shmem_ctx_t ctx, const T *source, int pe)                       \
     {                                                                                              \
         T out;                                                                                     \
-        amo(shm_ctx_world_pe(ctx, pe, SHM_NAME_(N, fetch)), (void *)source, ARBOR_AMO_FETCH,      \
-            sizeof(T), NULL, NULL, &out, false, SHM_NAME_(N, fetch));                             \
+        amo(shm_ctx_world_pe(ctx, pe, SHM_NAME_(N, fetch)), (void *)source, ARBOR_AMO_FETCH,       \
+            sizeof(T), NULL, NULL, &out, false, SHM_NAME_(N, fetch));                              \
         return out;                                                                                \
     }                                                                                              \
     T shmem_##N##_atomic_fetch(const T *source, int pe)                                            \
@@ -37,8 +37,8 @@ _Static_assert(sizeof(float) == 4 && sizeof(double) == 8, "AMO word sizes");
     }                                                                                              \
     void shmem_ctx_##N##_atomic_set(shmem_ctx_t ctx, T *dest, T value, int pe)                     \
     {                                                                                              \
-        amo(shm_ctx_world_pe(ctx, pe, SHM_NAME_(N, set)), dest, ARBOR_AMO_SET, sizeof(T), &value, \
-            NULL, NULL, false, SHM_NAME_(N, set));                                                \
+        amo(shm_ctx_world_pe(ctx, pe, SHM_NAME_(N, set)), dest, ARBOR_AMO_SET, sizeof(T), &value,  \
+            NULL, NULL, false, SHM_NAME_(N, set));                                                 \
     }                                                                                              \
     void shmem_##N##_atomic_set(T *dest, T value, int pe)                                          \
     {                                                                                              \
@@ -47,8 +47,8 @@ _Static_assert(sizeof(float) == 4 && sizeof(double) == 8, "AMO word sizes");
     T shmem_ctx_##N##_atomic_swap(shmem_ctx_t ctx, T *dest, T value, int pe)                       \
     {                                                                                              \
         T out;                                                                                     \
-        amo(shm_ctx_world_pe(ctx, pe, SHM_NAME_(N, swap)), dest, ARBOR_AMO_SWAP, sizeof(T),       \
-            &value, NULL, &out, false, SHM_NAME_(N, swap));                                       \
+        amo(shm_ctx_world_pe(ctx, pe, SHM_NAME_(N, swap)), dest, ARBOR_AMO_SWAP, sizeof(T),        \
+            &value, NULL, &out, false, SHM_NAME_(N, swap));                                        \
         return out;                                                                                \
     }                                                                                              \
     T shmem_##N##_atomic_swap(T *dest, T value, int pe)                                            \
@@ -57,8 +57,8 @@ _Static_assert(sizeof(float) == 4 && sizeof(double) == 8, "AMO word sizes");
     }                                                                                              \
     void shmem_ctx_##N##_atomic_fetch_nbi(shmem_ctx_t ctx, T *fetch, const T *source, int pe)      \
     {                                                                                              \
-        amo(shm_ctx_world_pe(ctx, pe, SHM_NAME_(N, fetch_nbi)), (void *)source, ARBOR_AMO_FETCH,  \
-            sizeof(T), NULL, NULL, fetch, true, SHM_NAME_(N, fetch_nbi));                         \
+        amo(shm_ctx_world_pe(ctx, pe, SHM_NAME_(N, fetch_nbi)), (void *)source, ARBOR_AMO_FETCH,   \
+            sizeof(T), NULL, NULL, fetch, true, SHM_NAME_(N, fetch_nbi));                          \
     }                                                                                              \
     void shmem_##N##_atomic_fetch_nbi(T *fetch, const T *source, int pe)                           \
     {                                                                                              \
@@ -66,9 +66,9 @@ _Static_assert(sizeof(float) == 4 && sizeof(double) == 8, "AMO word sizes");
     }                                                                                              \
     void shmem_ctx_##N##_atomic_swap_nbi(shmem_ctx_t ctx, T *fetch, T *dest, T value, int pe)      \
     {                                                                                              \
-        /* arbor reads the operand at issue, so the by-value copy may go. */                      \
-        amo(shm_ctx_world_pe(ctx, pe, SHM_NAME_(N, swap_nbi)), dest, ARBOR_AMO_SWAP, sizeof(T),   \
-            &value, NULL, fetch, true, SHM_NAME_(N, swap_nbi));                                   \
+        /* arbor reads the operand at issue, so the by-value copy may go. */                       \
+        amo(shm_ctx_world_pe(ctx, pe, SHM_NAME_(N, swap_nbi)), dest, ARBOR_AMO_SWAP, sizeof(T),    \
+            &value, NULL, fetch, true, SHM_NAME_(N, swap_nbi));                                    \
     }                                                                                              \
     void shmem_##N##_atomic_swap_nbi(T *fetch, T *dest, T value, int pe)                           \
     {                                                                                              \
@@ -80,8 +80,8 @@ _Static_assert(sizeof(float) == 4 && sizeof(double) == 8, "AMO word sizes");
     T shmem_ctx_##N##_atomic_fetch_##NAME(shmem_ctx_t ctx, T *dest, T value, int pe)               \
     {                                                                                              \
         T out;                                                                                     \
-        amo(shm_ctx_world_pe(ctx, pe, SHM_NAME_(N, fetch_##NAME)), dest, FOP, sizeof(T), &value,  \
-            NULL, &out, false, SHM_NAME_(N, fetch_##NAME));                                       \
+        amo(shm_ctx_world_pe(ctx, pe, SHM_NAME_(N, fetch_##NAME)), dest, FOP, sizeof(T), &value,   \
+            NULL, &out, false, SHM_NAME_(N, fetch_##NAME));                                        \
         return out;                                                                                \
     }                                                                                              \
     T shmem_##N##_atomic_fetch_##NAME(T *dest, T value, int pe)                                    \
@@ -90,8 +90,8 @@ _Static_assert(sizeof(float) == 4 && sizeof(double) == 8, "AMO word sizes");
     }                                                                                              \
     void shmem_ctx_##N##_atomic_##NAME(shmem_ctx_t ctx, T *dest, T value, int pe)                  \
     {                                                                                              \
-        amo(shm_ctx_world_pe(ctx, pe, SHM_NAME_(N, NAME)), dest, OP, sizeof(T), &value, NULL,     \
-            NULL, false, SHM_NAME_(N, NAME));                                                     \
+        amo(shm_ctx_world_pe(ctx, pe, SHM_NAME_(N, NAME)), dest, OP, sizeof(T), &value, NULL,      \
+            NULL, false, SHM_NAME_(N, NAME));                                                      \
     }                                                                                              \
     void shmem_##N##_atomic_##NAME(T *dest, T value, int pe)                                       \
     {                                                                                              \
@@ -100,8 +100,8 @@ _Static_assert(sizeof(float) == 4 && sizeof(double) == 8, "AMO word sizes");
     void shmem_ctx_##N##_atomic_fetch_##NAME##_nbi(shmem_ctx_t ctx, T *fetch, T *dest, T value,    \
                                                    int pe)                                         \
     {                                                                                              \
-        amo(shm_ctx_world_pe(ctx, pe, SHM_NAME_(N, fetch_##NAME##_nbi)), dest, FOP, sizeof(T),    \
-            &value, NULL, fetch, true, SHM_NAME_(N, fetch_##NAME##_nbi));                         \
+        amo(shm_ctx_world_pe(ctx, pe, SHM_NAME_(N, fetch_##NAME##_nbi)), dest, FOP, sizeof(T),     \
+            &value, NULL, fetch, true, SHM_NAME_(N, fetch_##NAME##_nbi));                          \
     }                                                                                              \
     void shmem_##N##_atomic_fetch_##NAME##_nbi(T *fetch, T *dest, T value, int pe)                 \
     {                                                                                              \
@@ -113,8 +113,8 @@ _Static_assert(sizeof(float) == 4 && sizeof(double) == 8, "AMO word sizes");
     T shmem_ctx_##N##_atomic_compare_swap(shmem_ctx_t ctx, T *dest, T cond, T value, int pe)       \
     {                                                                                              \
         T out;                                                                                     \
-        amo(shm_ctx_world_pe(ctx, pe, SHM_NAME_(N, compare_swap)), dest, ARBOR_AMO_CSWAP,         \
-            sizeof(T), &value, &cond, &out, false, SHM_NAME_(N, compare_swap));                   \
+        amo(shm_ctx_world_pe(ctx, pe, SHM_NAME_(N, compare_swap)), dest, ARBOR_AMO_CSWAP,          \
+            sizeof(T), &value, &cond, &out, false, SHM_NAME_(N, compare_swap));                    \
         return out;                                                                                \
     }                                                                                              \
     T shmem_##N##_atomic_compare_swap(T *dest, T cond, T value, int pe)                            \
@@ -124,8 +124,8 @@ _Static_assert(sizeof(float) == 4 && sizeof(double) == 8, "AMO word sizes");
     void shmem_ctx_##N##_atomic_compare_swap_nbi(shmem_ctx_t ctx, T *fetch, T *dest, T cond,       \
                                                  T value, int pe)                                  \
     {                                                                                              \
-        amo(shm_ctx_world_pe(ctx, pe, SHM_NAME_(N, compare_swap_nbi)), dest, ARBOR_AMO_CSWAP,     \
-            sizeof(T), &value, &cond, fetch, true, SHM_NAME_(N, compare_swap_nbi));               \
+        amo(shm_ctx_world_pe(ctx, pe, SHM_NAME_(N, compare_swap_nbi)), dest, ARBOR_AMO_CSWAP,      \
+            sizeof(T), &value, &cond, fetch, true, SHM_NAME_(N, compare_swap_nbi));                \
     }                                                                                              \
     void shmem_##N##_atomic_compare_swap_nbi(T *fetch, T *dest, T cond, T value, int pe)           \
     {                                                                                              \

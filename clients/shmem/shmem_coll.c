@@ -95,7 +95,8 @@ static int collect_bytes(shmem_team_t team, void *dest, const void *source, size
     int n = team->n_pes;
     uint64_t mine = nbytes;
     uint64_t *counts64 = malloc(sizeof(uint64_t) * (size_t)n);
-    size_t *counts = malloc(sizeof(size_t) * (size_t)n), *displs = malloc(sizeof(size_t) * (size_t)n);
+    size_t *counts = malloc(sizeof(size_t) * (size_t)n),
+           *displs = malloc(sizeof(size_t) * (size_t)n);
     if (!counts64 || !counts || !displs) shm_fatal(what, "out of memory");
     shm_check(arbor_allgather(team->arbor, &mine, counts64, 1, ARBOR_UINT64), what);
     size_t at = 0;
@@ -139,7 +140,8 @@ static int alltoalls_bytes(shmem_team_t team, void *dest, const void *source, pt
     for (size_t j = 0; j < n; j++)
         for (size_t k = 0; k < nelems; k++)
             memcpy(packed + (j * nelems + k) * elem,
-                   s + ((ptrdiff_t)(j * nelems) * sst + (ptrdiff_t)k * sst) * (ptrdiff_t)elem, elem);
+                   s + ((ptrdiff_t)(j * nelems) * sst + (ptrdiff_t)k * sst) * (ptrdiff_t)elem,
+                   elem);
     int rc = coll_status(arbor_alltoall(team->arbor, packed, landed, block, ARBOR_BYTE), what);
     for (size_t i = 0; i < n; i++)
         for (size_t k = 0; k < nelems; k++)
@@ -178,40 +180,40 @@ int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *source, ptrdif
 }
 
 #define SHM_DEF_COLL_(T, N)                                                                        \
-    int shmem_##N##_broadcast(shmem_team_t team, T *dest, const T *source, size_t nelems,         \
+    int shmem_##N##_broadcast(shmem_team_t team, T *dest, const T *source, size_t nelems,          \
                               int PE_root)                                                         \
     {                                                                                              \
-        return broadcast_bytes(team, dest, source, nelems * sizeof(T), PE_root,                   \
-                               "shmem_" #N "_broadcast");                                         \
+        return broadcast_bytes(team, dest, source, nelems * sizeof(T), PE_root,                    \
+                               "shmem_" #N "_broadcast");                                          \
     }                                                                                              \
-    int shmem_##N##_collect(shmem_team_t team, T *dest, const T *source, size_t nelems)           \
+    int shmem_##N##_collect(shmem_team_t team, T *dest, const T *source, size_t nelems)            \
     {                                                                                              \
-        return collect_bytes(team, dest, source, nelems * sizeof(T), "shmem_" #N "_collect");     \
+        return collect_bytes(team, dest, source, nelems * sizeof(T), "shmem_" #N "_collect");      \
     }                                                                                              \
-    int shmem_##N##_fcollect(shmem_team_t team, T *dest, const T *source, size_t nelems)          \
+    int shmem_##N##_fcollect(shmem_team_t team, T *dest, const T *source, size_t nelems)           \
     {                                                                                              \
-        return fcollect_bytes(team, dest, source, nelems * sizeof(T), "shmem_" #N "_fcollect");   \
+        return fcollect_bytes(team, dest, source, nelems * sizeof(T), "shmem_" #N "_fcollect");    \
     }                                                                                              \
-    int shmem_##N##_alltoall(shmem_team_t team, T *dest, const T *source, size_t nelems)          \
+    int shmem_##N##_alltoall(shmem_team_t team, T *dest, const T *source, size_t nelems)           \
     {                                                                                              \
-        return alltoall_bytes(team, dest, source, nelems * sizeof(T), "shmem_" #N "_alltoall");   \
+        return alltoall_bytes(team, dest, source, nelems * sizeof(T), "shmem_" #N "_alltoall");    \
     }                                                                                              \
-    int shmem_##N##_alltoalls(shmem_team_t team, T *dest, const T *source, ptrdiff_t dst,         \
+    int shmem_##N##_alltoalls(shmem_team_t team, T *dest, const T *source, ptrdiff_t dst,          \
                               ptrdiff_t sst, size_t nelems)                                        \
     {                                                                                              \
-        return alltoalls_bytes(team, dest, source, dst, sst, nelems, sizeof(T),                   \
-                               "shmem_" #N "_alltoalls");                                         \
+        return alltoalls_bytes(team, dest, source, dst, sst, nelems, sizeof(T),                    \
+                               "shmem_" #N "_alltoalls");                                          \
     }
 SHMEM_RMA_TYPES(SHM_DEF_COLL_)
 
 #define SHM_DEF_REDUCE_(T, N, OP)                                                                  \
-    int shmem_##N##_##OP##_reduce(shmem_team_t team, T *dest, const T *source, size_t nreduce)    \
+    int shmem_##N##_##OP##_reduce(shmem_team_t team, T *dest, const T *source, size_t nreduce)     \
     {                                                                                              \
         if (!team_usable(team)) return -1;                                                         \
         const void *send = dest == source ? ARBOR_IN_PLACE : (const void *)source;                 \
         return coll_status(                                                                        \
             arbor_allreduce(team->arbor, send, dest, nreduce, SHM_DT_##N, SHM_OP_##OP),            \
-            "shmem_" #N "_" #OP "_reduce");                                                       \
+            "shmem_" #N "_" #OP "_reduce");                                                        \
     }
 #define SHM_DEF_REDUCE_BIT_(T, N)                                                                  \
     SHM_DEF_REDUCE_(T, N, and) SHM_DEF_REDUCE_(T, N, or) SHM_DEF_REDUCE_(T, N, xor)
@@ -225,7 +227,7 @@ SHMEM_REDUCE_ARITH_TYPES(SHM_DEF_REDUCE_ARITH_)
 
 typedef struct {
     int start, log_stride, size;
-    int index; /* this PE's index in the set */
+    int index;  /* this PE's index in the set */
     bool world; /* the set is every PE in order */
 } shm_aset_t;
 
@@ -332,8 +334,8 @@ static void aset_broadcast(void *dest, const void *source, size_t nbytes, int ro
     aset_barrier(&a, pSync, what);
 }
 
-static void aset_fcollect(void *dest, const void *source, size_t nbytes, int start,
-                          int log_stride, int size, long *pSync, const char *what)
+static void aset_fcollect(void *dest, const void *source, size_t nbytes, int start, int log_stride,
+                          int size, long *pSync, const char *what)
 {
     shm_aset_t a = aset_of(start, log_stride, size, what);
     if (a.world) {
@@ -356,16 +358,19 @@ static void aset_collect(void *dest, const void *source, size_t nbytes, int star
     /* Every member's size lands in the scratch slot of its PE on every member. */
     long *sizes = (long *)shm.scratch + SHM_SCRATCH_COLLECT;
     long mine = (long)nbytes;
-    for (int i = 0; i < size; i++) aset_put(aset_pe(&a, i), &sizes[shm.me], &mine, sizeof mine, what);
+    for (int i = 0; i < size; i++)
+        aset_put(aset_pe(&a, i), &sizes[shm.me], &mine, sizeof mine, what);
     aset_barrier(&a, pSync, what);
     size_t at = 0;
-    for (int i = 0; i < a.index; i++) at += (size_t)__atomic_load_n(&sizes[aset_pe(&a, i)], __ATOMIC_ACQUIRE);
-    for (int i = 0; i < size; i++) aset_put(aset_pe(&a, i), (uint8_t *)dest + at, source, nbytes, what);
+    for (int i = 0; i < a.index; i++)
+        at += (size_t)__atomic_load_n(&sizes[aset_pe(&a, i)], __ATOMIC_ACQUIRE);
+    for (int i = 0; i < size; i++)
+        aset_put(aset_pe(&a, i), (uint8_t *)dest + at, source, nbytes, what);
     aset_barrier(&a, pSync, what);
 }
 
-static void aset_alltoall(void *dest, const void *source, size_t nbytes, int start,
-                          int log_stride, int size, long *pSync, const char *what)
+static void aset_alltoall(void *dest, const void *source, size_t nbytes, int start, int log_stride,
+                          int size, long *pSync, const char *what)
 {
     shm_aset_t a = aset_of(start, log_stride, size, what);
     if (a.world) {
@@ -386,7 +391,8 @@ static void aset_alltoalls(void *dest, const void *source, ptrdiff_t dst, ptrdif
     for (int i = 0; i < size && nelems; i++) {
         int pe = aset_pe(&a, i);
         uint8_t *d = (uint8_t *)dest + (ptrdiff_t)(a.index * nelems) * dst * (ptrdiff_t)elem;
-        const uint8_t *s = (const uint8_t *)source + (ptrdiff_t)(i * nelems) * sst * (ptrdiff_t)elem;
+        const uint8_t *s =
+            (const uint8_t *)source + (ptrdiff_t)(i * nelems) * sst * (ptrdiff_t)elem;
         ptrdiff_t dstride[1] = {dst * (ptrdiff_t)elem}, sstride[1] = {sst * (ptrdiff_t)elem};
         size_t count[2] = {elem, nelems};
         shm_check(arbor_put_strided_nb(pe, shm_remote(d, pe), dstride, s, sstride, count, 1, NULL),
@@ -399,33 +405,33 @@ static void aset_alltoalls(void *dest, const void *source, ptrdiff_t dst, ptrdif
     void shmem_broadcast##B(void *dest, const void *source, size_t nelems, int PE_root,            \
                             int PE_start, int logPE_stride, int PE_size, long *pSync)              \
     {                                                                                              \
-        aset_broadcast(dest, source, nelems * (B / 8), PE_root, PE_start, logPE_stride, PE_size,   \
-                       pSync, "shmem_broadcast" #B);                                              \
+        aset_broadcast(dest, source, nelems *(B / 8), PE_root, PE_start, logPE_stride, PE_size,    \
+                       pSync, "shmem_broadcast" #B);                                               \
     }                                                                                              \
     void shmem_collect##B(void *dest, const void *source, size_t nelems, int PE_start,             \
                           int logPE_stride, int PE_size, long *pSync)                              \
     {                                                                                              \
-        aset_collect(dest, source, nelems * (B / 8), PE_start, logPE_stride, PE_size, pSync,       \
-                     "shmem_collect" #B);                                                         \
+        aset_collect(dest, source, nelems *(B / 8), PE_start, logPE_stride, PE_size, pSync,        \
+                     "shmem_collect" #B);                                                          \
     }                                                                                              \
     void shmem_fcollect##B(void *dest, const void *source, size_t nelems, int PE_start,            \
                            int logPE_stride, int PE_size, long *pSync)                             \
     {                                                                                              \
-        aset_fcollect(dest, source, nelems * (B / 8), PE_start, logPE_stride, PE_size, pSync,      \
-                      "shmem_fcollect" #B);                                                       \
+        aset_fcollect(dest, source, nelems *(B / 8), PE_start, logPE_stride, PE_size, pSync,       \
+                      "shmem_fcollect" #B);                                                        \
     }                                                                                              \
     void shmem_alltoall##B(void *dest, const void *source, size_t nelems, int PE_start,            \
                            int logPE_stride, int PE_size, long *pSync)                             \
     {                                                                                              \
-        aset_alltoall(dest, source, nelems * (B / 8), PE_start, logPE_stride, PE_size, pSync,      \
-                      "shmem_alltoall" #B);                                                       \
+        aset_alltoall(dest, source, nelems *(B / 8), PE_start, logPE_stride, PE_size, pSync,       \
+                      "shmem_alltoall" #B);                                                        \
     }                                                                                              \
     void shmem_alltoalls##B(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,          \
                             size_t nelems, int PE_start, int logPE_stride, int PE_size,            \
                             long *pSync)                                                           \
     {                                                                                              \
         aset_alltoalls(dest, source, dst, sst, nelems, B / 8, PE_start, logPE_stride, PE_size,     \
-                       pSync, "shmem_alltoalls" #B);                                              \
+                       pSync, "shmem_alltoalls" #B);                                               \
     }
 SHM_DEF_ASET_(32)
 SHM_DEF_ASET_(64)
@@ -445,7 +451,7 @@ SHM_DEF_ASET_(64)
         if (a.world) {                                                                             \
             const void *send = dest == source ? ARBOR_IN_PLACE : (const void *)source;             \
             shm_check(arbor_allreduce(ARBOR_TEAM_WORLD, send, dest, n, SHM_DT_##N, SHM_OP_##OP),   \
-                      what);                                                                      \
+                      what);                                                                       \
             return;                                                                                \
         }                                                                                          \
         T *acc = malloc(sizeof(T) * n + 1), *peer = malloc(sizeof(T) * n + 1);                     \

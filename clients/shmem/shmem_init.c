@@ -20,8 +20,8 @@ shmem_ctx_t SHMEM_CTX_DEFAULT = &shm_ctx_default;
 
 void shm_fatal(const char *what, const char *why)
 {
-    fprintf(stderr, "shmem: PE %d: %s: %s; ending the job\n", shm.initialized ? shm.me : -1,
-            what, why);
+    fprintf(stderr, "shmem: PE %d: %s: %s; ending the job\n", shm.initialized ? shm.me : -1, what,
+            why);
     fflush(stderr);
     arbor_abort(1);
     exit(1); /* arbor_abort returns only for a code outside 0..255 */
@@ -77,7 +77,8 @@ static int find_static_range(struct dl_phdr_info *info, size_t size, void *arg)
 static void register_static_data(void)
 {
     shm_range_t r = {0, 0};
-    dl_iterate_phdr(find_static_range, &r);
+    const char *want = getenv("SHMEM_SYMMETRIC_STATIC");
+    if (!want || strcmp(want, "0") != 0) dl_iterate_phdr(find_static_range, &r);
     r.lo = (r.lo + 7) & ~(uintptr_t)7;
     r.hi = (r.hi + 7) & ~(uintptr_t)7;
     uint64_t ok = r.hi > r.lo;

@@ -18,14 +18,14 @@
 /* A team: arbor's team plus the rank tables that translate between it and the world. */
 struct shmem_team_s {
     arbor_team_h arbor;
-    int my_pe;           /* rank in the team */
+    int my_pe; /* rank in the team */
     int n_pes;
-    int *world_of;       /* [n_pes]: world rank of each member */
-    int *member_of;      /* [world size]: team rank of each world rank, -1 for non-members */
+    int *world_of;  /* [n_pes]: world rank of each member */
+    int *member_of; /* [world size]: team rank of each world rank, -1 for non-members */
     shmem_team_config_t config;
     long config_mask;
-    int contexts;        /* live contexts made on this team */
-    bool predefined;     /* WORLD, SHARED: never destroyed by the user */
+    int contexts;    /* live contexts made on this team */
+    bool predefined; /* WORLD, SHARED: never destroyed by the user */
 };
 
 /*
@@ -40,9 +40,9 @@ struct shmem_ctx_s {
 
 /* Symmetric allocation records (heap): local address -> arbor handle and size. */
 typedef struct {
-    void *base;     /* what shmem_malloc returned (maybe past the block start: shmem_align) */
-    void *block;    /* start of the arbor allocation */
-    size_t size;    /* bytes the user asked for */
+    void *base;  /* what shmem_malloc returned (maybe past the block start: shmem_align) */
+    void *block; /* start of the arbor allocation */
+    size_t size; /* bytes the user asked for */
     arbor_mem_h mem;
 } shm_alloc_t;
 
@@ -55,7 +55,7 @@ typedef struct {
      * (arbor_mem_alloc's contract), so a peer's address is ours plus a per-PE constant. */
     intptr_t *heap_delta; /* [npes] */
     arbor_mem_h scratch_mem;
-    void *scratch;        /* internal symmetric scratch: see SHM_SCRATCH_* */
+    void *scratch; /* internal symmetric scratch: see SHM_SCRATCH_* */
     /* Global and static data (the executable's .data and .bss), registered with arbor. */
     uintptr_t static_lo, static_hi;
     uintptr_t *static_base; /* [npes]: each PE's address of static_lo */
@@ -85,7 +85,8 @@ SHM_HIDDEN void shm_require_init(const char *what);
 static inline void *shm_remote(const void *addr, int pe)
 {
     uintptr_t a = (uintptr_t)addr;
-    if (a >= shm.static_lo && a < shm.static_hi) return (void *)(shm.static_base[pe] + (a - shm.static_lo));
+    if (a >= shm.static_lo && a < shm.static_hi)
+        return (void *)(shm.static_base[pe] + (a - shm.static_lo));
     return (void *)(a + (uintptr_t)shm.heap_delta[pe]);
 }
 

@@ -78,8 +78,8 @@ static void *symmetric_alloc(size_t alignment, size_t size, const char *what)
                   what);
         if (agreed[0] != ~agreed[1]) {
             arbor_mem_free(&mem);
-            fprintf(stderr, "%s: alignment %zu differs between PEs' heaps; not allocated\n",
-                    what, alignment);
+            fprintf(stderr, "%s: alignment %zu differs between PEs' heaps; not allocated\n", what,
+                    alignment);
             return NULL;
         }
     }

@@ -19,8 +19,7 @@ static inline void put_bytes(int wpe, void *dest, const void *src, size_t nbytes
 {
     if (!nbytes) return;
     void *r = shm_remote(dest, wpe);
-    shm_check(nbi ? arbor_put_nb(wpe, r, src, nbytes, NULL) : arbor_put(wpe, r, src, nbytes),
-              what);
+    shm_check(nbi ? arbor_put_nb(wpe, r, src, nbytes, NULL) : arbor_put(wpe, r, src, nbytes), what);
 }
 
 static inline void get_bytes(int wpe, void *dest, const void *src, size_t nbytes, bool nbi,
@@ -33,8 +32,8 @@ static inline void get_bytes(int wpe, void *dest, const void *src, size_t nbytes
 }
 
 /* Strided: one element per piece, nelems pieces; strides in elements. */
-static void strided(bool is_put, int wpe, void *dest, const void *src, ptrdiff_t dst,
-                    ptrdiff_t sst, size_t nelems, size_t elem, const char *what)
+static void strided(bool is_put, int wpe, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst,
+                    size_t nelems, size_t elem, const char *what)
 {
     if (!nelems) return;
     if (nelems == 1) {
@@ -78,223 +77,222 @@ static void put_signal(int wpe, void *dest, const void *src, size_t nbytes, uint
 }
 
 #define SHM_DEF_RMA_(T, N)                                                                         \
-    void shmem_ctx_##N##_put(shmem_ctx_t ctx, T *dest, const T *source, size_t nelems, int pe)    \
+    void shmem_ctx_##N##_put(shmem_ctx_t ctx, T *dest, const T *source, size_t nelems, int pe)     \
     {                                                                                              \
-        put_bytes(shm_ctx_world_pe(ctx, pe, "shmem_" #N "_put"), dest, source,                   \
-                  nelems * sizeof(T), false, "shmem_" #N "_put");                                 \
+        put_bytes(shm_ctx_world_pe(ctx, pe, "shmem_" #N "_put"), dest, source, nelems * sizeof(T), \
+                  false, "shmem_" #N "_put");                                                      \
     }                                                                                              \
     void shmem_##N##_put(T *dest, const T *source, size_t nelems, int pe)                          \
     {                                                                                              \
-        put_bytes(shm_world_pe(pe, "shmem_" #N "_put"), dest, source, nelems * sizeof(T), false,  \
-                  "shmem_" #N "_put");                                                            \
+        put_bytes(shm_world_pe(pe, "shmem_" #N "_put"), dest, source, nelems * sizeof(T), false,   \
+                  "shmem_" #N "_put");                                                             \
     }                                                                                              \
-    void shmem_ctx_##N##_get(shmem_ctx_t ctx, T *dest, const T *source, size_t nelems, int pe)    \
+    void shmem_ctx_##N##_get(shmem_ctx_t ctx, T *dest, const T *source, size_t nelems, int pe)     \
     {                                                                                              \
-        get_bytes(shm_ctx_world_pe(ctx, pe, "shmem_" #N "_get"), dest, source,                    \
-                  nelems * sizeof(T), false, "shmem_" #N "_get");                                 \
+        get_bytes(shm_ctx_world_pe(ctx, pe, "shmem_" #N "_get"), dest, source, nelems * sizeof(T), \
+                  false, "shmem_" #N "_get");                                                      \
     }                                                                                              \
     void shmem_##N##_get(T *dest, const T *source, size_t nelems, int pe)                          \
     {                                                                                              \
-        get_bytes(shm_world_pe(pe, "shmem_" #N "_get"), dest, source, nelems * sizeof(T), false,  \
-                  "shmem_" #N "_get");                                                            \
+        get_bytes(shm_world_pe(pe, "shmem_" #N "_get"), dest, source, nelems * sizeof(T), false,   \
+                  "shmem_" #N "_get");                                                             \
     }                                                                                              \
-    void shmem_ctx_##N##_put_nbi(shmem_ctx_t ctx, T *dest, const T *source, size_t nelems,        \
-                                 int pe)                                                           \
+    void shmem_ctx_##N##_put_nbi(shmem_ctx_t ctx, T *dest, const T *source, size_t nelems, int pe) \
     {                                                                                              \
-        put_bytes(shm_ctx_world_pe(ctx, pe, "shmem_" #N "_put_nbi"), dest, source,                \
-                  nelems * sizeof(T), true, "shmem_" #N "_put_nbi");                              \
+        put_bytes(shm_ctx_world_pe(ctx, pe, "shmem_" #N "_put_nbi"), dest, source,                 \
+                  nelems * sizeof(T), true, "shmem_" #N "_put_nbi");                               \
     }                                                                                              \
     void shmem_##N##_put_nbi(T *dest, const T *source, size_t nelems, int pe)                      \
     {                                                                                              \
-        put_bytes(shm_world_pe(pe, "shmem_" #N "_put_nbi"), dest, source, nelems * sizeof(T),     \
-                  true, "shmem_" #N "_put_nbi");                                                  \
+        put_bytes(shm_world_pe(pe, "shmem_" #N "_put_nbi"), dest, source, nelems * sizeof(T),      \
+                  true, "shmem_" #N "_put_nbi");                                                   \
     }                                                                                              \
-    void shmem_ctx_##N##_get_nbi(shmem_ctx_t ctx, T *dest, const T *source, size_t nelems,        \
-                                 int pe)                                                           \
+    void shmem_ctx_##N##_get_nbi(shmem_ctx_t ctx, T *dest, const T *source, size_t nelems, int pe) \
     {                                                                                              \
-        get_bytes(shm_ctx_world_pe(ctx, pe, "shmem_" #N "_get_nbi"), dest, source,                \
-                  nelems * sizeof(T), true, "shmem_" #N "_get_nbi");                              \
+        get_bytes(shm_ctx_world_pe(ctx, pe, "shmem_" #N "_get_nbi"), dest, source,                 \
+                  nelems * sizeof(T), true, "shmem_" #N "_get_nbi");                               \
     }                                                                                              \
     void shmem_##N##_get_nbi(T *dest, const T *source, size_t nelems, int pe)                      \
     {                                                                                              \
-        get_bytes(shm_world_pe(pe, "shmem_" #N "_get_nbi"), dest, source, nelems * sizeof(T),     \
-                  true, "shmem_" #N "_get_nbi");                                                  \
+        get_bytes(shm_world_pe(pe, "shmem_" #N "_get_nbi"), dest, source, nelems * sizeof(T),      \
+                  true, "shmem_" #N "_get_nbi");                                                   \
     }                                                                                              \
-    void shmem_ctx_##N##_iput(shmem_ctx_t ctx, T *dest, const T *source, ptrdiff_t dst,           \
+    void shmem_ctx_##N##_iput(shmem_ctx_t ctx, T *dest, const T *source, ptrdiff_t dst,            \
                               ptrdiff_t sst, size_t nelems, int pe)                                \
     {                                                                                              \
-        strided(true, shm_ctx_world_pe(ctx, pe, "shmem_" #N "_iput"), dest, source, dst, sst,     \
-                nelems, sizeof(T), "shmem_" #N "_iput");                                          \
+        strided(true, shm_ctx_world_pe(ctx, pe, "shmem_" #N "_iput"), dest, source, dst, sst,      \
+                nelems, sizeof(T), "shmem_" #N "_iput");                                           \
     }                                                                                              \
-    void shmem_##N##_iput(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,  \
+    void shmem_##N##_iput(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,   \
                           int pe)                                                                  \
     {                                                                                              \
-        strided(true, shm_world_pe(pe, "shmem_" #N "_iput"), dest, source, dst, sst, nelems,      \
-                sizeof(T), "shmem_" #N "_iput");                                                  \
+        strided(true, shm_world_pe(pe, "shmem_" #N "_iput"), dest, source, dst, sst, nelems,       \
+                sizeof(T), "shmem_" #N "_iput");                                                   \
     }                                                                                              \
-    void shmem_ctx_##N##_iget(shmem_ctx_t ctx, T *dest, const T *source, ptrdiff_t dst,           \
+    void shmem_ctx_##N##_iget(shmem_ctx_t ctx, T *dest, const T *source, ptrdiff_t dst,            \
                               ptrdiff_t sst, size_t nelems, int pe)                                \
     {                                                                                              \
-        strided(false, shm_ctx_world_pe(ctx, pe, "shmem_" #N "_iget"), dest, source, dst, sst,    \
-                nelems, sizeof(T), "shmem_" #N "_iget");                                          \
+        strided(false, shm_ctx_world_pe(ctx, pe, "shmem_" #N "_iget"), dest, source, dst, sst,     \
+                nelems, sizeof(T), "shmem_" #N "_iget");                                           \
     }                                                                                              \
-    void shmem_##N##_iget(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,  \
+    void shmem_##N##_iget(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,   \
                           int pe)                                                                  \
     {                                                                                              \
-        strided(false, shm_world_pe(pe, "shmem_" #N "_iget"), dest, source, dst, sst, nelems,     \
-                sizeof(T), "shmem_" #N "_iget");                                                  \
+        strided(false, shm_world_pe(pe, "shmem_" #N "_iget"), dest, source, dst, sst, nelems,      \
+                sizeof(T), "shmem_" #N "_iget");                                                   \
     }                                                                                              \
     void shmem_ctx_##N##_p(shmem_ctx_t ctx, T *dest, T value, int pe)                              \
     {                                                                                              \
-        put_bytes(shm_ctx_world_pe(ctx, pe, "shmem_" #N "_p"), dest, &value, sizeof(T), false,    \
-                  "shmem_" #N "_p");                                                              \
+        put_bytes(shm_ctx_world_pe(ctx, pe, "shmem_" #N "_p"), dest, &value, sizeof(T), false,     \
+                  "shmem_" #N "_p");                                                               \
     }                                                                                              \
     void shmem_##N##_p(T *dest, T value, int pe)                                                   \
     {                                                                                              \
-        put_bytes(shm_world_pe(pe, "shmem_" #N "_p"), dest, &value, sizeof(T), false,             \
-                  "shmem_" #N "_p");                                                              \
+        put_bytes(shm_world_pe(pe, "shmem_" #N "_p"), dest, &value, sizeof(T), false,              \
+                  "shmem_" #N "_p");                                                               \
     }                                                                                              \
     T shmem_ctx_##N##_g(shmem_ctx_t ctx, const T *source, int pe)                                  \
     {                                                                                              \
         T value;                                                                                   \
-        get_bytes(shm_ctx_world_pe(ctx, pe, "shmem_" #N "_g"), &value, source, sizeof(T), false,  \
-                  "shmem_" #N "_g");                                                              \
+        get_bytes(shm_ctx_world_pe(ctx, pe, "shmem_" #N "_g"), &value, source, sizeof(T), false,   \
+                  "shmem_" #N "_g");                                                               \
         return value;                                                                              \
     }                                                                                              \
     T shmem_##N##_g(const T *source, int pe)                                                       \
     {                                                                                              \
         T value;                                                                                   \
-        get_bytes(shm_world_pe(pe, "shmem_" #N "_g"), &value, source, sizeof(T), false,           \
-                  "shmem_" #N "_g");                                                              \
+        get_bytes(shm_world_pe(pe, "shmem_" #N "_g"), &value, source, sizeof(T), false,            \
+                  "shmem_" #N "_g");                                                               \
         return value;                                                                              \
     }                                                                                              \
-    void shmem_ctx_##N##_put_signal(shmem_ctx_t ctx, T *dest, const T *source, size_t nelems,     \
+    void shmem_ctx_##N##_put_signal(shmem_ctx_t ctx, T *dest, const T *source, size_t nelems,      \
                                     uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)       \
     {                                                                                              \
-        put_signal(shm_ctx_world_pe(ctx, pe, "shmem_" #N "_put_signal"), dest, source,            \
-                   nelems * sizeof(T), sig_addr, signal, sig_op, false, "shmem_" #N "_put_signal"); \
+        put_signal(shm_ctx_world_pe(ctx, pe, "shmem_" #N "_put_signal"), dest, source,             \
+                   nelems * sizeof(T), sig_addr, signal, sig_op, false,                            \
+                   "shmem_" #N "_put_signal");                                                     \
     }                                                                                              \
-    void shmem_##N##_put_signal(T *dest, const T *source, size_t nelems, uint64_t *sig_addr,      \
+    void shmem_##N##_put_signal(T *dest, const T *source, size_t nelems, uint64_t *sig_addr,       \
                                 uint64_t signal, int sig_op, int pe)                               \
     {                                                                                              \
-        put_signal(shm_world_pe(pe, "shmem_" #N "_put_signal"), dest, source, nelems * sizeof(T), \
-                   sig_addr, signal, sig_op, false, "shmem_" #N "_put_signal");                   \
+        put_signal(shm_world_pe(pe, "shmem_" #N "_put_signal"), dest, source, nelems * sizeof(T),  \
+                   sig_addr, signal, sig_op, false, "shmem_" #N "_put_signal");                    \
     }                                                                                              \
-    void shmem_ctx_##N##_put_signal_nbi(shmem_ctx_t ctx, T *dest, const T *source, size_t nelems, \
+    void shmem_ctx_##N##_put_signal_nbi(shmem_ctx_t ctx, T *dest, const T *source, size_t nelems,  \
                                         uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)   \
     {                                                                                              \
-        put_signal(shm_ctx_world_pe(ctx, pe, "shmem_" #N "_put_signal_nbi"), dest, source,        \
-                   nelems * sizeof(T), sig_addr, signal, sig_op, true,                            \
-                   "shmem_" #N "_put_signal_nbi");                                                \
+        put_signal(shm_ctx_world_pe(ctx, pe, "shmem_" #N "_put_signal_nbi"), dest, source,         \
+                   nelems * sizeof(T), sig_addr, signal, sig_op, true,                             \
+                   "shmem_" #N "_put_signal_nbi");                                                 \
     }                                                                                              \
-    void shmem_##N##_put_signal_nbi(T *dest, const T *source, size_t nelems, uint64_t *sig_addr,  \
+    void shmem_##N##_put_signal_nbi(T *dest, const T *source, size_t nelems, uint64_t *sig_addr,   \
                                     uint64_t signal, int sig_op, int pe)                           \
     {                                                                                              \
-        put_signal(shm_world_pe(pe, "shmem_" #N "_put_signal_nbi"), dest, source,                 \
-                   nelems * sizeof(T), sig_addr, signal, sig_op, true,                            \
-                   "shmem_" #N "_put_signal_nbi");                                                \
+        put_signal(shm_world_pe(pe, "shmem_" #N "_put_signal_nbi"), dest, source,                  \
+                   nelems * sizeof(T), sig_addr, signal, sig_op, true,                             \
+                   "shmem_" #N "_put_signal_nbi");                                                 \
     }
 SHMEM_RMA_TYPES(SHM_DEF_RMA_)
 
 /* Sized and mem forms: B bits per element (mem: bytes, B = 8). */
 #define SHM_DEF_BYTES_(NAME, ESIZE)                                                                \
-    void shmem_ctx_put##NAME(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems,      \
+    void shmem_ctx_put##NAME(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems,       \
                              int pe)                                                               \
     {                                                                                              \
-        put_bytes(shm_ctx_world_pe(ctx, pe, "shmem_put" #NAME), dest, source, nelems * (ESIZE),   \
-                  false, "shmem_put" #NAME);                                                      \
+        put_bytes(shm_ctx_world_pe(ctx, pe, "shmem_put" #NAME), dest, source, nelems *(ESIZE),     \
+                  false, "shmem_put" #NAME);                                                       \
     }                                                                                              \
     void shmem_put##NAME(void *dest, const void *source, size_t nelems, int pe)                    \
     {                                                                                              \
-        put_bytes(shm_world_pe(pe, "shmem_put" #NAME), dest, source, nelems * (ESIZE), false,     \
-                  "shmem_put" #NAME);                                                             \
+        put_bytes(shm_world_pe(pe, "shmem_put" #NAME), dest, source, nelems *(ESIZE), false,       \
+                  "shmem_put" #NAME);                                                              \
     }                                                                                              \
-    void shmem_ctx_get##NAME(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems,      \
+    void shmem_ctx_get##NAME(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems,       \
                              int pe)                                                               \
     {                                                                                              \
-        get_bytes(shm_ctx_world_pe(ctx, pe, "shmem_get" #NAME), dest, source, nelems * (ESIZE),   \
-                  false, "shmem_get" #NAME);                                                      \
+        get_bytes(shm_ctx_world_pe(ctx, pe, "shmem_get" #NAME), dest, source, nelems *(ESIZE),     \
+                  false, "shmem_get" #NAME);                                                       \
     }                                                                                              \
     void shmem_get##NAME(void *dest, const void *source, size_t nelems, int pe)                    \
     {                                                                                              \
-        get_bytes(shm_world_pe(pe, "shmem_get" #NAME), dest, source, nelems * (ESIZE), false,     \
-                  "shmem_get" #NAME);                                                             \
+        get_bytes(shm_world_pe(pe, "shmem_get" #NAME), dest, source, nelems *(ESIZE), false,       \
+                  "shmem_get" #NAME);                                                              \
     }                                                                                              \
-    void shmem_ctx_put##NAME##_nbi(shmem_ctx_t ctx, void *dest, const void *source,               \
-                                   size_t nelems, int pe)                                          \
+    void shmem_ctx_put##NAME##_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, \
+                                   int pe)                                                         \
     {                                                                                              \
-        put_bytes(shm_ctx_world_pe(ctx, pe, "shmem_put" #NAME "_nbi"), dest, source,              \
-                  nelems * (ESIZE), true, "shmem_put" #NAME "_nbi");                              \
+        put_bytes(shm_ctx_world_pe(ctx, pe, "shmem_put" #NAME "_nbi"), dest, source,               \
+                  nelems *(ESIZE), true, "shmem_put" #NAME "_nbi");                                \
     }                                                                                              \
     void shmem_put##NAME##_nbi(void *dest, const void *source, size_t nelems, int pe)              \
     {                                                                                              \
-        put_bytes(shm_world_pe(pe, "shmem_put" #NAME "_nbi"), dest, source, nelems * (ESIZE),     \
-                  true, "shmem_put" #NAME "_nbi");                                                \
+        put_bytes(shm_world_pe(pe, "shmem_put" #NAME "_nbi"), dest, source, nelems *(ESIZE), true, \
+                  "shmem_put" #NAME "_nbi");                                                       \
     }                                                                                              \
-    void shmem_ctx_get##NAME##_nbi(shmem_ctx_t ctx, void *dest, const void *source,               \
-                                   size_t nelems, int pe)                                          \
+    void shmem_ctx_get##NAME##_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, \
+                                   int pe)                                                         \
     {                                                                                              \
-        get_bytes(shm_ctx_world_pe(ctx, pe, "shmem_get" #NAME "_nbi"), dest, source,              \
-                  nelems * (ESIZE), true, "shmem_get" #NAME "_nbi");                              \
+        get_bytes(shm_ctx_world_pe(ctx, pe, "shmem_get" #NAME "_nbi"), dest, source,               \
+                  nelems *(ESIZE), true, "shmem_get" #NAME "_nbi");                                \
     }                                                                                              \
     void shmem_get##NAME##_nbi(void *dest, const void *source, size_t nelems, int pe)              \
     {                                                                                              \
-        get_bytes(shm_world_pe(pe, "shmem_get" #NAME "_nbi"), dest, source, nelems * (ESIZE),     \
-                  true, "shmem_get" #NAME "_nbi");                                                \
+        get_bytes(shm_world_pe(pe, "shmem_get" #NAME "_nbi"), dest, source, nelems *(ESIZE), true, \
+                  "shmem_get" #NAME "_nbi");                                                       \
     }                                                                                              \
-    void shmem_ctx_put##NAME##_signal(shmem_ctx_t ctx, void *dest, const void *source,            \
+    void shmem_ctx_put##NAME##_signal(shmem_ctx_t ctx, void *dest, const void *source,             \
                                       size_t nelems, uint64_t *sig_addr, uint64_t signal,          \
                                       int sig_op, int pe)                                          \
     {                                                                                              \
-        put_signal(shm_ctx_world_pe(ctx, pe, "shmem_put" #NAME "_signal"), dest, source,          \
-                   nelems * (ESIZE), sig_addr, signal, sig_op, false, "shmem_put" #NAME "_signal"); \
+        put_signal(shm_ctx_world_pe(ctx, pe, "shmem_put" #NAME "_signal"), dest, source,           \
+                   nelems *(ESIZE), sig_addr, signal, sig_op, false, "shmem_put" #NAME "_signal"); \
     }                                                                                              \
     void shmem_put##NAME##_signal(void *dest, const void *source, size_t nelems,                   \
                                   uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)         \
     {                                                                                              \
-        put_signal(shm_world_pe(pe, "shmem_put" #NAME "_signal"), dest, source, nelems * (ESIZE), \
-                   sig_addr, signal, sig_op, false, "shmem_put" #NAME "_signal");                 \
+        put_signal(shm_world_pe(pe, "shmem_put" #NAME "_signal"), dest, source, nelems *(ESIZE),   \
+                   sig_addr, signal, sig_op, false, "shmem_put" #NAME "_signal");                  \
     }                                                                                              \
-    void shmem_ctx_put##NAME##_signal_nbi(shmem_ctx_t ctx, void *dest, const void *source,        \
+    void shmem_ctx_put##NAME##_signal_nbi(shmem_ctx_t ctx, void *dest, const void *source,         \
                                           size_t nelems, uint64_t *sig_addr, uint64_t signal,      \
                                           int sig_op, int pe)                                      \
     {                                                                                              \
-        put_signal(shm_ctx_world_pe(ctx, pe, "shmem_put" #NAME "_signal_nbi"), dest, source,      \
-                   nelems * (ESIZE), sig_addr, signal, sig_op, true,                              \
-                   "shmem_put" #NAME "_signal_nbi");                                              \
+        put_signal(shm_ctx_world_pe(ctx, pe, "shmem_put" #NAME "_signal_nbi"), dest, source,       \
+                   nelems *(ESIZE), sig_addr, signal, sig_op, true,                                \
+                   "shmem_put" #NAME "_signal_nbi");                                               \
     }                                                                                              \
     void shmem_put##NAME##_signal_nbi(void *dest, const void *source, size_t nelems,               \
                                       uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)     \
     {                                                                                              \
-        put_signal(shm_world_pe(pe, "shmem_put" #NAME "_signal_nbi"), dest, source,               \
-                   nelems * (ESIZE), sig_addr, signal, sig_op, true,                              \
-                   "shmem_put" #NAME "_signal_nbi");                                              \
+        put_signal(shm_world_pe(pe, "shmem_put" #NAME "_signal_nbi"), dest, source,                \
+                   nelems *(ESIZE), sig_addr, signal, sig_op, true,                                \
+                   "shmem_put" #NAME "_signal_nbi");                                               \
     }
 #define SHM_DEF_SIZED_(B, T)                                                                       \
     SHM_DEF_BYTES_(B, sizeof(T))                                                                   \
-    void shmem_ctx_iput##B(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst,        \
+    void shmem_ctx_iput##B(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst,         \
                            ptrdiff_t sst, size_t nelems, int pe)                                   \
     {                                                                                              \
-        strided(true, shm_ctx_world_pe(ctx, pe, "shmem_iput" #B), dest, source, dst, sst, nelems, \
-                sizeof(T), "shmem_iput" #B);                                                      \
+        strided(true, shm_ctx_world_pe(ctx, pe, "shmem_iput" #B), dest, source, dst, sst, nelems,  \
+                sizeof(T), "shmem_iput" #B);                                                       \
     }                                                                                              \
     void shmem_iput##B(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,               \
                        size_t nelems, int pe)                                                      \
     {                                                                                              \
-        strided(true, shm_world_pe(pe, "shmem_iput" #B), dest, source, dst, sst, nelems,          \
-                sizeof(T), "shmem_iput" #B);                                                      \
+        strided(true, shm_world_pe(pe, "shmem_iput" #B), dest, source, dst, sst, nelems,           \
+                sizeof(T), "shmem_iput" #B);                                                       \
     }                                                                                              \
-    void shmem_ctx_iget##B(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst,        \
+    void shmem_ctx_iget##B(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst,         \
                            ptrdiff_t sst, size_t nelems, int pe)                                   \
     {                                                                                              \
-        strided(false, shm_ctx_world_pe(ctx, pe, "shmem_iget" #B), dest, source, dst, sst,        \
-                nelems, sizeof(T), "shmem_iget" #B);                                              \
+        strided(false, shm_ctx_world_pe(ctx, pe, "shmem_iget" #B), dest, source, dst, sst, nelems, \
+                sizeof(T), "shmem_iget" #B);                                                       \
     }                                                                                              \
     void shmem_iget##B(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,               \
                        size_t nelems, int pe)                                                      \
     {                                                                                              \
-        strided(false, shm_world_pe(pe, "shmem_iget" #B), dest, source, dst, sst, nelems,         \
-                sizeof(T), "shmem_iget" #B);                                                      \
+        strided(false, shm_world_pe(pe, "shmem_iget" #B), dest, source, dst, sst, nelems,          \
+                sizeof(T), "shmem_iget" #B);                                                       \
     }
 SHMEM_SIZED(SHM_DEF_SIZED_)
 SHM_DEF_BYTES_(mem, 1)

@@ -36,13 +36,20 @@ bool shm_compare(int cmp, const void *ivar, const void *value, size_t size, bool
         break;
     }
     switch (cmp) {
-    case SHMEM_CMP_EQ: return ua == ub;
-    case SHMEM_CMP_NE: return ua != ub;
-    case SHMEM_CMP_GT: return is_signed ? a > b : ua > ub;
-    case SHMEM_CMP_GE: return is_signed ? a >= b : ua >= ub;
-    case SHMEM_CMP_LT: return is_signed ? a < b : ua < ub;
-    case SHMEM_CMP_LE: return is_signed ? a <= b : ua <= ub;
-    default: shm_fatal("shmem wait / test", "unknown comparison (not a SHMEM_CMP_* value)");
+    case SHMEM_CMP_EQ:
+        return ua == ub;
+    case SHMEM_CMP_NE:
+        return ua != ub;
+    case SHMEM_CMP_GT:
+        return is_signed ? a > b : ua > ub;
+    case SHMEM_CMP_GE:
+        return is_signed ? a >= b : ua >= ub;
+    case SHMEM_CMP_LT:
+        return is_signed ? a < b : ua < ub;
+    case SHMEM_CMP_LE:
+        return is_signed ? a <= b : ua <= ub;
+    default:
+        shm_fatal("shmem wait / test", "unknown comparison (not a SHMEM_CMP_* value)");
     }
 }
 
@@ -98,99 +105,100 @@ static size_t wait_set(int kind, bool block, const void *ivars, size_t nelems, s
     }
 }
 
-#define SHM_SIGNED_(T) _Generic((T)0, short: true, int: true, long: true, long long: true, default: false)
+#define SHM_SIGNED_(T)                                                                             \
+    _Generic((T)0, short : true, int : true, long : true, long long : true, default : false)
 #define SHM_DEF_P2P_(T, N)                                                                         \
     void shmem_##N##_wait_until(T *ivar, int cmp, T cmp_value)                                     \
     {                                                                                              \
         wait_set(SET_ALL, true, ivar, 1, NULL, NULL, cmp, &cmp_value, false, sizeof(T),            \
-                 SHM_SIGNED_(T), "shmem_" #N "_wait_until");                                      \
+                 SHM_SIGNED_(T), "shmem_" #N "_wait_until");                                       \
     }                                                                                              \
     void shmem_##N##_wait(T *ivar, T cmp_value)                                                    \
     {                                                                                              \
         wait_set(SET_ALL, true, ivar, 1, NULL, NULL, SHMEM_CMP_NE, &cmp_value, false, sizeof(T),   \
-                 SHM_SIGNED_(T), "shmem_" #N "_wait");                                            \
+                 SHM_SIGNED_(T), "shmem_" #N "_wait");                                             \
     }                                                                                              \
     void shmem_##N##_wait_until_all(T *ivars, size_t nelems, const int *status, int cmp,           \
                                     T cmp_value)                                                   \
     {                                                                                              \
         wait_set(SET_ALL, true, ivars, nelems, NULL, status, cmp, &cmp_value, false, sizeof(T),    \
-                 SHM_SIGNED_(T), "shmem_" #N "_wait_until_all");                                  \
+                 SHM_SIGNED_(T), "shmem_" #N "_wait_until_all");                                   \
     }                                                                                              \
     size_t shmem_##N##_wait_until_any(T *ivars, size_t nelems, const int *status, int cmp,         \
                                       T cmp_value)                                                 \
     {                                                                                              \
         return wait_set(SET_ANY, true, ivars, nelems, NULL, status, cmp, &cmp_value, false,        \
-                        sizeof(T), SHM_SIGNED_(T), "shmem_" #N "_wait_until_any");                \
+                        sizeof(T), SHM_SIGNED_(T), "shmem_" #N "_wait_until_any");                 \
     }                                                                                              \
     size_t shmem_##N##_wait_until_some(T *ivars, size_t nelems, size_t *indices,                   \
                                        const int *status, int cmp, T cmp_value)                    \
     {                                                                                              \
         return wait_set(SET_SOME, true, ivars, nelems, indices, status, cmp, &cmp_value, false,    \
-                        sizeof(T), SHM_SIGNED_(T), "shmem_" #N "_wait_until_some");               \
+                        sizeof(T), SHM_SIGNED_(T), "shmem_" #N "_wait_until_some");                \
     }                                                                                              \
     void shmem_##N##_wait_until_all_vector(T *ivars, size_t nelems, const int *status, int cmp,    \
                                            T *cmp_values)                                          \
     {                                                                                              \
         wait_set(SET_ALL, true, ivars, nelems, NULL, status, cmp, cmp_values, true, sizeof(T),     \
-                 SHM_SIGNED_(T), "shmem_" #N "_wait_until_all_vector");                           \
+                 SHM_SIGNED_(T), "shmem_" #N "_wait_until_all_vector");                            \
     }                                                                                              \
     size_t shmem_##N##_wait_until_any_vector(T *ivars, size_t nelems, const int *status, int cmp,  \
                                              T *cmp_values)                                        \
     {                                                                                              \
         return wait_set(SET_ANY, true, ivars, nelems, NULL, status, cmp, cmp_values, true,         \
-                        sizeof(T), SHM_SIGNED_(T), "shmem_" #N "_wait_until_any_vector");         \
+                        sizeof(T), SHM_SIGNED_(T), "shmem_" #N "_wait_until_any_vector");          \
     }                                                                                              \
     size_t shmem_##N##_wait_until_some_vector(T *ivars, size_t nelems, size_t *indices,            \
                                               const int *status, int cmp, T *cmp_values)           \
     {                                                                                              \
         return wait_set(SET_SOME, true, ivars, nelems, indices, status, cmp, cmp_values, true,     \
-                        sizeof(T), SHM_SIGNED_(T), "shmem_" #N "_wait_until_some_vector");        \
+                        sizeof(T), SHM_SIGNED_(T), "shmem_" #N "_wait_until_some_vector");         \
     }                                                                                              \
     int shmem_##N##_test(T *ivar, int cmp, T cmp_value)                                            \
     {                                                                                              \
         (void)arbor_poll();                                                                        \
         return (int)wait_set(SET_ALL, false, ivar, 1, NULL, NULL, cmp, &cmp_value, false,          \
-                             sizeof(T), SHM_SIGNED_(T), "shmem_" #N "_test");                     \
+                             sizeof(T), SHM_SIGNED_(T), "shmem_" #N "_test");                      \
     }                                                                                              \
     int shmem_##N##_test_all(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value)     \
     {                                                                                              \
         (void)arbor_poll();                                                                        \
         return (int)wait_set(SET_ALL, false, ivars, nelems, NULL, status, cmp, &cmp_value, false,  \
-                             sizeof(T), SHM_SIGNED_(T), "shmem_" #N "_test_all");                 \
+                             sizeof(T), SHM_SIGNED_(T), "shmem_" #N "_test_all");                  \
     }                                                                                              \
     size_t shmem_##N##_test_any(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value)  \
     {                                                                                              \
         (void)arbor_poll();                                                                        \
         return wait_set(SET_ANY, false, ivars, nelems, NULL, status, cmp, &cmp_value, false,       \
-                        sizeof(T), SHM_SIGNED_(T), "shmem_" #N "_test_any");                      \
+                        sizeof(T), SHM_SIGNED_(T), "shmem_" #N "_test_any");                       \
     }                                                                                              \
     size_t shmem_##N##_test_some(T *ivars, size_t nelems, size_t *indices, const int *status,      \
                                  int cmp, T cmp_value)                                             \
     {                                                                                              \
         (void)arbor_poll();                                                                        \
         return wait_set(SET_SOME, false, ivars, nelems, indices, status, cmp, &cmp_value, false,   \
-                        sizeof(T), SHM_SIGNED_(T), "shmem_" #N "_test_some");                     \
+                        sizeof(T), SHM_SIGNED_(T), "shmem_" #N "_test_some");                      \
     }                                                                                              \
     int shmem_##N##_test_all_vector(T *ivars, size_t nelems, const int *status, int cmp,           \
                                     T *cmp_values)                                                 \
     {                                                                                              \
         (void)arbor_poll();                                                                        \
         return (int)wait_set(SET_ALL, false, ivars, nelems, NULL, status, cmp, cmp_values, true,   \
-                             sizeof(T), SHM_SIGNED_(T), "shmem_" #N "_test_all_vector");          \
+                             sizeof(T), SHM_SIGNED_(T), "shmem_" #N "_test_all_vector");           \
     }                                                                                              \
     size_t shmem_##N##_test_any_vector(T *ivars, size_t nelems, const int *status, int cmp,        \
                                        T *cmp_values)                                              \
     {                                                                                              \
         (void)arbor_poll();                                                                        \
         return wait_set(SET_ANY, false, ivars, nelems, NULL, status, cmp, cmp_values, true,        \
-                        sizeof(T), SHM_SIGNED_(T), "shmem_" #N "_test_any_vector");               \
+                        sizeof(T), SHM_SIGNED_(T), "shmem_" #N "_test_any_vector");                \
     }                                                                                              \
     size_t shmem_##N##_test_some_vector(T *ivars, size_t nelems, size_t *indices,                  \
                                         const int *status, int cmp, T *cmp_values)                 \
     {                                                                                              \
         (void)arbor_poll();                                                                        \
         return wait_set(SET_SOME, false, ivars, nelems, indices, status, cmp, cmp_values, true,    \
-                        sizeof(T), SHM_SIGNED_(T), "shmem_" #N "_test_some_vector");              \
+                        sizeof(T), SHM_SIGNED_(T), "shmem_" #N "_test_some_vector");               \
     }
 SHMEM_P2P_TYPES(SHM_DEF_P2P_)
 
@@ -251,8 +259,8 @@ void shmem_sync_all(void)
 static long lock_try(long *lock)
 {
     uint64_t free_word = 0, mine = (uint64_t)shm.me + 1, old = 0;
-    shm_check(arbor_atomic(0, shm_remote(lock, 0), ARBOR_AMO_CSWAP, ARBOR_UINT64, &mine,
-                           &free_word, &old),
+    shm_check(arbor_atomic(0, shm_remote(lock, 0), ARBOR_AMO_CSWAP, ARBOR_UINT64, &mine, &free_word,
+                           &old),
               "shmem_set_lock");
     return (long)old;
 }
@@ -278,8 +286,8 @@ void shmem_clear_lock(long *lock)
     if (!lock) shm_fatal("shmem_clear_lock", "NULL lock");
     shm_check(arbor_quiet(), "shmem_clear_lock");
     uint64_t mine = (uint64_t)shm.me + 1, free_word = 0, old = 0;
-    shm_check(arbor_atomic(0, shm_remote(lock, 0), ARBOR_AMO_CSWAP, ARBOR_UINT64, &free_word,
-                           &mine, &old),
+    shm_check(arbor_atomic(0, shm_remote(lock, 0), ARBOR_AMO_CSWAP, ARBOR_UINT64, &free_word, &mine,
+                           &old),
               "shmem_clear_lock");
     if (old != mine) shm_fatal("shmem_clear_lock", "the lock is not held by this PE");
 }

@@ -12,8 +12,8 @@ static int shmem_check_failures;
     do {                                                                                           \
         if (!(cond)) {                                                                             \
             shmem_check_failures++;                                                                \
-            fprintf(stderr, "PE %d: %s:%d: check failed: %s: ", shmem_my_pe(), __FILE__,         \
-                    __LINE__, #cond);                                                              \
+            fprintf(stderr, "PE %d: %s:%d: check failed: %s: ", shmem_my_pe(), __FILE__, __LINE__, \
+                    #cond);                                                                        \
             fprintf(stderr, __VA_ARGS__);                                                          \
             fputc('\n', stderr);                                                                   \
         }                                                                                          \
@@ -27,8 +27,8 @@ static inline int shmem_check_finish(const char *name)
     shmem_barrier_all();
     shmem_long_sum_reduce(SHMEM_TEAM_WORLD, &total, &failures, 1);
     if (shmem_my_pe() == 0)
-        printf("%s: %s (%ld failed checks over %d PEs)\n", name, total ? "FAILED" : "passed",
-               total, shmem_n_pes());
+        printf("%s: %s (%ld failed checks over %d PEs)\n", name, total ? "FAILED" : "passed", total,
+               shmem_n_pes());
     shmem_finalize();
     return total ? 1 : 0;
 }

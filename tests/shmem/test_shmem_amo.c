@@ -50,7 +50,7 @@ static long static_lock;
 #define BIT_ROUND(T, NAME)                                                                         \
     do {                                                                                           \
         T *x = shmem_calloc(1, sizeof(T));                                                         \
-        /* Each PE sets its own bit of PE 0's word (PEs beyond the width share bits). */          \
+        /* Each PE sets its own bit of PE 0's word (PEs beyond the width share bits). */           \
         shmem_##NAME##_atomic_or(x, (T)1 << (me % 31), 0);                                         \
         shmem_barrier_all();                                                                       \
         if (me == 0) {                                                                             \

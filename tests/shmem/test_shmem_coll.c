@@ -45,7 +45,8 @@ static void team_collectives(shmem_team_t team, const char *what)
     int at = 0;
     for (int r = 0; r < n; r++) {
         int w = shmem_team_translate_pe(team, r, SHMEM_TEAM_WORLD);
-        for (int k = 0; k <= r; k++) CHECK(dst[at + k] == 100 * w + k, "%s collect %d.%d", what, r, k);
+        for (int k = 0; k <= r; k++)
+            CHECK(dst[at + k] == 100 * w + k, "%s collect %d.%d", what, r, k);
         at += r + 1;
     }
     /* alltoall: block j goes to member j */
@@ -180,8 +181,10 @@ int main(void)
         for (int i = 0; i < 64; i++) asrc[i] = 10 * me + i, adst[i] = -1;
         shmem_barrier(start, log, size, pSync);
         shmem_broadcast64(adst, asrc, 4, 0, start, log, size, pSync2);
-        if (index != 0) CHECK(adst[3] == 3, "broadcast64 pass %d", pass);
-        else CHECK(adst[0] == -1, "broadcast64 leaves the root's dest");
+        if (index != 0)
+            CHECK(adst[3] == 3, "broadcast64 pass %d", pass);
+        else
+            CHECK(adst[0] == -1, "broadcast64 leaves the root's dest");
         shmem_barrier(start, log, size, pSync);
         shmem_fcollect64(adst, asrc, 2, start, log, size, pSync2);
         for (int i = 0; i < size; i++)

@@ -22,11 +22,10 @@ static int static_flag_array[4] = {1, 2, 3, 4};
         for (int i = 0; i < N; i++) src[i] = (T)(me * 3 + i + 1);                                  \
         shmem_##NAME##_put(dst, src, N, right);                                                    \
         shmem_barrier_all();                                                                       \
-        for (int i = 0; i < N; i++)                                                                \
-            CHECK(dst[i] == (T)(left * 3 + i + 1), #NAME " put: [%d]", i);                          \
+        for (int i = 0; i < N; i++) CHECK(dst[i] == (T)(left * 3 + i + 1), #NAME " put: [%d]", i); \
         shmem_##NAME##_get(back, dst, N, right);                                                   \
         for (int i = 0; i < N; i++) CHECK(back[i] == src[i], #NAME " get: [%d]", i);               \
-        shmem_barrier_all(); /* everyone has checked dst before it changes */                    \
+        shmem_barrier_all(); /* everyone has checked dst before it changes */                      \
         shmem_##NAME##_p(&dst[0], (T)7, right);                                                    \
         shmem_barrier_all();                                                                       \
         CHECK(shmem_##NAME##_g(&dst[0], right) == (T)7, #NAME " p / g");                           \
