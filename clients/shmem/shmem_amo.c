@@ -9,14 +9,63 @@
 
 #include "shmem_internal.h"
 
+/* One atomic on a mapped word, with the CPU atomics arbor uses on mapped memory. */
+#define SHM_CPU_AMO_(T, W)                                                                         \
+    do {                                                                                           \
+        T *w = (W), v = operand ? *(const T *)operand : 0, old = 0;                                \
+        switch (op) {                                                                              \
+        case ARBOR_AMO_FETCH:                                                                      \
+            old = __atomic_load_n(w, __ATOMIC_SEQ_CST);                                            \
+            break;                                                                                 \
+        case ARBOR_AMO_SET:                                                                        \
+            __atomic_store_n(w, v, __ATOMIC_SEQ_CST);                                              \
+            break;                                                                                 \
+        case ARBOR_AMO_ADD:                                                                        \
+        case ARBOR_AMO_FADD:                                                                       \
+            old = __atomic_fetch_add(w, v, __ATOMIC_SEQ_CST);                                      \
+            break;                                                                                 \
+        case ARBOR_AMO_AND:                                                                        \
+        case ARBOR_AMO_FAND:                                                                       \
+            old = __atomic_fetch_and(w, v, __ATOMIC_SEQ_CST);                                      \
+            break;                                                                                 \
+        case ARBOR_AMO_OR:                                                                         \
+        case ARBOR_AMO_FOR:                                                                        \
+            old = __atomic_fetch_or(w, v, __ATOMIC_SEQ_CST);                                       \
+            break;                                                                                 \
+        case ARBOR_AMO_XOR:                                                                        \
+        case ARBOR_AMO_FXOR:                                                                       \
+            old = __atomic_fetch_xor(w, v, __ATOMIC_SEQ_CST);                                      \
+            break;                                                                                 \
+        case ARBOR_AMO_SWAP:                                                                       \
+            old = __atomic_exchange_n(w, v, __ATOMIC_SEQ_CST);                                     \
+            break;                                                                                 \
+        case ARBOR_AMO_CSWAP:                                                                      \
+            old = *(const T *)compare;                                                             \
+            __atomic_compare_exchange_n(w, &old, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);    \
+            break;                                                                                 \
+        default:                                                                                   \
+            break;                                                                                 \
+        }                                                                                          \
+        if (result) *(T *)result = old;                                                            \
+    } while (0)
+
 static inline void amo(int wpe, void *dest, arbor_amo_t op, size_t size, const void *operand,
                        const void *compare, void *result, bool nbi, const char *what)
 {
+    void *mapped = shm_mapped(dest, size, wpe);
+    if (mapped && ((uintptr_t)mapped & (size - 1)) == 0) {
+        if (size == 4)
+            SHM_CPU_AMO_(uint32_t, mapped);
+        else
+            SHM_CPU_AMO_(uint64_t, mapped);
+        return;
+    }
     arbor_dtype_t dt = size == 4 ? ARBOR_UINT32 : ARBOR_UINT64;
     void *r = shm_remote(dest, wpe);
     shm_check(nbi ? arbor_atomic_nb(wpe, r, op, dt, operand, compare, result, NULL)
                   : arbor_atomic(wpe, r, op, dt, operand, compare, result),
               what);
+    shm_note_arbor_op();
 }
 
 _Static_assert(sizeof(float) == 4 && sizeof(double) == 8, "AMO word sizes");

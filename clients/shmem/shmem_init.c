@@ -139,6 +139,29 @@ static void release_static_data(void)
 
 /* ---- setup ------------------------------------------------------------------------------ */
 
+/* Whether every PE maps every PE's heap (then arbor's own atomics are CPU atomics on it, so
+ * loads, stores and CPU atomics through the mapping are the same mechanism), and the offsets.
+ * SHMEM_MAPPED_BYPASS=0 sends every call through arbor. */
+static void find_mapped_heap(void)
+{
+    shm.mapped_delta = calloc((size_t)shm.npes, sizeof(intptr_t));
+    if (!shm.mapped_delta) shm_fatal("shmem_init", "out of memory");
+    const char *want = getenv("SHMEM_MAPPED_BYPASS");
+    int mapped = !want || strcmp(want, "0") != 0;
+    for (int pe = 0; pe < shm.npes && mapped; pe++) {
+        void *local = NULL;
+        void *remote = (void *)((uintptr_t)shm.scratch + (uintptr_t)shm.heap_delta[pe]);
+        if (arbor_mem_ptr(pe, remote, &local) != ARBOR_OK || !local)
+            mapped = 0;
+        else
+            shm.mapped_delta[pe] = (intptr_t)((uintptr_t)local - (uintptr_t)shm.scratch);
+    }
+    int all = 0;
+    shm_check(arbor_allreduce(ARBOR_TEAM_WORLD, &mapped, &all, 1, ARBOR_INT, ARBOR_MIN),
+              "shmem_init");
+    shm.heap_mapped = all != 0;
+}
+
 static void finalize_at_exit(void)
 {
     if (shm.initialized && !shm.finalized) shmem_finalize();
@@ -177,6 +200,7 @@ static int init_common(int requested, int *provided)
         shm_check(arbor_mem_addr(shm.scratch_mem, pe, &addr, NULL), "shmem_init");
         shm.heap_delta[pe] = (intptr_t)((uintptr_t)addr - (uintptr_t)shm.scratch);
     }
+    find_mapped_heap();
     register_static_data();
     if (shm_team_init_predefined() != 0) shm_fatal("shmem_init", "predefined teams");
     if (provided) *provided = level;
@@ -229,6 +253,9 @@ void shmem_finalize(void)
     arbor_mem_free(&shm.scratch_mem);
     free(shm.heap_delta);
     shm.heap_delta = NULL;
+    free(shm.mapped_delta);
+    shm.mapped_delta = NULL;
+    shm.heap_mapped = false;
     shm.initialized = false;
     shm.finalized = true;
     arbor_status_t st = arbor_finalize();

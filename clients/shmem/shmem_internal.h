@@ -61,6 +61,16 @@ typedef struct {
     uintptr_t *static_base; /* [npes]: each PE's address of static_lo */
     arbor_reg_h static_reg;
     arbor_attach_h *static_att; /* [npes] */
+    /* Mapped heap: where arbor maps every PE's heap here (arbor_mem_ptr non-NULL for all,
+     * agreed by all PEs), a heap address plus mapped_delta[pe] is PE pe's object, reached with
+     * loads, stores and CPU atomics, as arbor itself does on that path (docs/ONESIDED.md,
+     * "Atomics: one mechanism per job"), without arbor's entry costs. */
+    bool heap_mapped;
+    intptr_t *mapped_delta;    /* [npes] */
+    unsigned alloc_generation; /* bumped when an allocation goes (stale range caches) */
+    /* Set (after the call) by every one-sided call that went through arbor, cleared by quiet:
+     * a quiet with nothing issued through arbor since the last one is a memory barrier. */
+    unsigned arbor_pending;
     /* Allocations. */
     pthread_mutex_t alloc_lock;
     shm_alloc_t *allocs;
@@ -88,6 +98,34 @@ static inline void *shm_remote(const void *addr, int pe)
     if (a >= shm.static_lo && a < shm.static_hi)
         return (void *)(shm.static_base[pe] + (a - shm.static_lo));
     return (void *)(a + (uintptr_t)shm.heap_delta[pe]);
+}
+
+/* Whether [addr, addr + len) lies in one live shmem_malloc block (a per-thread cache of the
+ * last block hit, then the table). */
+SHM_HIDDEN bool shm_heap_range_slow(uintptr_t addr, size_t len);
+extern _Thread_local uintptr_t shm_hit_lo, shm_hit_hi;
+extern _Thread_local unsigned shm_hit_generation;
+static inline bool shm_heap_range(const void *addr, size_t len)
+{
+    uintptr_t a = (uintptr_t)addr;
+    if (shm_hit_generation == __atomic_load_n(&shm.alloc_generation, __ATOMIC_ACQUIRE) &&
+        a >= shm_hit_lo && a < shm_hit_hi && len <= shm_hit_hi - a)
+        return true;
+    return shm_heap_range_slow(a, len);
+}
+
+/* The mapped address of PE @p pe's copy of the heap object at @p addr (len bytes), or NULL when
+ * the call must go through arbor (not mapped, not a heap block: arbor then checks it). */
+static inline void *shm_mapped(const void *addr, size_t len, int pe)
+{
+    if (!shm.heap_mapped || !shm_heap_range(addr, len)) return NULL;
+    return (void *)((uintptr_t)addr + (uintptr_t)shm.mapped_delta[pe]);
+}
+
+static inline void shm_note_arbor_op(void)
+{
+    if (!__atomic_load_n(&shm.arbor_pending, __ATOMIC_RELAXED))
+        __atomic_store_n(&shm.arbor_pending, 1, __ATOMIC_RELEASE);
 }
 
 /* The world rank of @p pe of @p ctx's team; ends the job for a PE outside the team. */

@@ -37,8 +37,30 @@ static shm_alloc_t forget(void *base)
         if (shm.allocs[i].base == base) {
             found = shm.allocs[i];
             shm.allocs[i] = shm.allocs[--shm.nallocs];
+            __atomic_add_fetch(&shm.alloc_generation, 1, __ATOMIC_RELEASE);
             break;
         }
+    pthread_mutex_unlock(&shm.alloc_lock);
+    return found;
+}
+
+_Thread_local uintptr_t shm_hit_lo, shm_hit_hi;
+_Thread_local unsigned shm_hit_generation;
+
+bool shm_heap_range_slow(uintptr_t addr, size_t len)
+{
+    bool found = false;
+    pthread_mutex_lock(&shm.alloc_lock);
+    unsigned generation = __atomic_load_n(&shm.alloc_generation, __ATOMIC_ACQUIRE);
+    for (size_t i = 0; i < shm.nallocs && !found; i++) {
+        uintptr_t lo = (uintptr_t)shm.allocs[i].base, hi = lo + shm.allocs[i].size;
+        if (addr >= lo && addr < hi && len <= hi - addr) {
+            found = true;
+            shm_hit_lo = lo;
+            shm_hit_hi = hi;
+            shm_hit_generation = generation;
+        }
+    }
     pthread_mutex_unlock(&shm.alloc_lock);
     return found;
 }

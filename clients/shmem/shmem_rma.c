@@ -18,17 +18,29 @@ static inline void put_bytes(int wpe, void *dest, const void *src, size_t nbytes
                              const char *what)
 {
     if (!nbytes) return;
+    void *mapped = shm_mapped(dest, nbytes, wpe);
+    if (mapped) { /* complete at issue, as arbor's mapped path */
+        memmove(mapped, src, nbytes);
+        return;
+    }
     void *r = shm_remote(dest, wpe);
     shm_check(nbi ? arbor_put_nb(wpe, r, src, nbytes, NULL) : arbor_put(wpe, r, src, nbytes), what);
+    shm_note_arbor_op();
 }
 
 static inline void get_bytes(int wpe, void *dest, const void *src, size_t nbytes, bool nbi,
                              const char *what)
 {
     if (!nbytes) return;
+    void *mapped = shm_mapped(src, nbytes, wpe);
+    if (mapped) {
+        memmove(dest, mapped, nbytes);
+        return;
+    }
     void *r = shm_remote(src, wpe);
     shm_check(nbi ? arbor_get_nb(wpe, dest, r, nbytes, NULL) : arbor_get(wpe, dest, r, nbytes),
               what);
+    shm_note_arbor_op();
 }
 
 /* Strided: one element per piece, nelems pieces; strides in elements. */
@@ -51,6 +63,7 @@ static void strided(bool is_put, int wpe, void *dest, const void *src, ptrdiff_t
     else
         shm_check(arbor_get_strided(wpe, dest, dstride, shm_remote(src, wpe), sstride, count, 1),
                   what);
+    shm_note_arbor_op();
 }
 
 /* The signal word must lie in arbor's heap for arbor_put_signal; one in static data gets the
@@ -68,12 +81,14 @@ static void put_signal(int wpe, void *dest, const void *src, size_t nbytes, uint
         shm_check(nbi ? arbor_put_signal_nb(wpe, rdest, src, nbytes, rsig, signal, op, NULL)
                       : arbor_put_signal(wpe, rdest, src, nbytes, rsig, signal, op),
                   what);
+        shm_note_arbor_op();
         return;
     }
     put_bytes(wpe, dest, src, nbytes, nbi, what);
     shm_check(arbor_order(wpe), what);
     arbor_amo_t op = sig_op == SHMEM_SIGNAL_SET ? ARBOR_AMO_SET : ARBOR_AMO_ADD;
     shm_check(arbor_atomic(wpe, rsig, op, ARBOR_UINT64, &signal, NULL, NULL), what);
+    shm_note_arbor_op();
 }
 
 #define SHM_DEF_RMA_(T, N)                                                                         \

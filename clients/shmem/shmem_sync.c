@@ -216,8 +216,12 @@ void shmem_ctx_fence(shmem_ctx_t ctx)
 {
     shm_require_init("shmem_fence");
     if (!ctx) shm_fatal("shmem_ctx_fence", "invalid context");
-    /* Contexts share arbor's one stream: ordering the whole process orders this context. */
-    for (int pe = 0; pe < shm.npes; pe++) shm_check(arbor_order(pe), "shmem_fence");
+    /* Contexts share arbor's one stream: ordering the whole process orders this context.
+     * Operations that bypassed arbor (mapped heap) are complete at issue: a memory barrier
+     * orders them. */
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&shm.arbor_pending, __ATOMIC_ACQUIRE))
+        for (int pe = 0; pe < shm.npes; pe++) shm_check(arbor_order(pe), "shmem_fence");
 }
 
 void shmem_fence(void)
@@ -229,7 +233,12 @@ void shmem_ctx_quiet(shmem_ctx_t ctx)
 {
     shm_require_init("shmem_quiet");
     if (!ctx) shm_fatal("shmem_ctx_quiet", "invalid context");
-    shm_check(arbor_quiet(), "shmem_quiet");
+    /* The flag is set after each call through arbor, so taking it here covers every such call
+     * issued before; one issued later sets it again for the next quiet. */
+    if (__atomic_exchange_n(&shm.arbor_pending, 0, __ATOMIC_ACQ_REL))
+        shm_check(arbor_quiet(), "shmem_quiet");
+    else
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
 void shmem_quiet(void)
@@ -240,7 +249,7 @@ void shmem_quiet(void)
 void shmem_barrier_all(void)
 {
     shm_require_init("shmem_barrier_all");
-    shm_check(arbor_quiet(), "shmem_barrier_all");
+    shmem_quiet();
     shm_check(arbor_barrier(ARBOR_TEAM_WORLD), "shmem_barrier_all");
 }
 
@@ -284,7 +293,7 @@ void shmem_clear_lock(long *lock)
 {
     shm_require_init("shmem_clear_lock");
     if (!lock) shm_fatal("shmem_clear_lock", "NULL lock");
-    shm_check(arbor_quiet(), "shmem_clear_lock");
+    shmem_quiet();
     uint64_t mine = (uint64_t)shm.me + 1, free_word = 0, old = 0;
     shm_check(arbor_atomic(0, shm_remote(lock, 0), ARBOR_AMO_CSWAP, ARBOR_UINT64, &free_word, &mine,
                            &old),

@@ -12,6 +12,13 @@ foreach(t rma amo coll threads)
   arbor_add_launched_test(NAME shmem_${t} COMMAND $<TARGET_FILE:shmem-test-${t}> RANKS 1 2 4
                           TRANSPORTS ucx "ofi:shm" LABELS shmem TIMEOUT 120)
 endforeach()
+# The same programs with every call through arbor (no loads / stores / CPU atomics through the
+# mapped heap), where the transport maps peers.
+foreach(t rma amo)
+  arbor_add_launched_test(NAME shmem_${t}_through_arbor COMMAND $<TARGET_FILE:shmem-test-${t}>
+                          RANKS 2 TRANSPORTS ucx LABELS shmem TIMEOUT 120
+                          ENV SHMEM_MAPPED_BYPASS=0)
+endforeach()
 
 # Packaging: arbor-oshcc, pkg-config shmem-arbor and find_package(arbor COMPONENTS
 # shmem_arbor) on an installed copy of this build; one PE without a launcher, 2 under mpirun.
