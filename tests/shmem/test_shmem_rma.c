@@ -206,6 +206,25 @@ int main(void)
     shmem_signal_wait_until(&static_signal, SHMEM_CMP_EQ, 9);
     CHECK(data[3] == left * 1000 + 3, "static signal data");
     shmem_barrier_all();
+
+    /* fence orders a put before the flag put that follows it, round after round. */
+    enum { BIG = 16384 };
+    long *payload = shmem_calloc(BIG, sizeof(long)), *flag = shmem_calloc(1, sizeof(long));
+    static long round_src[BIG];
+    for (long round = 1; round <= 5; round++) {
+        for (int i = 0; i < BIG; i++) round_src[i] = round * 1000000L + me * 1000L + (i % 1000);
+        shmem_long_put_nbi(payload, round_src, BIG, right);
+        shmem_fence();
+        shmem_long_atomic_set(flag, round, right);
+        shmem_long_wait_until(flag, SHMEM_CMP_EQ, round);
+        int wrong = 0;
+        for (int i = 0; i < BIG; i++)
+            wrong += payload[i] != round * 1000000L + left * 1000L + (i % 1000);
+        CHECK(wrong == 0, "fence round %ld: %d words wrong", round, wrong);
+        shmem_barrier_all(); /* payload is read before the next round overwrites it */
+    }
+    shmem_free(flag);
+    shmem_free(payload);
     shmem_free(data);
     shmem_free(sig);
     shmem_free(bytes);
