@@ -20,6 +20,19 @@ foreach(t rma amo)
                           ENV SHMEM_MAPPED_BYPASS=0)
 endforeach()
 
+# shmem_global_exit: the job ends with the status passed (the wrapper checks it is 7 and that
+# the job did not hang).
+add_executable(shmem-test-exit ${_shmem_dir}/test_shmem_exit.c)
+target_link_libraries(shmem-test-exit PRIVATE shmem_arbor)
+foreach(p 1 2 4)
+  add_test(NAME shmem_global_exit.${p}
+           COMMAND sh -c "timeout 60 \"$@\"; rc=$?; echo exit status $rc; [ $rc -eq 7 ]" sh
+                   ${ARBOR_TEST_LAUNCHER} ${ARBOR_TEST_LAUNCHER_FLAGS} ${ARBOR_TEST_NPROC_FLAG} ${p}
+                   $<TARGET_FILE:shmem-test-exit>)
+  set_tests_properties(shmem_global_exit.${p} PROPERTIES ENVIRONMENT "${ARBOR_TEST_ENV}"
+                       TIMEOUT 90 PROCESSORS 1 LABELS "launched;shmem")
+endforeach()
+
 # Packaging: arbor-oshcc, pkg-config shmem-arbor and find_package(arbor COMPONENTS
 # shmem_arbor) on an installed copy of this build; one PE without a launcher, 2 under mpirun.
 add_test(NAME shmem_packaging
