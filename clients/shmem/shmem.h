@@ -114,6 +114,14 @@ SHMEM_API void shmem_info_get_name(char *name);
 SHMEM_API void shmem_pcontrol(int level, ...);
 /* Deprecated spellings. */
 SHMEM_API void start_pes(int npes);
+/* Deprecated cache management: the standard lets them do nothing, and here they do nothing
+ * (arbor keeps no caches that a program must manage). */
+SHMEM_API void shmem_clear_cache_inv(void);
+SHMEM_API void shmem_set_cache_inv(void);
+SHMEM_API void shmem_clear_cache_line_inv(void *dest);
+SHMEM_API void shmem_set_cache_line_inv(void *dest);
+SHMEM_API void shmem_udcflush(void);
+SHMEM_API void shmem_udcflush_line(void *dest);
 SHMEM_API int _my_pe(void);
 SHMEM_API int _num_pes(void);
 
@@ -898,6 +906,23 @@ SHMEM_TOALL_ARITH_TYPES(SHMEM_DECL_TOALL_ARITH_)
 #define shmem_min_reduce(t, d, ...)  SHMEM_G_RED_MINMAX_(shmem_, d, _min_reduce)(t, d, __VA_ARGS__)
 #define shmem_sum_reduce(t, d, ...)  SHMEM_G_RED_ARITH_(shmem_, d, _sum_reduce)(t, d, __VA_ARGS__)
 #define shmem_prod_reduce(t, d, ...) SHMEM_G_RED_ARITH_(shmem_, d, _prod_reduce)(t, d, __VA_ARGS__)
+
+/* shmem_sync(team) (1.5) and the deprecated shmem_sync(PE_start, logPE_stride, PE_size, pSync)
+ * share a name: the number of arguments picks. */
+#define shmem_sync(...)                                                                            \
+    SHMEM_PICK4_(__VA_ARGS__, shmem_sync, shmem_sync_takes_1_or_4_arguments_,                      \
+                 shmem_sync_takes_1_or_4_arguments_, shmem_team_sync, )                            \
+    (__VA_ARGS__)
+
+/* Deprecated (1.3) generic AMO names. */
+#define shmem_fetch(...) shmem_atomic_fetch(__VA_ARGS__)
+#define shmem_set(...)   shmem_atomic_set(__VA_ARGS__)
+#define shmem_swap(...)  shmem_atomic_swap(__VA_ARGS__)
+#define shmem_cswap(...) shmem_atomic_compare_swap(__VA_ARGS__)
+#define shmem_finc(...)  shmem_atomic_fetch_inc(__VA_ARGS__)
+#define shmem_inc(...)   shmem_atomic_inc(__VA_ARGS__)
+#define shmem_fadd(...)  shmem_atomic_fetch_add(__VA_ARGS__)
+#define shmem_add(...)   shmem_atomic_add(__VA_ARGS__)
 #endif /* C11 */
 
 #ifdef __cplusplus

@@ -306,7 +306,7 @@ void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync)
     shm_aset_barrier(PE_start, logPE_stride, PE_size, pSync, "shmem_barrier");
 }
 
-void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync)
+void(shmem_sync)(int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
     /* A barrier without the quiet would do; the quiet only adds completion. */
     shm_aset_barrier(PE_start, logPE_stride, PE_size, pSync, "shmem_sync");

@@ -341,3 +341,19 @@ void shmem_pcontrol(int level, ...)
     /* The standard leaves the effect to the implementation; arbor has no profiling levels. */
     (void)level;
 }
+
+void shmem_clear_cache_inv(void) {}
+void shmem_set_cache_inv(void) {}
+void shmem_clear_cache_line_inv(void *dest)
+{
+    (void)dest;
+}
+void shmem_set_cache_line_inv(void *dest)
+{
+    (void)dest;
+}
+void shmem_udcflush(void) {}
+void shmem_udcflush_line(void *dest)
+{
+    (void)dest;
+}

@@ -148,6 +148,16 @@ int main(void)
     shmem_barrier_all();
     CHECK(shmem_int_fetch(old, 0) == 4 * npes, "deprecated add / inc / fetch");
     shmem_barrier_all();
+    if (me == 0) {
+        CHECK(shmem_swap(old, 1, 0) == 4 * npes, "deprecated generic swap");
+        CHECK(shmem_cswap(old, 1, 2, 0) == 1, "deprecated generic cswap");
+        CHECK(shmem_finc(old, 0) == 2 && shmem_fadd(old, 2, 0) == 3, "deprecated finc / fadd");
+        shmem_add(old, 1, 0);
+        shmem_inc(old, 0);
+        shmem_set(old, shmem_fetch(old, 0) + 1, 0);
+        CHECK(*old == 8, "deprecated generic add / inc / set / fetch: %d", *old);
+    }
+    shmem_barrier_all();
     shmem_free(old);
 
     /* Locks: a counter under the lock, read-modify-written with get and put. */

@@ -98,6 +98,7 @@ static void team_collectives(shmem_team_t team, const char *what)
     shmem_long_sum_reduce(team, src, src, 1);
     CHECK(src[0] == n, "%s in-place sum", what);
     CHECK(shmem_team_sync(team) == 0, "%s sync", what);
+    CHECK(shmem_sync(team) == 0, "%s generic sync", what);
     shmem_barrier_all();
     shmem_free(dst);
     shmem_free(src);
