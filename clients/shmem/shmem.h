@@ -299,6 +299,68 @@ typedef struct {
     X(double _Complex, complexd)                                                                   \
     X(float _Complex, complexf)
 
+/* The type lists in the (TYPENAME, TYPE) order and ';'-separated form that programs written
+ * for Sandia OpenSHMEM use (its tests define SHMEM_INTERNAL_INCLUDE to get them). */
+#ifdef SHMEM_INTERNAL_INCLUDE
+#define SHMEM_DECLARE_FOR_RMA(M) SHMEM_RMA_TYPES_NT_(M)
+#define SHMEM_DECLARE_FOR_AMO(M) SHMEM_AMO_STD_TYPES_NT_(M)
+#define SHMEM_DECLARE_FOR_EXTENDED_AMO(M)                                                          \
+    SHMEM_AMO_STD_TYPES_NT_(M) M(float, float);                                                    \
+    M(double, double)
+#define SHMEM_DECLARE_FOR_BITWISE_AMO(M)                                                           \
+    M(uint, unsigned int);                                                                         \
+    M(ulong, unsigned long);                                                                       \
+    M(ulonglong, unsigned long long);                                                              \
+    M(int32, int32_t);                                                                             \
+    M(int64, int64_t);                                                                             \
+    M(uint32, uint32_t);                                                                           \
+    M(uint64, uint64_t)
+#define SHMEM_DECLARE_FOR_SIZES(M)                                                                 \
+    M(8, 1);                                                                                       \
+    M(16, 2);                                                                                      \
+    M(32, 4);                                                                                      \
+    M(64, 8);                                                                                      \
+    M(128, 16)
+#define SHMEM_AMO_STD_TYPES_NT_(M)                                                                 \
+    M(int, int);                                                                                   \
+    M(long, long);                                                                                 \
+    M(longlong, long long);                                                                        \
+    M(uint, unsigned int);                                                                         \
+    M(ulong, unsigned long);                                                                       \
+    M(ulonglong, unsigned long long);                                                              \
+    M(int32, int32_t);                                                                             \
+    M(int64, int64_t);                                                                             \
+    M(uint32, uint32_t);                                                                           \
+    M(uint64, uint64_t);                                                                           \
+    M(size, size_t);                                                                               \
+    M(ptrdiff, ptrdiff_t);
+#define SHMEM_RMA_TYPES_NT_(M)                                                                     \
+    M(float, float);                                                                               \
+    M(double, double);                                                                             \
+    M(longdouble, long double);                                                                    \
+    M(char, char);                                                                                 \
+    M(schar, signed char);                                                                         \
+    M(short, short);                                                                               \
+    M(int, int);                                                                                   \
+    M(long, long);                                                                                 \
+    M(longlong, long long);                                                                        \
+    M(uchar, unsigned char);                                                                       \
+    M(ushort, unsigned short);                                                                     \
+    M(uint, unsigned int);                                                                         \
+    M(ulong, unsigned long);                                                                       \
+    M(ulonglong, unsigned long long);                                                              \
+    M(int8, int8_t);                                                                               \
+    M(int16, int16_t);                                                                             \
+    M(int32, int32_t);                                                                             \
+    M(int64, int64_t);                                                                             \
+    M(uint8, uint8_t);                                                                             \
+    M(uint16, uint16_t);                                                                           \
+    M(uint32, uint32_t);                                                                           \
+    M(uint64, uint64_t);                                                                           \
+    M(size, size_t);                                                                               \
+    M(ptrdiff, ptrdiff_t)
+#endif
+
 /* ---- RMA -------------------------------------------------------------------------------- */
 #define SHMEM_DECL_RMA_(T, N)                                                                      \
     SHMEM_API void shmem_##N##_put(T *dest, const T *source, size_t nelems, int pe);               \
