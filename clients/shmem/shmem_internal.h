@@ -40,9 +40,11 @@ struct shmem_ctx_s {
 
 /* Symmetric allocation records (heap): local address -> arbor handle and size. */
 typedef struct {
-    void *base;  /* what shmem_malloc returned (maybe past the block start: shmem_align) */
-    void *block; /* start of the arbor allocation */
-    size_t size; /* bytes the user asked for */
+    void *base;    /* what shmem_malloc returned (maybe past the block start: shmem_align) */
+    void *block;   /* start of the arbor allocation */
+    size_t size;   /* bytes the user asked for */
+    size_t common; /* bytes every PE's block holds from base (PEs may ask for different sizes):
+                    * what the mapped path may reach without arbor's per-PE check */
     arbor_mem_h mem;
 } shm_alloc_t;
 

@@ -9,7 +9,7 @@
 
 #include "shmem_internal.h"
 
-static bool remember(void *base, void *block, size_t size, arbor_mem_h mem)
+static bool remember(void *base, void *block, size_t size, size_t common, arbor_mem_h mem)
 {
     pthread_mutex_lock(&shm.alloc_lock);
     bool ok = true;
@@ -23,7 +23,7 @@ static bool remember(void *base, void *block, size_t size, arbor_mem_h mem)
             ok = false;
         }
     }
-    if (ok) shm.allocs[shm.nallocs++] = (shm_alloc_t){base, block, size, mem};
+    if (ok) shm.allocs[shm.nallocs++] = (shm_alloc_t){base, block, size, common, mem};
     pthread_mutex_unlock(&shm.alloc_lock);
     return ok;
 }
@@ -53,7 +53,7 @@ bool shm_heap_range_slow(uintptr_t addr, size_t len)
     pthread_mutex_lock(&shm.alloc_lock);
     unsigned generation = __atomic_load_n(&shm.alloc_generation, __ATOMIC_ACQUIRE);
     for (size_t i = 0; i < shm.nallocs && !found; i++) {
-        uintptr_t lo = (uintptr_t)shm.allocs[i].base, hi = lo + shm.allocs[i].size;
+        uintptr_t lo = (uintptr_t)shm.allocs[i].base, hi = lo + shm.allocs[i].common;
         if (addr >= lo && addr < hi && len <= hi - addr) {
             found = true;
             shm_hit_lo = lo;
@@ -105,7 +105,15 @@ static void *symmetric_alloc(size_t alignment, size_t size, const char *what)
             return NULL;
         }
     }
-    if (!remember((void *)base, block, size, mem)) {
+    /* The smallest block of any PE bounds what the mapped path may touch. */
+    size_t skipped = base - (uintptr_t)block, common = size;
+    for (int pe = 0; pe < shm.npes; pe++) {
+        size_t theirs = 0;
+        shm_check(arbor_mem_addr(mem, pe, NULL, &theirs), what);
+        size_t usable = theirs > skipped ? theirs - skipped : 0;
+        if (usable < common) common = usable;
+    }
+    if (!remember((void *)base, block, size, common, mem)) {
         arbor_mem_free(&mem);
         shm_fatal(what, "out of memory for the allocation table");
     }

@@ -3,6 +3,7 @@
  * setup queries, the symmetric heap routines, shmem_ptr, put with signal. */
 #include <shmem.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "shmem_check.h"
@@ -186,6 +187,18 @@ int main(void)
     CHECK(shmem_malloc(0) == NULL, "malloc(0) is NULL");
     shmem_free(hinted);
     shmem_free(grown);
+
+    /* PEs may ask for different sizes (OpenSHMEM 1.1 semantics, still used): each block is
+     * reached within its own size, whatever the caller's. */
+    int *asym = shmem_malloc(sizeof(int) * (size_t)(me + 1) * 100);
+    int *fill = malloc(sizeof(int) * (size_t)(right + 1) * 100);
+    for (int i = 0; i < (right + 1) * 100; i++) fill[i] = right * 7 + i;
+    shmem_int_put(asym, fill, (size_t)(right + 1) * 100, right);
+    free(fill);
+    shmem_barrier_all();
+    for (int i = 0; i < (me + 1) * 100; i++) CHECK(asym[i] == me * 7 + i, "asymmetric [%d]", i);
+    shmem_barrier_all();
+    shmem_free(asym);
 
     /* Put with signal: the data is there when the signal is. */
     uint64_t *sig = shmem_calloc(1, sizeof(uint64_t));
