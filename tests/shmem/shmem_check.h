@@ -1,5 +1,5 @@
 /* Self-checking helpers of the OpenSHMEM test programs: a failed check prints where and what,
- * and the program's exit status is the number of failures (capped), so ctest sees it. */
+ * and the program exits nonzero on every PE when any PE had a failure, so ctest sees it. */
 #ifndef SHMEM_CHECK_H
 #define SHMEM_CHECK_H
 
