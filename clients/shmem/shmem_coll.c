@@ -58,6 +58,52 @@ _Static_assert(sizeof(size_t) == 8 && sizeof(ptrdiff_t) == 8, "size_t / ptrdiff_
 #define SHM_COMBINE_sum(a, b)  ((a) + (b))
 #define SHM_COMBINE_prod(a, b) ((a) * (b))
 
+/*
+ * OpenSHMEM's collective buffers are symmetric, so arbor may move large chunks with one copy
+ * between mapped PEs (ARBOR_SYMMETRIC: the reader takes them straight from the writer's heap
+ * block; a buffer outside arbor's heap, static data, still goes through landing slots,
+ * correctly). The sizes that decide are single-valued, so every member passes the same flags.
+ * Small payloads keep the blocking call, which needs no handle.
+ */
+#define SHM_ONE_COPY_MIN 4096
+static const arbor_op_params_t symmetric_params = {ARBOR_OP_PARAM_FLAGS, ARBOR_SYMMETRIC};
+
+static arbor_status_t finish(arbor_status_t st, arbor_request_h *req)
+{
+    return st == ARBOR_OK ? arbor_wait(req) : st;
+}
+
+static arbor_status_t sym_bcast(arbor_team_h t, void *buf, size_t nbytes, int root)
+{
+    if (nbytes < SHM_ONE_COPY_MIN) return arbor_bcast(t, buf, nbytes, root);
+    arbor_request_h req = NULL;
+    return finish(arbor_bcast_nb(t, buf, nbytes, root, &symmetric_params, &req), &req);
+}
+
+static arbor_status_t sym_allgather(arbor_team_h t, const void *src, void *dst, size_t nbytes)
+{
+    if (nbytes < SHM_ONE_COPY_MIN) return arbor_allgather(t, src, dst, nbytes, ARBOR_BYTE);
+    arbor_request_h req = NULL;
+    return finish(arbor_allgather_nb(t, src, dst, nbytes, ARBOR_BYTE, &symmetric_params, &req),
+                  &req);
+}
+
+static arbor_status_t sym_alltoall(arbor_team_h t, const void *src, void *dst, size_t nbytes)
+{
+    if (nbytes < SHM_ONE_COPY_MIN) return arbor_alltoall(t, src, dst, nbytes, ARBOR_BYTE);
+    arbor_request_h req = NULL;
+    return finish(arbor_alltoall_nb(t, src, dst, nbytes, ARBOR_BYTE, &symmetric_params, &req),
+                  &req);
+}
+
+static arbor_status_t sym_allreduce(arbor_team_h t, const void *src, void *dst, size_t count,
+                                    size_t elem, arbor_dtype_t dtype, arbor_op_t op)
+{
+    if (count * elem < SHM_ONE_COPY_MIN) return arbor_allreduce(t, src, dst, count, dtype, op);
+    arbor_request_h req = NULL;
+    return finish(arbor_allreduce_nb(t, src, dst, count, dtype, op, &symmetric_params, &req), &req);
+}
+
 static bool team_usable(shmem_team_t team)
 {
     return shm.initialized && team && team->world_of;
@@ -85,7 +131,7 @@ static int broadcast_bytes(shmem_team_t team, void *dest, const void *source, si
     if (!team_usable(team) || root < 0 || root >= team->n_pes) return -1;
     if (nbytes && (!dest || !source)) return -1;
     if (team->my_pe == root && dest != source && nbytes) memmove(dest, source, nbytes);
-    return coll_status(arbor_bcast(team->arbor, dest, nbytes, root), what);
+    return coll_status(sym_bcast(team->arbor, dest, nbytes, root), what);
 }
 
 static int collect_bytes(shmem_team_t team, void *dest, const void *source, size_t nbytes,
@@ -117,14 +163,14 @@ static int fcollect_bytes(shmem_team_t team, void *dest, const void *source, siz
                           const char *what)
 {
     if (!team_usable(team)) return -1;
-    return coll_status(arbor_allgather(team->arbor, source, dest, nbytes, ARBOR_BYTE), what);
+    return coll_status(sym_allgather(team->arbor, source, dest, nbytes), what);
 }
 
 static int alltoall_bytes(shmem_team_t team, void *dest, const void *source, size_t nbytes,
                           const char *what)
 {
     if (!team_usable(team)) return -1;
-    return coll_status(arbor_alltoall(team->arbor, source, dest, nbytes, ARBOR_BYTE), what);
+    return coll_status(sym_alltoall(team->arbor, source, dest, nbytes), what);
 }
 
 /* Strided all-to-all: packed into contiguous blocks, exchanged, unpacked. */
@@ -212,7 +258,7 @@ SHMEM_RMA_TYPES(SHM_DEF_COLL_)
         if (!team_usable(team)) return -1;                                                         \
         const void *send = dest == source ? ARBOR_IN_PLACE : (const void *)source;                 \
         return coll_status(                                                                        \
-            arbor_allreduce(team->arbor, send, dest, nreduce, SHM_DT_##N, SHM_OP_##OP),            \
+            sym_allreduce(team->arbor, send, dest, nreduce, sizeof(T), SHM_DT_##N, SHM_OP_##OP),   \
             "shmem_" #N "_" #OP "_reduce");                                                        \
     }
 #define SHM_DEF_REDUCE_BIT_(T, N)                                                                  \
@@ -325,7 +371,7 @@ static void aset_broadcast(void *dest, const void *source, size_t nbytes, int ro
     if (a.world) {
         /* The root's dest is not written (the deprecated broadcast leaves it). */
         void *buf = a.index == root ? (void *)source : dest;
-        shm_check(arbor_bcast(ARBOR_TEAM_WORLD, buf, nbytes, root), what);
+        shm_check(sym_bcast(ARBOR_TEAM_WORLD, buf, nbytes, root), what);
         return;
     }
     if (a.index == root)
@@ -339,7 +385,7 @@ static void aset_fcollect(void *dest, const void *source, size_t nbytes, int sta
 {
     shm_aset_t a = aset_of(start, log_stride, size, what);
     if (a.world) {
-        shm_check(arbor_allgather(ARBOR_TEAM_WORLD, source, dest, nbytes, ARBOR_BYTE), what);
+        shm_check(sym_allgather(ARBOR_TEAM_WORLD, source, dest, nbytes), what);
         return;
     }
     for (int i = 0; i < size; i++)
@@ -374,7 +420,7 @@ static void aset_alltoall(void *dest, const void *source, size_t nbytes, int sta
 {
     shm_aset_t a = aset_of(start, log_stride, size, what);
     if (a.world) {
-        shm_check(arbor_alltoall(ARBOR_TEAM_WORLD, source, dest, nbytes, ARBOR_BYTE), what);
+        shm_check(sym_alltoall(ARBOR_TEAM_WORLD, source, dest, nbytes), what);
         return;
     }
     for (int i = 0; i < size; i++)
@@ -450,7 +496,8 @@ SHM_DEF_ASET_(64)
         size_t n = (size_t)nreduce;                                                                \
         if (a.world) {                                                                             \
             const void *send = dest == source ? ARBOR_IN_PLACE : (const void *)source;             \
-            shm_check(arbor_allreduce(ARBOR_TEAM_WORLD, send, dest, n, SHM_DT_##N, SHM_OP_##OP),   \
+            shm_check(sym_allreduce(ARBOR_TEAM_WORLD, send, dest, n, sizeof(T), SHM_DT_##N,        \
+                                    SHM_OP_##OP),                                                  \
                       what);                                                                       \
             return;                                                                                \
         }                                                                                          \

@@ -20,9 +20,15 @@ static void team_collectives(shmem_team_t team, const char *what)
     int me = shmem_team_my_pe(team), n = shmem_team_n_pes(team);
     int world_me = shmem_my_pe();
     long *src = shmem_malloc(sizeof(long) * N * 64), *dst = shmem_malloc(sizeof(long) * N * 64);
+    /* Large payloads (8 KiB and more per member: arbor's one-copy paths between mapped PEs). */
+    enum { BIG = 1024 };
+    long *bsrc = shmem_malloc(sizeof(long) * BIG * 16),
+         *bdst = shmem_malloc(sizeof(long) * BIG * 16);
     shmem_barrier_all();
     if (me < 0) { /* not a member: still take part in the world's barrier and frees */
         shmem_barrier_all();
+        shmem_free(bdst);
+        shmem_free(bsrc);
         shmem_free(dst);
         shmem_free(src);
         return;
@@ -97,9 +103,38 @@ static void team_collectives(shmem_team_t team, const char *what)
     src[0] = 1;
     shmem_long_sum_reduce(team, src, src, 1);
     CHECK(src[0] == n, "%s in-place sum", what);
+    if (n <= 16) {
+        int bw = shmem_team_translate_pe(team, 0, SHMEM_TEAM_WORLD);
+        for (int i = 0; i < BIG; i++) bsrc[i] = 1000L * world_me + i;
+        shmem_long_broadcast(team, bdst, bsrc, BIG, 0);
+        int wrong = 0;
+        for (int i = 0; i < BIG; i++) wrong += bdst[i] != 1000L * bw + i;
+        CHECK(wrong == 0, "%s large broadcast: %d wrong", what, wrong);
+        shmem_long_fcollect(team, bdst, bsrc, BIG);
+        wrong = 0;
+        for (int r = 0; r < n; r++)
+            for (int i = 0; i < BIG; i++)
+                wrong += bdst[r * BIG + i] !=
+                         1000L * shmem_team_translate_pe(team, r, SHMEM_TEAM_WORLD) + i;
+        CHECK(wrong == 0, "%s large fcollect: %d wrong", what, wrong);
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < BIG; i++) bsrc[j * BIG + i] = 100000L * me + 10L * j + i;
+        shmem_long_alltoall(team, bdst, bsrc, BIG);
+        wrong = 0;
+        for (int r = 0; r < n; r++)
+            for (int i = 0; i < BIG; i++) wrong += bdst[r * BIG + i] != 100000L * r + 10L * me + i;
+        CHECK(wrong == 0, "%s large alltoall: %d wrong", what, wrong);
+        for (int i = 0; i < BIG; i++) bsrc[i] = me + i;
+        shmem_long_sum_reduce(team, bdst, bsrc, BIG);
+        wrong = 0;
+        for (int i = 0; i < BIG; i++) wrong += bdst[i] != (long)n * (n - 1) / 2 + (long)n * i;
+        CHECK(wrong == 0, "%s large sum: %d wrong", what, wrong);
+    }
     CHECK(shmem_team_sync(team) == 0, "%s sync", what);
     CHECK(shmem_sync(team) == 0, "%s generic sync", what);
     shmem_barrier_all();
+    shmem_free(bdst);
+    shmem_free(bsrc);
     shmem_free(dst);
     shmem_free(src);
 }
