@@ -78,7 +78,8 @@ static void register_static_data(void)
 {
     shm_range_t r = {0, 0};
     const char *want = getenv("SHMEM_SYMMETRIC_STATIC");
-    if (!want || strcmp(want, "0") != 0) dl_iterate_phdr(find_static_range, &r);
+    bool opted_out = want && strcmp(want, "0") == 0;
+    if (!opted_out) dl_iterate_phdr(find_static_range, &r);
     r.lo = (r.lo + 7) & ~(uintptr_t)7;
     r.hi = (r.hi + 7) & ~(uintptr_t)7;
     uint64_t ok = r.hi > r.lo;
@@ -93,7 +94,7 @@ static void register_static_data(void)
     if (!shm.static_base || !shm.static_att) shm_fatal("shmem_init", "out of memory");
     if (agreed[0] != 0) {
         if (shm.static_reg) arbor_mem_deregister(&shm.static_reg);
-        if (shm.me == 0)
+        if (shm.me == 0 && !opted_out)
             fprintf(stderr, "shmem: global and static variables are not symmetric on this "
                             "transport (arbor_mem_register refused); use shmem_malloc\n");
         return;
