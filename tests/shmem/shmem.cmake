@@ -12,6 +12,13 @@ foreach(t rma amo coll threads)
   arbor_add_launched_test(NAME shmem_${t} COMMAND $<TARGET_FILE:shmem-test-${t}> RANKS 1 2 4
                           TRANSPORTS ucx "ofi:shm" LABELS shmem TIMEOUT 120)
 endforeach()
+# OFI over TCP (ofi_rxm): 2 PEs, the RMA, AMO and collective programs.
+if(ARBOR_WITH_OFI)
+  foreach(t rma amo coll)
+    arbor_add_launched_test(NAME shmem_${t} COMMAND $<TARGET_FILE:shmem-test-${t}> RANKS 2
+                            TRANSPORTS "ofi:tcp^ofi_rxm" LABELS shmem TIMEOUT 180)
+  endforeach()
+endif()
 # The same programs with every call through arbor (no loads / stores / CPU atomics through the
 # mapped heap), where the transport maps peers.
 foreach(t rma amo)
