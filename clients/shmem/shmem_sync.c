@@ -234,8 +234,10 @@ void shmem_ctx_quiet(shmem_ctx_t ctx)
     shm_require_init("shmem_quiet");
     if (!ctx) shm_fatal("shmem_ctx_quiet", "invalid context");
     /* The flag is set after each call through arbor, so taking it here covers every such call
-     * issued before; one issued later sets it again for the next quiet. */
-    if (__atomic_exchange_n(&shm.arbor_pending, 0, __ATOMIC_ACQ_REL))
+     * issued before; one issued later sets it again for the next quiet. It is read before it
+     * is taken: threads that quiet often would otherwise bounce its line between cores. */
+    if (__atomic_load_n(&shm.arbor_pending, __ATOMIC_ACQUIRE) &&
+        __atomic_exchange_n(&shm.arbor_pending, 0, __ATOMIC_ACQ_REL))
         shm_check(arbor_quiet(), "shmem_quiet");
     else
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
