@@ -572,6 +572,9 @@ SHMEM_AMO_OLD_TYPES(SHMEM_DECL_AMO_OLD_STD_)
     SHMEM_API size_t shmem_##N##_test_some_vector(T *ivars, size_t nelems, size_t *indices,        \
                                                   const int *status, int cmp, T *cmp_values);
 SHMEM_P2P_TYPES(SHMEM_DECL_P2P_)
+/* The pre-C11 (long) forms; C11 programs get the generic selections of the same names. */
+SHMEM_API void shmem_wait_until(long *ivar, int cmp, long cmp_value);
+SHMEM_API void shmem_wait(long *ivar, long cmp_value);
 
 /* ---- memory ordering, locks ------------------------------------------------------------- */
 SHMEM_API void shmem_fence(void);

@@ -202,6 +202,16 @@ static size_t wait_set(int kind, bool block, const void *ivars, size_t nelems, s
     }
 SHMEM_P2P_TYPES(SHM_DEF_P2P_)
 
+void(shmem_wait_until)(long *ivar, int cmp, long cmp_value)
+{
+    shmem_long_wait_until(ivar, cmp, cmp_value);
+}
+
+void(shmem_wait)(long *ivar, long cmp_value)
+{
+    shmem_long_wait(ivar, cmp_value);
+}
+
 uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value)
 {
     if (!sig_addr) shm_fatal("shmem_signal_wait_until", "NULL sig_addr");

@@ -27,6 +27,13 @@ foreach(t rma amo)
                           ENV SHMEM_MAPPED_BYPASS=0)
 endforeach()
 
+# A C99 program: the header without generic selections.
+add_executable(shmem-test-c99 ${_shmem_dir}/test_shmem_c99.c)
+set_target_properties(shmem-test-c99 PROPERTIES C_STANDARD 99 C_EXTENSIONS OFF)
+target_link_libraries(shmem-test-c99 PRIVATE shmem_arbor)
+arbor_add_launched_test(NAME shmem_c99 COMMAND $<TARGET_FILE:shmem-test-c99> RANKS 2
+                        TRANSPORTS ucx LABELS shmem TIMEOUT 60)
+
 # shmem_global_exit: the job ends with the status passed (the wrapper checks it is 7 and that
 # the job did not hang).
 add_executable(shmem-test-exit ${_shmem_dir}/test_shmem_exit.c)
