@@ -763,6 +763,21 @@ ARBOR_API arbor_status_t arbor_mem_attach_info(arbor_attach_h att, int *rank_p, 
  * attachment; *att_p = NULL. ARBOR_ERR_HANDLE for an unknown one. */
 ARBOR_API arbor_status_t arbor_mem_detach(arbor_attach_h *att_p);
 
+/**
+ * @brief A load/store pointer to @p remote_addr of rank @p rank (world rank), where this process
+ * maps that rank's memory (OpenSHMEM shmem_ptr): *local_p receives the address at which this
+ * process reads and writes that byte, or NULL where the memory is reached only through the
+ * transport (another host, OFI, ARBOR_DIRECT=n, a peer's registered memory). For this rank
+ * itself it is @p remote_addr. Stores through the pointer are plain stores: they are not arbor
+ * atomics and are ordered with arbor's operations only by the caller's own synchronisation
+ * (arbor_quiet, a barrier). Local.
+ * @return ARBOR_OK (*local_p set, maybe NULL); ARBOR_ERR_INVALID_ARG (NULL @p local_p),
+ *         ARBOR_ERR_NOT_INITIALIZED, ARBOR_ERR_BUFFER (NULL @p remote_addr), ARBOR_ERR_RANK,
+ *         ARBOR_ERR_ADDRESS (not in a live allocation or attached registration of that rank);
+ *         on every error *local_p is NULL.
+ */
+ARBOR_API arbor_status_t arbor_mem_ptr(int rank, const void *remote_addr, void **local_p);
+
 /** @brief Rank in ARBOR_TEAM_WORLD of member @p rank of @p team. Local.
  * ARBOR_ERR_TEAM, ARBOR_ERR_RANK, ARBOR_ERR_INVALID_ARG. */
 ARBOR_API arbor_status_t arbor_team_world_rank(arbor_team_h team, int rank, int *world_rank_p);

@@ -1,0 +1,322 @@
+/*
+ * Puts and gets (typed, sized, mem; blocking and _nbi; strided iput / iget; p / g) and put
+ * with signal, over arbor_put / arbor_get and their _nb (implicit) and strided forms.
+ */
+#include <string.h>
+
+#include "shmem_internal.h"
+
+int shm_ctx_world_pe(shmem_ctx_t ctx, int pe, const char *what)
+{
+    if (__builtin_expect(!ctx, 0)) shm_fatal(what, "invalid context (SHMEM_CTX_INVALID)");
+    struct shmem_team_s *t = ctx->team;
+    if (__builtin_expect(pe < 0 || pe >= t->n_pes, 0)) shm_fatal(what, "PE out of range");
+    return t->world_of[pe];
+}
+
+static inline void put_bytes(int wpe, void *dest, const void *src, size_t nbytes, bool nbi,
+                             const char *what)
+{
+    if (!nbytes) return;
+    void *mapped = shm_mapped(dest, nbytes, wpe);
+    if (mapped) { /* complete at issue, as arbor's mapped path */
+        memmove(mapped, src, nbytes);
+        return;
+    }
+    void *r = shm_remote(dest, wpe);
+    shm_check(nbi ? arbor_put_nb(wpe, r, src, nbytes, NULL) : arbor_put(wpe, r, src, nbytes), what);
+    shm_note_arbor_op();
+}
+
+static inline void get_bytes(int wpe, void *dest, const void *src, size_t nbytes, bool nbi,
+                             const char *what)
+{
+    if (!nbytes) return;
+    void *mapped = shm_mapped(src, nbytes, wpe);
+    if (mapped) {
+        memmove(dest, mapped, nbytes);
+        return;
+    }
+    void *r = shm_remote(src, wpe);
+    shm_check(nbi ? arbor_get_nb(wpe, dest, r, nbytes, NULL) : arbor_get(wpe, dest, r, nbytes),
+              what);
+    shm_note_arbor_op();
+}
+
+/* Strided: one element per piece, nelems pieces; strides in elements. */
+static void strided(bool is_put, int wpe, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst,
+                    size_t nelems, size_t elem, const char *what)
+{
+    if (!nelems) return;
+    if (nelems == 1) {
+        if (is_put)
+            put_bytes(wpe, dest, src, elem, false, what);
+        else
+            get_bytes(wpe, dest, src, elem, false, what);
+        return;
+    }
+    ptrdiff_t dstride[1] = {dst * (ptrdiff_t)elem}, sstride[1] = {sst * (ptrdiff_t)elem};
+    size_t count[2] = {elem, nelems};
+    if (is_put)
+        shm_check(arbor_put_strided(wpe, shm_remote(dest, wpe), dstride, src, sstride, count, 1),
+                  what);
+    else
+        shm_check(arbor_get_strided(wpe, dest, dstride, shm_remote(src, wpe), sstride, count, 1),
+                  what);
+    shm_note_arbor_op();
+}
+
+/* The signal word must lie in arbor's heap for arbor_put_signal; one in static data gets the
+ * same guarantee from a put, an order point, then an atomic on the word. */
+static void put_signal(int wpe, void *dest, const void *src, size_t nbytes, uint64_t *sig,
+                       uint64_t signal, int sig_op, bool nbi, const char *what)
+{
+    if (sig_op != SHMEM_SIGNAL_SET && sig_op != SHMEM_SIGNAL_ADD)
+        shm_fatal(what, "sig_op is neither SHMEM_SIGNAL_SET nor SHMEM_SIGNAL_ADD");
+    uint64_t *rsig = shm_remote(sig, wpe);
+    uintptr_t s = (uintptr_t)sig;
+    if (!(s >= shm.static_lo && s < shm.static_hi)) {
+        void *rdest = nbytes ? shm_remote(dest, wpe) : shm_remote(sig, wpe);
+        arbor_signal_op_t op = sig_op == SHMEM_SIGNAL_SET ? ARBOR_SIGNAL_SET : ARBOR_SIGNAL_ADD;
+        shm_check(nbi ? arbor_put_signal_nb(wpe, rdest, src, nbytes, rsig, signal, op, NULL)
+                      : arbor_put_signal(wpe, rdest, src, nbytes, rsig, signal, op),
+                  what);
+        shm_note_arbor_op();
+        return;
+    }
+    put_bytes(wpe, dest, src, nbytes, nbi, what);
+    shm_check(arbor_order(wpe), what);
+    arbor_amo_t op = sig_op == SHMEM_SIGNAL_SET ? ARBOR_AMO_SET : ARBOR_AMO_ADD;
+    shm_check(arbor_atomic(wpe, rsig, op, ARBOR_UINT64, &signal, NULL, NULL), what);
+    shm_note_arbor_op();
+}
+
+#define SHM_DEF_RMA_(T, N)                                                                         \
+    void shmem_ctx_##N##_put(shmem_ctx_t ctx, T *dest, const T *source, size_t nelems, int pe)     \
+    {                                                                                              \
+        put_bytes(shm_ctx_world_pe(ctx, pe, "shmem_" #N "_put"), dest, source, nelems * sizeof(T), \
+                  false, "shmem_" #N "_put");                                                      \
+    }                                                                                              \
+    void shmem_##N##_put(T *dest, const T *source, size_t nelems, int pe)                          \
+    {                                                                                              \
+        put_bytes(shm_world_pe(pe, "shmem_" #N "_put"), dest, source, nelems * sizeof(T), false,   \
+                  "shmem_" #N "_put");                                                             \
+    }                                                                                              \
+    void shmem_ctx_##N##_get(shmem_ctx_t ctx, T *dest, const T *source, size_t nelems, int pe)     \
+    {                                                                                              \
+        get_bytes(shm_ctx_world_pe(ctx, pe, "shmem_" #N "_get"), dest, source, nelems * sizeof(T), \
+                  false, "shmem_" #N "_get");                                                      \
+    }                                                                                              \
+    void shmem_##N##_get(T *dest, const T *source, size_t nelems, int pe)                          \
+    {                                                                                              \
+        get_bytes(shm_world_pe(pe, "shmem_" #N "_get"), dest, source, nelems * sizeof(T), false,   \
+                  "shmem_" #N "_get");                                                             \
+    }                                                                                              \
+    void shmem_ctx_##N##_put_nbi(shmem_ctx_t ctx, T *dest, const T *source, size_t nelems, int pe) \
+    {                                                                                              \
+        put_bytes(shm_ctx_world_pe(ctx, pe, "shmem_" #N "_put_nbi"), dest, source,                 \
+                  nelems * sizeof(T), true, "shmem_" #N "_put_nbi");                               \
+    }                                                                                              \
+    void shmem_##N##_put_nbi(T *dest, const T *source, size_t nelems, int pe)                      \
+    {                                                                                              \
+        put_bytes(shm_world_pe(pe, "shmem_" #N "_put_nbi"), dest, source, nelems * sizeof(T),      \
+                  true, "shmem_" #N "_put_nbi");                                                   \
+    }                                                                                              \
+    void shmem_ctx_##N##_get_nbi(shmem_ctx_t ctx, T *dest, const T *source, size_t nelems, int pe) \
+    {                                                                                              \
+        get_bytes(shm_ctx_world_pe(ctx, pe, "shmem_" #N "_get_nbi"), dest, source,                 \
+                  nelems * sizeof(T), true, "shmem_" #N "_get_nbi");                               \
+    }                                                                                              \
+    void shmem_##N##_get_nbi(T *dest, const T *source, size_t nelems, int pe)                      \
+    {                                                                                              \
+        get_bytes(shm_world_pe(pe, "shmem_" #N "_get_nbi"), dest, source, nelems * sizeof(T),      \
+                  true, "shmem_" #N "_get_nbi");                                                   \
+    }                                                                                              \
+    void shmem_ctx_##N##_iput(shmem_ctx_t ctx, T *dest, const T *source, ptrdiff_t dst,            \
+                              ptrdiff_t sst, size_t nelems, int pe)                                \
+    {                                                                                              \
+        strided(true, shm_ctx_world_pe(ctx, pe, "shmem_" #N "_iput"), dest, source, dst, sst,      \
+                nelems, sizeof(T), "shmem_" #N "_iput");                                           \
+    }                                                                                              \
+    void shmem_##N##_iput(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,   \
+                          int pe)                                                                  \
+    {                                                                                              \
+        strided(true, shm_world_pe(pe, "shmem_" #N "_iput"), dest, source, dst, sst, nelems,       \
+                sizeof(T), "shmem_" #N "_iput");                                                   \
+    }                                                                                              \
+    void shmem_ctx_##N##_iget(shmem_ctx_t ctx, T *dest, const T *source, ptrdiff_t dst,            \
+                              ptrdiff_t sst, size_t nelems, int pe)                                \
+    {                                                                                              \
+        strided(false, shm_ctx_world_pe(ctx, pe, "shmem_" #N "_iget"), dest, source, dst, sst,     \
+                nelems, sizeof(T), "shmem_" #N "_iget");                                           \
+    }                                                                                              \
+    void shmem_##N##_iget(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,   \
+                          int pe)                                                                  \
+    {                                                                                              \
+        strided(false, shm_world_pe(pe, "shmem_" #N "_iget"), dest, source, dst, sst, nelems,      \
+                sizeof(T), "shmem_" #N "_iget");                                                   \
+    }                                                                                              \
+    void shmem_ctx_##N##_p(shmem_ctx_t ctx, T *dest, T value, int pe)                              \
+    {                                                                                              \
+        put_bytes(shm_ctx_world_pe(ctx, pe, "shmem_" #N "_p"), dest, &value, sizeof(T), false,     \
+                  "shmem_" #N "_p");                                                               \
+    }                                                                                              \
+    void shmem_##N##_p(T *dest, T value, int pe)                                                   \
+    {                                                                                              \
+        put_bytes(shm_world_pe(pe, "shmem_" #N "_p"), dest, &value, sizeof(T), false,              \
+                  "shmem_" #N "_p");                                                               \
+    }                                                                                              \
+    T shmem_ctx_##N##_g(shmem_ctx_t ctx, const T *source, int pe)                                  \
+    {                                                                                              \
+        T value;                                                                                   \
+        get_bytes(shm_ctx_world_pe(ctx, pe, "shmem_" #N "_g"), &value, source, sizeof(T), false,   \
+                  "shmem_" #N "_g");                                                               \
+        return value;                                                                              \
+    }                                                                                              \
+    T shmem_##N##_g(const T *source, int pe)                                                       \
+    {                                                                                              \
+        T value;                                                                                   \
+        get_bytes(shm_world_pe(pe, "shmem_" #N "_g"), &value, source, sizeof(T), false,            \
+                  "shmem_" #N "_g");                                                               \
+        return value;                                                                              \
+    }                                                                                              \
+    void shmem_ctx_##N##_put_signal(shmem_ctx_t ctx, T *dest, const T *source, size_t nelems,      \
+                                    uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)       \
+    {                                                                                              \
+        put_signal(shm_ctx_world_pe(ctx, pe, "shmem_" #N "_put_signal"), dest, source,             \
+                   nelems * sizeof(T), sig_addr, signal, sig_op, false,                            \
+                   "shmem_" #N "_put_signal");                                                     \
+    }                                                                                              \
+    void shmem_##N##_put_signal(T *dest, const T *source, size_t nelems, uint64_t *sig_addr,       \
+                                uint64_t signal, int sig_op, int pe)                               \
+    {                                                                                              \
+        put_signal(shm_world_pe(pe, "shmem_" #N "_put_signal"), dest, source, nelems * sizeof(T),  \
+                   sig_addr, signal, sig_op, false, "shmem_" #N "_put_signal");                    \
+    }                                                                                              \
+    void shmem_ctx_##N##_put_signal_nbi(shmem_ctx_t ctx, T *dest, const T *source, size_t nelems,  \
+                                        uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)   \
+    {                                                                                              \
+        put_signal(shm_ctx_world_pe(ctx, pe, "shmem_" #N "_put_signal_nbi"), dest, source,         \
+                   nelems * sizeof(T), sig_addr, signal, sig_op, true,                             \
+                   "shmem_" #N "_put_signal_nbi");                                                 \
+    }                                                                                              \
+    void shmem_##N##_put_signal_nbi(T *dest, const T *source, size_t nelems, uint64_t *sig_addr,   \
+                                    uint64_t signal, int sig_op, int pe)                           \
+    {                                                                                              \
+        put_signal(shm_world_pe(pe, "shmem_" #N "_put_signal_nbi"), dest, source,                  \
+                   nelems * sizeof(T), sig_addr, signal, sig_op, true,                             \
+                   "shmem_" #N "_put_signal_nbi");                                                 \
+    }
+SHMEM_RMA_TYPES(SHM_DEF_RMA_)
+
+/* Sized and mem forms: B bits per element (mem: bytes, B = 8). */
+#define SHM_DEF_BYTES_(NAME, ESIZE)                                                                \
+    void shmem_ctx_put##NAME(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems,       \
+                             int pe)                                                               \
+    {                                                                                              \
+        put_bytes(shm_ctx_world_pe(ctx, pe, "shmem_put" #NAME), dest, source, nelems *(ESIZE),     \
+                  false, "shmem_put" #NAME);                                                       \
+    }                                                                                              \
+    void shmem_put##NAME(void *dest, const void *source, size_t nelems, int pe)                    \
+    {                                                                                              \
+        put_bytes(shm_world_pe(pe, "shmem_put" #NAME), dest, source, nelems *(ESIZE), false,       \
+                  "shmem_put" #NAME);                                                              \
+    }                                                                                              \
+    void shmem_ctx_get##NAME(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems,       \
+                             int pe)                                                               \
+    {                                                                                              \
+        get_bytes(shm_ctx_world_pe(ctx, pe, "shmem_get" #NAME), dest, source, nelems *(ESIZE),     \
+                  false, "shmem_get" #NAME);                                                       \
+    }                                                                                              \
+    void shmem_get##NAME(void *dest, const void *source, size_t nelems, int pe)                    \
+    {                                                                                              \
+        get_bytes(shm_world_pe(pe, "shmem_get" #NAME), dest, source, nelems *(ESIZE), false,       \
+                  "shmem_get" #NAME);                                                              \
+    }                                                                                              \
+    void shmem_ctx_put##NAME##_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, \
+                                   int pe)                                                         \
+    {                                                                                              \
+        put_bytes(shm_ctx_world_pe(ctx, pe, "shmem_put" #NAME "_nbi"), dest, source,               \
+                  nelems *(ESIZE), true, "shmem_put" #NAME "_nbi");                                \
+    }                                                                                              \
+    void shmem_put##NAME##_nbi(void *dest, const void *source, size_t nelems, int pe)              \
+    {                                                                                              \
+        put_bytes(shm_world_pe(pe, "shmem_put" #NAME "_nbi"), dest, source, nelems *(ESIZE), true, \
+                  "shmem_put" #NAME "_nbi");                                                       \
+    }                                                                                              \
+    void shmem_ctx_get##NAME##_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, \
+                                   int pe)                                                         \
+    {                                                                                              \
+        get_bytes(shm_ctx_world_pe(ctx, pe, "shmem_get" #NAME "_nbi"), dest, source,               \
+                  nelems *(ESIZE), true, "shmem_get" #NAME "_nbi");                                \
+    }                                                                                              \
+    void shmem_get##NAME##_nbi(void *dest, const void *source, size_t nelems, int pe)              \
+    {                                                                                              \
+        get_bytes(shm_world_pe(pe, "shmem_get" #NAME "_nbi"), dest, source, nelems *(ESIZE), true, \
+                  "shmem_get" #NAME "_nbi");                                                       \
+    }                                                                                              \
+    void shmem_ctx_put##NAME##_signal(shmem_ctx_t ctx, void *dest, const void *source,             \
+                                      size_t nelems, uint64_t *sig_addr, uint64_t signal,          \
+                                      int sig_op, int pe)                                          \
+    {                                                                                              \
+        put_signal(shm_ctx_world_pe(ctx, pe, "shmem_put" #NAME "_signal"), dest, source,           \
+                   nelems *(ESIZE), sig_addr, signal, sig_op, false, "shmem_put" #NAME "_signal"); \
+    }                                                                                              \
+    void shmem_put##NAME##_signal(void *dest, const void *source, size_t nelems,                   \
+                                  uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)         \
+    {                                                                                              \
+        put_signal(shm_world_pe(pe, "shmem_put" #NAME "_signal"), dest, source, nelems *(ESIZE),   \
+                   sig_addr, signal, sig_op, false, "shmem_put" #NAME "_signal");                  \
+    }                                                                                              \
+    void shmem_ctx_put##NAME##_signal_nbi(shmem_ctx_t ctx, void *dest, const void *source,         \
+                                          size_t nelems, uint64_t *sig_addr, uint64_t signal,      \
+                                          int sig_op, int pe)                                      \
+    {                                                                                              \
+        put_signal(shm_ctx_world_pe(ctx, pe, "shmem_put" #NAME "_signal_nbi"), dest, source,       \
+                   nelems *(ESIZE), sig_addr, signal, sig_op, true,                                \
+                   "shmem_put" #NAME "_signal_nbi");                                               \
+    }                                                                                              \
+    void shmem_put##NAME##_signal_nbi(void *dest, const void *source, size_t nelems,               \
+                                      uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)     \
+    {                                                                                              \
+        put_signal(shm_world_pe(pe, "shmem_put" #NAME "_signal_nbi"), dest, source,                \
+                   nelems *(ESIZE), sig_addr, signal, sig_op, true,                                \
+                   "shmem_put" #NAME "_signal_nbi");                                               \
+    }
+#define SHM_DEF_SIZED_(B, T)                                                                       \
+    SHM_DEF_BYTES_(B, sizeof(T))                                                                   \
+    void shmem_ctx_iput##B(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst,         \
+                           ptrdiff_t sst, size_t nelems, int pe)                                   \
+    {                                                                                              \
+        strided(true, shm_ctx_world_pe(ctx, pe, "shmem_iput" #B), dest, source, dst, sst, nelems,  \
+                sizeof(T), "shmem_iput" #B);                                                       \
+    }                                                                                              \
+    void shmem_iput##B(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,               \
+                       size_t nelems, int pe)                                                      \
+    {                                                                                              \
+        strided(true, shm_world_pe(pe, "shmem_iput" #B), dest, source, dst, sst, nelems,           \
+                sizeof(T), "shmem_iput" #B);                                                       \
+    }                                                                                              \
+    void shmem_ctx_iget##B(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst,         \
+                           ptrdiff_t sst, size_t nelems, int pe)                                   \
+    {                                                                                              \
+        strided(false, shm_ctx_world_pe(ctx, pe, "shmem_iget" #B), dest, source, dst, sst, nelems, \
+                sizeof(T), "shmem_iget" #B);                                                       \
+    }                                                                                              \
+    void shmem_iget##B(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,               \
+                       size_t nelems, int pe)                                                      \
+    {                                                                                              \
+        strided(false, shm_world_pe(pe, "shmem_iget" #B), dest, source, dst, sst, nelems,          \
+                sizeof(T), "shmem_iget" #B);                                                       \
+    }
+SHMEM_SIZED(SHM_DEF_SIZED_)
+SHM_DEF_BYTES_(mem, 1)
+
+uint64_t shmem_signal_fetch(const uint64_t *sig_addr)
+{
+    shm_require_init("shmem_signal_fetch");
+    if (!sig_addr) shm_fatal("shmem_signal_fetch", "NULL sig_addr");
+    /* Signals that the transport applies in this PE's progress (OFI) land during the poll. */
+    (void)arbor_poll();
+    return __atomic_load_n(sig_addr, __ATOMIC_ACQUIRE);
+}
