@@ -16,66 +16,15 @@
 #include <string.h>
 
 #include "launched_check.h"
+#include "order_elem.h"
 
 #define ROWS   12
 #define COLS   24
-#define NTYPES 6
+#define NTYPES ORDER_NTYPES
 
 static const arbor_dtype_t types[NTYPES] = {ARBOR_INT32,  ARBOR_INT64, ARBOR_FLOAT,
                                             ARBOR_DOUBLE, ARBOR_CPLX,  ARBOR_DBLCPLX};
 static const char *const names[NTYPES] = {"int32", "int64", "float", "double", "cplx", "dblcplx"};
-static const size_t esz[NTYPES] = {4, 8, 4, 8, 8, 16};
-
-static void set_elem(int t, void *p, long v, bool imag)
-{
-    switch (t) {
-    case 0:
-        *(int32_t *)p = (int32_t)v;
-        break;
-    case 1:
-        *(int64_t *)p = v;
-        break;
-    case 2:
-        *(float *)p = (float)v;
-        break;
-    case 3:
-        *(double *)p = (double)v;
-        break;
-    case 4:
-        *(float complex *)p = (float)v + (imag ? (float)(v + 1) : 0.0f) * I;
-        break;
-    default:
-        *(double complex *)p = (double)v + (imag ? (double)(v + 1) : 0.0) * I;
-        break;
-    }
-}
-
-static void get_elem(int t, const void *p, long out[2])
-{
-    out[1] = 0;
-    switch (t) {
-    case 0:
-        out[0] = *(const int32_t *)p;
-        break;
-    case 1:
-        out[0] = (long)*(const int64_t *)p;
-        break;
-    case 2:
-        out[0] = (long)*(const float *)p;
-        break;
-    case 3:
-        out[0] = (long)*(const double *)p;
-        break;
-    case 4:
-        out[0] = (long)crealf(*(const float complex *)p);
-        out[1] = (long)cimagf(*(const float complex *)p);
-        break;
-    default:
-        out[0] = (long)creal(*(const double complex *)p);
-        out[1] = (long)cimag(*(const double complex *)p);
-        break;
-    }
-}
 
 typedef struct {
     int r0, c0, nr, nc;
@@ -97,7 +46,7 @@ static patch_t inside(const patch_t *in)
 static arbor_status_t transfer(int op, int form, int t, const void *scale, uint8_t *buf,
                                uint8_t *remote, const patch_t *p, int proc)
 {
-    const size_t e = esz[t], row = COLS * e, bytes = (size_t)p->nc * e;
+    const size_t e = order_elem_size[t], row = COLS * e, bytes = (size_t)p->nc * e;
     const size_t off = (size_t)p->r0 * row + (size_t)p->c0 * e;
     uint8_t *loc = buf + off, *rem = remote + off;
     const bool nb = rand() % 2;
@@ -161,7 +110,7 @@ static bool in(const patch_t *p, int r, int c)
 static void run(int t, int rounds, uint8_t *mine, uint8_t *remote, const char *where)
 {
     const int right = (rank + 1) % size;
-    const size_t e = esz[t], bytes = (size_t)ROWS * COLS * e;
+    const size_t e = order_elem_size[t], bytes = (size_t)ROWS * COLS * e;
     memset(mine, 0, bytes);
     CHECK(arbor_barrier(ARBOR_TEAM_WORLD) == ARBOR_OK, "barrier");
     uint8_t *put = malloc(bytes), *acc[3], *got = malloc(bytes);
@@ -183,12 +132,12 @@ static void run(int t, int rounds, uint8_t *mine, uint8_t *remote, const char *w
         for (int r = 0; r < ROWS; r++)
             for (int c = 0; c < COLS; c++) {
                 const size_t i = (size_t)(r * COLS + c) * e;
-                set_elem(t, put + i, base + r + c, true);
-                get_elem(t, put + i, expect[r][c]);
+                order_set_elem(t, put + i, base + r + c, true);
+                order_get_elem(t, put + i, expect[r][c]);
                 for (int k = 0; k < 3; k++) {
                     long a[2];
-                    set_elem(t, acc[k] + i, (r * 7 + c + k) % 5, true);
-                    get_elem(t, acc[k] + i, a);
+                    order_set_elem(t, acc[k] + i, (r * 7 + c + k) % 5, true);
+                    order_get_elem(t, acc[k] + i, a);
                     if (!in(&ap[k], r, c)) continue;
                     expect[r][c][0] += s[k] * a[0];
                     expect[r][c][1] += s[k] * a[1];
@@ -199,7 +148,7 @@ static void run(int t, int rounds, uint8_t *mine, uint8_t *remote, const char *w
         for (int k = 0; k < 3; k++) {
             const int a = order[k];
             uint8_t scale[16];
-            set_elem(t, scale, s[a], false);
+            order_set_elem(t, scale, s[a], false);
             CHECK(transfer(1, rand() % 3, t, scale, acc[a], remote, &ap[a], right) == ARBOR_OK,
                   "%s acc", names[t]);
         }
@@ -210,7 +159,7 @@ static void run(int t, int rounds, uint8_t *mine, uint8_t *remote, const char *w
         for (int r = pp.r0; r < pp.r0 + pp.nr; r++)
             for (int c = pp.c0; c < pp.c0 + pp.nc; c++) {
                 long g[2];
-                get_elem(t, got + (size_t)(r * COLS + c) * e, g);
+                order_get_elem(t, got + (size_t)(r * COLS + c) * e, g);
                 if (g[0] == expect[r][c][0] && g[1] == expect[r][c][1]) continue;
                 if (bad++ == 0 && bad_rounds < 3)
                     fprintf(stderr, "rank %d: %s %s round %d: (%d,%d) is %ld%+ldi, not %ld%+ldi\n",
@@ -225,7 +174,7 @@ static void run(int t, int rounds, uint8_t *mine, uint8_t *remote, const char *w
             for (int r = pp.r0; r < pp.r0 + pp.nr; r++)
                 for (int c = pp.c0; c < pp.c0 + pp.nc; c++) {
                     long g[2];
-                    get_elem(t, got + (size_t)(r * COLS + c) * e, g);
+                    order_get_elem(t, got + (size_t)(r * COLS + c) * e, g);
                     still += !(g[0] == expect[r][c][0] && g[1] == expect[r][c][1]);
                 }
             fprintf(stderr, "rank %d: %s %s round %d: %d elements wrong, %d still after quiet\n",

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "../launched_check.h"
+#include "../order_elem.h"
 
 #define ROWS    12
 #define COLS    24 /* elements per row of the patch */
@@ -25,62 +26,7 @@ enum { F_CONTIG, F_STRIDED, F_VECTOR, F_FORMS };
 static const int acc_types[] = {ARMCI_ACC_INT, ARMCI_ACC_LNG, ARMCI_ACC_FLT,
                                 ARMCI_ACC_DBL, ARMCI_ACC_CPL, ARMCI_ACC_DCP};
 static const char *const type_names[] = {"int", "long", "float", "double", "complex", "dcomplex"};
-static const int elem_sizes[] = {sizeof(int),    sizeof(long),          sizeof(float),
-                                 sizeof(double), sizeof(float complex), sizeof(double complex)};
 static const char *const form_names[] = {"contiguous", "strided", "vector"};
-
-/* Small integers, so every type represents the results exactly. */
-static void set_elem(int t, void *p, long v)
-{
-    switch (t) {
-    case 0:
-        *(int *)p = (int)v;
-        break;
-    case 1:
-        *(long *)p = v;
-        break;
-    case 2:
-        *(float *)p = (float)v;
-        break;
-    case 3:
-        *(double *)p = (double)v;
-        break;
-    case 4:
-        *(float complex *)p = (float)v + (float)(v + 1) * I;
-        break;
-    default:
-        *(double complex *)p = (double)v + (double)(v + 1) * I;
-        break;
-    }
-}
-
-/* The element as a pair of integers (real part, imaginary part). */
-static void get_elem(int t, const void *p, long out[2])
-{
-    out[1] = 0;
-    switch (t) {
-    case 0:
-        out[0] = *(const int *)p;
-        break;
-    case 1:
-        out[0] = *(const long *)p;
-        break;
-    case 2:
-        out[0] = (long)*(const float *)p;
-        break;
-    case 3:
-        out[0] = (long)*(const double *)p;
-        break;
-    case 4:
-        out[0] = (long)crealf(*(const float complex *)p);
-        out[1] = (long)cimagf(*(const float complex *)p);
-        break;
-    default:
-        out[0] = (long)creal(*(const double complex *)p);
-        out[1] = (long)cimag(*(const double complex *)p);
-        break;
-    }
-}
 
 struct patch {
     int r0, c0, nr, nc; /* first row and column, rows, columns */
@@ -106,7 +52,7 @@ static struct patch random_patch(const struct patch *inside)
 static int transfer(int op, int form, int t, void *scale, char *buf, char *remote,
                     const struct patch *p, int proc)
 {
-    const int es = elem_sizes[t];
+    const int es = (int)order_elem_size[t];
     const int row = COLS * es;
     const size_t off = (size_t)p->r0 * (size_t)row + (size_t)p->c0 * (size_t)es;
     char *loc = buf + off, *rem = remote + off;
@@ -157,7 +103,7 @@ static int in_patch(const struct patch *p, int r, int c)
 
 static void run_type(int t, int rounds)
 {
-    const int es = elem_sizes[t];
+    const int es = (int)order_elem_size[t];
     const armci_size_t bytes = (armci_size_t)ROWS * COLS * es;
     void **ptr = malloc((size_t)size * sizeof *ptr);
     CHECK(ARMCI_Malloc(ptr, bytes) == 0, "ARMCI_Malloc");
@@ -186,12 +132,12 @@ static void run_type(int t, int rounds)
         for (int r = 0; r < ROWS; r++)
             for (int c = 0; c < COLS; c++) {
                 const size_t i = (size_t)(r * COLS + c) * (size_t)es;
-                set_elem(t, put_buf + i, base + r + c);
-                get_elem(t, put_buf + i, expect[r][c]);
+                order_set_elem(t, put_buf + i, base + r + c, true);
+                order_get_elem(t, put_buf + i, expect[r][c]);
                 for (int k = 0; k < 3; k++) {
-                    set_elem(t, acc_buf[k] + i, (r * 7 + c + k) % 5);
+                    order_set_elem(t, acc_buf[k] + i, (r * 7 + c + k) % 5, true);
                     long a[2];
-                    get_elem(t, acc_buf[k] + i, a);
+                    order_get_elem(t, acc_buf[k] + i, a);
                     if (!in_patch(&ap[k], r, c)) continue;
                     expect[r][c][0] += s[k] * a[0];
                     expect[r][c][1] += s[k] * a[1];
@@ -202,13 +148,7 @@ static void run_type(int t, int rounds)
         for (int k = 0; k < 3; k++) {
             const int a = order[k];
             char scale[MAXELEM];
-            set_elem(t, scale, s[a]);
-            if (t >= 4) { /* a real complex scale */
-                if (t == 4)
-                    *(float complex *)scale = (float)s[a];
-                else
-                    *(double complex *)scale = (double)s[a];
-            }
+            order_set_elem(t, scale, s[a], false); /* a real scale, complex types too */
             CHECK(transfer(1, rand() % F_FORMS, t, scale, acc_buf[a], ptr[right], &ap[a], right) ==
                       0,
                   "%s acc", type_names[t]);
@@ -221,7 +161,7 @@ static void run_type(int t, int rounds)
         for (int r = pp.r0; r < pp.r0 + pp.nr; r++)
             for (int c = pp.c0; c < pp.c0 + pp.nc; c++) {
                 long g[2];
-                get_elem(t, get_buf + (size_t)(r * COLS + c) * (size_t)es, g);
+                order_get_elem(t, get_buf + (size_t)(r * COLS + c) * (size_t)es, g);
                 if (g[0] == expect[r][c][0] && g[1] == expect[r][c][1]) continue;
                 if (bad++ == 0 && bad_rounds < 3)
                     fprintf(stderr,
