@@ -4,12 +4,15 @@
 # find_package(arbor COMPONENTS shmem_arbor)) and run each as one PE without a launcher and,
 # when mpirun is here, as 2 PEs under mpirun.
 #   packaging.sh <build-dir> <source-dir> <scratch-dir>
+# SHMEM_CLIENT_FLAGS: extra compile and link flags (the sanitizer flags of a sanitized build,
+# which a client of an instrumented library must link with).
 set -euo pipefail
 build=$(cd "$1" && pwd)
 src=$(cd "$2" && pwd)
 mkdir -p "$3"
 scratch=$(cd "$3" && pwd)
 prefix=$scratch/prefix
+flags=${SHMEM_CLIENT_FLAGS:-}
 say() { printf '[shmem-packaging] %s\n' "$*"; }
 fail() { printf '[shmem-packaging] FAIL: %s\n' "$*" >&2; exit 1; }
 
@@ -22,12 +25,14 @@ pc=$(find "$prefix" -path '*/pkgconfig/shmem-arbor.pc' -print -quit)
 [ -f "$prefix/include/shmem.h" ] || fail "shmem.h not installed"
 ! grep -rq -e "$build" "$pc" "$prefix/bin/arbor-oshcc" || fail "installed files name the build tree"
 
-"$prefix/bin/arbor-oshcc" -o "$scratch/bin/hello-oshcc" "$src/tests/shmem/client/hello.c"
-# shellcheck disable=SC2046 # the flags are meant to split
-PKG_CONFIG_PATH=$(dirname "$pc") cc -std=c11 -o "$scratch/bin/hello-pc" \
+# shellcheck disable=SC2086 # $flags is a list of flags
+"$prefix/bin/arbor-oshcc" $flags -o "$scratch/bin/hello-oshcc" "$src/tests/shmem/client/hello.c"
+# shellcheck disable=SC2046,SC2086 # the flags are meant to split
+PKG_CONFIG_PATH=$(dirname "$pc") cc -std=c11 $flags -o "$scratch/bin/hello-pc" \
     "$src/tests/shmem/client/hello.c" $(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --cflags --libs shmem-arbor)
 cmake -S "$src/tests/shmem/client" -B "$scratch/cmake" -DCMAKE_PREFIX_PATH="$prefix" \
-    -DCMAKE_FIND_PACKAGE_NO_PACKAGE_REGISTRY=ON >/dev/null
+    -DCMAKE_FIND_PACKAGE_NO_PACKAGE_REGISTRY=ON -DCMAKE_C_FLAGS="$flags" \
+    -DCMAKE_EXE_LINKER_FLAGS="$flags" >/dev/null
 cmake --build "$scratch/cmake" >/dev/null
 cp "$scratch/cmake/shmem-hello" "$scratch/bin/hello-cmake"
 

@@ -52,5 +52,9 @@ endforeach()
 add_test(NAME shmem_packaging
          COMMAND ${_shmem_dir}/packaging.sh ${CMAKE_BINARY_DIR} ${PROJECT_SOURCE_DIR}
                  ${CMAKE_CURRENT_BINARY_DIR}/shmem-packaging)
+set(_shmem_client_flags "")
+if(ARBOR_SANITIZE)
+  set(_shmem_client_flags "-fsanitize=address,undefined")
+endif()
 set_tests_properties(shmem_packaging PROPERTIES LABELS "shmem;packaging" TIMEOUT 600
-                     ENVIRONMENT "${ARBOR_TEST_ENV}")
+                     ENVIRONMENT "${ARBOR_TEST_ENV};SHMEM_CLIENT_FLAGS=${_shmem_client_flags}")
