@@ -82,7 +82,7 @@ static arbor_status_t idle_check(arb_inst_t *inst, double *since)
         if (arb_ctx.cfg.timeout_s <= 0 || now - *since <= arb_ctx.cfg.timeout_s * 1e6)
             return ARBOR_OK;
         /* Returning with the instance still running would let late data land in a buffer
-         * the caller frees next (issue 13): cancel it and fail its team. */
+         * the caller frees next: cancel it and fail its team. */
         why = ARBOR_ERR_TIMEOUT;
     }
     arb_team_fail(inst->team, inst, why);

@@ -1,4 +1,4 @@
-# Reliability (issue 13): bad input, mismatches, cancellation. Labels reliability / fuzz /
+# Reliability: bad input, mismatches, cancellation. Labels reliability / fuzz /
 # stress; every launched test here runs in a few seconds.
 set(ARB_REL_TRANSPORTS "")
 if(ARBOR_WITH_UCX)
@@ -15,7 +15,7 @@ target_link_libraries(arbor-test-badinput PRIVATE arbor)
 arbor_add_launched_test(NAME badinput COMMAND $<TARGET_FILE:arbor-test-badinput>
                         LABELS reliability RANKS 1 2 3 TRANSPORTS ${ARB_REL_TRANSPORTS} TIMEOUT 60)
 
-# ARBOR_CHECK=1: every mismatch kind of issue 13 reported on every rank, buffers untouched.
+# ARBOR_CHECK=1: every mismatch kind reported on every rank, buffers untouched.
 add_executable(arbor-test-mismatch ${CMAKE_CURRENT_SOURCE_DIR}/test_mismatch.c)
 target_link_libraries(arbor-test-mismatch PRIVATE arbor)
 arbor_add_launched_test(NAME mismatch COMMAND $<TARGET_FILE:arbor-test-mismatch>

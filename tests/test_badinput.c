@@ -1,5 +1,5 @@
 /*
- * Bad input on every public collective, team, request and datatype/op function (issue 13): a
+ * Bad input on every public collective, team, request and datatype/op function: a
  * table of calls that every rank makes alike, each with the specific code it must return.
  * After each one a correct allreduce must still give the right sums, so a rejected call that
  * left a ticket, a handle or a half-started collective behind shows up at once.

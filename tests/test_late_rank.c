@@ -1,5 +1,5 @@
 /*
- * A rank that never joins (issue 13, item 8): with ARBOR_TIMEOUT=T the others must get an error
+ * A rank that never joins: with ARBOR_TIMEOUT=T the others must get an error
  * from a bounded wait, not hang in the bootstrap. Launched at P = 3; the last rank is late.
  *   init:     the late rank sleeps before arbor_init; the others' arbor_init must return
  *             ARBOR_ERR_TIMEOUT before it comes (a fence with no bound would wait for it, or

@@ -1,5 +1,5 @@
 /*
- * ARBOR_CHECK=1 (issue 13, item 2): the last rank calls a collective that differs from the
+ * ARBOR_CHECK=1: the last rank calls a collective that differs from the
  * others' in one argument (count, root, type, op, kind, sync flags, count arrays) or passes an
  * argument that only it gets wrong, or calls on another team of the same members (two splits
  * of the world). Every rank must get ARBOR_ERR_MISMATCH (the wrong one its own code where its

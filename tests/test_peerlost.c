@@ -1,5 +1,5 @@
 /*
- * A lost peer (issue 13, item 8): the last rank kills itself with SIGKILL after a barrier; the
+ * A lost peer: the last rank kills itself with SIGKILL after a barrier; the
  * others, in a bcast it roots, must get ARBOR_ERR_PEER_LOST within a few seconds (not after
  * ARBOR_TIMEOUT), keep working on a team without it, and finalize without waiting for it.
  * Needs a launcher that keeps the job alive and reports the termination (Open MPI:
