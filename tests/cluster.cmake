@@ -1,6 +1,6 @@
 # The collective suites and the one-sided and active-message tests on a simulated cluster:
 # 3 hosts x 2 ranks in network namespaces
-# (tests/cluster/cluster.sh, ../shared/docs/MULTIHOST.md), ranks of different hosts talk over
+# (tests/cluster/cluster.sh), ranks of different hosts talk over
 # TCP through a bridge. Skipped (77) where namespaces are not allowed; one bed at a time (they
 # share the documentation address range). Not in sanitizer builds: the plain build covers the
 # code, and these are the slowest launched tests.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A simulated cluster on one machine (../shared/docs/MULTIHOST.md): one network namespace per
+# A simulated cluster on one machine: one network namespace per
 # host, each with its own host name, SysV IPC and /dev/shm (UTS, IPC and mount namespaces, so
 # UCX and libfabric can reach ranks of other hosts only through the network), a bridge in the
 # root namespace, and `tc netem` adding a one-way delay on every host's link where the kernel
