@@ -16,35 +16,21 @@
 #include <string.h>
 
 #include "launched_check.h"
-#include "order_elem.h"
+#include "order_round.h"
 
-#define ROWS   12
-#define COLS   24
+#define ROWS   ORDER_ROWS
+#define COLS   ORDER_COLS
 #define NTYPES ORDER_NTYPES
 
 static const arbor_dtype_t types[NTYPES] = {ARBOR_INT32,  ARBOR_INT64, ARBOR_FLOAT,
                                             ARBOR_DOUBLE, ARBOR_CPLX,  ARBOR_DBLCPLX};
 static const char *const names[NTYPES] = {"int32", "int64", "float", "double", "cplx", "dblcplx"};
 
-typedef struct {
-    int r0, c0, nr, nc;
-} patch_t;
-
-static patch_t inside(const patch_t *in)
-{
-    patch_t p;
-    p.nr = 1 + rand() % in->nr;
-    p.nc = 1 + rand() % in->nc;
-    p.r0 = in->r0 + rand() % (in->nr - p.nr + 1);
-    p.c0 = in->c0 + rand() % (in->nc - p.nc + 1);
-    return p;
-}
-
 /* op 0 put, 1 accumulate, 2 get; form 0 contiguous rows, 1 strided, 2 vector. Puts and
  * accumulates are blocking or implicit non-blocking at random; a get is blocking or waits on a
  * handle. */
 static arbor_status_t transfer(int op, int form, int t, const void *scale, uint8_t *buf,
-                               uint8_t *remote, const patch_t *p, int proc)
+                               uint8_t *remote, const order_patch_t *p, int proc)
 {
     const size_t e = order_elem_size[t], row = COLS * e, bytes = (size_t)p->nc * e;
     const size_t off = (size_t)p->r0 * row + (size_t)p->c0 * e;
@@ -101,11 +87,6 @@ static arbor_status_t transfer(int op, int form, int t, const void *scale, uint8
     return st;
 }
 
-static bool in(const patch_t *p, int r, int c)
-{
-    return r >= p->r0 && r < p->r0 + p->nr && c >= p->c0 && c < p->c0 + p->nc;
-}
-
 /* remote[r]: the neighbour's patch as addressed here. */
 static void run(int t, int rounds, uint8_t *mine, uint8_t *remote, const char *where)
 {
@@ -115,68 +96,33 @@ static void run(int t, int rounds, uint8_t *mine, uint8_t *remote, const char *w
     CHECK(arbor_barrier(ARBOR_TEAM_WORLD) == ARBOR_OK, "barrier");
     uint8_t *put = malloc(bytes), *acc[3], *got = malloc(bytes);
     for (int k = 0; k < 3; k++) acc[k] = malloc(bytes);
-    static long expect[ROWS][COLS][2];
+    static order_round_t rd;
     int bad_rounds = 0;
-    const patch_t whole = {0, 0, ROWS, COLS};
     for (int round = 0; round < rounds; round++) {
-        patch_t pp = inside(&whole), ap[3];
-        long base = rand() % 50, s[3];
-        int order[3] = {0, 1, 2};
-        for (int k = 0; k < 3; k++) {
-            ap[k] = inside(&pp);
-            s[k] = 1 + rand() % 3;
-            int j = rand() % (k + 1), x = order[k];
-            order[k] = order[j];
-            order[j] = x;
-        }
-        for (int r = 0; r < ROWS; r++)
-            for (int c = 0; c < COLS; c++) {
-                const size_t i = (size_t)(r * COLS + c) * e;
-                order_set_elem(t, put + i, base + r + c, true);
-                order_get_elem(t, put + i, expect[r][c]);
-                for (int k = 0; k < 3; k++) {
-                    long a[2];
-                    order_set_elem(t, acc[k] + i, (r * 7 + c + k) % 5, true);
-                    order_get_elem(t, acc[k] + i, a);
-                    if (!in(&ap[k], r, c)) continue;
-                    expect[r][c][0] += s[k] * a[0];
-                    expect[r][c][1] += s[k] * a[1];
-                }
-            }
-        CHECK(transfer(0, rand() % 3, t, NULL, put, remote, &pp, right) == ARBOR_OK, "%s put",
+        order_plan(&rd, t, false, put, acc);
+        CHECK(transfer(0, rand() % 3, t, NULL, put, remote, &rd.put, right) == ARBOR_OK, "%s put",
               names[t]);
         for (int k = 0; k < 3; k++) {
-            const int a = order[k];
+            const int a = rd.order[k];
             uint8_t scale[16];
-            order_set_elem(t, scale, s[a], false);
-            CHECK(transfer(1, rand() % 3, t, scale, acc[a], remote, &ap[a], right) == ARBOR_OK,
+            order_set_elem(t, scale, rd.scale[a], false);
+            CHECK(transfer(1, rand() % 3, t, scale, acc[a], remote, &rd.acc[a], right) == ARBOR_OK,
                   "%s acc", names[t]);
         }
         memset(got, 0xee, bytes);
-        CHECK(transfer(2, rand() % 3, t, NULL, got, remote, &pp, right) == ARBOR_OK, "%s get",
+        CHECK(transfer(2, rand() % 3, t, NULL, got, remote, &rd.put, right) == ARBOR_OK, "%s get",
               names[t]);
-        int bad = 0;
-        for (int r = pp.r0; r < pp.r0 + pp.nr; r++)
-            for (int c = pp.c0; c < pp.c0 + pp.nc; c++) {
-                long g[2];
-                order_get_elem(t, got + (size_t)(r * COLS + c) * e, g);
-                if (g[0] == expect[r][c][0] && g[1] == expect[r][c][1]) continue;
-                if (bad++ == 0 && bad_rounds < 3)
-                    fprintf(stderr, "rank %d: %s %s round %d: (%d,%d) is %ld%+ldi, not %ld%+ldi\n",
-                            rank, where, names[t], round, r, c, g[0], g[1], expect[r][c][0],
-                            expect[r][c][1]);
-            }
+        long w[4] = {0, 0, 0, 0};
+        const int bad = order_count_wrong(&rd, t, got, w);
+        if (bad && bad_rounds < 3)
+            fprintf(stderr, "rank %d: %s %s round %d: (%ld,%ld) is %ld%+ldi, not %ld%+ldi\n", rank,
+                    where, names[t], round, w[0], w[1], w[2], w[3], rd.expect[w[0]][w[1]][0],
+                    rd.expect[w[0]][w[1]][1]);
         if (bad && bad_rounds < 3) { /* ordering, or an update lost? */
             arbor_quiet();
             memset(got, 0xee, bytes);
-            transfer(2, 1, t, NULL, got, remote, &pp, right);
-            int still = 0;
-            for (int r = pp.r0; r < pp.r0 + pp.nr; r++)
-                for (int c = pp.c0; c < pp.c0 + pp.nc; c++) {
-                    long g[2];
-                    order_get_elem(t, got + (size_t)(r * COLS + c) * e, g);
-                    still += !(g[0] == expect[r][c][0] && g[1] == expect[r][c][1]);
-                }
+            transfer(2, 1, t, NULL, got, remote, &rd.put, right);
+            const int still = order_count_wrong(&rd, t, got, w);
             fprintf(stderr, "rank %d: %s %s round %d: %d elements wrong, %d still after quiet\n",
                     rank, where, names[t], round, bad, still);
         }

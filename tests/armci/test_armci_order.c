@@ -15,10 +15,10 @@
 #include <string.h>
 
 #include "../launched_check.h"
-#include "../order_elem.h"
+#include "../order_round.h"
 
-#define ROWS    12
-#define COLS    24 /* elements per row of the patch */
+#define ROWS    ORDER_ROWS
+#define COLS    ORDER_COLS
 #define MAXELEM 16
 
 enum { F_CONTIG, F_STRIDED, F_VECTOR, F_FORMS };
@@ -28,29 +28,10 @@ static const int acc_types[] = {ARMCI_ACC_INT, ARMCI_ACC_LNG, ARMCI_ACC_FLT,
 static const char *const type_names[] = {"int", "long", "float", "double", "complex", "dcomplex"};
 static const char *const form_names[] = {"contiguous", "strided", "vector"};
 
-struct patch {
-    int r0, c0, nr, nc; /* first row and column, rows, columns */
-};
-
-static struct patch random_patch(const struct patch *inside)
-{
-    struct patch p;
-    p.nr = 1 + rand() % inside->nr;
-    p.nc = 1 + rand() % inside->nc;
-    p.r0 = inside->r0 + rand() % (inside->nr - p.nr + 1);
-    p.c0 = inside->c0 + rand() % (inside->nc - p.nc + 1);
-    /* A full-width patch is one contiguous block: the single-call contiguous form. */
-    if (rand() % 4 == 0 && inside->c0 == 0 && inside->nc == COLS) {
-        p.c0 = 0;
-        p.nc = COLS;
-    }
-    return p;
-}
-
 /* One operation on patch p of the remote array (rows of COLS elements) from or into the local
  * buffer buf laid out the same way. op: 0 put, 1 acc, 2 get. */
 static int transfer(int op, int form, int t, void *scale, char *buf, char *remote,
-                    const struct patch *p, int proc)
+                    const order_patch_t *p, int proc)
 {
     const int es = (int)order_elem_size[t];
     const int row = COLS * es;
@@ -96,11 +77,6 @@ static int transfer(int op, int form, int t, void *scale, char *buf, char *remot
     return ARMCI_GetV(&iov, 1, proc);
 }
 
-static int in_patch(const struct patch *p, int r, int c)
-{
-    return r >= p->r0 && r < p->r0 + p->nr && c >= p->c0 && c < p->c0 + p->nc;
-}
-
 static void run_type(int t, int rounds)
 {
     const int es = (int)order_elem_size[t];
@@ -115,61 +91,32 @@ static void run_type(int t, int rounds)
     const int right = (rank + 1) % size;
     char *put_buf = malloc((size_t)bytes), *acc_buf[3], *get_buf = malloc((size_t)bytes);
     for (int k = 0; k < 3; k++) acc_buf[k] = malloc((size_t)bytes);
-    long expect[ROWS][COLS][2];
+    static order_round_t rd;
     int bad_rounds = 0;
-    const struct patch whole = {0, 0, ROWS, COLS};
     for (int round = 0; round < rounds; round++) {
-        struct patch pp = random_patch(&whole), ap[3];
-        long base = rand() % 50, s[3];
-        int order[3] = {0, 1, 2};
-        for (int k = 0; k < 3; k++) {
-            ap[k] = random_patch(&pp);
-            s[k] = 1 + rand() % 3;
-            int j = rand() % (k + 1), x = order[k];
-            order[k] = order[j];
-            order[j] = x;
-        }
-        for (int r = 0; r < ROWS; r++)
-            for (int c = 0; c < COLS; c++) {
-                const size_t i = (size_t)(r * COLS + c) * (size_t)es;
-                order_set_elem(t, put_buf + i, base + r + c, true);
-                order_get_elem(t, put_buf + i, expect[r][c]);
-                for (int k = 0; k < 3; k++) {
-                    order_set_elem(t, acc_buf[k] + i, (r * 7 + c + k) % 5, true);
-                    long a[2];
-                    order_get_elem(t, acc_buf[k] + i, a);
-                    if (!in_patch(&ap[k], r, c)) continue;
-                    expect[r][c][0] += s[k] * a[0];
-                    expect[r][c][1] += s[k] * a[1];
-                }
-            }
-        CHECK(transfer(0, rand() % F_FORMS, t, NULL, put_buf, ptr[right], &pp, right) == 0,
+        order_plan(&rd, t, true, (uint8_t *)put_buf, (uint8_t **)acc_buf);
+        CHECK(transfer(0, rand() % F_FORMS, t, NULL, put_buf, ptr[right], &rd.put, right) == 0,
               "%s put", type_names[t]);
         for (int k = 0; k < 3; k++) {
-            const int a = order[k];
+            const int a = rd.order[k];
             char scale[MAXELEM];
-            order_set_elem(t, scale, s[a], false); /* a real scale, complex types too */
-            CHECK(transfer(1, rand() % F_FORMS, t, scale, acc_buf[a], ptr[right], &ap[a], right) ==
-                      0,
+            order_set_elem(t, scale, rd.scale[a], false); /* a real scale, complex types too */
+            CHECK(transfer(1, rand() % F_FORMS, t, scale, acc_buf[a], ptr[right], &rd.acc[a],
+                           right) == 0,
                   "%s acc", type_names[t]);
         }
         memset(get_buf, 0xee, (size_t)bytes);
         const int gform = rand() % F_FORMS;
-        CHECK(transfer(2, gform, t, NULL, get_buf, ptr[right], &pp, right) == 0, "%s get",
+        CHECK(transfer(2, gform, t, NULL, get_buf, ptr[right], &rd.put, right) == 0, "%s get",
               type_names[t]);
-        int bad = 0;
-        for (int r = pp.r0; r < pp.r0 + pp.nr; r++)
-            for (int c = pp.c0; c < pp.c0 + pp.nc; c++) {
-                long g[2];
-                order_get_elem(t, get_buf + (size_t)(r * COLS + c) * (size_t)es, g);
-                if (g[0] == expect[r][c][0] && g[1] == expect[r][c][1]) continue;
-                if (bad++ == 0 && bad_rounds < 3)
-                    fprintf(stderr,
-                            "rank %d: %s round %d: element (%d,%d) is %ld%+ldi, expected "
-                            "%ld%+ldi (get %s)\n",
-                            rank, type_names[t], round, r, c, g[0], g[1], expect[r][c][0],
-                            expect[r][c][1], form_names[gform]);
-            }
+        long w[4] = {0, 0, 0, 0};
+        const int bad = order_count_wrong(&rd, t, (const uint8_t *)get_buf, w);
+        if (bad && bad_rounds < 3)
+            fprintf(stderr,
+                    "rank %d: %s round %d: element (%ld,%ld) is %ld%+ldi, expected %ld%+ldi "
+                    "(get %s)\n",
+                    rank, type_names[t], round, w[0], w[1], w[2], w[3], rd.expect[w[0]][w[1]][0],
+                    rd.expect[w[0]][w[1]][1], form_names[gform]);
         bad_rounds += bad != 0;
     }
     CHECK(bad_rounds == 0, "%s: %d of %d rounds saw an earlier operation's effect missing",
