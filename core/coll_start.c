@@ -12,6 +12,7 @@
 #include "core/coll.h"
 #include "core/coll_check.h"
 #include "core/coll_direct.h"
+#include "core/coll_verdict.h"
 #include "core/dtype.h"
 #include "core/executor.h"
 #include "core/progress.h"
@@ -168,7 +169,9 @@ static arbor_status_t validate(const struct arbor_team *t, const arb_call_t *c, 
     const void *rb = c->recvbuf, *sb = c->sendbuf;
     switch (k) {
     case ARB_COLL_ALLGATHER:
-        if (bad_alias(sb, block, rb, all, at(rb, (size_t)me * block))) return ARBOR_ERR_BUFFER;
+        /* Any overlap, even this rank's own block: every member judges the same call alike
+         * (the spot of "in place" differs by rank; ARBOR_IN_PLACE says it for all). */
+        if (bad_alias(sb, block, rb, all, NULL)) return ARBOR_ERR_BUFFER;
         break;
     case ARB_COLL_GATHER:
         if (root && bad_alias(sb, block, rb, all, at(rb, (size_t)me * block)))
@@ -225,8 +228,9 @@ static arbor_status_t validate(const struct arbor_team *t, const arb_call_t *c, 
             if (!sum_ok(c->counts, P, elem, &total)) return ARBOR_ERR_COUNT;
             if (!displs_ok(c->counts, c->displs, P, elem)) return ARBOR_ERR_COUNT;
             if (c->counts[me] != c->own && !in_send) return ARBOR_ERR_COUNT;
+            /* As allgather: the root's own spot for gatherv, none for allgatherv. */
             if (bad_alias(sb, c->own * elem, rb, displs_end(c->counts, c->displs, P, elem),
-                          at(rb, c->displs[me] * elem)))
+                          k == ARB_COLL_GATHERV ? at(rb, c->displs[me] * elem) : NULL))
                 return ARBOR_ERR_BUFFER;
             if (total && !c->recvbuf) return ARBOR_ERR_BUFFER;
         }
@@ -646,6 +650,41 @@ arbor_status_t arb_coll_allgather_internal(struct arbor_team *t, const void *sen
     return arb_coll_run_team(t, &c);
 }
 
+/* Before call n on t: what earlier calls left open. A member that cancelled a collective of
+ * the team, or that refused a call this rank accepted, fails the team here. After a call this
+ * rank refused, the others may have accepted it (their arguments passed) and be waiting for
+ * this rank, or have finished without it: this call waits, bounded by ARBOR_TIMEOUT, until
+ * every member has refused that call too, or has found out that it did not. The only wait of
+ * an initiation for other ranks, and only after a refusal. */
+static arbor_status_t settle_earlier(struct arbor_team *t, uint64_t n, int kind)
+{
+    bool pending;
+    arbor_status_t status = arb_verdict_begin(t, n, kind, &pending);
+    double since = 0;
+    while (status == ARBOR_OK && pending) {
+        bool done;
+        status = arb_verdict_settled(t, n, kind, &done);
+        if (status != ARBOR_OK || done) break;
+        double now = arb_now_us();
+        if (since == 0) since = now;
+        if (arb_ctx.cfg.timeout_s > 0 && now - since > arb_ctx.cfg.timeout_s * 1e6) {
+            arb_error("%s #%llu on team %p: after this rank refused the call before it, not "
+                      "every member decided on that call within ARBOR_TIMEOUT (%g s): the team "
+                      "is failed",
+                      arb_coll_name((arb_coll_t)kind), (unsigned long long)n, (void *)t->handle,
+                      arb_ctx.cfg.timeout_s);
+            status = ARBOR_ERR_TIMEOUT;
+            break;
+        }
+        arb_wait_pause(arb_progress_turn() == 0);
+    }
+    if (status != ARBOR_OK && t->failed == ARBOR_OK) {
+        arb_team_fail_all(t, status);
+        arb_verdict_cancelled(t, n, kind, status);
+    }
+    return status;
+}
+
 /* @p user: a call of the public API, the one arbor_team_last_collective reports (the
  * library's own collectives on the team are not the user's question). */
 static arbor_status_t run(struct arbor_team *t, const arb_call_t *call,
@@ -659,8 +698,11 @@ static arbor_status_t run(struct arbor_team *t, const arb_call_t *call,
                   arb_coll_name(call->coll), (void *)t->handle, arbor_strerror(t->failed));
         return ARBOR_ERR_TEAM;
     }
+    uint64_t number = arb_verdict_number(t);
+    arbor_status_t status = settle_earlier(t, number, call->coll);
+    if (status != ARBOR_OK) return status;
     uint64_t flags = 0;
-    arbor_status_t status = arb_coll_flags_of(params, blocking, req_p, &flags);
+    status = arb_coll_flags_of(params, blocking, req_p, &flags);
     size_t elem = call->coll <= ARB_COLL_BCAST ? 1 : arb_dtype_size(call->dtype);
     if (status == ARBOR_OK) status = validate(t, call, elem);
     if (arb_ctx.cfg.check && !checking) {
@@ -677,6 +719,9 @@ static arbor_status_t run(struct arbor_team *t, const arb_call_t *call,
         checking = false;
         aggregate_head = run_so_far;
     }
+    /* A refusal reaches every member: the ones that accepted this call learn it from the
+     * verdict (core/coll_verdict.h) instead of waiting for this rank until the timeout. */
+    arb_verdict_decided(t, number, call->coll, status);
     if (status != ARBOR_OK) return status;
 
     layout_t L;
@@ -700,6 +745,7 @@ static arbor_status_t run(struct arbor_team *t, const arb_call_t *call,
         return status;
     }
     inst->owned = L.owned;
+    inst->call = number;
     if (user) {
         t->last.valid = true;
         t->last.coll = call->coll;

@@ -13,6 +13,7 @@
 
 #include "core/cma.h"
 #include "core/coll_direct.h"
+#include "core/coll_verdict.h"
 #include "core/doorbell.h"
 #include "core/log.h"
 #include "core/offload.h"
@@ -561,8 +562,27 @@ static bool advance_step(arb_inst_t *inst, int i, bool *moved)
     return true;
 }
 
+/* A collective that some member refused or cancelled fails here too, even where every message
+ * it waited for had come: one load of the count of posted verdicts when nobody posted. */
+static void judge_at_finish(arb_inst_t *inst)
+{
+    struct arbor_team *t = inst->team;
+    if (inst->status != ARBOR_OK || !arb_verdict_news(t)) return;
+    arbor_status_t why =
+        t->failed != ARBOR_OK ? t->failed : arb_verdict_check(t, inst->call, inst->coll);
+    if (why == ARBOR_OK) return;
+    inst->status = why;
+    /* The other collectives of the team in flight fail at their next idle point (the waits
+     * ask t->failed); this one is finishing, with the data it has, under the verdict. */
+    if (t->failed == ARBOR_OK) {
+        t->failed = why;
+        arb_verdict_cancelled(t, inst->call, inst->coll, why);
+    }
+}
+
 static void finish(arb_inst_t *inst)
 {
+    judge_at_finish(inst);
     run_done(inst, inst->status);
     atomic_store_explicit(&inst->complete, true, memory_order_release);
     deactivate(inst);

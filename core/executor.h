@@ -61,7 +61,8 @@ struct arb_inst {
     bool one_copy; /* chunks may go as descriptors (core/coll_direct.h) */
     bool cma;      /* ... of addresses, read by cross-memory attach (core/cma.h) */
     int coll, alg;
-    uint64_t seq; /* the team's collective number of this instance (messages) */
+    uint64_t seq;  /* the team's collective number of this instance (messages) */
+    uint64_t call; /* the team's call number (core/coll_verdict.h): refused calls count too */
     double t_start;
     /* A spinning arbor_test's idle watch (arb_exec_chain_test_idle), kept on the head of a
      * chain: the epoch it last saw, when it saw nothing move since, its last check. */

@@ -10,6 +10,7 @@
 #include "core/cma.h"
 #include "core/coll.h"
 #include "core/coll_check.h"
+#include "core/coll_verdict.h"
 #include "core/context.h"
 #include "core/doorbell.h"
 #include "core/tp_call.h"
@@ -498,6 +499,11 @@ arbor_status_t arbor_finalize(void)
      * credits (everyone has flushed, and nothing is left in flight). Transports whose RMA
      * needs the target's progress (UCX over TCP) complete the flush because every peer is
      * still polling in the second barrier; only then may a rank block in the PMIx fence. */
+    /* Said first, so that a rank still in a collective this rank never called learns at its
+     * next idle point that it will never complete (and this rank from its verdict), instead
+     * of both waiting for ARBOR_TIMEOUT. */
+    if (arb_ctx.world->failed == ARBOR_OK)
+        arb_verdict_finalizing(arb_ctx.world, arb_ctx.world->calls);
     arbor_status_t status = arb_ctx.world->failed != ARBOR_OK
                                 ? arb_ctx.world->failed
                                 : arb_coll_barrier_internal(arb_ctx.world);

@@ -10,6 +10,8 @@
  *   word 2  signal: payload-free messages p has sent us (a schedule step of 0 bytes: barrier
  *           signals). They take tickets from out/in[p].next_signal, not from the channel, and
  *           need no slot, so no credit (docs/PROTOCOL.md, "Signals")
+ *   word 3  verdict: p's last refusal, cancellation or finalize (core/coll_verdict.h)
+ * and after them one line, word 0 of which counts the verdicts posted here (any member adds).
  * Channel block of the channel s -> r, allocated by the receiver r from the top of its own heap (a
  * local, not symmetric, allocation) when the first collective whose schedule receives from s
  * starts, and starting arb_chan_skew lines into the allocation:
@@ -82,7 +84,12 @@ struct arbor_team {
     uint64_t id;           /* equal on every member, differs between teams (team_fail.c) */
     bool closing;          /* finalize's last barrier: return no credits (no one needs them) */
     arbor_status_t failed; /* ARBOR_OK, or why the team failed (team_fail.c): calls refused */
-    double lost_seen_us;   /* when a wait first saw a member lost (progress.c's grace), or 0 */
+    /* Verdicts (core/coll_verdict.h): calls numbered (accepted or refused), which of the last
+     * 64 this rank refused (bit i: call calls - 1 - i), the count of posts last seen here, our
+     * own last posted verdict, the call of finalize's closing barrier once in it. */
+    uint64_t calls, refused_bits, verdicts_seen, verdict_posted, finalize_call;
+    bool finalizing;
+    double lost_seen_us; /* when a wait first saw a member lost (progress.c's grace), or 0 */
     arb_sched_cache_t cache;
     struct arb_offload_team *offload; /* provider group and ordering (core/offload.c), or NULL */
     struct {
@@ -101,7 +108,13 @@ static inline uint64_t arb_team_link_off(int p)
 {
     return (uint64_t)p * 64;
 }
-enum { ARB_LINK_CONSUMED = 0, ARB_LINK_DIR = 8, ARB_LINK_SIGNAL = 16 };
+enum { ARB_LINK_CONSUMED = 0, ARB_LINK_DIR = 8, ARB_LINK_SIGNAL = 16, ARB_LINK_VERDICT = 24 };
+/* After the link lines, one line written by every member: word 0 counts the verdicts posted
+ * here (core/coll_verdict.h). An offset from the start of the region. */
+static inline uint64_t arb_team_verdict_off(const struct arbor_team *t)
+{
+    return (uint64_t)t->size * 64;
+}
 /* Within a channel block: */
 enum { ARB_INLINE_HDR = 16, ARB_INLINE_MAX = 64 - ARB_INLINE_HDR, ARB_CHAN_POSTED = 0 };
 static inline uint64_t arb_chan_line_off(uint64_t k)
@@ -130,7 +143,7 @@ static inline size_t arb_chan_bytes(int depth, size_t chunk)
 }
 static inline size_t arb_team_region_bytes(int size)
 {
-    return (size_t)size * 64;
+    return (size_t)(size + 1) * 64;
 }
 
 /* Channels (core/channel.c). Opens the in-channel from team rank p (allocates its block, publishes

@@ -7,6 +7,7 @@
  */
 #include <stdio.h>
 
+#include "core/coll_verdict.h"
 #include "core/executor.h"
 #include "core/log.h"
 #include "core/team.h"
@@ -48,6 +49,14 @@ void arb_team_set_stall_hook(arb_team_stall_fn fn)
 
 arbor_status_t arb_team_stall_reason(struct arbor_team *t, arb_inst_t *inst)
 {
+    if (t->failed != ARBOR_OK) return t->failed; /* failed at another collective's completion */
+    arbor_status_t verdict = arb_verdict_check(t, inst->call, inst->coll);
+    if (verdict != ARBOR_OK) {
+        /* Said (by the check) and passed on here; arb_team_fail then only cancels. */
+        t->failed = verdict;
+        arb_verdict_cancelled(t, inst->call, inst->coll, verdict);
+        return verdict;
+    }
     if (team_lost_peer(t)) return ARBOR_ERR_PEER_LOST;
     return stall_hook ? stall_hook(t, inst) : ARBOR_OK;
 }
@@ -55,6 +64,7 @@ arbor_status_t arb_team_stall_reason(struct arbor_team *t, arb_inst_t *inst)
 void arb_team_fail_all(struct arbor_team *t, arbor_status_t why)
 {
     t->failed = why;
+    arb_verdict_cancelled(t, t->calls ? t->calls - 1 : 0, ARB_VERDICT_INTERNAL, why);
     for (arb_inst_t *i = arb_ctx.active_head, *next; i; i = next) {
         next = i->next;
         if (i->team == t) arb_exec_cancel(i, why);
@@ -77,6 +87,7 @@ void arb_team_fail(struct arbor_team *t, arb_inst_t *inst, arbor_status_t why)
                                     len ? ", " : "; gone (no longer running): world rank(s) ",
                                     t->world[r]);
     char after[64] = "";
+    if (t->failed != ARBOR_OK) goto cancel; /* the verdict that failed it was said already */
     if (why == ARBOR_ERR_TIMEOUT)
         snprintf(after, sizeof(after), " after %g s of no progress", arb_ctx.cfg.timeout_s);
     arb_error("%s #%llu on team %p (%d members, this rank %d): %s%s; still waiting for world "
@@ -86,6 +97,10 @@ void arb_team_fail(struct arbor_team *t, arb_inst_t *inst, arbor_status_t why)
               (unsigned long long)inst->seq, (void *)t->handle, t->size, t->rank,
               why == ARBOR_ERR_TIMEOUT ? "timed out" : arbor_strerror(why), after, ranks, lost);
     t->failed = why;
+    /* Every member learns it: one that arrives at this collective late fails it too instead
+     * of completing it with what was sent before the cancellation. */
+    arb_verdict_cancelled(t, inst->call, inst->coll, why);
+cancel:
     for (arb_inst_t *i = arb_ctx.active_head, *next; i; i = next) {
         next = i->next;
         if (i->team == t) arb_exec_cancel(i, why);

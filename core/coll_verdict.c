@@ -1,0 +1,272 @@
+/*
+ * Verdicts (core/coll_verdict.h, docs/PROTOCOL.md "Verdicts"). A verdict is one word in the
+ * poster's link line at every other member (so each word has one writer), followed by an add to
+ * the receiver's count of posts; where the receiver's segment is not mapped, both go as one
+ * put-with-signal, which orders the count after the word. Posting happens on refusals, failures
+ * and finalize only: the collectives that succeed never write one.
+ *
+ * A word: bits 0-7 the status (negated), 8-12 the collective kind, 13-14 the verdict kind,
+ * 15-23 a refusal run (the poster refused calls call - run + 1 .. call, capped), 24-63 the call
+ * number + 1 (0: nothing posted).
+ */
+#include "core/coll_verdict.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "core/clock.h"
+#include "core/doorbell.h"
+#include "core/log.h"
+#include "core/tp_call.h"
+
+enum { RUN_MAX = 511 };
+
+typedef struct {
+    int type, kind, run;
+    uint64_t call;
+    arbor_status_t status;
+} verdict_t;
+
+static uint64_t encode(int type, uint64_t call, int kind, arbor_status_t status, int run)
+{
+    uint64_t code = (uint64_t)(uint8_t)(-(int)status);
+    return code | (uint64_t)(kind & 31) << 8 | (uint64_t)(type & 3) << 13 |
+           (uint64_t)(run & RUN_MAX) << 15 | (call + 1) << 24;
+}
+
+static bool decode(uint64_t w, verdict_t *v)
+{
+    if (w >> 24 == 0) return false;
+    v->status = (arbor_status_t)(-(int)(w & 0xff));
+    v->kind = (int)(w >> 8) & 31;
+    v->type = (int)(w >> 13) & 3;
+    v->run = (int)(w >> 15) & RUN_MAX;
+    v->call = (w >> 24) - 1;
+    return true;
+}
+
+static const char *kind_name(int kind)
+{
+    return kind < ARB_COLL_KINDS ? arb_coll_name((arb_coll_t)kind) : "an internal collective";
+}
+
+static uint64_t word_of(const struct arbor_team *t, int p)
+{
+    const uint64_t *w =
+        (const uint64_t *)(const void *)(t->local + arb_team_link_off(p) + ARB_LINK_VERDICT);
+    return __atomic_load_n(w, __ATOMIC_ACQUIRE);
+}
+
+/* A put through the transport reads its source and reports into its completion until it
+ * completes locally, which a peer that makes no progress can delay past any bound: one pair per
+ * world rank for the life of the process (a larger world after a new arbor_init takes a new
+ * array; the old one stays, in case a put still reports into it). */
+typedef struct {
+    uint64_t src;
+    arb_tp_comp_t comp;
+} post_slot_t;
+static post_slot_t *post_slots;
+static int post_nslots;
+
+static post_slot_t *post_slot(int world_rank)
+{
+    if (world_rank >= post_nslots) {
+        int n = arb_ctx.size > world_rank ? arb_ctx.size : world_rank + 1;
+        post_slot_t *s = calloc((size_t)n, sizeof(*s));
+        if (!s) return NULL;
+        post_slots = s, post_nslots = n;
+    }
+    return &post_slots[world_rank];
+}
+
+/* Writes word into our link line at every other member and counts it there. Never waits for a
+ * member that makes no progress: a put still pending from an earlier verdict to it is given a
+ * few milliseconds, then that member is skipped (its wait finds out by ARBOR_TIMEOUT). */
+static void post(struct arbor_team *t, uint64_t word)
+{
+    t->verdict_posted = word;
+    uint64_t off = t->region + arb_team_link_off(t->rank) + ARB_LINK_VERDICT;
+    uint64_t count_off = t->region + arb_team_verdict_off(t);
+    for (int p = 0; p < t->size; p++) {
+        if (p == t->rank) continue;
+        if (t->peer_seg[p]) {
+            __atomic_store_n((uint64_t *)(void *)(t->peer_seg[p] + off), word, __ATOMIC_RELEASE);
+            __atomic_fetch_add((uint64_t *)(void *)(t->peer_seg[p] + count_off), 1,
+                               __ATOMIC_RELEASE);
+        } else if (t->rkey[p]) {
+            post_slot_t *slot = post_slot(t->world[p]);
+            double until = arb_now_us() + 5e3;
+            arbor_status_t status = ARB_ERR_AGAIN;
+            while (slot && slot->comp.pending && arb_now_us() < until) arb_tp_progress();
+            if (slot && !slot->comp.pending) {
+                slot->src = word;
+                slot->comp.status = ARBOR_OK;
+                while ((status = arb_tp_put_signal(&slot->src, sizeof(slot->src), t->rkey[p], off,
+                                                   t->rkey[p], count_off, 1, &slot->comp)) ==
+                           ARB_ERR_AGAIN &&
+                       arb_now_us() < until)
+                    arb_tp_progress();
+            }
+            if (status != ARBOR_OK)
+                arb_warn("could not tell world rank %d of a verdict on team %p (%s): it learns "
+                         "of it by its own timeout",
+                         t->world[p], (void *)t->handle,
+                         status == ARB_ERR_AGAIN ? "it makes no progress" : arbor_strerror(status));
+        }
+        arb_bell_ring(t->world[p]); /* it may sleep in a wait */
+    }
+}
+
+static bool accepted_here(const struct arbor_team *t, uint64_t x)
+{
+    uint64_t back = t->calls - 1 - x;
+    return back < 64 && !(t->refused_bits >> back & 1);
+}
+
+void arb_verdict_decided(struct arbor_team *t, uint64_t n, int kind, arbor_status_t status)
+{
+    uint64_t back = t->calls - 1 - n;
+    if (status == ARBOR_OK || back >= 64) return;
+    t->refused_bits |= 1ull << back;
+    verdict_t prev;
+    int run = 1;
+    if (decode(t->verdict_posted, &prev) && prev.type == ARB_VERDICT_REFUSED && prev.call + 1 == n)
+        run = prev.run < RUN_MAX ? prev.run + 1 : RUN_MAX;
+    /* Once cancelled, the team's word stays: it is the one every member must read. */
+    if (decode(t->verdict_posted, &prev) && prev.type == ARB_VERDICT_CANCELLED) return;
+    post(t, encode(ARB_VERDICT_REFUSED, n, kind, status, run));
+}
+
+void arb_verdict_cancelled(struct arbor_team *t, uint64_t n, int kind, arbor_status_t why)
+{
+    verdict_t prev;
+    if (decode(t->verdict_posted, &prev) && prev.type == ARB_VERDICT_CANCELLED) return;
+    post(t, encode(ARB_VERDICT_CANCELLED, n, kind, why, 0));
+}
+
+void arb_verdict_finalizing(struct arbor_team *t, uint64_t n)
+{
+    t->finalizing = true;
+    t->finalize_call = n;
+    verdict_t prev;
+    if (decode(t->verdict_posted, &prev) && prev.type == ARB_VERDICT_CANCELLED) return;
+    post(t, encode(ARB_VERDICT_FINALIZING, n, ARB_VERDICT_INTERNAL, ARBOR_OK, 0));
+}
+
+/* What member p's verdict v means for this rank's call n of kind: an error to end it with
+ * (logged), or ARBOR_OK. running: this rank accepted n and runs it (else n is not decided yet,
+ * and a refusal of n elsewhere says nothing until it is). */
+static arbor_status_t judge(struct arbor_team *t, int p, const verdict_t *v, uint64_t n, int kind,
+                            bool running)
+{
+    int w = t->world[p];
+    switch (v->type) {
+    case ARB_VERDICT_CANCELLED:
+        if (v->call == n) {
+            arb_error(
+                "%s (call #%llu of team %p): world rank %d cancelled this collective (%s): it "
+                "fails here too, and the team is failed",
+                kind_name(kind), (unsigned long long)n, (void *)t->handle, w,
+                arbor_strerror(v->status));
+            return v->status;
+        }
+        arb_error(
+            "%s (call #%llu of team %p): world rank %d cancelled %s #%llu of the team (%s): the "
+            "team is failed",
+            kind_name(kind), (unsigned long long)n, (void *)t->handle, w, kind_name(v->kind),
+            (unsigned long long)v->call, arbor_strerror(v->status));
+        return ARBOR_ERR_TEAM;
+    case ARB_VERDICT_FINALIZING:
+        if (t->finalizing ? v->call == t->finalize_call : v->call > n) return ARBOR_OK;
+        if (t->finalizing)
+            arb_error("arbor_finalize: world rank %d called arbor_finalize after %llu calls on "
+                      "the world, this rank after %llu: the ranks are %llu collective call(s) "
+                      "apart (one called a collective the other never called)",
+                      w, (unsigned long long)v->call, (unsigned long long)t->finalize_call,
+                      (unsigned long long)(v->call > t->finalize_call
+                                               ? v->call - t->finalize_call
+                                               : t->finalize_call - v->call));
+        else
+            arb_error(
+                "%s (call #%llu of team %p): world rank %d called arbor_finalize instead (after "
+                "%llu calls on the world): this collective can never complete",
+                kind_name(kind), (unsigned long long)n, (void *)t->handle, w,
+                (unsigned long long)v->call);
+        return ARBOR_ERR_MISMATCH;
+    case ARB_VERDICT_REFUSED: {
+        uint64_t lo = v->call + 1 - (uint64_t)v->run;
+        if (running && lo <= n && n <= v->call) {
+            arb_error(
+                "%s (call #%llu of team %p): world rank %d refused this call (%s): it fails here "
+                "too, and since the members are out of step, the team is failed",
+                kind_name(kind), (unsigned long long)n, (void *)t->handle, w,
+                arbor_strerror(v->status));
+            return v->status;
+        }
+        for (uint64_t x = lo; x <= v->call && x < n; x++) {
+            if (!accepted_here(t, x)) continue;
+            arb_error(
+                "%s (call #%llu of team %p): world rank %d refused call #%llu of the team (%s), "
+                "which this rank accepted: the members are out of step, the team is failed",
+                kind_name(kind), (unsigned long long)n, (void *)t->handle, w, (unsigned long long)x,
+                arbor_strerror(v->status));
+            return v->status;
+        }
+        return ARBOR_OK;
+    }
+    default:
+        return ARBOR_OK;
+    }
+}
+
+arbor_status_t arb_verdict_begin(struct arbor_team *t, uint64_t n, int kind, bool *pending)
+{
+    *pending = n > 0 && (t->refused_bits & 2);
+    if (!*pending && !arb_verdict_news(t)) return ARBOR_OK;
+    const uint64_t *count = (const uint64_t *)(const void *)(t->local + arb_team_verdict_off(t));
+    uint64_t seen = __atomic_load_n(count, __ATOMIC_ACQUIRE);
+    bool judged = true; /* every word names a call before n: nothing more to learn from it */
+    for (int p = 0; p < t->size; p++) {
+        verdict_t v;
+        if (p == t->rank || !decode(word_of(t, p), &v)) continue;
+        arbor_status_t status = judge(t, p, &v, n, kind, false);
+        if (status != ARBOR_OK) return status;
+        if (v.call >= n) judged = false;
+    }
+    if (judged) t->verdicts_seen = seen;
+    return ARBOR_OK;
+}
+
+arbor_status_t arb_verdict_settled(struct arbor_team *t, uint64_t n, int kind, bool *done)
+{
+    uint64_t prior = n - 1;
+    *done = true;
+    for (int p = 0; p < t->size; p++) {
+        verdict_t v;
+        if (p == t->rank) continue;
+        if (!decode(word_of(t, p), &v) || v.call < prior) {
+            *done = false; /* it has not decided on the prior call yet */
+            continue;
+        }
+        arbor_status_t status = judge(t, p, &v, n, kind, false);
+        if (status != ARBOR_OK) return status;
+        if (v.type == ARB_VERDICT_REFUSED && v.call + 1 - (uint64_t)v.run <= prior) continue;
+        if (v.type == ARB_VERDICT_FINALIZING) continue;
+        arb_error("team %p: world rank %d accepted call #%llu of the team, which this rank "
+                  "refused: the members are out of step, the team is failed",
+                  (void *)t->handle, t->world[p], (unsigned long long)prior);
+        return ARBOR_ERR_TEAM;
+    }
+    return ARBOR_OK;
+}
+
+arbor_status_t arb_verdict_check(struct arbor_team *t, uint64_t n, int kind)
+{
+    for (int p = 0; p < t->size; p++) {
+        verdict_t v;
+        if (p == t->rank || !decode(word_of(t, p), &v)) continue;
+        arbor_status_t status = judge(t, p, &v, n, kind, true);
+        if (status != ARBOR_OK) return status;
+    }
+    return ARBOR_OK;
+}
