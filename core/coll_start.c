@@ -679,8 +679,8 @@ static arbor_status_t settle_earlier(struct arbor_team *t, uint64_t n, int kind)
         arb_wait_pause(arb_progress_turn() == 0);
     }
     if (status != ARBOR_OK && t->failed == ARBOR_OK) {
+        if (pending) arb_verdict_refusal_failed(t); /* before fail_all's own word */
         arb_team_fail_all(t, status);
-        arb_verdict_cancelled(t, n, kind, status);
     }
     return status;
 }

@@ -79,41 +79,73 @@ static post_slot_t *post_slot(int world_rank)
     return &post_slots[world_rank];
 }
 
-/* Writes word into our link line at every other member and counts it there. Never waits for a
- * member that makes no progress: a put still pending from an earlier verdict to it is given a
- * few milliseconds, then that member is skipped (its wait finds out by ARBOR_TIMEOUT). */
+/* Sends our last verdict to member p; false when it cannot go now (the transport's queue to p
+ * is full, or our previous put to p has not completed locally: a member that makes no progress
+ * holds it). */
+static bool post_to(struct arbor_team *t, int p)
+{
+    uint64_t word = t->verdict_posted;
+    uint64_t off = t->region + arb_team_link_off(t->rank) + ARB_LINK_VERDICT;
+    uint64_t count_off = t->region + arb_team_verdict_off(t);
+    if (t->peer_seg[p]) {
+        __atomic_store_n((uint64_t *)(void *)(t->peer_seg[p] + off), word, __ATOMIC_RELEASE);
+        __atomic_fetch_add((uint64_t *)(void *)(t->peer_seg[p] + count_off), 1, __ATOMIC_RELEASE);
+    } else if (t->rkey[p]) {
+        post_slot_t *slot = post_slot(t->world[p]);
+        if (!slot || slot->comp.pending) return false;
+        slot->src = word;
+        slot->comp.status = ARBOR_OK;
+        arbor_status_t status;
+        if (arb_tp_has(ARB_TP_CAP_REMOTE_CQ_DATA)) {
+            /* There the signal of a put_signal counts only when p reads its completion queue,
+             * later than a collective's signals (plain atomics) that follow it: p could finish
+             * that collective without news. A put, a fence and an atomic add keep the order
+             * p sees them in. */
+            status = arb_tp_put(&slot->src, sizeof(slot->src), t->rkey[p], off, &slot->comp);
+            if (status == ARBOR_OK) status = arb_tp_fence(t->world[p]);
+            if (status == ARBOR_OK) {
+                double until = arb_now_us() + 1e6; /* accepted, as a put_signal's signal */
+                while ((status = arb_tp_amo(ARB_TP_AMO_ADD, t->rkey[p], count_off, 1, 0, NULL,
+                                            NULL)) == ARB_ERR_AGAIN &&
+                       arb_now_us() < until)
+                    ;
+            }
+        } else {
+            status = arb_tp_put_signal(&slot->src, sizeof(slot->src), t->rkey[p], off, t->rkey[p],
+                                       count_off, 1, &slot->comp);
+        }
+        if (status == ARB_ERR_AGAIN) return false;
+        if (status != ARBOR_OK)
+            arb_warn("could not tell world rank %d of a verdict on team %p: %s", t->world[p],
+                     (void *)t->handle, arbor_strerror(status));
+    }
+    arb_bell_ring(t->world[p]); /* it may sleep in a wait */
+    return true;
+}
+
+/* Retries what post could not send at once (called from the waits' idle points, every call's
+ * start and the settling loop): never waits for a member. */
+static void post_rest(struct arbor_team *t)
+{
+    if (!t->verdict_todo_n) return;
+    for (int p = 0; p < t->size; p++)
+        if (t->verdict_todo[p] && post_to(t, p)) t->verdict_todo[p] = 0, t->verdict_todo_n--;
+}
+
+/* Makes word our verdict and sends it to every other member (what cannot go now goes later). */
 static void post(struct arbor_team *t, uint64_t word)
 {
     t->verdict_posted = word;
-    uint64_t off = t->region + arb_team_link_off(t->rank) + ARB_LINK_VERDICT;
-    uint64_t count_off = t->region + arb_team_verdict_off(t);
+    if (!t->verdict_todo) t->verdict_todo = calloc((size_t)t->size, 1);
     for (int p = 0; p < t->size; p++) {
-        if (p == t->rank) continue;
-        if (t->peer_seg[p]) {
-            __atomic_store_n((uint64_t *)(void *)(t->peer_seg[p] + off), word, __ATOMIC_RELEASE);
-            __atomic_fetch_add((uint64_t *)(void *)(t->peer_seg[p] + count_off), 1,
-                               __ATOMIC_RELEASE);
-        } else if (t->rkey[p]) {
-            post_slot_t *slot = post_slot(t->world[p]);
-            double until = arb_now_us() + 5e3;
-            arbor_status_t status = ARB_ERR_AGAIN;
-            while (slot && slot->comp.pending && arb_now_us() < until) arb_tp_progress();
-            if (slot && !slot->comp.pending) {
-                slot->src = word;
-                slot->comp.status = ARBOR_OK;
-                while ((status = arb_tp_put_signal(&slot->src, sizeof(slot->src), t->rkey[p], off,
-                                                   t->rkey[p], count_off, 1, &slot->comp)) ==
-                           ARB_ERR_AGAIN &&
-                       arb_now_us() < until)
-                    arb_tp_progress();
-            }
-            if (status != ARBOR_OK)
-                arb_warn("could not tell world rank %d of a verdict on team %p (%s): it learns "
-                         "of it by its own timeout",
-                         t->world[p], (void *)t->handle,
-                         status == ARB_ERR_AGAIN ? "it makes no progress" : arbor_strerror(status));
+        if (p == t->rank || post_to(t, p)) continue;
+        if (!t->verdict_todo) {
+            arb_warn("could not tell world rank %d of a verdict on team %p (no memory): it "
+                     "learns of it by its own timeout",
+                     t->world[p], (void *)t->handle);
+            continue;
         }
-        arb_bell_ring(t->world[p]); /* it may sleep in a wait */
+        if (!t->verdict_todo[p]) t->verdict_todo[p] = 1, t->verdict_todo_n++;
     }
 }
 
@@ -219,28 +251,56 @@ static arbor_status_t judge(struct arbor_team *t, int p, const verdict_t *v, uin
     }
 }
 
+/* Whether verdict v speaks of call n itself (a cancellation of n, or, once this rank runs n, a
+ * refusal of it): such a word decides n's code before a word about another call of the team. */
+static bool about(const verdict_t *v, uint64_t n, bool running)
+{
+    if (v->type == ARB_VERDICT_CANCELLED) return v->call == n;
+    if (v->type == ARB_VERDICT_REFUSED)
+        return running && v->call + 1 - (uint64_t)v->run <= n && n <= v->call;
+    return false;
+}
+
+/* Judges every member's word for call n; the first error among words about n, else the first
+ * error. *judged: every word names a call before n (nothing more to learn from them). */
+static arbor_status_t judge_all(struct arbor_team *t, uint64_t n, int kind, bool running,
+                                bool *judged)
+{
+    arbor_status_t first = ARBOR_OK;
+    *judged = true;
+    for (int pass = 0; pass < 2; pass++) {
+        for (int p = 0; p < t->size; p++) {
+            verdict_t v;
+            if (p == t->rank || !decode(word_of(t, p), &v)) continue;
+            if (v.call >= n) *judged = false;
+            if (pass == 0 && !about(&v, n, running)) continue;
+            if (pass == 1 && about(&v, n, running)) continue;
+            arbor_status_t status = judge(t, p, &v, n, kind, running);
+            if (status != ARBOR_OK && first == ARBOR_OK) first = status;
+            if (first != ARBOR_OK) return first;
+        }
+    }
+    return first;
+}
+
 arbor_status_t arb_verdict_begin(struct arbor_team *t, uint64_t n, int kind, bool *pending)
 {
     *pending = n > 0 && (t->refused_bits & 2);
+    post_rest(t);
     if (!*pending && !arb_verdict_news(t)) return ARBOR_OK;
     const uint64_t *count = (const uint64_t *)(const void *)(t->local + arb_team_verdict_off(t));
     uint64_t seen = __atomic_load_n(count, __ATOMIC_ACQUIRE);
-    bool judged = true; /* every word names a call before n: nothing more to learn from it */
-    for (int p = 0; p < t->size; p++) {
-        verdict_t v;
-        if (p == t->rank || !decode(word_of(t, p), &v)) continue;
-        arbor_status_t status = judge(t, p, &v, n, kind, false);
-        if (status != ARBOR_OK) return status;
-        if (v.call >= n) judged = false;
-    }
-    if (judged) t->verdicts_seen = seen;
-    return ARBOR_OK;
+    bool judged;
+    arbor_status_t status = judge_all(t, n, kind, false, &judged);
+    if (status == ARBOR_OK && judged) t->verdicts_seen = seen;
+    return status;
 }
 
 arbor_status_t arb_verdict_settled(struct arbor_team *t, uint64_t n, int kind, bool *done)
 {
     uint64_t prior = n - 1;
     *done = true;
+    post_rest(t);
     for (int p = 0; p < t->size; p++) {
         verdict_t v;
         if (p == t->rank) continue;
@@ -262,11 +322,14 @@ arbor_status_t arb_verdict_settled(struct arbor_team *t, uint64_t n, int kind, b
 
 arbor_status_t arb_verdict_check(struct arbor_team *t, uint64_t n, int kind)
 {
-    for (int p = 0; p < t->size; p++) {
-        verdict_t v;
-        if (p == t->rank || !decode(word_of(t, p), &v)) continue;
-        arbor_status_t status = judge(t, p, &v, n, kind, true);
-        if (status != ARBOR_OK) return status;
-    }
-    return ARBOR_OK;
+    bool judged;
+    post_rest(t);
+    return judge_all(t, n, kind, true, &judged);
+}
+
+void arb_verdict_refusal_failed(struct arbor_team *t)
+{
+    verdict_t v;
+    if (!decode(t->verdict_posted, &v) || v.type != ARB_VERDICT_REFUSED) return;
+    post(t, encode(ARB_VERDICT_CANCELLED, v.call, v.kind, v.status, 0));
 }

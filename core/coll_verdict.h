@@ -65,6 +65,9 @@ arbor_status_t arb_verdict_check(struct arbor_team *t, uint64_t n, int kind);
 
 /* This rank failed t at call n (kind) with why: every member learns it. Idempotent. */
 void arb_verdict_cancelled(struct arbor_team *t, uint64_t n, int kind, arbor_status_t why);
+/* After a refusal this rank posted, settling found the team out of step: the refusal becomes a
+ * cancellation of that call, with its code (the word members still deciding that call read). */
+void arb_verdict_refusal_failed(struct arbor_team *t);
 /* Finalize: this rank's closing barrier on the world is call n. */
 void arb_verdict_finalizing(struct arbor_team *t, uint64_t n);
 

@@ -176,6 +176,7 @@ void arb_team_destroy(struct arbor_team *t)
     free(t->rkey);
     free(t->out);
     free(t->in);
+    free(t->verdict_todo);
     free(t);
 }
 
@@ -329,6 +330,16 @@ static arbor_status_t arbor_team_free_unlocked(arbor_team_h *team_p)
          * left it. */
         arbor_status_t status = arb_coll_barrier_internal(t);
         if (status == ARBOR_OK) status = arb_flush_peers(t->world, t->size, "team free");
+        if (status != ARBOR_OK && t->failed != ARBOR_OK) {
+            /* The barrier learnt that the team failed (a member refused or cancelled an
+             * earlier call): freed locally as above. */
+            s = team_slot(*team_p);
+            t->region_mem = NULL;
+            arb_team_destroy(t);
+            s->t = NULL;
+            *team_p = ARBOR_TEAM_NULL;
+            return ARBOR_OK;
+        }
         if (status != ARBOR_OK) return status;
         t->closing = true;
         status = arb_coll_barrier_internal(t);

@@ -89,6 +89,8 @@ struct arbor_team {
      * own last posted verdict, the call of finalize's closing barrier once in it. */
     uint64_t calls, refused_bits, verdicts_seen, verdict_posted, finalize_call;
     bool finalizing;
+    uint8_t *verdict_todo; /* [size]: members our last verdict has not reached yet, or NULL */
+    int verdict_todo_n;
     double lost_seen_us; /* when a wait first saw a member lost (progress.c's grace), or 0 */
     arb_sched_cache_t cache;
     struct arb_offload_team *offload; /* provider group and ordering (core/offload.c), or NULL */

@@ -85,3 +85,19 @@ foreach(mode init finalize)
                           LABELS reliability RANKS 3 TRANSPORTS ${ARB_REL_TRANSPORTS} TIMEOUT 60
                           ENV ARBOR_TIMEOUT=2)
 endforeach()
+
+# One verdict per collective at default settings: calls one rank's argument rules refuse and
+# another's accept end with the same error everywhere (args); a rank arriving at a barrier the
+# others cancelled fails it too (late, about 8 s); ranks one call apart at finalize are told so
+# within seconds, not after ARBOR_TIMEOUT (apart).
+add_executable(arbor-test-verdict ${CMAKE_CURRENT_SOURCE_DIR}/test_verdict.c)
+target_link_libraries(arbor-test-verdict PRIVATE arbor)
+arbor_add_launched_test(NAME verdict_args COMMAND $<TARGET_FILE:arbor-test-verdict> args
+                        LABELS reliability RANKS 2 3 TRANSPORTS ${ARB_REL_TRANSPORTS} TIMEOUT 60
+                        ENV ARBOR_TIMEOUT=10)
+arbor_add_launched_test(NAME verdict_late COMMAND $<TARGET_FILE:arbor-test-verdict> late
+                        LABELS reliability RANKS 2 3 TRANSPORTS ${ARB_REL_TRANSPORTS} TIMEOUT 60
+                        ENV ARBOR_TIMEOUT=2)
+arbor_add_launched_test(NAME verdict_apart COMMAND $<TARGET_FILE:arbor-test-verdict> apart
+                        LABELS reliability RANKS 2 3 TRANSPORTS ${ARB_REL_TRANSPORTS} TIMEOUT 60
+                        ENV ARBOR_TIMEOUT=30)

@@ -1,0 +1,217 @@
+/*
+ * One verdict per collective, at default settings (no ARBOR_CHECK). Modes:
+ *   args:   calls written alike on every rank whose arguments one rank's rules refuse and
+ *           another's accept (an alias only the rank's own block would excuse, in place where
+ *           only the root may use it, arrays only the root reads, a NULL buffer on one leaf).
+ *           Every rank must end with the same error, or, where a member finished its part
+ *           before the refusal was posted, with an error at its next call on the team; no rank
+ *           keeps ARBOR_OK for a call another refused. Each case runs on a team of its own (a
+ *           call accepted by some members and refused by others fails the team); the world
+ *           must keep working.
+ *   late:   every rank but the last times out in a barrier of a split team; the last arrives
+ *           after they cancelled it and must fail it too (not complete it with the signals the
+ *           others sent before giving up). About 8 s.
+ *   apart:  rank 0 calls one barrier more than the others, who go on to arbor_finalize: the
+ *           barrier must fail with ARBOR_ERR_MISMATCH and every finalize return an error well
+ *           before ARBOR_TIMEOUT (which the test sets long).
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "arbor.h"
+#include "launched_check.h"
+
+enum { N = 64, MAXP = 16 };
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static arbor_team_h fresh_team(void)
+{
+    arbor_team_h t = ARBOR_TEAM_NULL;
+    CHECK(arbor_team_split(ARBOR_TEAM_WORLD, 0, rank, &t) == ARBOR_OK, "split");
+    return t;
+}
+
+/* The world still sums correctly. */
+static void world_healthy(const char *after)
+{
+    int64_t in = rank + 1, out = 0;
+    arbor_status_t st = arbor_allreduce(ARBOR_TEAM_WORLD, &in, &out, 1, ARBOR_INT64, ARBOR_SUM);
+    CHECK(st == ARBOR_OK && out == (int64_t)size * (size + 1) / 2, "world allreduce after %s: %s",
+          after, arbor_strerror(st));
+}
+
+/* The verdict of a call on team t (status st here) must be want: here at once, or, for a
+ * member that finished its part before the refusal reached it, at its next call on the team. */
+static void verdict_is(const char *what, arbor_team_h t, arbor_status_t st, arbor_status_t want,
+                       bool may_finish_first)
+{
+    if (st == ARBOR_OK && may_finish_first) {
+        arbor_status_t next = arbor_barrier(t);
+        CHECK(next != ARBOR_OK, "%s: ARBOR_OK here, and the next call on the team too", what);
+        return;
+    }
+    CHECK(st == want, "%s: %s, want %s", what, arbor_strerror(st), arbor_strerror(want));
+}
+
+static void free_team(arbor_team_h *t)
+{
+    CHECK(arbor_team_free(t) == ARBOR_OK, "team free");
+}
+
+static int run_args(void)
+{
+    static int64_t sb[N * MAXP], rb[N * MAXP];
+    for (int i = 0; i < N * MAXP; i++) sb[i] = rb[i] = i;
+
+    /* allgather, sendbuf == recvbuf: only rank 0's block starts there. Judged alike (no
+     * member accepts it), so the team stays usable. */
+    arbor_status_t st = arbor_allgather(ARBOR_TEAM_WORLD, rb, rb, N, ARBOR_INT64);
+    CHECK(st == ARBOR_ERR_BUFFER, "allgather sendbuf == recvbuf: %s", arbor_strerror(st));
+    world_healthy("allgather alias");
+    st = arbor_allgatherv(ARBOR_TEAM_WORLD, rb, N, rb,
+                          (size_t[MAXP]){N, N, N, N, N, N, N, N, N, N, N, N, N, N, N, N},
+                          (size_t[MAXP]){0, N, 2 * N, 3 * N, 4 * N, 5 * N, 6 * N, 7 * N, 8 * N,
+                                         9 * N, 10 * N, 11 * N, 12 * N, 13 * N, 14 * N, 15 * N},
+                          ARBOR_INT64);
+    CHECK(st == ARBOR_ERR_BUFFER, "allgatherv sendbuf == recvbuf: %s", arbor_strerror(st));
+    world_healthy("allgatherv alias");
+
+    /* reduce, ARBOR_IN_PLACE on every rank: the root's right, an error elsewhere. The root
+     * waits for the others' data: it must learn of their refusal. */
+    arbor_team_h t = fresh_team();
+    st = arbor_reduce(t, ARBOR_IN_PLACE, rb, N, ARBOR_INT64, ARBOR_SUM, 0);
+    verdict_is("reduce in place everywhere", t, st, ARBOR_ERR_BUFFER, false);
+    free_team(&t);
+    world_healthy("reduce in place");
+
+    /* scatterv, NULL counts on every rank: only the root reads them. */
+    t = fresh_team();
+    st = arbor_scatterv(t, sb, NULL, NULL, rb, N, ARBOR_INT64, 0);
+    verdict_is("scatterv NULL counts", t, st, ARBOR_ERR_COUNT, false);
+    free_team(&t);
+    world_healthy("scatterv NULL counts");
+
+    /* gather, NULL receive buffer on every rank: only the root's is used. The others only
+     * send, so one may finish before the root refuses. */
+    t = fresh_team();
+    st = arbor_gather(t, sb, NULL, N, ARBOR_INT64, 0);
+    verdict_is("gather NULL recvbuf", t, st, ARBOR_ERR_BUFFER, rank != 0);
+    free_team(&t);
+    world_healthy("gather NULL recvbuf");
+
+    /* reduce, the root's recvbuf overlapping its sendbuf off by one element. */
+    t = fresh_team();
+    st = arbor_reduce(t, rb + 1, rb, N, ARBOR_INT64, ARBOR_SUM, 0);
+    verdict_is("reduce overlap at the root", t, st, ARBOR_ERR_BUFFER, rank != 0);
+    free_team(&t);
+    world_healthy("reduce overlap");
+
+    /* bcast, one leaf's buffer NULL: the root and the other leaves may finish first. */
+    t = fresh_team();
+    st = arbor_bcast(t, rank == size - 1 ? NULL : (void *)rb, 8, 0);
+    verdict_is("bcast NULL on one rank", t, st, ARBOR_ERR_BUFFER, rank != size - 1);
+    free_team(&t);
+    world_healthy("bcast NULL on one rank");
+
+    /* Refused alike everywhere: the team keeps working. */
+    t = fresh_team();
+    st = arbor_bcast(t, NULL, 8, 0);
+    CHECK(st == ARBOR_ERR_BUFFER, "bcast NULL everywhere: %s", arbor_strerror(st));
+    int64_t v = rank == 0 ? 42 : 0;
+    st = arbor_bcast(t, &v, sizeof(v), 0);
+    CHECK(st == ARBOR_OK && v == 42, "bcast after a refusal everyone shared: %s, %lld",
+          arbor_strerror(st), (long long)v);
+    free_team(&t);
+    return 0;
+}
+
+/* Sleeps until t0 + at seconds of this rank's clock (the ranks took t0 right after a world
+ * barrier, so their deadlines differ by about its latency). */
+static void sleep_until(double t0, double at)
+{
+    double left = t0 + at - now_s();
+    if (left > 0) usleep((useconds_t)(left * 1e6));
+}
+
+static int run_late(void)
+{
+    arbor_team_h t = fresh_team();
+    CHECK(arbor_barrier(ARBOR_TEAM_WORLD) == ARBOR_OK, "world barrier");
+    double t0 = now_s();
+    arbor_status_t st;
+    if (rank == size - 1) {
+        /* Well past the others' ARBOR_TIMEOUT (2 s, set by the test) and their cancellation. */
+        sleep_until(t0, 5.0);
+        st = arbor_barrier(t);
+        CHECK(st != ARBOR_OK, "the late rank completed a barrier the others cancelled");
+        CHECK(st == ARBOR_ERR_TIMEOUT || st == ARBOR_ERR_TEAM, "late rank's barrier: %s",
+              arbor_strerror(st));
+    } else {
+        st = arbor_barrier(t);
+        CHECK(st == ARBOR_ERR_TIMEOUT, "barrier without the last rank: %s", arbor_strerror(st));
+    }
+    printf("verdict late rank %d: barrier returned %s after %.2f s\n", rank, arbor_strerror(st),
+           now_s() - t0);
+    free_team(&t);
+    /* Together again (ARBOR_TIMEOUT is short): the world is untouched. */
+    sleep_until(t0, 7.0);
+    world_healthy("the late barrier");
+    return 0;
+}
+
+static int run_apart(void)
+{
+    world_healthy("init");
+    double t0 = now_s();
+    if (rank == 0) {
+        arbor_status_t st = arbor_barrier(ARBOR_TEAM_WORLD);
+        CHECK(st == ARBOR_ERR_MISMATCH, "a barrier the others never call: %s", arbor_strerror(st));
+    }
+    arbor_status_t fin = arbor_finalize();
+    double took = now_s() - t0;
+    CHECK(fin != ARBOR_OK, "finalize one call apart returned ARBOR_OK");
+    /* ARBOR_TIMEOUT is 30 s here: an answer within a few seconds came from the verdicts. */
+    CHECK(took < 10, "finalize one call apart took %.1f s", took);
+    printf("verdict apart rank %d: finalize returned %s after %.2f s\n", rank, arbor_strerror(fin),
+           took);
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: %s args|late|apart\n", argv[0]);
+        return 2;
+    }
+    if (arbor_init() != ARBOR_OK) return 1;
+    arbor_team_rank(ARBOR_TEAM_WORLD, &rank);
+    arbor_team_size(ARBOR_TEAM_WORLD, &size);
+    if (size > MAXP || size < 2) {
+        arbor_finalize();
+        return 77;
+    }
+    bool finalized = false;
+    if (!strcmp(argv[1], "args"))
+        run_args();
+    else if (!strcmp(argv[1], "late"))
+        run_late();
+    else
+        finalized = run_apart() != 0;
+    if (!finalized) {
+        arbor_status_t fin = arbor_finalize();
+        CHECK(fin == ARBOR_OK, "finalize: %s", arbor_strerror(fin));
+    }
+    printf("verdict %s rank %d: %d checks, %d failures\n", argv[1], rank, checks, failures);
+    return failures ? 1 : 0;
+}
