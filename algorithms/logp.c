@@ -159,8 +159,12 @@ static arbor_status_t parse_item(const char *item, size_t len, arb_logp_t *m, un
     while (is_blank(*num)) num++;
     errno = 0;
     val = strtod(num, &end);
-    if (end == num || *end != '\0' || errno == ERANGE || !isfinite(val)) {
-        set_err(err, errlen, "logp: value \"%s\" of %s is not a finite number", num, logp_keys[k]);
+    /* strtod's ERANGE also means underflow: a value below the smallest normal double is a
+     * number all the same (as good as 0 here); only overflow is out of range. */
+    bool overflow = errno == ERANGE && (val == HUGE_VAL || val == -HUGE_VAL);
+    if (end == num || *end != '\0' || !isfinite(val)) {
+        set_err(err, errlen, "logp: value \"%s\" of %s is not a %snumber", num, logp_keys[k],
+                overflow ? "representable " : "finite ");
         return ARBOR_ERR_CONFIG;
     }
     if (val < 0) {

@@ -35,12 +35,30 @@ static int parse_size(const char *s, size_t *out)
     return 0;
 }
 
-static int parse_range(char *s, size_t *lo, size_t *hi)
+/* "lo-hi" in bytes (or ranks); 0, or -1 with what is wrong in err. */
+static int parse_range(char *s, size_t *lo, size_t *hi, char *err, size_t errlen)
 {
     char *dash = strchr(s, '-');
-    if (!dash) return -1;
+    if (!dash) {
+        snprintf(err, errlen, "range '%.40s' has no '-' (expected lo-hi, such as 0-64K)", s);
+        return -1;
+    }
     *dash = '\0';
-    return parse_size(s, lo) || parse_size(dash + 1, hi) || *lo > *hi ? -1 : 0;
+    const char *bad = parse_size(s, lo) ? s : parse_size(dash + 1, hi) ? dash + 1 : NULL;
+    if (bad) {
+        snprintf(err, errlen,
+                 "'%.40s' in range '%.40s-%.40s' is not a size (digits with an optional K, M or G "
+                 "suffix, at most %zu, or inf)",
+                 bad, s, dash + 1, (size_t)SIZE_MAX);
+        return -1;
+    }
+    if (*lo > *hi) {
+        snprintf(err, errlen,
+                 "range %.40s-%.40s is reversed: its low end must not exceed its high end", s,
+                 dash + 1);
+        return -1;
+    }
+    return 0;
 }
 
 static void names_of(arb_coll_t coll, char *buf, size_t len)
@@ -71,12 +89,13 @@ static arbor_status_t parse_rule(char *text, arb_tune_rule_t *r, char *err, size
         return ARBOR_ERR_CONFIG;
     }
     r->coll = (arb_coll_t)c;
-    if (parse_range(field[1], &r->lo, &r->hi)) goto bad;
+    if (parse_range(field[1], &r->lo, &r->hi, err, errlen)) return ARBOR_ERR_CONFIG;
     r->rlo = 1;
     r->rhi = 1 << 30;
     if (nf == 4) {
         size_t lo, hi;
-        if (strncmp(field[2], "ranks=", 6) || parse_range(field[2] + 6, &lo, &hi)) goto bad;
+        if (strncmp(field[2], "ranks=", 6)) goto bad;
+        if (parse_range(field[2] + 6, &lo, &hi, err, errlen)) return ARBOR_ERR_CONFIG;
         if (lo == 0) { /* a team has at least one rank: 0-0 would be a rule that never fires */
             snprintf(err, errlen, "ranks range starts at 0 (a team has at least 1 rank)");
             return ARBOR_ERR_CONFIG;

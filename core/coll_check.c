@@ -253,6 +253,19 @@ static arbor_status_t crossing(struct arbor_team *t, struct arb_inst *inst)
 
 _Static_assert(ARB_CHECK_WORDS == 2 * SIG_N, "a signature and its complement");
 
+uint64_t arb_coll_check_hash(const struct arbor_team *t, const arb_call_t *c, size_t elem,
+                             uint64_t flags, uint64_t call)
+{
+    uint64_t v[SIG_N];
+    signature(t, c, elem, flags, true, v);
+    /* FNV-1a-like over the words, then the team and the call number mixed in: 0 is avoided so
+     * that a line never written cannot pass for a signature. */
+    uint64_t h = 1469598103934665603ull ^ t->id;
+    for (int f = 0; f < SIG_N; f++) h = (h ^ v[f]) * 1099511628211ull;
+    h ^= (call + 1) * 0xff51afd7ed558ccdull;
+    return h ? h : 1;
+}
+
 void arb_coll_check_sign(const struct arbor_team *t, const arb_call_t *c, size_t elem,
                          uint64_t flags, bool valid, uint64_t mine[ARB_CHECK_WORDS])
 {

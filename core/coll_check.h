@@ -21,6 +21,12 @@ arbor_status_t arb_coll_check_verdict(const struct arbor_team *t, const arb_call
                                       const uint64_t all[ARB_CHECK_WORDS], arbor_status_t local,
                                       arbor_status_t exchange);
 
+/* The short signature of call number @p call (core/coll_verdict.h) that every message of the
+ * collective carries where the data path has room for it (docs/PROTOCOL.md, "Signatures"): the
+ * fields above, the team's id and the call number, hashed; never 0. */
+uint64_t arb_coll_check_hash(const struct arbor_team *t, const arb_call_t *c, size_t elem,
+                             uint64_t flags, uint64_t call);
+
 /* Init: with ARBOR_CHECK on, off is the board of every rank's segment (BOARD bytes at the same
  * offset everywhere, taken by init) and by_id finds this rank's team of a given id; the board
  * then serves the team-mismatch detection, hooked into the waits (arb_team_set_stall_hook).

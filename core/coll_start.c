@@ -746,6 +746,7 @@ static arbor_status_t run(struct arbor_team *t, const arb_call_t *call,
     }
     inst->owned = L.owned;
     inst->call = number;
+    inst->sig = arb_coll_check_hash(t, call, elem, flags, number);
     if (user) {
         t->last.valid = true;
         t->last.coll = call->coll;

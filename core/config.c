@@ -229,6 +229,21 @@ size_t arb_config_rows(void)
     return NROWS;
 }
 
+/* A size bound as the user would write it: the largest of G, M, K that divides it. */
+static void size_text(double v, char *buf, size_t len)
+{
+    static const struct {
+        double unit;
+        const char *suffix;
+    } units[] = {{1073741824.0, "G"}, {1048576.0, "M"}, {1024.0, "K"}};
+    for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+        if (v >= units[i].unit && v == units[i].unit * (double)(uint64_t)(v / units[i].unit)) {
+            snprintf(buf, len, "%.0f%s", v / units[i].unit, units[i].suffix);
+            return;
+        }
+    snprintf(buf, len, "%.0f", v);
+}
+
 static void syntax_of(const row_t *r, char *buf, size_t len)
 {
     size_t n = 0;
@@ -238,9 +253,13 @@ static void syntax_of(const row_t *r, char *buf, size_t len)
         for (const char *const *p = r->names; *p && n < len; p++)
             n += (size_t)snprintf(buf + n, len - n, "%s%s", p == r->names ? "" : "|", *p);
         break;
-    case T_SIZE:
-        snprintf(buf, len, "bytes, with optional K, M or G suffix");
+    case T_SIZE: {
+        char lo[32], hi[32];
+        size_text(r->min, lo, sizeof(lo));
+        size_text(r->max, hi, sizeof(hi));
+        snprintf(buf, len, "bytes %s..%s, with optional K, M or G suffix", lo, hi);
         break;
+    }
     case T_INT:
         snprintf(buf, len, "integer %.0f..%.0f", r->min, r->max);
         break;

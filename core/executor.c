@@ -352,6 +352,7 @@ static bool send_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
     if (t->peer_seg[p] && len <= ARB_INLINE_MAX) {
         uint8_t *line = t->peer_seg[p] + ch->block + arb_chan_line_off(ticket % t->depth);
         if (len) memcpy(line + ARB_INLINE_HDR, src, len);
+        memcpy(line + ARB_LINE_SIG, &inst->sig, sizeof(inst->sig));
         store_rel(line, ticket + 1);
         arb_bell_ring(t->world[p]);
     } else if (t->peer_seg[p]) {
@@ -366,6 +367,10 @@ static bool send_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
             arb_peer_copy_pick(&ch->pick, t->peer_seg[p] + slot, src, len);
         else if (len)
             arb_peer_copy(t->peer_seg[p] + slot, src, len, stream_min);
+        /* The slot has no room: the signature goes in the message's line, which only inline
+         * messages use otherwise. */
+        memcpy(t->peer_seg[p] + ch->block + arb_chan_line_off(ticket % t->depth) + ARB_LINE_SIG,
+               &inst->sig, sizeof(inst->sig));
         store_rel(t->peer_seg[p] + sig, ticket + 1);
         arb_bell_ring(t->world[p]);
     } else {
@@ -451,6 +456,24 @@ static int cma_read_combine(arb_inst_t *inst, int world, uint8_t *dst, uintptr_t
     return 0;
 }
 
+/* Whether the message in (or signalled through) line comes from the same collective call as
+ * inst: the sender's signature (core/coll_check.h) against ours. A difference fails inst with
+ * ARBOR_ERR_MISMATCH before its data is used; the team is failed when it finishes. */
+static bool signature_ok(arb_inst_t *inst, int p, const uint8_t *line)
+{
+    uint64_t theirs;
+    memcpy(&theirs, line + ARB_LINE_SIG, sizeof(theirs));
+    if (__builtin_expect(theirs == inst->sig, 1)) return true;
+    arb_error("%s (call #%llu of team %p): the message from world rank %d belongs to another "
+              "collective call (its signature of collective, root, count, type, op, sync flags "
+              "and call number differs): members called mismatched collectives. ARBOR_CHECK=1 "
+              "says which argument differs",
+              inst->coll < ARB_COLL_KINDS ? arb_coll_name(inst->coll) : "internal collective",
+              (unsigned long long)inst->call, (void *)inst->team->handle, inst->team->world[p]);
+    inst->status = ARBOR_ERR_MISMATCH;
+    return false;
+}
+
 /* Lands chunk c of a RECV; false when it has not arrived (or it is not its turn). */
 static bool recv_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_t *st, uint32_t c)
 {
@@ -480,7 +503,11 @@ static bool recv_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
             if (load_acq(chan + ARB_CHAN_POSTED) <= ticket) return false;
             if (load_acq(line) == ticket + 1) slot = line + ARB_INLINE_HDR;
         }
+        if (slot && !signature_ok(inst, p, line)) return false;
     } else if (load_acq(chan + ARB_CHAN_POSTED) <= ticket) {
+        return false;
+    } else if (t->peer_seg[p] &&
+               !signature_ok(inst, p, chan + arb_chan_line_off(ticket % t->depth))) {
         return false;
     }
     uint8_t *dst = chunk_ptr(inst, step->space, step->off, c);
@@ -567,6 +594,12 @@ static bool advance_step(arb_inst_t *inst, int i, bool *moved)
 static void judge_at_finish(arb_inst_t *inst)
 {
     struct arbor_team *t = inst->team;
+    if (inst->status == ARBOR_ERR_MISMATCH && t->failed == ARBOR_OK) {
+        /* Found here (a message's signature): every member must learn it. */
+        t->failed = ARBOR_ERR_MISMATCH;
+        arb_verdict_cancelled(t, inst->call, inst->coll, ARBOR_ERR_MISMATCH);
+        return;
+    }
     if (inst->status != ARBOR_OK || !arb_verdict_news(t)) return;
     arbor_status_t why =
         t->failed != ARBOR_OK ? t->failed : arb_verdict_check(t, inst->call, inst->coll);

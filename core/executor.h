@@ -63,6 +63,7 @@ struct arb_inst {
     int coll, alg;
     uint64_t seq;  /* the team's collective number of this instance (messages) */
     uint64_t call; /* the team's call number (core/coll_verdict.h): refused calls count too */
+    uint64_t sig;  /* the call's signature, carried by its messages between mapped peers */
     double t_start;
     /* A spinning arbor_test's idle watch (arb_exec_chain_test_idle), kept on the head of a
      * chain: the epoch it last saw, when it saw nothing move since, its last check. */

@@ -119,6 +119,9 @@ static inline uint64_t arb_team_verdict_off(const struct arbor_team *t)
 }
 /* Within a channel block: */
 enum { ARB_INLINE_HDR = 16, ARB_INLINE_MAX = 64 - ARB_INLINE_HDR, ARB_CHAN_POSTED = 0 };
+/* Word 1 of a message's line: its collective call's signature (inline messages and slot
+ * messages from a mapped sender; docs/PROTOCOL.md, "Signatures"). */
+enum { ARB_LINE_SIG = 8 };
 static inline uint64_t arb_chan_line_off(uint64_t k)
 {
     return 64 + k * 64;

@@ -44,7 +44,8 @@ typedef enum {
     ARBOR_ERR_INVALID_ARG = -1,     /**< an argument is invalid (NULL output pointer, ...) */
     ARBOR_ERR_NOT_INITIALIZED = -2, /**< arbor_init has not succeeded (or finalize ran) */
     ARBOR_ERR_CONFIG = -3,          /**< an ARBOR_* variable has a bad value */
-    ARBOR_ERR_TEAM = -4,            /**< unknown, freed or failed (after a timeout) team */
+    ARBOR_ERR_TEAM = -4,            /**< unknown, freed or failed team (after a timeout, a lost
+                                     *   peer, or a call some members refused and others ran) */
     ARBOR_ERR_RANK = -5,            /**< rank out of range */
     ARBOR_ERR_ROOT = -6,            /**< root out of range */
     ARBOR_ERR_COUNT = -7,           /**< count or byte size invalid */
@@ -64,7 +65,8 @@ typedef enum {
     ARBOR_ERR_BUSY = -20,      /**< the object is still in use (e.g. finalize with live handles) */
     ARBOR_ERR_ADDRESS = -21,   /**< a remote range is not inside one live symmetric allocation */
     ARBOR_ERR_ALIGNMENT = -22, /**< a misaligned atomic or accumulate address */
-    ARBOR_ERR_MISMATCH = -23,  /**< ARBOR_CHECK: the members called different collectives */
+    ARBOR_ERR_MISMATCH = -23,  /**< the members called different collectives (a message's
+                                *   signature, ARBOR_CHECK), or arbor_finalize against one */
 } arbor_status_t;
 
 /** Opaque handles. */
@@ -91,7 +93,12 @@ ARBOR_API const char *arbor_version(void);
  * job. Calling it twice returns ARBOR_OK and counts; arbor_finalize must then be called as often.
  *
  * @return ARBOR_OK, ARBOR_ERR_CONFIG (a bad ARBOR_* value; the message names the variable and
- *         what it accepts), ARBOR_ERR_BOOTSTRAP, ARBOR_ERR_TRANSPORT, ARBOR_ERR_NO_MEMORY.
+ *         what it accepts), ARBOR_ERR_BOOTSTRAP (PMIx failed, or the ranks disagree on their
+ *         uniform settings), ARBOR_ERR_TIMEOUT (a rank did not join within ARBOR_TIMEOUT),
+ *         ARBOR_ERR_UNSUPPORTED (the transport ARBOR_TRANSPORT names is not in this build or
+ *         cannot run here), ARBOR_ERR_TRANSPORT (no transport opened or wired up),
+ *         ARBOR_ERR_NO_MEMORY (allocation, or a segment too small for the world's landing
+ *         memory).
  */
 ARBOR_API arbor_status_t arbor_init(void);
 
@@ -136,7 +143,14 @@ ARBOR_API arbor_status_t arbor_query_thread(int *level);
 
 /**
  * @brief Finalize: complete outstanding communication, release everything, leave PMIx.
- * Collective over all ranks. Returns ARBOR_ERR_NOT_INITIALIZED when not initialised.
+ * Collective over all ranks. Everything is released whatever it returns.
+ * @return ARBOR_OK; ARBOR_ERR_NOT_INITIALIZED when not initialised; ARBOR_ERR_MISMATCH when the
+ *         ranks are collective calls apart (some still in a collective on the world that the
+ *         others never called: each side is told within the waits' idle checks, the message
+ *         names the collective and the call counts); the error that failed the world team
+ *         before (ARBOR_ERR_TIMEOUT, ARBOR_ERR_PEER_LOST, ARBOR_ERR_TEAM, ...), or of the closing
+ *         barriers (ARBOR_ERR_TIMEOUT, ARBOR_ERR_PEER_LOST, ARBOR_ERR_TRANSPORT);
+ *         ARBOR_ERR_BOOTSTRAP when the final PMIx fence fails.
  */
 ARBOR_API arbor_status_t arbor_finalize(void);
 
@@ -263,14 +277,15 @@ typedef struct {
 
 /**
  * @brief Barrier: returns once every member of @p team has entered it.
- * Collective, blocking. ARBOR_ERR_TEAM, ARBOR_ERR_TIMEOUT, ARBOR_ERR_TRANSPORT.
+ * Collective, blocking. Errors: those of every collective call ("Collectives", below).
  */
 ARBOR_API arbor_status_t arbor_barrier(arbor_team_h team);
 
 /**
  * @brief Non-blocking barrier: starts the barrier and returns a handle at once; it never waits
  * for another rank. Complete it with arbor_test / arbor_wait.
- * ARBOR_ERR_TEAM, ARBOR_ERR_INVALID_ARG (NULL handle pointer), ARBOR_ERR_FLAGS.
+ * Errors: those of every collective call ("Collectives", below); the handle's completion
+ * reports the barrier's own (ARBOR_ERR_TIMEOUT, ...).
  */
 ARBOR_API arbor_status_t arbor_barrier_nb(arbor_team_h team, const arbor_op_params_t *params,
                                           arbor_request_h *req_p);
@@ -280,8 +295,8 @@ ARBOR_API arbor_status_t arbor_barrier_nb(arbor_team_h team, const arbor_op_para
  *
  * Collective, blocking. @p nbytes and @p root are single-valued. @p buf may be NULL only when
  * @p nbytes is 0. On return the root's buffer may be reused and every other rank's buffer holds
- * the data. Errors: ARBOR_ERR_TEAM, ARBOR_ERR_ROOT, ARBOR_ERR_BUFFER, ARBOR_ERR_TIMEOUT,
- * ARBOR_ERR_TRANSPORT, ARBOR_ERR_ALGORITHM (a forced algorithm cannot run).
+ * the data. Errors: those of every collective call ("Collectives", below): ARBOR_ERR_ROOT,
+ * ARBOR_ERR_BUFFER (NULL, or ARBOR_IN_PLACE), ARBOR_ERR_COUNT, ARBOR_ERR_TIMEOUT, ...
  */
 ARBOR_API arbor_status_t arbor_bcast(arbor_team_h team, void *buf, size_t nbytes, int root);
 
@@ -426,10 +441,38 @@ ARBOR_API arbor_status_t arbor_team_free(arbor_team_h *team_p);
 
 /* Collectives. Buffers: "send" buffers are read, "recv" buffers written. ARBOR_IN_PLACE as the
  * send buffer (root only for gather/reduce; every rank for allgather, allreduce, scan, exscan,
- * alltoall, reduce_scatter) takes the input from the receive buffer. Counts are elements of
- * @p dtype and single-valued unless they are per-rank arrays. Errors common to all: ARBOR_ERR_TEAM,
- * ARBOR_ERR_ROOT, ARBOR_ERR_BUFFER (NULL with nonzero count), ARBOR_ERR_COUNT,
- * ARBOR_ERR_DATATYPE, ARBOR_ERR_OP, ARBOR_ERR_FLAGS, ARBOR_ERR_TIMEOUT, ARBOR_ERR_TRANSPORT. */
+ * alltoall, reduce_scatter) takes the input from the receive buffer. A send buffer that overlaps
+ * the receive buffer is ARBOR_ERR_BUFFER, except the root's own block of gather / gatherv /
+ * scatter (where in place would put it) and sendbuf == recvbuf of allreduce, scan and exscan;
+ * allgather and allgatherv take only ARBOR_IN_PLACE. Counts are elements of @p dtype and
+ * single-valued unless they are per-rank arrays.
+ *
+ * Errors of every collective call (blocking, _nb, and the completion of a handle):
+ * ARBOR_ERR_NOT_INITIALIZED, ARBOR_ERR_TEAM (unknown, freed or failed team), ARBOR_ERR_ROOT,
+ * ARBOR_ERR_BUFFER (NULL with nonzero count, misplaced ARBOR_IN_PLACE, overlap),
+ * ARBOR_ERR_COUNT, ARBOR_ERR_DATATYPE, ARBOR_ERR_OP, ARBOR_ERR_FLAGS, ARBOR_ERR_INVALID_ARG
+ * (_nb: NULL @p req_p without ASYNC_FENCE / AGGREGATE; unknown params field), ARBOR_ERR_TIMEOUT,
+ * ARBOR_ERR_PEER_LOST, ARBOR_ERR_TRANSPORT, ARBOR_ERR_NO_MEMORY, ARBOR_ERR_ALGORITHM (a forced
+ * algorithm cannot run), ARBOR_ERR_MISMATCH (below; or a member in arbor_finalize).
+ *
+ * One verdict per call: a call that one member refuses (its own arguments fail the rules above)
+ * fails with that member's code on every member that accepted it and needs its part; a member
+ * that finished its part before the refusal reached it (a bcast leaf's refusal seen by the root)
+ * returns ARBOR_OK for data that is right, and its next call on the team fails instead. Calls
+ * refused by every member leave the team usable; a call refused by some and run by others
+ * fails the team (its members are out of step). A collective that any member cancelled (timeout,
+ * lost peer) fails on every member, one that arrives late included (docs/PROTOCOL.md,
+ * "Verdicts").
+ *
+ * Mismatched calls (members passing different collectives, counts, types, ops, sync flags): by
+ * default each message between peers that map each other's memory (one node, UCX) carries the
+ * call's signature, and a receiver that finds another fails the call with ARBOR_ERR_MISMATCH on
+ * every member (a member that received nothing mismatched may finish with right data and fail
+ * its next call on the team). Not caught by default, only with ARBOR_CHECK=1 (an up-front
+ * exchange per call): calls whose differing members exchange no message (two roots; a root that
+ * only sends), payload-free messages (barriers), messages through the transport (OFI, other
+ * nodes), one-copy descriptors; such calls time out or fail at the next call. No signature
+ * tells a skipped call from its twin of the same signature. */
 #define ARBOR_IN_PLACE ((void *)(intptr_t)-1)
 
 /** Root's @p sendbuf holds size x count elements; rank r receives block r in @p recvbuf. */

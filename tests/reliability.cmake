@@ -95,6 +95,12 @@ target_link_libraries(arbor-test-verdict PRIVATE arbor)
 arbor_add_launched_test(NAME verdict_args COMMAND $<TARGET_FILE:arbor-test-verdict> args
                         LABELS reliability RANKS 2 3 TRANSPORTS ${ARB_REL_TRANSPORTS} TIMEOUT 60
                         ENV ARBOR_TIMEOUT=10)
+# The messages' signatures travel between mapped peers only: UCX on one node.
+if(ARBOR_WITH_UCX)
+  arbor_add_launched_test(NAME verdict_mismatch COMMAND $<TARGET_FILE:arbor-test-verdict> mismatch
+                          LABELS reliability RANKS 2 3 TRANSPORTS ucx TIMEOUT 120
+                          ENV ARBOR_TIMEOUT=5)
+endif()
 arbor_add_launched_test(NAME verdict_late COMMAND $<TARGET_FILE:arbor-test-verdict> late
                         LABELS reliability RANKS 2 3 TRANSPORTS ${ARB_REL_TRANSPORTS} TIMEOUT 60
                         ENV ARBOR_TIMEOUT=2)

@@ -163,6 +163,29 @@ int main(void)
               bad[i].var, bad[i].val, (int)st, err);
         unsetenv(bad[i].var);
     }
+    /* The messages say what would be right, not only that the value is wrong. */
+    static const struct {
+        const char *var, *val, *says;
+    } told[] = {
+        {"ARBOR_CHUNK_SIZE", "63", "bytes 64..1G"},
+        {"ARBOR_TUNE", "bcast:64K-1K:@flat", "reversed"},
+        {"ARBOR_TUNE", "bcast:0-1k:ranks=8-2:@flat", "reversed"},
+        {"ARBOR_TUNE", "bcast:0-99999999999999999999:@flat", "is not a size"},
+        {"ARBOR_TUNE", "bcast:0-17179869184G:@flat", "is not a size"},
+        {"ARBOR_TUNE", "bcast:0:@flat", "has no '-'"},
+        {"ARBOR_LOGP", "L=1e400", "not a representable number"},
+    };
+    for (size_t i = 0; i < sizeof(told) / sizeof(told[0]); i++) {
+        setenv(told[i].var, told[i].val, 1);
+        arbor_status_t st = parse(&c, err, warn);
+        CHECK(st == ARBOR_ERR_CONFIG && strstr(err, told[i].says), "%s=%s: status %d, message '%s'",
+              told[i].var, told[i].val, (int)st, err);
+        unsetenv(told[i].var);
+    }
+    /* A value below the smallest normal double is a number (strtod calls it ERANGE). */
+    setenv("ARBOR_LOGP", "L=1e-320", 1);
+    CHECK(parse(&c, err, warn) == ARBOR_OK, "ARBOR_LOGP L=1e-320 rejected: %s", err);
+    unsetenv("ARBOR_LOGP");
     setenv("ARBOR_SEGMENT_SIZE", "1e12", 1);
     CHECK(arbor_init() == ARBOR_ERR_CONFIG, "init accepted a 1 TB segment");
     unsetenv("ARBOR_SEGMENT_SIZE");
