@@ -25,6 +25,10 @@
      ARBOR_OUT_ALLSYNC | ARBOR_ASYNC_FENCE | ARBOR_AGGREGATE | ARBOR_SINGLE | ARBOR_LOCAL |        \
      ARBOR_SYMMETRIC)
 #define MAX_BYTES ((size_t)1 << 48)
+/* The flags every member must pass alike (core/coll_check.c compares the same). */
+#define SYNC_FLAGS                                                                                 \
+    (ARBOR_IN_NOSYNC | ARBOR_IN_MYSYNC | ARBOR_IN_ALLSYNC | ARBOR_OUT_NOSYNC | ARBOR_OUT_MYSYNC |  \
+     ARBOR_OUT_ALLSYNC | ARBOR_SYMMETRIC)
 
 static bool rooted(arb_coll_t c)
 {
@@ -650,6 +654,25 @@ arbor_status_t arb_coll_allgather_internal(struct arbor_team *t, const void *sen
     return arb_coll_run_team(t, &c);
 }
 
+/* The signature every message of the call carries (core/coll_check.h): for the collectives
+ * whose arguments are single values, the same fields packed and mixed here in a few
+ * instructions (a small call's budget is tens of nanoseconds); the vector ones hash their
+ * arrays in coll_check.c. */
+static uint64_t call_signature(const struct arbor_team *t, const arb_call_t *c, size_t elem,
+                               uint64_t flags, uint64_t number)
+{
+    arb_coll_t k = c->coll;
+    if (vector(k)) return arb_coll_check_hash(t, c, elem, flags, number);
+    uint64_t bytes = k == ARB_COLL_BARRIER ? 0 : k == ARB_COLL_BCAST ? c->count : c->count * elem;
+    uint64_t what = (uint64_t)k | (uint64_t)(k > ARB_COLL_BCAST ? (uint8_t)c->dtype : 0) << 5 |
+                    (uint64_t)(reduction(k) ? (uint16_t)c->op : 0) << 13 |
+                    (uint64_t)(rooted(k) ? (uint32_t)c->root & 0xffffff : 0) << 29 |
+                    (flags & SYNC_FLAGS) << 53;
+    uint64_t h = (bytes * 0x9e3779b97f4a7c15ull) ^ (what * 0xc2b2ae3d27d4eb4full) ^
+                 ((number + 1) * 0xff51afd7ed558ccdull) ^ t->id;
+    return h ? h : 1;
+}
+
 /* Before call n on t: what earlier calls left open. A member that cancelled a collective of
  * the team, or that refused a call this rank accepted, fails the team here. After a call this
  * rank refused, the others may have accepted it (their arguments passed) and be waiting for
@@ -699,8 +722,10 @@ static arbor_status_t run(struct arbor_team *t, const arb_call_t *call,
         return ARBOR_ERR_TEAM;
     }
     uint64_t number = arb_verdict_number(t);
-    arbor_status_t status = settle_earlier(t, number, call->coll);
-    if (status != ARBOR_OK) return status;
+    arbor_status_t status = ARBOR_OK;
+    if (__builtin_expect(arb_verdict_pending(t), 0) &&
+        (status = settle_earlier(t, number, call->coll)) != ARBOR_OK)
+        return status;
     uint64_t flags = 0;
     status = arb_coll_flags_of(params, blocking, req_p, &flags);
     size_t elem = call->coll <= ARB_COLL_BCAST ? 1 : arb_dtype_size(call->dtype);
@@ -721,8 +746,10 @@ static arbor_status_t run(struct arbor_team *t, const arb_call_t *call,
     }
     /* A refusal reaches every member: the ones that accepted this call learn it from the
      * verdict (core/coll_verdict.h) instead of waiting for this rank until the timeout. */
-    arb_verdict_decided(t, number, call->coll, status);
-    if (status != ARBOR_OK) return status;
+    if (status != ARBOR_OK) {
+        arb_verdict_decided(t, number, call->coll, status);
+        return status;
+    }
 
     layout_t L;
     arb_cached_sched_t *cs;
@@ -746,7 +773,7 @@ static arbor_status_t run(struct arbor_team *t, const arb_call_t *call,
     }
     inst->owned = L.owned;
     inst->call = number;
-    inst->sig = arb_coll_check_hash(t, call, elem, flags, number);
+    inst->sig = call_signature(t, call, elem, flags, number);
     if (user) {
         t->last.valid = true;
         t->last.coll = call->coll;

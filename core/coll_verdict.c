@@ -194,6 +194,20 @@ static arbor_status_t judge(struct arbor_team *t, int p, const verdict_t *v, uin
     int w = t->world[p];
     switch (v->type) {
     case ARB_VERDICT_CANCELLED:
+        if (t->finalizing && v->status == ARBOR_ERR_MISMATCH) {
+            arb_error("arbor_finalize: world rank %d was in %s (call #%llu on the world) when "
+                      "this rank called arbor_finalize after %llu calls: the ranks are %llu "
+                      "collective call(s) apart (one called a collective the other never called)",
+                      w, kind_name(v->kind), (unsigned long long)v->call,
+                      (unsigned long long)t->finalize_call,
+                      (unsigned long long)(v->call + 1 > t->finalize_call
+                                               ? v->call + 1 - t->finalize_call
+                                               : t->finalize_call - v->call - 1));
+            return ARBOR_ERR_MISMATCH;
+        }
+        /* The poster finished its part of n before it cancelled a later call: n may still
+         * complete here; the calls from the cancelled one on fail. */
+        if (v->call > n) return ARBOR_OK;
         if (v->call == n) {
             arb_error(
                 "%s (call #%llu of team %p): world rank %d cancelled this collective (%s): it "
@@ -325,6 +339,13 @@ arbor_status_t arb_verdict_check(struct arbor_team *t, uint64_t n, int kind)
     bool judged;
     post_rest(t);
     return judge_all(t, n, kind, true, &judged);
+}
+
+void arb_verdict_release(void)
+{
+    free(post_slots);
+    post_slots = NULL;
+    post_nslots = 0;
 }
 
 void arb_verdict_refusal_failed(struct arbor_team *t)

@@ -42,6 +42,13 @@ static inline uint64_t arb_verdict_number(struct arbor_team *t)
     t->refused_bits <<= 1;
     return t->calls++;
 }
+/* Whether the start of call n must look at the verdicts (arb_verdict_begin): members posted
+ * something, this rank refused the call before, or a verdict of ours is still to be sent.
+ * Inline: every call asks. */
+static inline bool arb_verdict_pending(const struct arbor_team *t)
+{
+    return (t->refused_bits & 2) || t->verdict_todo_n || arb_verdict_news(t);
+}
 /* This rank's decision on call n (the last numbered); a refusal is posted to every member.
  * kind: the collective (ARB_COLL_*). */
 void arb_verdict_decided(struct arbor_team *t, uint64_t n, int kind, arbor_status_t status);
@@ -68,6 +75,8 @@ void arb_verdict_cancelled(struct arbor_team *t, uint64_t n, int kind, arbor_sta
 /* After a refusal this rank posted, settling found the team out of step: the refusal becomes a
  * cancellation of that call, with its code (the word members still deciding that call read). */
 void arb_verdict_refusal_failed(struct arbor_team *t);
+/* Finalize, once the transport is closed: forgets the puts it may still have reported into. */
+void arb_verdict_release(void);
 /* Finalize: this rank's closing barrier on the world is call n. */
 void arb_verdict_finalizing(struct arbor_team *t, uint64_t n);
 

@@ -310,6 +310,7 @@ static void teardown(void)
     free(arb_ctx.seg_bases);
     if (arb_ctx.tp) arb_ctx.tp_ops->close(arb_ctx.tp);
     arb_exec_release_kept();
+    arb_verdict_release();
     if (arb_ctx.boot) arb_ctx.boot->ops->finalize(arb_ctx.boot);
     free(arb_ctx.images);
     free(arb_ctx.node_of);
