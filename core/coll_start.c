@@ -750,6 +750,7 @@ static arbor_status_t run(struct arbor_team *t, const arb_call_t *call,
         arb_verdict_decided(t, number, call->coll, status);
         return status;
     }
+    arb_verdict_accepted(t, number);
 
     layout_t L;
     arb_cached_sched_t *cs;

@@ -132,13 +132,28 @@ static void post_rest(struct arbor_team *t)
         if (t->verdict_todo[p] && post_to(t, p)) t->verdict_todo[p] = 0, t->verdict_todo_n--;
 }
 
-/* Makes word our verdict and sends it to every other member (what cannot go now goes later). */
-static void post(struct arbor_team *t, uint64_t word)
+static bool listed(int world_rank, const int *list, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (list[i] == world_rank) return true;
+    return false;
+}
+
+/* Makes word our verdict and sends it to every other member (what cannot go now goes later),
+ * except, through the transport, to the world ranks in skip: members that make no progress
+ * (the ones a timed-out collective waited for), where an operation that stays in flight to them
+ * holds transport resources (ofi shm) and slows this rank's traffic with everyone else. */
+static void post_except(struct arbor_team *t, uint64_t word, const int *skip, int nskip)
 {
     t->verdict_posted = word;
     if (!t->verdict_todo) t->verdict_todo = calloc((size_t)t->size, 1);
     for (int p = 0; p < t->size; p++) {
-        if (p == t->rank || post_to(t, p)) continue;
+        if (p == t->rank) continue;
+        if (!t->peer_seg[p] && listed(t->world[p], skip, nskip)) {
+            if (t->verdict_todo && t->verdict_todo[p]) t->verdict_todo[p] = 0, t->verdict_todo_n--;
+            continue;
+        }
+        if (post_to(t, p)) continue;
         if (!t->verdict_todo) {
             arb_warn("could not tell world rank %d of a verdict on team %p (no memory): it "
                      "learns of it by its own timeout",
@@ -149,10 +164,17 @@ static void post(struct arbor_team *t, uint64_t word)
     }
 }
 
+static void post(struct arbor_team *t, uint64_t word)
+{
+    post_except(t, word, NULL, 0);
+}
+
+/* Whether this rank decided to run call x (not refused, and decided: ARBOR_CHECK's exchange
+ * runs inside the call it checks, before that call's decision). */
 static bool accepted_here(const struct arbor_team *t, uint64_t x)
 {
     uint64_t back = t->calls - 1 - x;
-    return back < 64 && !(t->refused_bits >> back & 1);
+    return back < 64 && !((t->refused_bits | t->open_bits) >> back & 1);
 }
 
 void arb_verdict_decided(struct arbor_team *t, uint64_t n, int kind, arbor_status_t status)
@@ -160,6 +182,7 @@ void arb_verdict_decided(struct arbor_team *t, uint64_t n, int kind, arbor_statu
     uint64_t back = t->calls - 1 - n;
     if (status == ARBOR_OK || back >= 64) return;
     t->refused_bits |= 1ull << back;
+    t->open_bits &= ~(1ull << back);
     verdict_t prev;
     int run = 1;
     if (decode(t->verdict_posted, &prev) && prev.type == ARB_VERDICT_REFUSED && prev.call + 1 == n)
@@ -171,9 +194,15 @@ void arb_verdict_decided(struct arbor_team *t, uint64_t n, int kind, arbor_statu
 
 void arb_verdict_cancelled(struct arbor_team *t, uint64_t n, int kind, arbor_status_t why)
 {
+    arb_verdict_cancelled_except(t, n, kind, why, NULL, 0);
+}
+
+void arb_verdict_cancelled_except(struct arbor_team *t, uint64_t n, int kind, arbor_status_t why,
+                                  const int *stalled, int nstalled)
+{
     verdict_t prev;
     if (decode(t->verdict_posted, &prev) && prev.type == ARB_VERDICT_CANCELLED) return;
-    post(t, encode(ARB_VERDICT_CANCELLED, n, kind, why, 0));
+    post_except(t, encode(ARB_VERDICT_CANCELLED, n, kind, why, 0), stalled, nstalled);
 }
 
 void arb_verdict_finalizing(struct arbor_team *t, uint64_t n)
@@ -204,6 +233,18 @@ static arbor_status_t judge(struct arbor_team *t, int p, const verdict_t *v, uin
                                                ? v->call + 1 - t->finalize_call
                                                : t->finalize_call - v->call - 1));
             return ARBOR_ERR_MISMATCH;
+        }
+        /* With ARBOR_CHECK on, its board tells the members of a mismatch (both teams of a
+         * crossing fail together there); acting on the word first would let a member leave
+         * one team of the crossing with the other not failed, and find a crossing that is not. */
+        if (v->status == ARBOR_ERR_MISMATCH && arb_ctx.cfg.check) return ARBOR_OK;
+        if (v->kind == ARB_VERDICT_INTERNAL) {
+            /* The team as a whole (another team's crossing, an out-of-step team): its code
+             * for a collective caught in it, ARBOR_ERR_TEAM for a call made after. */
+            arb_error("%s (call #%llu of team %p): world rank %d failed the team (%s)",
+                      kind_name(kind), (unsigned long long)n, (void *)t->handle, w,
+                      arbor_strerror(v->status));
+            return running ? v->status : ARBOR_ERR_TEAM;
         }
         /* The poster finished its part of n before it cancelled a later call: n may still
          * complete here; the calls from the cancelled one on fail. */

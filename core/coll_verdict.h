@@ -40,7 +40,14 @@ static inline bool arb_verdict_news(const struct arbor_team *t)
 static inline uint64_t arb_verdict_number(struct arbor_team *t)
 {
     t->refused_bits <<= 1;
+    t->open_bits = t->open_bits << 1 | 1;
     return t->calls++;
+}
+/* This rank accepted call n (inline: every call that starts says so). */
+static inline void arb_verdict_accepted(struct arbor_team *t, uint64_t n)
+{
+    uint64_t back = t->calls - 1 - n;
+    if (back < 64) t->open_bits &= ~(1ull << back);
 }
 /* Whether the start of call n must look at the verdicts (arb_verdict_begin): members posted
  * something, this rank refused the call before, or a verdict of ours is still to be sent.
@@ -72,6 +79,12 @@ arbor_status_t arb_verdict_check(struct arbor_team *t, uint64_t n, int kind);
 
 /* This rank failed t at call n (kind) with why: every member learns it. Idempotent. */
 void arb_verdict_cancelled(struct arbor_team *t, uint64_t n, int kind, arbor_status_t why);
+/* The same, except that members the collective still waited for (world ranks in stalled) are
+ * told only where their segment is mapped here: through the transport an operation to a member
+ * that makes no progress stays in flight and, on some providers, slows this rank's traffic with
+ * the others. Such a member, arriving late, is told only between mapped peers. */
+void arb_verdict_cancelled_except(struct arbor_team *t, uint64_t n, int kind, arbor_status_t why,
+                                  const int *stalled, int nstalled);
 /* After a refusal this rank posted, settling found the team out of step: the refusal becomes a
  * cancellation of that call, with its code (the word members still deciding that call read). */
 void arb_verdict_refusal_failed(struct arbor_team *t);

@@ -98,8 +98,9 @@ void arb_team_fail(struct arbor_team *t, arb_inst_t *inst, arbor_status_t why)
               why == ARBOR_ERR_TIMEOUT ? "timed out" : arbor_strerror(why), after, ranks, lost);
     t->failed = why;
     /* Every member learns it: one that arrives at this collective late fails it too instead
-     * of completing it with what was sent before the cancellation. */
-    arb_verdict_cancelled(t, inst->call, inst->coll, why);
+     * of completing it with what was sent before the cancellation (through the transport,
+     * not the members it still waited for: core/coll_verdict.h). */
+    arb_verdict_cancelled_except(t, inst->call, inst->coll, why, awaited, n);
 cancel:
     for (arb_inst_t *i = arb_ctx.active_head, *next; i; i = next) {
         next = i->next;

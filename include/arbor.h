@@ -461,8 +461,8 @@ ARBOR_API arbor_status_t arbor_team_free(arbor_team_h *team_p);
  * returns ARBOR_OK for data that is right, and its next call on the team fails instead. Calls
  * refused by every member leave the team usable; a call refused by some and run by others
  * fails the team (its members are out of step). A collective that any member cancelled (timeout,
- * lost peer) fails on every member, one that arrives late included (docs/PROTOCOL.md,
- * "Verdicts").
+ * lost peer) fails on every member, one that arrives late included where the others map its
+ * memory (docs/PROTOCOL.md, "Verdicts").
  *
  * Mismatched calls (members passing different collectives, counts, types, ops, sync flags): by
  * default each message between peers that map each other's memory (one node, UCX) carries the
