@@ -52,9 +52,12 @@ arbor_status_t arb_team_stall_reason(struct arbor_team *t, arb_inst_t *inst)
     if (t->failed != ARBOR_OK) return t->failed; /* failed at another collective's completion */
     arbor_status_t verdict = arb_verdict_check(t, inst->call, inst->coll);
     if (verdict != ARBOR_OK) {
-        /* Said (by the check) and passed on here; arb_team_fail then only cancels. */
+        /* Said (by the check) and passed on here; arb_team_fail then only cancels. Not
+         * through the transport to the members this collective still waits for: they make no
+         * progress, and an operation in flight to them stalls the transport's fences. */
+        int awaited[16], n = arb_exec_awaited(inst, awaited, 16);
         t->failed = verdict;
-        arb_verdict_cancelled(t, inst->call, inst->coll, verdict);
+        arb_verdict_cancelled_except(t, inst->call, inst->coll, verdict, awaited, n);
         return verdict;
     }
     if (team_lost_peer(t)) return ARBOR_ERR_PEER_LOST;
