@@ -278,6 +278,7 @@ uint32_t arb_direct_send(arb_inst_t *inst, const arb_step_t *step, uint32_t c, u
         uint8_t *line =
             t->peer_seg[p] + t->out[p].block + arb_chan_line_off(ticket % (uint64_t)t->depth);
         memcpy(line + ARB_INLINE_HDR, d, sizeof(d));
+        memcpy(line + ARB_LINE_SIG, &inst->sig, sizeof(inst->sig)); /* core/coll_stray.h */
         store_rel(line, ticket + 1);
     } else {
         /* An unmapped peer (OFI): the descriptor goes into the ticket's slot, the signal

@@ -12,6 +12,7 @@
 #include "core/coll.h"
 #include "core/coll_check.h"
 #include "core/coll_direct.h"
+#include "core/coll_stray.h"
 #include "core/coll_verdict.h"
 #include "core/dtype.h"
 #include "core/executor.h"
@@ -721,8 +722,11 @@ static arbor_status_t run(struct arbor_team *t, const arb_call_t *call,
                   arb_coll_name(call->coll), (void *)t->handle, arbor_strerror(t->failed));
         return ARBOR_ERR_TEAM;
     }
+    /* An earlier call's message that nothing here reads: that call was mismatched (a few loads
+     * when the in-channels hold nothing unread). */
+    arbor_status_t status = arb_stray_check(t, NULL);
+    if (status != ARBOR_OK) return status;
     uint64_t number = arb_verdict_number(t);
-    arbor_status_t status = ARBOR_OK;
     if (__builtin_expect(arb_verdict_pending(t), 0) &&
         (status = settle_earlier(t, number, call->coll)) != ARBOR_OK)
         return status;
@@ -774,7 +778,7 @@ static arbor_status_t run(struct arbor_team *t, const arb_call_t *call,
     }
     inst->owned = L.owned;
     inst->call = number;
-    inst->sig = call_signature(t, call, elem, flags, number);
+    inst->sig = arb_sig_tag(call_signature(t, call, elem, flags, number), number);
     if (user) {
         t->last.valid = true;
         t->last.coll = call->coll;

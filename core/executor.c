@@ -254,7 +254,18 @@ __attribute__((noinline, cold)) static bool out_channel_ready(arb_inst_t *inst, 
         return false;
     }
     uint64_t dir = load_acq(t->local + arb_team_link_off(p) + ARB_LINK_DIR);
-    if (dir == ARB_CHAN_NONE) return false;
+    if (dir == ARB_CHAN_NONE) {
+        /* Say which call waits: a p whose own call never receives from us (another root, another
+         * collective) finds it stray instead of both sides waiting out ARBOR_TIMEOUT. */
+        if (t->peer_seg[p] && ch->want != inst->sig) {
+            ch->want = inst->sig;
+            __atomic_store_n((uint64_t *)(void *)(t->peer_seg[p] + t->region +
+                                                  arb_team_link_off(t->rank) + ARB_LINK_WANT),
+                             inst->sig, __ATOMIC_RELEASE);
+            arb_bell_ring(t->world[p]);
+        }
+        return false;
+    }
     if (dir == ARB_CHAN_REFUSED) {
         arb_error("rank %d had no room for our channel: the collective fails with "
                   "ARBOR_ERR_NO_MEMORY and the team is failed",
@@ -503,8 +514,14 @@ static bool recv_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
             if (load_acq(chan + ARB_CHAN_POSTED) <= ticket) return false;
             if (load_acq(line) == ticket + 1) slot = line + ARB_INLINE_HDR;
         }
-        if (slot && !signature_ok(inst, p, line)) return false;
+        /* A mapped sender's slot message (its signature is in the line too) where this call
+         * expects one that fits the line: a longer message of another call. */
+        if ((slot || t->peer_seg[p]) && !signature_ok(inst, p, line)) return false;
     } else if (load_acq(chan + ARB_CHAN_POSTED) <= ticket) {
+        /* Posted stays put for an inline message: a mapped sender's short message where this
+         * call expects a longer one is told by the line (its signature differs). */
+        const uint8_t *line = chan + arb_chan_line_off(ticket % t->depth);
+        if (t->peer_seg[p] && load_acq(line) == ticket + 1) signature_ok(inst, p, line);
         return false;
     } else if (t->peer_seg[p] &&
                !signature_ok(inst, p, chan + arb_chan_line_off(ticket % t->depth))) {

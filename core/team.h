@@ -11,6 +11,10 @@
  *           signals). They take tickets from out/in[p].next_signal, not from the channel, and
  *           need no slot, so no credit (docs/PROTOCOL.md, "Signals")
  *   word 3  verdict: p's last refusal, cancellation or finalize (core/coll_verdict.h)
+ *   word 4  want: the signature of p's call that waits for our channel block, written by a
+ *           mapped p while it waits (core/coll_stray.h)
+ *   word 5  await: the signature of p's call that waits for a message or signal from us, written
+ *           by a mapped p at its wait's idle points (core/coll_stray.h)
  * and after them one line, word 0 of which counts the verdicts posted here (any member adds).
  * Channel block of the channel s -> r, allocated by the receiver r from the top of its own heap (a
  * local, not symmetric, allocation) when the first collective whose schedule receives from s
@@ -60,6 +64,7 @@ typedef struct {
     uint64_t block;       /* offset of the channel block in the receiver's segment, once OPEN */
     uint8_t state;        /* ARB_CHAN_*: in: block allocated here; out: directory word seen */
     bool publish;         /* in: the directory word is still to be written at the sender */
+    uint64_t want;        /* out, mapped peer: the signature last written to its want word */
     /* out, to a mapped peer: plain or streaming stores (core/peer_copy.h) */
     arb_store_pick_t pick;
 } arb_chan_t;
@@ -111,7 +116,14 @@ static inline uint64_t arb_team_link_off(int p)
 {
     return (uint64_t)p * 64;
 }
-enum { ARB_LINK_CONSUMED = 0, ARB_LINK_DIR = 8, ARB_LINK_SIGNAL = 16, ARB_LINK_VERDICT = 24 };
+enum {
+    ARB_LINK_CONSUMED = 0,
+    ARB_LINK_DIR = 8,
+    ARB_LINK_SIGNAL = 16,
+    ARB_LINK_VERDICT = 24,
+    ARB_LINK_WANT = 32,
+    ARB_LINK_AWAIT = 40
+};
 /* After the link lines, one line written by every member: word 0 counts the verdicts posted
  * here (core/coll_verdict.h). An offset from the start of the region. */
 static inline uint64_t arb_team_verdict_off(const struct arbor_team *t)

@@ -7,6 +7,7 @@
  */
 #include <stdio.h>
 
+#include "core/coll_stray.h"
 #include "core/coll_verdict.h"
 #include "core/executor.h"
 #include "core/log.h"
@@ -60,6 +61,7 @@ arbor_status_t arb_team_stall_reason(struct arbor_team *t, arb_inst_t *inst)
         arb_verdict_cancelled_except(t, inst->call, inst->coll, verdict, awaited, n);
         return verdict;
     }
+    if (arb_stray_check(t, inst) != ARBOR_OK) return t->failed;
     if (team_lost_peer(t)) return ARBOR_ERR_PEER_LOST;
     return stall_hook ? stall_hook(t, inst) : ARBOR_OK;
 }
