@@ -105,18 +105,23 @@ static arbor_status_t look(struct arbor_team *t, int p, bool full)
     return ARBOR_OK;
 }
 
-/* Tells the mapped members inst waits for which call waits (their idle points judge it). */
+/* Tells each mapped member inst waits for data from (a receive of its current round not done)
+ * which call waits; a wait for credits or a channel says nothing (the member's call receives). */
 static void say_awaited(struct arbor_team *t, const arb_inst_t *inst)
 {
-    int world[16], n = arb_exec_awaited(inst, world, 16);
-    for (int k = 0; k < n; k++)
-        for (int p = 0; p < t->size; p++) {
-            if (t->world[p] != world[k] || !t->peer_seg[p]) continue;
-            uint64_t *w = (uint64_t *)(void *)(t->peer_seg[p] + t->region +
-                                               arb_team_link_off(t->rank) + ARB_LINK_AWAIT);
-            if (__atomic_load_n(w, __ATOMIC_RELAXED) != inst->sig)
-                __atomic_store_n(w, inst->sig, __ATOMIC_RELEASE);
-        }
+    if (!inst->cs || !inst->st) return;
+    const arb_sched_t *s = &inst->cs->sched;
+    for (int i = inst->first; i < s->nsteps && s->steps[i].round == inst->round; i++) {
+        const arb_step_t *step = &s->steps[i];
+        int p = step->peer;
+        if (step->kind != ARB_STEP_RECV || inst->st[i].done >= inst->st[i].nchunks || p < 0 ||
+            p >= t->size || !t->peer_seg[p])
+            continue;
+        uint64_t *w = (uint64_t *)(void *)(t->peer_seg[p] + t->region + arb_team_link_off(t->rank) +
+                                           ARB_LINK_AWAIT);
+        if (__atomic_load_n(w, __ATOMIC_RELAXED) != inst->sig)
+            __atomic_store_n(w, inst->sig, __ATOMIC_RELEASE);
+    }
 }
 
 arbor_status_t arb_stray_check(struct arbor_team *t, const struct arb_inst *inst)

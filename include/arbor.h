@@ -464,14 +464,16 @@ ARBOR_API arbor_status_t arbor_team_free(arbor_team_h *team_p);
  * lost peer) fails on every member, one that arrives late included where the others map its
  * memory (docs/PROTOCOL.md, "Verdicts").
  *
- * Mismatched calls (members passing different collectives, counts, types, ops, sync flags): by
- * default each message between peers that map each other's memory (one node, UCX) carries the
- * call's signature, and a receiver that finds another fails the call with ARBOR_ERR_MISMATCH on
- * every member (a member that received nothing mismatched may finish with right data and fail
- * its next call on the team). Not caught by default, only with ARBOR_CHECK=1 (an up-front
- * exchange per call): calls whose differing members exchange no message (two roots; a root that
- * only sends), payload-free messages (barriers), messages through the transport (OFI, other
- * nodes), one-copy descriptors; such calls time out or fail at the next call. No signature
+ * Mismatched calls (members passing different collectives, roots, counts, types, ops, sync
+ * flags): by default each message between peers that map each other's memory (one node, UCX)
+ * carries the call's signature, and members tell each other which call waits for what; a
+ * receiver that finds another call's message, or a member that finds another waiting for a part
+ * its own call does not have (two roots), fails the call with ARBOR_ERR_MISMATCH on every member
+ * (a member that finished its part with right data, a root that only sends, fails its next call
+ * on the team instead). Not caught by default, only with ARBOR_CHECK=1 (an up-front exchange
+ * per call): a barrier against a collective that sends it nothing (barrier signals carry no
+ * signature), messages through the transport (other nodes, transports that map no peer),
+ * offloaded collectives; such calls time out or fail at the next call. No signature
  * tells a skipped call from its twin of the same signature. */
 #define ARBOR_IN_PLACE ((void *)(intptr_t)-1)
 
