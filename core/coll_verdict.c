@@ -140,16 +140,18 @@ static bool listed(int world_rank, const int *list, int n)
 }
 
 /* Makes word our verdict and sends it to every other member (what cannot go now goes later),
- * except, through the transport, to the world ranks in skip: members that make no progress
- * (the ones a timed-out collective waited for), where an operation that stays in flight to them
- * holds transport resources (ofi shm) and slows this rank's traffic with everyone else. */
+ * except, through the transport, to the world ranks in skip that posted no verdict: members that
+ * make no progress (the ones a timed-out collective waited for), where an operation that stays in
+ * flight to them holds transport resources (ofi shm) and slows this rank's traffic with everyone
+ * else. */
 static void post_except(struct arbor_team *t, uint64_t word, const int *skip, int nskip)
 {
     t->verdict_posted = word;
     if (!t->verdict_todo) t->verdict_todo = calloc((size_t)t->size, 1);
     for (int p = 0; p < t->size; p++) {
         if (p == t->rank) continue;
-        if (!t->peer_seg[p] && listed(t->world[p], skip, nskip)) {
+        /* A member that posted a verdict of its own makes progress (it may wait for ours). */
+        if (!t->peer_seg[p] && listed(t->world[p], skip, nskip) && !word_of(t, p)) {
             if (t->verdict_todo && t->verdict_todo[p]) t->verdict_todo[p] = 0, t->verdict_todo_n--;
             continue;
         }
