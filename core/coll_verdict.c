@@ -109,6 +109,9 @@ static bool post_to(struct arbor_team *t, int p)
                                             NULL)) == ARB_ERR_AGAIN &&
                        arb_now_us() < until)
                     ;
+                /* Nor does a provider keep an atomic ahead of a later signal carried as remote
+                 * CQ data: the count lands first, or p may complete the collective without it. */
+                if (status == ARBOR_OK) status = arb_tp_fence(t->world[p]);
             }
         } else {
             status = arb_tp_put_signal(&slot->src, sizeof(slot->src), t->rkey[p], off, t->rkey[p],
@@ -120,6 +123,15 @@ static bool post_to(struct arbor_team *t, int p)
                      (void *)t->handle, arbor_strerror(status));
     }
     arb_bell_ring(t->world[p]); /* it may sleep in a wait */
+    return true;
+}
+
+bool arb_verdict_sent_to(struct arbor_team *t, int p)
+{
+    if (!t->verdict_todo || !t->verdict_todo[p]) return true;
+    if (!post_to(t, p)) return false;
+    t->verdict_todo[p] = 0;
+    t->verdict_todo_n--;
     return true;
 }
 
@@ -241,8 +253,10 @@ static arbor_status_t judge(struct arbor_team *t, int p, const verdict_t *v, uin
          * one team of the crossing with the other not failed, and find a crossing that is not. */
         if (v->status == ARBOR_ERR_MISMATCH && arb_ctx.cfg.check) return ARBOR_OK;
         if (v->kind == ARB_VERDICT_INTERNAL) {
-            /* The team as a whole (another team's crossing, an out-of-step team): its code
-             * for a collective caught in it, ARBOR_ERR_TEAM for a call made after. */
+            /* The team as a whole (another team's crossing, an out-of-step team), from call
+             * v->call on: its code for a collective caught in it, ARBOR_ERR_TEAM for a call
+             * made after; an earlier call completed at the poster and may complete here. */
+            if (v->call > n) return ARBOR_OK;
             arb_error("%s (call #%llu of team %p): world rank %d failed the team (%s)",
                       kind_name(kind), (unsigned long long)n, (void *)t->handle, w,
                       arbor_strerror(v->status));

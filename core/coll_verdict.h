@@ -56,6 +56,15 @@ static inline bool arb_verdict_pending(const struct arbor_team *t)
 {
     return (t->refused_bits & 2) || t->verdict_todo_n || arb_verdict_news(t);
 }
+/* Whether our last verdict has gone to team rank p (tried again here if not): a message of a
+ * later collective to p waits until it has, so that p reads the verdict first. Inline: every
+ * send asks when a verdict waits. */
+bool arb_verdict_sent_to(struct arbor_team *t, int p);
+static inline bool arb_verdict_before(struct arbor_team *t, int p)
+{
+    return __builtin_expect(t->verdict_todo_n == 0, 1) || arb_verdict_sent_to(t, p);
+}
+
 /* This rank's decision on call n (the last numbered); a refusal is posted to every member.
  * kind: the collective (ARB_COLL_*). */
 void arb_verdict_decided(struct arbor_team *t, uint64_t n, int kind, arbor_status_t status);

@@ -293,7 +293,7 @@ static bool send_signal(arb_inst_t *inst, const arb_step_t *step, arb_step_state
     struct arbor_team *t = inst->team;
     int p = step->peer;
     arb_chan_t *ch = &t->out[p];
-    if (ch->signal_done != st->ticket) return false;
+    if (ch->signal_done != st->ticket || !arb_verdict_before(t, p)) return false;
     uint64_t off = t->region + arb_team_link_off(t->rank) + ARB_LINK_SIGNAL;
     if (t->peer_seg[p]) {
         store_rel(t->peer_seg[p] + off, st->ticket + 1);
@@ -338,7 +338,7 @@ static bool send_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
     int p = step->peer;
     uint64_t ticket = st->ticket + c;
     arb_chan_t *ch = &t->out[p];
-    if (ch->next_done != ticket) return false;
+    if (ch->next_done != ticket || !arb_verdict_before(t, p)) return false;
     if (__builtin_expect(ch->state != ARB_CHAN_OPEN, 0) && !out_channel_ready(inst, p))
         return false;
     /* Re-read the credit line (written by the peer: a cache miss) only when the credits we

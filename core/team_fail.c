@@ -69,7 +69,11 @@ arbor_status_t arb_team_stall_reason(struct arbor_team *t, arb_inst_t *inst)
 void arb_team_fail_all(struct arbor_team *t, arbor_status_t why)
 {
     t->failed = why;
-    arb_verdict_cancelled(t, t->calls ? t->calls - 1 : 0, ARB_VERDICT_INTERNAL, why);
+    /* From the oldest call it cancels: the calls before it completed here, and may elsewhere. */
+    uint64_t from = t->calls ? t->calls - 1 : 0;
+    for (arb_inst_t *i = arb_ctx.active_head; i; i = i->next)
+        if (i->team == t && i->call < from) from = i->call;
+    arb_verdict_cancelled(t, from, ARB_VERDICT_INTERNAL, why);
     for (arb_inst_t *i = arb_ctx.active_head, *next; i; i = next) {
         next = i->next;
         if (i->team == t) arb_exec_cancel(i, why);
