@@ -916,6 +916,68 @@ ARBOR_API arbor_status_t arbor_fence(int rank);
 ARBOR_API arbor_status_t arbor_quiet(void);
 
 /*
+ * Communication contexts (OpenSHMEM contexts, UPC++ / Chapel per-task streams). A context is an
+ * independent stream of one-sided operations: its own outstanding-operation counters and its
+ * own list of operations still to finish, so arbor_ctx_quiet waits for that context's
+ * operations only, and a thread that owns a private context never waits on another thread's
+ * traffic. A context is made on a team, and its calls name the target by its rank in that team
+ * (ARBOR_TEAM_WORLD: world ranks). The calls without a context (arbor_put, arbor_quiet, ...)
+ * are the default context: ARBOR_CTX_DEFAULT passed to a context call means them (world ranks),
+ * and arbor_quiet / arbor_fence complete the default context's operations, not other contexts'.
+ * Addresses, argument checks and errors are those of the calls without a context; location order
+ * holds within a context (and between contexts of one rank, conservatively).
+ *
+ * ARBOR_CTX_PRIVATE: one thread only uses the context (the one that calls it, at any thread
+ * level). Its operations to mapped targets (docs/ONESIDED.md: UCX on one host, self) and a quiet
+ * or fence with nothing in flight through the transport take no lock; operations through the
+ * transport share the transport's one progress engine and take arbor's lock while they post
+ * and wait (a quiet then flushes the transport to the targets this context wrote to). A context
+ * without the flag may be used by any threads, as the default one. Local calls.
+ */
+typedef struct arbor_ctx *arbor_ctx_h;
+#define ARBOR_CTX_DEFAULT ((arbor_ctx_h)0)
+#define ARBOR_CTX_PRIVATE (1u << 0) /**< used by one thread only: no shared lock where mapped */
+/** @brief A context on @p team (ARBOR_TEAM_WORLD for world ranks) with @p flags (0 or
+ * ARBOR_CTX_PRIVATE). The team may be freed before the context (the context keeps its rank
+ * table). ARBOR_ERR_INVALID_ARG (NULL ctx_p), ARBOR_ERR_FLAGS, ARBOR_ERR_TEAM,
+ * ARBOR_ERR_NOT_INITIALIZED, ARBOR_ERR_NO_MEMORY. */
+ARBOR_API arbor_status_t arbor_ctx_create(arbor_team_h team, unsigned flags, arbor_ctx_h *ctx_p);
+/** @brief Completes the context's operations (arbor_ctx_quiet), then frees it; *ctx_p = NULL.
+ * ARBOR_ERR_HANDLE (unknown or destroyed context, or ARBOR_CTX_DEFAULT). */
+ARBOR_API arbor_status_t arbor_ctx_destroy(arbor_ctx_h *ctx_p);
+/** @brief The team rank / team size of this rank in the context's team (ARBOR_CTX_DEFAULT: the
+ * world). Either output may be NULL. ARBOR_ERR_HANDLE. */
+ARBOR_API arbor_status_t arbor_ctx_rank(arbor_ctx_h ctx, int *rank_p, int *size_p);
+/** @brief arbor_put / arbor_get on @p ctx: returns when the source may be reused / the data
+ * arrived; a put is complete at the target after arbor_ctx_quiet. */
+ARBOR_API arbor_status_t arbor_ctx_put(arbor_ctx_h ctx, int rank, void *dst, const void *src,
+                                       size_t nbytes);
+ARBOR_API arbor_status_t arbor_ctx_get(arbor_ctx_h ctx, int rank, void *dst, const void *src,
+                                       size_t nbytes);
+/** @brief Implicit non-blocking put / get on @p ctx (shmem_ctx_put_nbi): complete, buffers
+ * reusable and data present, after arbor_ctx_quiet(ctx). */
+ARBOR_API arbor_status_t arbor_ctx_put_nbi(arbor_ctx_h ctx, int rank, void *dst, const void *src,
+                                           size_t nbytes);
+ARBOR_API arbor_status_t arbor_ctx_get_nbi(arbor_ctx_h ctx, int rank, void *dst, const void *src,
+                                           size_t nbytes);
+/** @brief arbor_atomic on @p ctx (blocking: the result is written on return). */
+ARBOR_API arbor_status_t arbor_ctx_atomic(arbor_ctx_h ctx, int rank, void *dst, arbor_amo_t op,
+                                          arbor_dtype_t dtype, const void *operand,
+                                          const void *compare, void *result);
+/** @brief Implicit non-blocking atomic on @p ctx: the result (fetching ops) is written by
+ * arbor_ctx_quiet(ctx) at the latest. */
+ARBOR_API arbor_status_t arbor_ctx_atomic_nbi(arbor_ctx_h ctx, int rank, void *dst, arbor_amo_t op,
+                                              arbor_dtype_t dtype, const void *operand,
+                                              const void *compare, void *result);
+/** @brief Every earlier operation of @p ctx to each target is ordered before every later one
+ * of @p ctx to it (shmem_ctx_fence). ARBOR_ERR_HANDLE. */
+ARBOR_API arbor_status_t arbor_ctx_fence(arbor_ctx_h ctx);
+/** @brief Completes every operation issued on @p ctx at its target, fetched results written
+ * (shmem_ctx_quiet); ARBOR_CTX_DEFAULT: arbor_quiet. ARBOR_ERR_HANDLE, ARBOR_ERR_TIMEOUT, or
+ * the first failure of one of its implicit operations. */
+ARBOR_API arbor_status_t arbor_ctx_quiet(arbor_ctx_h ctx);
+
+/*
  * Point-to-point synchronization.
  * arbor_notify(rank): completes every operation this rank issued to @p rank (put, get,
  * accumulate, atomic; explicit handles not yet waited on included) at the target, then adds 1
@@ -943,6 +1005,13 @@ ARBOR_API arbor_status_t arbor_put_signal(int rank, void *dst, const void *src, 
 ARBOR_API arbor_status_t arbor_put_signal_nb(int rank, void *dst, const void *src, size_t nbytes,
                                              uint64_t *sig, uint64_t value,
                                              arbor_signal_op_t sig_op, arbor_request_h *req_p);
+/** @brief arbor_put_signal on @p ctx; the _nbi form completes at arbor_ctx_quiet(ctx). */
+ARBOR_API arbor_status_t arbor_ctx_put_signal(arbor_ctx_h ctx, int rank, void *dst, const void *src,
+                                              size_t nbytes, uint64_t *sig, uint64_t value,
+                                              arbor_signal_op_t sig_op);
+ARBOR_API arbor_status_t arbor_ctx_put_signal_nbi(arbor_ctx_h ctx, int rank, void *dst,
+                                                  const void *src, size_t nbytes, uint64_t *sig,
+                                                  uint64_t value, arbor_signal_op_t sig_op);
 
 /** Comparisons of arbor_wait_until (OpenSHMEM's SHMEM_CMP_*). */
 typedef enum {
