@@ -308,11 +308,8 @@ static arbor_status_t ctx_atomic(arbor_ctx_h ctx, int rank, void *dst, arbor_amo
                                  arbor_dtype_t dtype, const void *operand, const void *compare,
                                  void *result, bool blocking)
 {
-    if (ctx == ARBOR_CTX_DEFAULT)
-        return blocking ? arbor_atomic(rank, dst, op, dtype, operand, compare, result)
-                        : arbor_atomic_nb(rank, dst, op, dtype, operand, compare, result, NULL);
-    int w;
-    arbor_status_t s = arb_rma_ctx_target(ctx, rank, &w);
+    int w = rank; /* the default context: world ranks, arbor_atomic's path */
+    arbor_status_t s = ctx ? arb_rma_ctx_target(ctx, rank, &w) : ARBOR_OK;
     if (s != ARBOR_OK) return s;
     if (fast_atomic(w, dst, op, dtype, operand, compare, result)) return ARBOR_OK;
     ARB_ENTER();

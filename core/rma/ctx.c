@@ -13,8 +13,10 @@
  * completes operations on them, which is why they are atomic (arb_tp_comp_t).
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/log.h"
+#include "core/team.h"
 #include "core/rma/rma_impl.h"
 #include "core/tp_call.h"
 
@@ -26,26 +28,25 @@ arbor_status_t arbor_ctx_create(arbor_team_h team, unsigned flags, arbor_ctx_h *
     *ctx_p = NULL;
     if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
     if (flags & ~ARBOR_CTX_PRIVATE) return ARBOR_ERR_FLAGS;
-    int n, me;
-    arbor_status_t status = arbor_team_size(team, &n);
-    if (status == ARBOR_OK) status = arbor_team_rank(team, &me);
-    if (status != ARBOR_OK) return status;
     struct arbor_ctx *c = calloc(1, sizeof(*c));
     if (!c) return ARBOR_ERR_NO_MEMORY;
-    c->world = malloc((size_t)n * sizeof(int));
     c->imp = calloc((size_t)arb_ctx.size, sizeof(*c->imp));
     c->dirty = calloc((size_t)arb_ctx.size, sizeof(*c->dirty));
-    if (!c->world || !c->imp || !c->dirty) status = ARBOR_ERR_NO_MEMORY;
-    for (int i = 0; status == ARBOR_OK && i < n; i++)
-        status = arbor_team_world_rank(team, i, &c->world[i]);
-    if (status == ARBOR_OK) status = arb_enter();
+    arbor_status_t status = c->imp && c->dirty ? arb_enter() : ARBOR_ERR_NO_MEMORY;
+    bool locked = status == ARBOR_OK;
+    struct arbor_team *t = locked ? arb_team_lookup(team) : NULL;
+    if (locked && !t) status = ARBOR_ERR_TEAM;
+    if (t && !(c->world = malloc((size_t)t->size * sizeof(int)))) status = ARBOR_ERR_NO_MEMORY;
     if (status != ARBOR_OK) {
+        if (locked) arb_unlock();
         free(c->world);
         free(c->imp);
         free(c->dirty);
         free(c);
         return status;
     }
+    memcpy(c->world, t->world, (size_t)t->size * sizeof(int));
+    int n = t->size, me = t->rank;
     c->magic = ARB_RMA_CTX_MAGIC;
     c->flags = flags;
     c->n = n;
@@ -86,8 +87,13 @@ static bool private_idle(const struct arbor_ctx *c)
 arbor_status_t arbor_ctx_quiet(arbor_ctx_h ctx)
 {
     if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
-    if (ctx == ARBOR_CTX_DEFAULT) return arbor_quiet();
-    if (!ctx_valid(ctx)) return ARBOR_ERR_HANDLE;
+    if (ctx != ARBOR_CTX_DEFAULT && !ctx_valid(ctx)) return ARBOR_ERR_HANDLE;
+    if (ctx == ARBOR_CTX_DEFAULT) { /* arbor_quiet */
+        ARB_ENTER();
+        arbor_status_t status = arb_rma_complete_to(-1);
+        arb_unlock();
+        return status;
+    }
     if (arb_in_callback == ARB_CB_NONE && private_idle(ctx)) {
         __atomic_thread_fence(__ATOMIC_SEQ_CST); /* arbor_fence's barrier: rma.c says why */
         return ARBOR_OK;
@@ -101,10 +107,11 @@ arbor_status_t arbor_ctx_quiet(arbor_ctx_h ctx)
 arbor_status_t arbor_ctx_fence(arbor_ctx_h ctx)
 {
     if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
-    if (ctx == ARBOR_CTX_DEFAULT) {
-        /* shmem_fence: arbor_order to every rank */
+    if (ctx == ARBOR_CTX_DEFAULT) { /* shmem_fence: arbor_order to every rank */
+        ARB_ENTER();
         arbor_status_t status = ARBOR_OK;
-        for (int r = 0; r < arb_ctx.size && status == ARBOR_OK; r++) status = arbor_order(r);
+        for (int r = 0; r < arb_ctx.size && status == ARBOR_OK; r++) status = arb_rma_order_to(r);
+        arb_unlock();
         return status;
     }
     if (!ctx_valid(ctx)) return ARBOR_ERR_HANDLE;

@@ -183,10 +183,8 @@ arbor_status_t arbor_ctx_put_signal(arbor_ctx_h ctx, int rank, void *dst, const 
                                     size_t nbytes, uint64_t *sig, uint64_t value,
                                     arbor_signal_op_t sig_op)
 {
-    if (ctx == ARBOR_CTX_DEFAULT)
-        return arbor_put_signal(rank, dst, src, nbytes, sig, value, sig_op);
-    int w;
-    arbor_status_t s = arb_rma_ctx_target(ctx, rank, &w);
+    int w = rank; /* the default context: world ranks */
+    arbor_status_t s = ctx ? arb_rma_ctx_target(ctx, rank, &w) : ARBOR_OK;
     if (s != ARBOR_OK) return s;
     ARB_ENTER();
     arb_rma_cur = ctx;
@@ -200,10 +198,8 @@ arbor_status_t arbor_ctx_put_signal_nbi(arbor_ctx_h ctx, int rank, void *dst, co
                                         size_t nbytes, uint64_t *sig, uint64_t value,
                                         arbor_signal_op_t sig_op)
 {
-    if (ctx == ARBOR_CTX_DEFAULT)
-        return arbor_put_signal_nb(rank, dst, src, nbytes, sig, value, sig_op, NULL);
-    int w;
-    arbor_status_t s = arb_rma_ctx_target(ctx, rank, &w);
+    int w = rank; /* the default context: world ranks */
+    arbor_status_t s = ctx ? arb_rma_ctx_target(ctx, rank, &w) : ARBOR_OK;
     if (s != ARBOR_OK) return s;
     ARB_ENTER();
     arb_rma_cur = ctx;

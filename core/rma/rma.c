@@ -610,10 +610,8 @@ arbor_status_t arb_rma_complete_to(int rank)
     return status;
 }
 
-arbor_status_t arbor_order(int rank)
+arbor_status_t arb_rma_order_to(int rank)
 {
-    if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
-    ARB_ENTER();
     arbor_status_t status = arb_rma_check_rank(rank);
     /* A packed put still queued at the target is applied by its handler whenever the target
      * polls: a transport fence cannot order a later operation after it, so wait for it. */
@@ -625,6 +623,14 @@ arbor_status_t arbor_order(int rank)
             status = arb_tp_fence(rank);
         if (status == ARBOR_OK) arb_rma_order_reset(rank);
     }
+    return status;
+}
+
+arbor_status_t arbor_order(int rank)
+{
+    if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
+    ARB_ENTER();
+    arbor_status_t status = arb_rma_order_to(rank);
     arb_unlock();
     return status;
 }
@@ -874,20 +880,16 @@ arbor_status_t arbor_get_nb(int rank, void *dst, const void *src, size_t nbytes,
 static arbor_status_t ctx_xfer(arbor_ctx_h ctx, bool put, int rank, void *dst, const void *src,
                                size_t nbytes, bool blocking)
 {
-    if (ctx == ARBOR_CTX_DEFAULT) {
-        if (blocking)
-            return put ? arbor_put(rank, dst, src, nbytes) : arbor_get(rank, dst, src, nbytes);
-        return put ? arbor_put_nb(rank, dst, src, nbytes, NULL)
-                   : arbor_get_nb(rank, dst, src, nbytes, NULL);
+    int w = rank; /* the default context: world ranks, arbor_put's path */
+    if (ctx != ARBOR_CTX_DEFAULT) {
+        arbor_status_t status = arb_rma_ctx_target(ctx, rank, &w);
+        if (status != ARBOR_OK) return status;
     }
-    int w;
-    arbor_status_t status = arb_rma_ctx_target(ctx, rank, &w);
-    if (status != ARBOR_OK) return status;
     /* Mapped: a copy, complete at issue, no lock (any context). */
     if (put ? fast_put(w, dst, src, nbytes) : fast_get(w, dst, src, nbytes)) return ARBOR_OK;
     ARB_ENTER();
     arb_rma_cur = ctx;
-    status = xfer(put, w, dst, src, nbytes, NULL, blocking);
+    arbor_status_t status = xfer(put, w, dst, src, nbytes, NULL, blocking);
     arb_rma_cur = NULL;
     arb_unlock();
     return status;

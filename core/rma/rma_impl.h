@@ -87,6 +87,8 @@ void arb_rma_ctx_drop(struct arbor_ctx *c);
 /* The live contexts: finalize completes them (arb_rma_quiet) and frees them (arb_rma_fini). */
 extern struct arbor_ctx *arb_rma_ctx_live;
 void arb_rma_ctx_fini(void);
+/* arbor_order's body (the lock held). */
+arbor_status_t arb_rma_order_to(int rank);
 
 /* The translation cache of mem.c: per target world rank, the remote address range [lo, hi)
  * that its part of the allocation last hit there covers. A repeated access to one allocation
