@@ -393,6 +393,32 @@ ARBOR_API arbor_status_t arbor_team_split(arbor_team_h parent, int color, int ke
  * landing space out of the heap (a late message may still land there).
  */
 ARBOR_API arbor_status_t arbor_team_free(arbor_team_h *team_p);
+/**
+ * @brief Team layouts (OpenSHMEM team_split_strided / split_2d, MPI_Group_incl): every member of
+ * @p parent calls with the same arguments (collective over @p parent and synchronising, like a
+ * split); a rank left out gets ARBOR_TEAM_NULL.
+ * - strided: parent ranks start, start + stride, ..., start + (size - 1) * stride, in that order
+ *   (stride may be negative; 0 only with size 1). ARBOR_ERR_COUNT (size < 1), ARBOR_ERR_RANK (a
+ *   member outside the parent).
+ * - from ranks: the @p n parent ranks of @p ranks, in that order (distinct). ARBOR_ERR_COUNT
+ *   (n < 1), ARBOR_ERR_RANK (out of range or repeated), ARBOR_ERR_BUFFER (NULL ranks).
+ * - 2-D: the parent as a grid of rows of @p xrange ranks (the last row may be short; xrange
+ *   above the parent's size is the size): *xteam_p gets this rank's row (parent rank r is row
+ *   r / xrange, column r % xrange), *yteam_p its column; either pointer may be NULL (that team
+ *   is not made). Two splits, in that order. ARBOR_ERR_COUNT (xrange < 1).
+ * Also ARBOR_ERR_TEAM, ARBOR_ERR_INVALID_ARG (NULL team_p), ARBOR_ERR_NO_MEMORY.
+ */
+ARBOR_API arbor_status_t arbor_team_split_strided(arbor_team_h parent, int start, int stride,
+                                                  int size, arbor_team_h *team_p);
+ARBOR_API arbor_status_t arbor_team_from_ranks(arbor_team_h parent, int n, const int ranks[],
+                                               arbor_team_h *team_p);
+ARBOR_API arbor_status_t arbor_team_split_2d(arbor_team_h parent, int xrange, arbor_team_h *xteam_p,
+                                             arbor_team_h *yteam_p);
+/** @brief The rank in @p dst_team of member @p src_rank of @p src_team, or -1 when that process
+ * is no member of @p dst_team (OpenSHMEM team_translate_pe). Local. ARBOR_ERR_TEAM,
+ * ARBOR_ERR_RANK (src_rank out of range), ARBOR_ERR_INVALID_ARG (NULL dst_rank_p). */
+ARBOR_API arbor_status_t arbor_team_translate(arbor_team_h src_team, int src_rank,
+                                              arbor_team_h dst_team, int *dst_rank_p);
 
 /* ---------------------------------------------------------------------------------------- */
 /* Synchronisation flags (GASNet collectives note, UPC Collectives 2.0 section 3.1.2), set in  */
@@ -1033,6 +1059,47 @@ ARBOR_API arbor_status_t arbor_wait_until(uint64_t *addr, arbor_cmp_t cmp, uint6
 /** @brief arbor_wait_until without waiting: ARBOR_OK when it holds, else ARBOR_INPROGRESS. */
 ARBOR_API arbor_status_t arbor_test_until(uint64_t *addr, arbor_cmp_t cmp, uint64_t value,
                                           uint64_t *observed_p);
+
+/*
+ * Waits on a set of words (OpenSHMEM wait_until_all / any / some, their _vector forms and the
+ * test_ forms). @p ivars is an array of @p n local words of @p dtype (ARBOR_INT32, UINT32,
+ * INT64, UINT64, or INT / UINT / LONG / ULONG / LONGLONG / ULONGLONG of those sizes; compared
+ * signed or unsigned as the type says), naturally aligned, in this rank's heap or in memory
+ * this rank registered (arbor_mem_register). @p mask may be NULL; else mask[i] != 0 leaves word
+ * i out (OpenSHMEM's status array). @p values points to one value of @p dtype that every word
+ * is compared with, or with ARBOR_WAIT_VECTOR in @p how to n values (word i against values[i]).
+ * @p how is one of:
+ *   ARBOR_WAIT_ALL:  until every word in the set holds; *count_p = how many are in the set;
+ *   ARBOR_WAIT_ANY:  until one word holds: indices[0] = its index, *count_p = 1;
+ *   ARBOR_WAIT_SOME: until at least one holds: indices[0..*count_p) = every index that holds
+ *                    (ascending; room for n entries).
+ * ANY and SOME wait for any word in the set, satisfied before the call or not (callers that
+ * must not see one twice take it out of the set with the mask). A set with no word in it
+ * (n == 0, or every word masked) returns at once with *count_p = 0 (ANY: indices untouched).
+ * Updates by puts, put-with-signal and atomics of other ranks are seen; the wait makes progress.
+ * indices may be NULL for ALL, count_p may be NULL. ARBOR_ERR_INVALID_ARG (bad how or cmp, NULL
+ * indices for ANY / SOME), ARBOR_ERR_DATATYPE, ARBOR_ERR_BUFFER (NULL ivars or values with
+ * n > 0), ARBOR_ERR_ADDRESS, ARBOR_ERR_ALIGNMENT, ARBOR_ERR_TIMEOUT (ARBOR_TIMEOUT seconds).
+ */
+#define ARBOR_WAIT_ALL    0u
+#define ARBOR_WAIT_ANY    1u
+#define ARBOR_WAIT_SOME   2u
+#define ARBOR_WAIT_VECTOR (1u << 4) /**< or-ed into how: one comparison value per word */
+ARBOR_API arbor_status_t arbor_wait_set(void *ivars, size_t n, arbor_dtype_t dtype, const int *mask,
+                                        arbor_cmp_t cmp, const void *values, unsigned how,
+                                        size_t *indices, size_t *count_p);
+/** @brief arbor_wait_set without waiting (one turn of progress): ARBOR_OK when the condition
+ * holds (outputs as above), ARBOR_INPROGRESS (*count_p = 0) when it does not. */
+ARBOR_API arbor_status_t arbor_test_set(void *ivars, size_t n, arbor_dtype_t dtype, const int *mask,
+                                        arbor_cmp_t cmp, const void *values, unsigned how,
+                                        size_t *indices, size_t *count_p);
+/**
+ * @brief The value of a local signal word (OpenSHMEM shmem_signal_fetch): an atomic load of
+ * @p sig (in this rank's heap, 8-byte aligned) after one turn of progress, so signals a
+ * transport applies in this rank's progress (OFI) are seen. ARBOR_ERR_INVALID_ARG (NULL
+ * value_p), ARBOR_ERR_ADDRESS, ARBOR_ERR_ALIGNMENT.
+ */
+ARBOR_API arbor_status_t arbor_signal_fetch(const uint64_t *sig, uint64_t *value_p);
 
 /*
  * Active messages (the GASNet-EX shape). Handlers are registered by index, the same on every

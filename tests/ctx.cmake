@@ -20,3 +20,11 @@ if(ARBOR_WITH_UCX)
                           LABELS "rma;ctx;threads" TRANSPORTS ucx RANKS 2 TIMEOUT 180
                           ENV ARBOR_DIRECT=n)
 endif()
+# Waits on sets of words, signal fetch, team layouts and translation (label rma_sets).
+add_executable(arbor-test-rma-sets ${CMAKE_CURRENT_SOURCE_DIR}/test_rma_sets.c)
+target_link_libraries(arbor-test-rma-sets PRIVATE arbor)
+if(ARBOR_CTX_TRANSPORTS)
+  arbor_add_launched_test(NAME rma_sets COMMAND $<TARGET_FILE:arbor-test-rma-sets>
+                          LABELS "rma;rma_sets" RANKS 1 2 4 5 TRANSPORTS ${ARBOR_CTX_TRANSPORTS}
+                          TIMEOUT 180)
+endif()
