@@ -1095,7 +1095,8 @@ ARBOR_API arbor_status_t arbor_test_set(void *ivars, size_t n, arbor_dtype_t dty
                                         size_t *indices, size_t *count_p);
 /**
  * @brief The value of a local signal word (OpenSHMEM shmem_signal_fetch): an atomic load of
- * @p sig (in this rank's heap, 8-byte aligned) after one turn of progress, so signals a
+ * @p sig (in this rank's heap or memory it registered, 8-byte aligned) after one turn of
+ * progress, so signals a
  * transport applies in this rank's progress (OFI) are seen. ARBOR_ERR_INVALID_ARG (NULL
  * value_p), ARBOR_ERR_ADDRESS, ARBOR_ERR_ALIGNMENT.
  */

@@ -453,7 +453,11 @@ arbor_status_t arbor_signal_fetch(const uint64_t *sig, uint64_t *value_p)
 {
     if (!value_p) return ARBOR_ERR_INVALID_ARG;
     ARB_ENTER();
-    arbor_status_t status = until_check((uint64_t *)(uintptr_t)sig, ARBOR_CMP_EQ);
+    arb_rma_target_t t;
+    arbor_status_t status = !arb_initialized() ? ARBOR_ERR_NOT_INITIALIZED
+                            : (uintptr_t)sig % sizeof(uint64_t)
+                                ? ARBOR_ERR_ALIGNMENT
+                                : arb_rma_translate(arb_ctx.rank, sig, sizeof(uint64_t), false, &t);
     if (status == ARBOR_OK) {
         arb_rma_progress_once();
         *value_p = __atomic_load_n(sig, __ATOMIC_ACQUIRE);
