@@ -1062,12 +1062,13 @@ ARBOR_API arbor_status_t arbor_test_until(uint64_t *addr, arbor_cmp_t cmp, uint6
 
 /*
  * Waits on a set of words (OpenSHMEM wait_until_all / any / some, their _vector forms and the
- * test_ forms). @p ivars is an array of @p n local words of @p dtype (ARBOR_INT32, UINT32,
- * INT64, UINT64, or INT / UINT / LONG / ULONG / LONGLONG / ULONGLONG of those sizes; compared
- * signed or unsigned as the type says), naturally aligned, in this rank's heap or in memory
- * this rank registered (arbor_mem_register). @p mask may be NULL; else mask[i] != 0 leaves word
- * i out (OpenSHMEM's status array). @p values points to one value of @p dtype that every word
- * is compared with, or with ARBOR_WAIT_VECTOR in @p how to n values (word i against values[i]).
+ * test_ forms). @p ivars is an array of @p n local words of @p dtype (ARBOR_INT16, UINT16,
+ * INT32, UINT32, INT64, UINT64, or SHORT / USHORT / INT / UINT / LONG / ULONG / LONGLONG /
+ * ULONGLONG of those sizes; compared signed or unsigned as the type says), naturally aligned, in
+ * this rank's heap or in memory this rank registered (arbor_mem_register). @p mask may be NULL;
+ * else mask[i] != 0 leaves word i out (OpenSHMEM's status array). @p values points to one value of
+ * @p dtype that every word is compared with, or with ARBOR_WAIT_VECTOR in @p how to n values (word
+ * i against values[i]).
  * @p how is one of:
  *   ARBOR_WAIT_ALL:  until every word in the set holds; *count_p = how many are in the set;
  *   ARBOR_WAIT_ANY:  until one word holds: indices[0] = its index, *count_p = 1;

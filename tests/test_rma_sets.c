@@ -64,6 +64,16 @@ static void local_checks(void)
                       ARBOR_WAIT_ALL | ARBOR_WAIT_VECTOR, NULL, &cnt) == ARBOR_INPROGRESS
            ? ARBOR_OK
            : ARBOR_ERR_INVALID_ARG); /* s32[1] = 0 < 1 */
+    /* 16-bit. */
+    int16_t *s16 = (int16_t *)(heap + 32);
+    s16[0] = -2, s16[1] = 7, s16[2] = 0;
+    int16_t zero16 = 0;
+    OK(arbor_test_set(s16, 3, ARBOR_INT16, NULL, ARBOR_CMP_LT, &zero16, ARBOR_WAIT_SOME, idx,
+                      &cnt));
+    CHECK(cnt == 1 && idx[0] == 0, "int16 LT 0: %zu", cnt);
+    OK(arbor_test_set(s16, 3, ARBOR_USHORT, NULL, ARBOR_CMP_GT, &zero16, ARBOR_WAIT_SOME, idx,
+                      &cnt));
+    CHECK(cnt == 2 && idx[0] == 0 && idx[1] == 1, "ushort GT 0: %zu", cnt);
     /* 64-bit. */
     int64_t *s64 = (int64_t *)(heap + 64);
     s64[0] = INT64_MIN, s64[1] = 3, s64[2] = INT64_MAX;

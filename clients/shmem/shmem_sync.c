@@ -2,10 +2,10 @@
  * Point-to-point synchronisation (wait_until / test families, signal_wait_until), ordering and
  * completion (fence, quiet), locks, and the world barriers.
  *
- * The wait_until / test families on 32- and 64-bit words are arbor_wait_set / arbor_test_set
- * (one word is a set of one). 16-bit words, and static data that is not registered
- * (SHMEM_SYMMETRIC_STATIC=0), are polled here with acquire loads, driving arbor's progress
- * between polls (transports that apply remote writes in this PE's progress, OFI, need it).
+ * The wait_until / test families are arbor_wait_set / arbor_test_set (one word is a set of
+ * one). Static data that is not registered (SHMEM_SYMMETRIC_STATIC=0) and words outside the
+ * symmetric objects are polled here with acquire loads, driving arbor's progress between polls
+ * (transports that apply remote writes in this PE's progress, OFI, need it).
  */
 #include <stdlib.h>
 
@@ -87,11 +87,13 @@ static size_t wait_set(int kind, bool block, const void *ivars, size_t nelems, s
     if (nelems && !ivars) shm_fatal(what, "NULL ivars");
     if (cmp < SHMEM_CMP_EQ || cmp > SHMEM_CMP_LE) shm_fatal(what, "unknown comparison");
     if (kind == SET_SOME && nelems && !indices) shm_fatal(what, "NULL indices");
-    /* 32- and 64-bit words in the heap or in registered static data: arbor's wait on the set.
-     * Any other word (16-bit, static data not registered) is polled here. */
-    if ((size == 4 || size == 8) && nelems) {
-        arbor_dtype_t dt = size == 4 ? (is_signed ? ARBOR_INT32 : ARBOR_UINT32)
-                                     : (is_signed ? ARBOR_INT64 : ARBOR_UINT64);
+    /* Words in the heap or in registered static data: arbor's wait on the set (its scans run
+     * under arbor's lock, so they are ordered with what the transport's progress writes).
+     * Others (static data not registered, or a non-symmetric word) are polled here. */
+    if (nelems) {
+        arbor_dtype_t dt = size == 2   ? (is_signed ? ARBOR_INT16 : ARBOR_UINT16)
+                           : size == 4 ? (is_signed ? ARBOR_INT32 : ARBOR_UINT32)
+                                       : (is_signed ? ARBOR_INT64 : ARBOR_UINT64);
         unsigned how = (kind == SET_ALL   ? ARBOR_WAIT_ALL
                         : kind == SET_ANY ? ARBOR_WAIT_ANY
                                           : ARBOR_WAIT_SOME) |

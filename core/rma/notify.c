@@ -285,7 +285,7 @@ arbor_status_t arbor_test_until(uint64_t *addr, arbor_cmp_t cmp, uint64_t value,
 typedef struct {
     const uint8_t *base;
     size_t n;
-    unsigned size;   /* 4 or 8 */
+    unsigned size;   /* 2, 4 or 8 */
     bool sign;       /* compared as signed */
     const int *mask; /* NULL or [n]: nonzero leaves the word out */
     arbor_cmp_t cmp;
@@ -299,6 +299,11 @@ typedef struct {
 /* Word or value i as a signed / unsigned 64-bit quantity (sign-extended for 32-bit signed). */
 static inline uint64_t ws_load(const uint8_t *p, unsigned size, bool sign, bool atomic)
 {
+    if (size == 2) {
+        uint16_t v =
+            atomic ? __atomic_load_n((const uint16_t *)p, __ATOMIC_ACQUIRE) : *(const uint16_t *)p;
+        return sign ? (uint64_t)(int64_t)(int16_t)v : v;
+    }
     if (size == 4) {
         uint32_t v =
             atomic ? __atomic_load_n((const uint32_t *)p, __ATOMIC_ACQUIRE) : *(const uint32_t *)p;
@@ -364,6 +369,8 @@ static arbor_status_t ws_setup(ws_arg_t *a, void *ivars, size_t n, arbor_dtype_t
     bool sign;
     unsigned size;
     switch (dtype) {
+    case ARBOR_INT16:
+    case ARBOR_SHORT:
     case ARBOR_INT32:
     case ARBOR_INT64:
     case ARBOR_INT:
@@ -371,6 +378,8 @@ static arbor_status_t ws_setup(ws_arg_t *a, void *ivars, size_t n, arbor_dtype_t
     case ARBOR_LONGLONG:
         sign = true;
         break;
+    case ARBOR_UINT16:
+    case ARBOR_USHORT:
     case ARBOR_UINT32:
     case ARBOR_UINT64:
     case ARBOR_UINT:
@@ -382,6 +391,14 @@ static arbor_status_t ws_setup(ws_arg_t *a, void *ivars, size_t n, arbor_dtype_t
         return ARBOR_ERR_DATATYPE;
     }
     switch (dtype) {
+    case ARBOR_INT16:
+    case ARBOR_UINT16:
+        size = 2;
+        break;
+    case ARBOR_SHORT:
+    case ARBOR_USHORT:
+        size = sizeof(short);
+        break;
     case ARBOR_INT32:
     case ARBOR_UINT32:
         size = 4;
@@ -401,7 +418,7 @@ static arbor_status_t ws_setup(ws_arg_t *a, void *ivars, size_t n, arbor_dtype_t
     default:
         size = 8;
     }
-    if (size != 4 && size != 8) return ARBOR_ERR_DATATYPE;
+    if (size != 2 && size != 4 && size != 8) return ARBOR_ERR_DATATYPE;
     *a = (ws_arg_t){ivars, n,       size, sign, mask, cmp, values, (how & ARBOR_WAIT_VECTOR) != 0,
                     how,   indices, 0};
     if (n == 0) return ARBOR_OK;
