@@ -649,7 +649,8 @@ ARBOR_API arbor_status_t arbor_alltoalli_nb(arbor_team_h team, void *const dstli
 
 /*
  * Addressing. One-sided calls name a target by its rank in ARBOR_TEAM_WORLD (use
- * arbor_team_world_rank to translate a team rank) and a remote address in the target's address
+ * arbor_team_world_rank to translate a team rank, or the calls on a context made on the team,
+ * arbor_ctx_*, which take team ranks) and a remote address in the target's address
  * space, taken from the address table of a symmetric allocation (arbor_mem_addr) or from a
  * registration of that rank attached here (arbor_mem_attach). The whole remote range of a call
  * must lie inside one live allocation or one attached registration of that rank, else
