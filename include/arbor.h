@@ -996,6 +996,16 @@ ARBOR_API arbor_status_t arbor_ctx_atomic(arbor_ctx_h ctx, int rank, void *dst, 
 ARBOR_API arbor_status_t arbor_ctx_atomic_nbi(arbor_ctx_h ctx, int rank, void *dst, arbor_amo_t op,
                                               arbor_dtype_t dtype, const void *operand,
                                               const void *compare, void *result);
+/** @brief arbor_put_strided / arbor_get_strided on @p ctx (blocking: source reusable / data
+ * arrived on return; a put is complete at the target after arbor_ctx_quiet). */
+ARBOR_API arbor_status_t arbor_ctx_put_strided(arbor_ctx_h ctx, int rank, void *dst,
+                                               const ptrdiff_t dst_stride[], const void *src,
+                                               const ptrdiff_t src_stride[], const size_t count[],
+                                               int stride_levels);
+ARBOR_API arbor_status_t arbor_ctx_get_strided(arbor_ctx_h ctx, int rank, void *dst,
+                                               const ptrdiff_t dst_stride[], const void *src,
+                                               const ptrdiff_t src_stride[], const size_t count[],
+                                               int stride_levels);
 /** @brief Every earlier operation of @p ctx to each target is ordered before every later one
  * of @p ctx to it (shmem_ctx_fence). ARBOR_ERR_HANDLE. */
 ARBOR_API arbor_status_t arbor_ctx_fence(arbor_ctx_h ctx);

@@ -4,7 +4,8 @@
  * their context only, then read back through it (a get after the quiet sees the puts), and
  * fetch-add a counter with the implicit atomic whose results the quiet writes; after a barrier
  * every rank checks every word it received. Then, from one thread: a context on a reversed
- * split team (team-rank addressing), put-with-signal on a context, fence, the default context
+ * split team (team-rank addressing), put-with-signal and strided put / get on a context,
+ * fence, the default context
  * through ARBOR_CTX_DEFAULT, and the argument errors. Every value is checked.
  * Usage: arbor-test-ctx [rounds]
  */
@@ -105,7 +106,7 @@ static void single_thread_checks(void)
     OK(arbor_team_free(&rev)); /* the context keeps its rank table */
     uint64_t *words;
     arbor_mem_h mem;
-    OK(arbor_mem_alloc(ARBOR_TEAM_WORLD, 2 * (size_t)size * sizeof(uint64_t) + 8, &mem,
+    OK(arbor_mem_alloc(ARBOR_TEAM_WORLD, (2 * (size_t)size + 1 + 128 * (size_t)size) * 8, &mem,
                        (void **)&words));
     uint64_t *sig = words + 2 * size;
     uint64_t *tw = at(mem, words, size - 1, words); /* words on world rank size-1 */
@@ -127,6 +128,29 @@ static void single_thread_checks(void)
                   "signalled slot %d: %llu %llu", r, (unsigned long long)words[r],
                   (unsigned long long)words[size + r]);
     }
+    OK(arbor_barrier(ARBOR_TEAM_WORLD));
+    /* Strided on the context: 64 words to every other word of this rank's region at team
+     * rank 0 (many small pieces: packed where the target is not mapped), quiet, read back. */
+    uint64_t sv[64], back[64];
+    for (int i = 0; i < 64; i++) sv[i] = ((uint64_t)rank << 32) | (uint64_t)i;
+    uint64_t *region = tw + 2 * size + 1 + 128 * (size_t)rank;
+    ptrdiff_t dstr[1] = {16}, sstr[1] = {8};
+    size_t cnt[2] = {8, 64};
+    OK(arbor_ctx_put_strided(ctx, 0, region, dstr, sv, sstr, cnt, 1));
+    OK(arbor_ctx_quiet(ctx));
+    memset(back, 0, sizeof(back));
+    OK(arbor_ctx_get_strided(ctx, 0, back, sstr, region, dstr, cnt, 1));
+    for (int i = 0; i < 64; i++)
+        CHECK(back[i] == sv[i], "strided on a context: word %d %llx", i,
+              (unsigned long long)back[i]);
+    OK(arbor_barrier(ARBOR_TEAM_WORLD));
+    if (rank == size - 1)
+        for (int r = 0; r < size; r++)
+            for (int i = 0; i < 64; i++) {
+                uint64_t *reg = words + 2 * size + 1 + 128 * (size_t)r;
+                CHECK(reg[2 * i] == (((uint64_t)r << 32) | (uint64_t)i) && reg[2 * i + 1] == 0,
+                      "strided region of rank %d word %d", r, i);
+            }
     OK(arbor_barrier(ARBOR_TEAM_WORLD));
     /* The default context through the context calls: world ranks. */
     uint64_t x = 77, y = 0;

@@ -31,14 +31,11 @@ struct shmem_team_s {
 /*
  * A context: an arbor context on its team (README.md, "Contexts"), so its quiet completes its
  * own operations only; SHMEM_CTX_DEFAULT is arbor's default context (arbor NULL, world ranks).
- * Strided calls have no context form in arbor: on a context they go through the default one and
- * mark via_default, and the context's quiet and fence then cover the default context too.
  */
 struct shmem_ctx_s {
     struct shmem_team_s *team;
     long options;
     arbor_ctx_h arbor;
-    unsigned via_default;
 };
 
 /* Symmetric allocation records (heap): local address -> arbor handle and size. */

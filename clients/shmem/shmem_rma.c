@@ -60,15 +60,15 @@ static void strided(bool is_put, shm_tgt_t t, void *dest, const void *src, ptrdi
     }
     ptrdiff_t dstride[1] = {dst * (ptrdiff_t)elem}, sstride[1] = {sst * (ptrdiff_t)elem};
     size_t count[2] = {elem, nelems};
-    int wpe = t.wpe;
     if (is_put)
-        shm_check(arbor_put_strided(wpe, shm_remote(dest, wpe), dstride, src, sstride, count, 1),
+        shm_check(arbor_ctx_put_strided(t.ac, t.ape, shm_remote(dest, t.wpe), dstride, src, sstride,
+                                        count, 1),
                   what);
     else
-        shm_check(arbor_get_strided(wpe, dest, dstride, shm_remote(src, wpe), sstride, count, 1),
+        shm_check(arbor_ctx_get_strided(t.ac, t.ape, dest, dstride, shm_remote(src, t.wpe), sstride,
+                                        count, 1),
                   what);
-    shm_note_arbor_op(); /* arbor has no strided form on a context: the default one's */
-    if (t.ac) __atomic_store_n(&t.ctx->via_default, 1, __ATOMIC_RELEASE);
+    shm_note_op(t);
 }
 
 /* The signal word must lie in arbor's heap for arbor_put_signal; one in static data gets the

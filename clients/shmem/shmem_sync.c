@@ -255,9 +255,6 @@ void shmem_ctx_fence(shmem_ctx_t ctx)
     shm_require_init("shmem_fence");
     if (!ctx) shm_fatal("shmem_ctx_fence", "invalid context");
     if (ctx->arbor) { /* arbor's context orders its own operations */
-        if (__atomic_load_n(&ctx->via_default, __ATOMIC_ACQUIRE) &&
-            __atomic_exchange_n(&ctx->via_default, 0, __ATOMIC_ACQ_REL))
-            shm_check(arbor_quiet(), "shmem_ctx_fence"); /* its strided calls: complete them */
         shm_check(arbor_ctx_fence(ctx->arbor), "shmem_ctx_fence");
         return;
     }
@@ -278,9 +275,6 @@ void shmem_ctx_quiet(shmem_ctx_t ctx)
     shm_require_init("shmem_quiet");
     if (!ctx) shm_fatal("shmem_ctx_quiet", "invalid context");
     if (ctx->arbor) { /* arbor's context completes its own operations only */
-        if (__atomic_load_n(&ctx->via_default, __ATOMIC_ACQUIRE) &&
-            __atomic_exchange_n(&ctx->via_default, 0, __ATOMIC_ACQ_REL))
-            shm_check(arbor_quiet(), "shmem_ctx_quiet");
         shm_check(arbor_ctx_quiet(ctx->arbor), "shmem_ctx_quiet");
         return;
     }

@@ -184,8 +184,6 @@ void shmem_ctx_destroy(shmem_ctx_t ctx)
 {
     if (!ctx || ctx == SHMEM_CTX_DEFAULT) return;
     /* Destroying a context completes its operations (arbor_ctx_destroy quiets it). */
-    if (__atomic_exchange_n(&ctx->via_default, 0, __ATOMIC_ACQ_REL))
-        shm_check(arbor_quiet(), "shmem_ctx_destroy");
     shm_check(arbor_ctx_destroy(&ctx->arbor), "shmem_ctx_destroy");
     __atomic_sub_fetch(&ctx->team->contexts, 1, __ATOMIC_RELAXED);
     free(ctx);

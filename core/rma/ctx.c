@@ -81,7 +81,7 @@ arbor_status_t arbor_ctx_rank(arbor_ctx_h ctx, int *rank_p, int *size_p)
  * mapped copies and CPU atomics, complete at issue. Read by its one thread only. */
 static bool private_idle(const struct arbor_ctx *c)
 {
-    return (c->flags & ARBOR_CTX_PRIVATE) && !c->posted && !c->implicit;
+    return (c->flags & ARBOR_CTX_PRIVATE) && !c->posted && !c->implicit && !c->strided;
 }
 
 arbor_status_t arbor_ctx_quiet(arbor_ctx_h ctx)
@@ -120,9 +120,9 @@ arbor_status_t arbor_ctx_fence(arbor_ctx_h ctx)
         return ARBOR_OK;
     }
     ARB_ENTER();
-    /* Mapped operations are done at issue; a transport fence orders what this context posted
-     * (the context's calls never carry operations as active messages). */
-    arbor_status_t status = ARBOR_OK;
+    /* Mapped operations are done at issue; a transport fence orders what this context posted,
+     * and packed strided puts (carried as active messages) are waited for. */
+    arbor_status_t status = ctx->strided ? arb_rma_ctx_fence_packed() : ARBOR_OK;
     for (int r = 0; r < arb_ctx.size && status == ARBOR_OK; r++)
         if (ctx->dirty[r]) status = arb_tp_fence(r);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);

@@ -714,6 +714,12 @@ arbor_status_t arb_rma_ctx_complete(struct arbor_ctx *c)
     arbor_status_t status = wait_for(ctx_imp_done, c, "arbor_ctx_quiet");
     if (status == ARBOR_OK) status = wait_for(ctx_implicit_done, c, "arbor_ctx_quiet");
     if (status != ARBOR_OK) return status;
+    /* Packed strided puts of this context have run at their targets (the hook waits for every
+     * rank's: more than this context's, never less). */
+    if (c->strided) {
+        c->strided = false;
+        if (fence_fn && (status = fence_fn(-1)) != ARBOR_OK) return status;
+    }
     while (c->implicit) {
         arb_rma_req_t *r = c->implicit;
         c->implicit = r->next;
@@ -915,4 +921,10 @@ arbor_status_t arbor_ctx_get_nbi(arbor_ctx_h ctx, int rank, void *dst, const voi
                                  size_t nbytes)
 {
     return ctx_xfer(ctx, false, rank, dst, src, nbytes, false);
+}
+
+/* The active-message layer's fence (packed strided puts) for a context's fence (ctx.c). */
+arbor_status_t arb_rma_ctx_fence_packed(void)
+{
+    return fence_fn ? fence_fn(-1) : ARBOR_OK;
 }

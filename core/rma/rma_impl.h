@@ -58,6 +58,7 @@ struct arbor_ctx {
     arb_tp_comp_t *imp;      /* [world size] implicit operations without a finish step */
     bool *dirty;             /* [world size] posted to through the transport since the quiet */
     bool posted;             /* some dirty[] entry is set */
+    bool strided;            /* strided calls since the quiet (maybe packed: the AM fence) */
     arb_rma_req_t *implicit; /* implicit requests with a finish step */
     struct arbor_ctx *next;  /* the live contexts (finalize completes them) */
 };
@@ -87,6 +88,8 @@ void arb_rma_ctx_drop(struct arbor_ctx *c);
 /* The live contexts: finalize completes them (arb_rma_quiet) and frees them (arb_rma_fini). */
 extern struct arbor_ctx *arb_rma_ctx_live;
 void arb_rma_ctx_fini(void);
+/* Waits for every packed strided put to have run at its target (the lock held). */
+arbor_status_t arb_rma_ctx_fence_packed(void);
 /* arbor_order's body (the lock held). */
 arbor_status_t arb_rma_order_to(int rank);
 
