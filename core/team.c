@@ -438,3 +438,101 @@ arbor_status_t arbor_team_free(arbor_team_h *team_p)
     arb_unlock();
     return status;
 }
+
+/* ---- layouts: strided, explicit list, 2-D; translation -------------------------------------- */
+
+/* The layouts are splits of the parent with a colour and key computed from the common
+ * arguments, so a bad argument fails on every member alike and nobody waits alone. */
+arbor_status_t arbor_team_split_strided(arbor_team_h parent, int start, int stride, int size,
+                                        arbor_team_h *team_p)
+{
+    if (!team_p) return ARBOR_ERR_INVALID_ARG;
+    *team_p = ARBOR_TEAM_NULL;
+    if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
+    ARB_ENTER();
+    struct arbor_team *p = arb_team_lookup(parent);
+    arbor_status_t status = !p ? ARBOR_ERR_TEAM : size < 1 ? ARBOR_ERR_COUNT : ARBOR_OK;
+    int64_t last = (int64_t)start + (int64_t)(size - 1) * stride;
+    if (status == ARBOR_OK &&
+        (start < 0 || start >= p->size || last < 0 || last >= p->size || (stride == 0 && size > 1)))
+        status = ARBOR_ERR_RANK;
+    if (status == ARBOR_OK) {
+        int64_t d = (int64_t)p->rank - start;
+        int key = -1;
+        if (stride == 0)
+            key = d == 0 ? 0 : -1;
+        else if (d % stride == 0 && d / stride >= 0 && d / stride < size)
+            key = (int)(d / stride);
+        status = arbor_team_split_unlocked(parent, key >= 0 ? 0 : -1, key, team_p);
+    }
+    arb_unlock();
+    return status;
+}
+
+arbor_status_t arbor_team_from_ranks(arbor_team_h parent, int n, const int ranks[],
+                                     arbor_team_h *team_p)
+{
+    if (!team_p) return ARBOR_ERR_INVALID_ARG;
+    *team_p = ARBOR_TEAM_NULL;
+    if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
+    ARB_ENTER();
+    struct arbor_team *p = arb_team_lookup(parent);
+    arbor_status_t status = !p       ? ARBOR_ERR_TEAM
+                            : n < 1  ? ARBOR_ERR_COUNT
+                            : !ranks ? ARBOR_ERR_BUFFER
+                                     : ARBOR_OK;
+    uint8_t *seen = status == ARBOR_OK ? calloc((size_t)p->size, 1) : NULL;
+    if (status == ARBOR_OK && !seen) status = ARBOR_ERR_NO_MEMORY;
+    int key = -1;
+    for (int i = 0; status == ARBOR_OK && i < n; i++) {
+        if (ranks[i] < 0 || ranks[i] >= p->size || seen[ranks[i]]++) status = ARBOR_ERR_RANK;
+        if (status == ARBOR_OK && ranks[i] == p->rank) key = i;
+    }
+    free(seen);
+    if (status == ARBOR_OK)
+        status = arbor_team_split_unlocked(parent, key >= 0 ? 0 : -1, key, team_p);
+    arb_unlock();
+    return status;
+}
+
+arbor_status_t arbor_team_split_2d(arbor_team_h parent, int xrange, arbor_team_h *xteam_p,
+                                   arbor_team_h *yteam_p)
+{
+    if (xteam_p) *xteam_p = ARBOR_TEAM_NULL;
+    if (yteam_p) *yteam_p = ARBOR_TEAM_NULL;
+    if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
+    ARB_ENTER();
+    struct arbor_team *p = arb_team_lookup(parent);
+    arbor_status_t status = !p ? ARBOR_ERR_TEAM : xrange < 1 ? ARBOR_ERR_COUNT : ARBOR_OK;
+    if (status == ARBOR_OK) {
+        int x = xrange < p->size ? xrange : p->size, r = p->rank;
+        if (xteam_p) status = arbor_team_split_unlocked(parent, r / x, r % x, xteam_p);
+        if (status == ARBOR_OK && yteam_p)
+            status = arbor_team_split_unlocked(parent, r % x, r / x, yteam_p);
+    }
+    arb_unlock();
+    return status;
+}
+
+arbor_status_t arbor_team_translate(arbor_team_h src_team, int src_rank, arbor_team_h dst_team,
+                                    int *dst_rank_p)
+{
+    if (!dst_rank_p) return ARBOR_ERR_INVALID_ARG;
+    *dst_rank_p = -1;
+    if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
+    ARB_ENTER();
+    struct arbor_team *s = arb_team_lookup(src_team), *d = arb_team_lookup(dst_team);
+    arbor_status_t status = !s || !d                              ? ARBOR_ERR_TEAM
+                            : src_rank < 0 || src_rank >= s->size ? ARBOR_ERR_RANK
+                                                                  : ARBOR_OK;
+    if (status == ARBOR_OK) {
+        int w = s->world[src_rank];
+        for (int i = 0; i < d->size; i++)
+            if (d->world[i] == w) {
+                *dst_rank_p = i;
+                break;
+            }
+    }
+    arb_unlock();
+    return status;
+}

@@ -408,6 +408,32 @@ ARBOR_API arbor_status_t arbor_team_split(arbor_team_h parent, int color, int ke
  * landing space out of the heap (a late message may still land there).
  */
 ARBOR_API arbor_status_t arbor_team_free(arbor_team_h *team_p);
+/**
+ * @brief Team layouts (OpenSHMEM team_split_strided / split_2d, MPI_Group_incl): every member of
+ * @p parent calls with the same arguments (collective over @p parent and synchronising, like a
+ * split); a rank left out gets ARBOR_TEAM_NULL.
+ * - strided: parent ranks start, start + stride, ..., start + (size - 1) * stride, in that order
+ *   (stride may be negative; 0 only with size 1). ARBOR_ERR_COUNT (size < 1), ARBOR_ERR_RANK (a
+ *   member outside the parent).
+ * - from ranks: the @p n parent ranks of @p ranks, in that order (distinct). ARBOR_ERR_COUNT
+ *   (n < 1), ARBOR_ERR_RANK (out of range or repeated), ARBOR_ERR_BUFFER (NULL ranks).
+ * - 2-D: the parent as a grid of rows of @p xrange ranks (the last row may be short; xrange
+ *   above the parent's size is the size): *xteam_p gets this rank's row (parent rank r is row
+ *   r / xrange, column r % xrange), *yteam_p its column; either pointer may be NULL (that team
+ *   is not made). Two splits, in that order. ARBOR_ERR_COUNT (xrange < 1).
+ * Also ARBOR_ERR_TEAM, ARBOR_ERR_INVALID_ARG (NULL team_p), ARBOR_ERR_NO_MEMORY.
+ */
+ARBOR_API arbor_status_t arbor_team_split_strided(arbor_team_h parent, int start, int stride,
+                                                  int size, arbor_team_h *team_p);
+ARBOR_API arbor_status_t arbor_team_from_ranks(arbor_team_h parent, int n, const int ranks[],
+                                               arbor_team_h *team_p);
+ARBOR_API arbor_status_t arbor_team_split_2d(arbor_team_h parent, int xrange, arbor_team_h *xteam_p,
+                                             arbor_team_h *yteam_p);
+/** @brief The rank in @p dst_team of member @p src_rank of @p src_team, or -1 when that process
+ * is no member of @p dst_team (OpenSHMEM team_translate_pe). Local. ARBOR_ERR_TEAM,
+ * ARBOR_ERR_RANK (src_rank out of range), ARBOR_ERR_INVALID_ARG (NULL dst_rank_p). */
+ARBOR_API arbor_status_t arbor_team_translate(arbor_team_h src_team, int src_rank,
+                                              arbor_team_h dst_team, int *dst_rank_p);
 
 /* ---------------------------------------------------------------------------------------- */
 /* Synchronisation flags (GASNet collectives note, UPC Collectives 2.0 section 3.1.2), set in  */
@@ -668,7 +694,8 @@ ARBOR_API arbor_status_t arbor_alltoalli_nb(arbor_team_h team, void *const dstli
 
 /*
  * Addressing. One-sided calls name a target by its rank in ARBOR_TEAM_WORLD (use
- * arbor_team_world_rank to translate a team rank) and a remote address in the target's address
+ * arbor_team_world_rank to translate a team rank, or the calls on a context made on the team,
+ * arbor_ctx_*, which take team ranks) and a remote address in the target's address
  * space, taken from the address table of a symmetric allocation (arbor_mem_addr) or from a
  * registration of that rank attached here (arbor_mem_attach). The whole remote range of a call
  * must lie inside one live allocation or one attached registration of that rank, else
@@ -961,6 +988,78 @@ ARBOR_API arbor_status_t arbor_fence(int rank);
 ARBOR_API arbor_status_t arbor_quiet(void);
 
 /*
+ * Communication contexts (OpenSHMEM contexts, UPC++ / Chapel per-task streams). A context is an
+ * independent stream of one-sided operations: its own outstanding-operation counters and its
+ * own list of operations still to finish, so arbor_ctx_quiet waits for that context's
+ * operations only, and a thread that owns a private context never waits on another thread's
+ * traffic. A context is made on a team, and its calls name the target by its rank in that team
+ * (ARBOR_TEAM_WORLD: world ranks). The calls without a context (arbor_put, arbor_quiet, ...)
+ * are the default context: ARBOR_CTX_DEFAULT passed to a context call means them (world ranks),
+ * and arbor_quiet / arbor_fence complete the default context's operations, not other contexts'.
+ * Addresses, argument checks and errors are those of the calls without a context; location order
+ * holds within a context (and between contexts of one rank, conservatively).
+ *
+ * ARBOR_CTX_PRIVATE: one thread only uses the context (the one that calls it, at any thread
+ * level). Its operations to mapped targets (docs/ONESIDED.md: UCX on one host, self) and a quiet
+ * or fence with nothing in flight through the transport take no lock; operations through the
+ * transport share the transport's one progress engine and take arbor's lock while they post
+ * and wait (a quiet then flushes the transport to the targets this context wrote to). A context
+ * without the flag may be used by any threads, as the default one. Local calls.
+ */
+typedef struct arbor_ctx *arbor_ctx_h;
+#define ARBOR_CTX_DEFAULT ((arbor_ctx_h)0)
+#define ARBOR_CTX_PRIVATE (1u << 0) /**< used by one thread only: no shared lock where mapped */
+/** @brief A context on @p team (ARBOR_TEAM_WORLD for world ranks) with @p flags (0 or
+ * ARBOR_CTX_PRIVATE). The team may be freed before the context (the context keeps its rank
+ * table). ARBOR_ERR_INVALID_ARG (NULL ctx_p), ARBOR_ERR_FLAGS, ARBOR_ERR_TEAM,
+ * ARBOR_ERR_NOT_INITIALIZED, ARBOR_ERR_NO_MEMORY. */
+ARBOR_API arbor_status_t arbor_ctx_create(arbor_team_h team, unsigned flags, arbor_ctx_h *ctx_p);
+/** @brief Completes the context's operations (arbor_ctx_quiet), then frees it; *ctx_p = NULL.
+ * ARBOR_ERR_HANDLE (unknown or destroyed context, or ARBOR_CTX_DEFAULT). */
+ARBOR_API arbor_status_t arbor_ctx_destroy(arbor_ctx_h *ctx_p);
+/** @brief The team rank / team size of this rank in the context's team (ARBOR_CTX_DEFAULT: the
+ * world). Either output may be NULL. ARBOR_ERR_HANDLE. */
+ARBOR_API arbor_status_t arbor_ctx_rank(arbor_ctx_h ctx, int *rank_p, int *size_p);
+/** @brief arbor_put / arbor_get on @p ctx: returns when the source may be reused / the data
+ * arrived; a put is complete at the target after arbor_ctx_quiet. */
+ARBOR_API arbor_status_t arbor_ctx_put(arbor_ctx_h ctx, int rank, void *dst, const void *src,
+                                       size_t nbytes);
+ARBOR_API arbor_status_t arbor_ctx_get(arbor_ctx_h ctx, int rank, void *dst, const void *src,
+                                       size_t nbytes);
+/** @brief Implicit non-blocking put / get on @p ctx (shmem_ctx_put_nbi): complete, buffers
+ * reusable and data present, after arbor_ctx_quiet(ctx). */
+ARBOR_API arbor_status_t arbor_ctx_put_nbi(arbor_ctx_h ctx, int rank, void *dst, const void *src,
+                                           size_t nbytes);
+ARBOR_API arbor_status_t arbor_ctx_get_nbi(arbor_ctx_h ctx, int rank, void *dst, const void *src,
+                                           size_t nbytes);
+/** @brief arbor_atomic on @p ctx (blocking: the result is written on return). */
+ARBOR_API arbor_status_t arbor_ctx_atomic(arbor_ctx_h ctx, int rank, void *dst, arbor_amo_t op,
+                                          arbor_dtype_t dtype, const void *operand,
+                                          const void *compare, void *result);
+/** @brief Implicit non-blocking atomic on @p ctx: the result (fetching ops) is written by
+ * arbor_ctx_quiet(ctx) at the latest. */
+ARBOR_API arbor_status_t arbor_ctx_atomic_nbi(arbor_ctx_h ctx, int rank, void *dst, arbor_amo_t op,
+                                              arbor_dtype_t dtype, const void *operand,
+                                              const void *compare, void *result);
+/** @brief arbor_put_strided / arbor_get_strided on @p ctx (blocking: source reusable / data
+ * arrived on return; a put is complete at the target after arbor_ctx_quiet). */
+ARBOR_API arbor_status_t arbor_ctx_put_strided(arbor_ctx_h ctx, int rank, void *dst,
+                                               const ptrdiff_t dst_stride[], const void *src,
+                                               const ptrdiff_t src_stride[], const size_t count[],
+                                               int stride_levels);
+ARBOR_API arbor_status_t arbor_ctx_get_strided(arbor_ctx_h ctx, int rank, void *dst,
+                                               const ptrdiff_t dst_stride[], const void *src,
+                                               const ptrdiff_t src_stride[], const size_t count[],
+                                               int stride_levels);
+/** @brief Every earlier operation of @p ctx to each target is ordered before every later one
+ * of @p ctx to it (shmem_ctx_fence). ARBOR_ERR_HANDLE. */
+ARBOR_API arbor_status_t arbor_ctx_fence(arbor_ctx_h ctx);
+/** @brief Completes every operation issued on @p ctx at its target, fetched results written
+ * (shmem_ctx_quiet); ARBOR_CTX_DEFAULT: arbor_quiet. ARBOR_ERR_HANDLE, ARBOR_ERR_TIMEOUT, or
+ * the first failure of one of its implicit operations. */
+ARBOR_API arbor_status_t arbor_ctx_quiet(arbor_ctx_h ctx);
+
+/*
  * Point-to-point synchronization.
  * arbor_notify(rank): completes every operation this rank issued to @p rank (put, get,
  * accumulate, atomic; explicit handles not yet waited on included) at the target, then adds 1
@@ -988,6 +1087,13 @@ ARBOR_API arbor_status_t arbor_put_signal(int rank, void *dst, const void *src, 
 ARBOR_API arbor_status_t arbor_put_signal_nb(int rank, void *dst, const void *src, size_t nbytes,
                                              uint64_t *sig, uint64_t value,
                                              arbor_signal_op_t sig_op, arbor_request_h *req_p);
+/** @brief arbor_put_signal on @p ctx; the _nbi form completes at arbor_ctx_quiet(ctx). */
+ARBOR_API arbor_status_t arbor_ctx_put_signal(arbor_ctx_h ctx, int rank, void *dst, const void *src,
+                                              size_t nbytes, uint64_t *sig, uint64_t value,
+                                              arbor_signal_op_t sig_op);
+ARBOR_API arbor_status_t arbor_ctx_put_signal_nbi(arbor_ctx_h ctx, int rank, void *dst,
+                                                  const void *src, size_t nbytes, uint64_t *sig,
+                                                  uint64_t value, arbor_signal_op_t sig_op);
 
 /** Comparisons of arbor_wait_until (OpenSHMEM's SHMEM_CMP_*). */
 typedef enum {
@@ -1009,6 +1115,49 @@ ARBOR_API arbor_status_t arbor_wait_until(uint64_t *addr, arbor_cmp_t cmp, uint6
 /** @brief arbor_wait_until without waiting: ARBOR_OK when it holds, else ARBOR_INPROGRESS. */
 ARBOR_API arbor_status_t arbor_test_until(uint64_t *addr, arbor_cmp_t cmp, uint64_t value,
                                           uint64_t *observed_p);
+
+/*
+ * Waits on a set of words (OpenSHMEM wait_until_all / any / some, their _vector forms and the
+ * test_ forms). @p ivars is an array of @p n local words of @p dtype (ARBOR_INT16, UINT16,
+ * INT32, UINT32, INT64, UINT64, or SHORT / USHORT / INT / UINT / LONG / ULONG / LONGLONG /
+ * ULONGLONG of those sizes; compared signed or unsigned as the type says), naturally aligned, in
+ * this rank's heap or in memory this rank registered (arbor_mem_register). @p mask may be NULL;
+ * else mask[i] != 0 leaves word i out (OpenSHMEM's status array). @p values points to one value of
+ * @p dtype that every word is compared with, or with ARBOR_WAIT_VECTOR in @p how to n values (word
+ * i against values[i]).
+ * @p how is one of:
+ *   ARBOR_WAIT_ALL:  until every word in the set holds; *count_p = how many are in the set;
+ *   ARBOR_WAIT_ANY:  until one word holds: indices[0] = its index, *count_p = 1;
+ *   ARBOR_WAIT_SOME: until at least one holds: indices[0..*count_p) = every index that holds
+ *                    (ascending; room for n entries).
+ * ANY and SOME wait for any word in the set, satisfied before the call or not (callers that
+ * must not see one twice take it out of the set with the mask). A set with no word in it
+ * (n == 0, or every word masked) returns at once with *count_p = 0 (ANY: indices untouched).
+ * Updates by puts, put-with-signal and atomics of other ranks are seen; the wait makes progress.
+ * indices may be NULL for ALL, count_p may be NULL. ARBOR_ERR_INVALID_ARG (bad how or cmp, NULL
+ * indices for ANY / SOME), ARBOR_ERR_DATATYPE, ARBOR_ERR_BUFFER (NULL ivars or values with
+ * n > 0), ARBOR_ERR_ADDRESS, ARBOR_ERR_ALIGNMENT, ARBOR_ERR_TIMEOUT (ARBOR_TIMEOUT seconds).
+ */
+#define ARBOR_WAIT_ALL    0u
+#define ARBOR_WAIT_ANY    1u
+#define ARBOR_WAIT_SOME   2u
+#define ARBOR_WAIT_VECTOR (1u << 4) /**< or-ed into how: one comparison value per word */
+ARBOR_API arbor_status_t arbor_wait_set(void *ivars, size_t n, arbor_dtype_t dtype, const int *mask,
+                                        arbor_cmp_t cmp, const void *values, unsigned how,
+                                        size_t *indices, size_t *count_p);
+/** @brief arbor_wait_set without waiting (one turn of progress): ARBOR_OK when the condition
+ * holds (outputs as above), ARBOR_INPROGRESS (*count_p = 0) when it does not. */
+ARBOR_API arbor_status_t arbor_test_set(void *ivars, size_t n, arbor_dtype_t dtype, const int *mask,
+                                        arbor_cmp_t cmp, const void *values, unsigned how,
+                                        size_t *indices, size_t *count_p);
+/**
+ * @brief The value of a local signal word (OpenSHMEM shmem_signal_fetch): an atomic load of
+ * @p sig (in this rank's heap or memory it registered, 8-byte aligned) after one turn of
+ * progress, so signals a
+ * transport applies in this rank's progress (OFI) are seen. ARBOR_ERR_INVALID_ARG (NULL
+ * value_p), ARBOR_ERR_ADDRESS, ARBOR_ERR_ALIGNMENT.
+ */
+ARBOR_API arbor_status_t arbor_signal_fetch(const uint64_t *sig, uint64_t *value_p);
 
 /*
  * Active messages (the GASNet-EX shape). Handlers are registered by index, the same on every

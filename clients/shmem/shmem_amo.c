@@ -49,10 +49,10 @@
         if (result) *(T *)result = old;                                                            \
     } while (0)
 
-static inline void amo(int wpe, void *dest, arbor_amo_t op, size_t size, const void *operand,
+static inline void amo(shm_tgt_t t, void *dest, arbor_amo_t op, size_t size, const void *operand,
                        const void *compare, void *result, bool nbi, const char *what)
 {
-    void *mapped = shm_mapped(dest, size, wpe);
+    void *mapped = shm_mapped(dest, size, t.wpe);
     if (mapped && ((uintptr_t)mapped & (size - 1)) == 0) {
         if (size == 4)
             SHM_CPU_AMO_(uint32_t, mapped);
@@ -61,11 +61,11 @@ static inline void amo(int wpe, void *dest, arbor_amo_t op, size_t size, const v
         return;
     }
     arbor_dtype_t dt = size == 4 ? ARBOR_UINT32 : ARBOR_UINT64;
-    void *r = shm_remote(dest, wpe);
-    shm_check(nbi ? arbor_atomic_nb(wpe, r, op, dt, operand, compare, result, NULL)
-                  : arbor_atomic(wpe, r, op, dt, operand, compare, result),
+    void *r = shm_remote(dest, t.wpe);
+    shm_check(nbi ? arbor_ctx_atomic_nbi(t.ac, t.ape, r, op, dt, operand, compare, result)
+                  : arbor_ctx_atomic(t.ac, t.ape, r, op, dt, operand, compare, result),
               what);
-    shm_note_arbor_op();
+    shm_note_op(t);
 }
 
 _Static_assert(sizeof(float) == 4 && sizeof(double) == 8, "AMO word sizes");
@@ -76,8 +76,8 @@ _Static_assert(sizeof(float) == 4 && sizeof(double) == 8, "AMO word sizes");
     T shmem_ctx_##N##_atomic_fetch(shmem_ctx_t ctx, const T *source, int pe)                       \
     {                                                                                              \
         T out;                                                                                     \
-        amo(shm_ctx_world_pe(ctx, pe, SHM_NAME_(N, fetch)), (void *)source, ARBOR_AMO_FETCH,       \
-            sizeof(T), NULL, NULL, &out, false, SHM_NAME_(N, fetch));                              \
+        amo(shm_ctx_tgt(ctx, pe, SHM_NAME_(N, fetch)), (void *)source, ARBOR_AMO_FETCH, sizeof(T), \
+            NULL, NULL, &out, false, SHM_NAME_(N, fetch));                                         \
         return out;                                                                                \
     }                                                                                              \
     T shmem_##N##_atomic_fetch(const T *source, int pe)                                            \
@@ -86,8 +86,8 @@ _Static_assert(sizeof(float) == 4 && sizeof(double) == 8, "AMO word sizes");
     }                                                                                              \
     void shmem_ctx_##N##_atomic_set(shmem_ctx_t ctx, T *dest, T value, int pe)                     \
     {                                                                                              \
-        amo(shm_ctx_world_pe(ctx, pe, SHM_NAME_(N, set)), dest, ARBOR_AMO_SET, sizeof(T), &value,  \
-            NULL, NULL, false, SHM_NAME_(N, set));                                                 \
+        amo(shm_ctx_tgt(ctx, pe, SHM_NAME_(N, set)), dest, ARBOR_AMO_SET, sizeof(T), &value, NULL, \
+            NULL, false, SHM_NAME_(N, set));                                                       \
     }                                                                                              \
     void shmem_##N##_atomic_set(T *dest, T value, int pe)                                          \
     {                                                                                              \
@@ -96,8 +96,8 @@ _Static_assert(sizeof(float) == 4 && sizeof(double) == 8, "AMO word sizes");
     T shmem_ctx_##N##_atomic_swap(shmem_ctx_t ctx, T *dest, T value, int pe)                       \
     {                                                                                              \
         T out;                                                                                     \
-        amo(shm_ctx_world_pe(ctx, pe, SHM_NAME_(N, swap)), dest, ARBOR_AMO_SWAP, sizeof(T),        \
-            &value, NULL, &out, false, SHM_NAME_(N, swap));                                        \
+        amo(shm_ctx_tgt(ctx, pe, SHM_NAME_(N, swap)), dest, ARBOR_AMO_SWAP, sizeof(T), &value,     \
+            NULL, &out, false, SHM_NAME_(N, swap));                                                \
         return out;                                                                                \
     }                                                                                              \
     T shmem_##N##_atomic_swap(T *dest, T value, int pe)                                            \
@@ -106,7 +106,7 @@ _Static_assert(sizeof(float) == 4 && sizeof(double) == 8, "AMO word sizes");
     }                                                                                              \
     void shmem_ctx_##N##_atomic_fetch_nbi(shmem_ctx_t ctx, T *fetch, const T *source, int pe)      \
     {                                                                                              \
-        amo(shm_ctx_world_pe(ctx, pe, SHM_NAME_(N, fetch_nbi)), (void *)source, ARBOR_AMO_FETCH,   \
+        amo(shm_ctx_tgt(ctx, pe, SHM_NAME_(N, fetch_nbi)), (void *)source, ARBOR_AMO_FETCH,        \
             sizeof(T), NULL, NULL, fetch, true, SHM_NAME_(N, fetch_nbi));                          \
     }                                                                                              \
     void shmem_##N##_atomic_fetch_nbi(T *fetch, const T *source, int pe)                           \
@@ -116,8 +116,8 @@ _Static_assert(sizeof(float) == 4 && sizeof(double) == 8, "AMO word sizes");
     void shmem_ctx_##N##_atomic_swap_nbi(shmem_ctx_t ctx, T *fetch, T *dest, T value, int pe)      \
     {                                                                                              \
         /* arbor reads the operand at issue, so the by-value copy may go. */                       \
-        amo(shm_ctx_world_pe(ctx, pe, SHM_NAME_(N, swap_nbi)), dest, ARBOR_AMO_SWAP, sizeof(T),    \
-            &value, NULL, fetch, true, SHM_NAME_(N, swap_nbi));                                    \
+        amo(shm_ctx_tgt(ctx, pe, SHM_NAME_(N, swap_nbi)), dest, ARBOR_AMO_SWAP, sizeof(T), &value, \
+            NULL, fetch, true, SHM_NAME_(N, swap_nbi));                                            \
     }                                                                                              \
     void shmem_##N##_atomic_swap_nbi(T *fetch, T *dest, T value, int pe)                           \
     {                                                                                              \
@@ -129,8 +129,8 @@ _Static_assert(sizeof(float) == 4 && sizeof(double) == 8, "AMO word sizes");
     T shmem_ctx_##N##_atomic_fetch_##NAME(shmem_ctx_t ctx, T *dest, T value, int pe)               \
     {                                                                                              \
         T out;                                                                                     \
-        amo(shm_ctx_world_pe(ctx, pe, SHM_NAME_(N, fetch_##NAME)), dest, FOP, sizeof(T), &value,   \
-            NULL, &out, false, SHM_NAME_(N, fetch_##NAME));                                        \
+        amo(shm_ctx_tgt(ctx, pe, SHM_NAME_(N, fetch_##NAME)), dest, FOP, sizeof(T), &value, NULL,  \
+            &out, false, SHM_NAME_(N, fetch_##NAME));                                              \
         return out;                                                                                \
     }                                                                                              \
     T shmem_##N##_atomic_fetch_##NAME(T *dest, T value, int pe)                                    \
@@ -139,8 +139,8 @@ _Static_assert(sizeof(float) == 4 && sizeof(double) == 8, "AMO word sizes");
     }                                                                                              \
     void shmem_ctx_##N##_atomic_##NAME(shmem_ctx_t ctx, T *dest, T value, int pe)                  \
     {                                                                                              \
-        amo(shm_ctx_world_pe(ctx, pe, SHM_NAME_(N, NAME)), dest, OP, sizeof(T), &value, NULL,      \
-            NULL, false, SHM_NAME_(N, NAME));                                                      \
+        amo(shm_ctx_tgt(ctx, pe, SHM_NAME_(N, NAME)), dest, OP, sizeof(T), &value, NULL, NULL,     \
+            false, SHM_NAME_(N, NAME));                                                            \
     }                                                                                              \
     void shmem_##N##_atomic_##NAME(T *dest, T value, int pe)                                       \
     {                                                                                              \
@@ -149,8 +149,8 @@ _Static_assert(sizeof(float) == 4 && sizeof(double) == 8, "AMO word sizes");
     void shmem_ctx_##N##_atomic_fetch_##NAME##_nbi(shmem_ctx_t ctx, T *fetch, T *dest, T value,    \
                                                    int pe)                                         \
     {                                                                                              \
-        amo(shm_ctx_world_pe(ctx, pe, SHM_NAME_(N, fetch_##NAME##_nbi)), dest, FOP, sizeof(T),     \
-            &value, NULL, fetch, true, SHM_NAME_(N, fetch_##NAME##_nbi));                          \
+        amo(shm_ctx_tgt(ctx, pe, SHM_NAME_(N, fetch_##NAME##_nbi)), dest, FOP, sizeof(T), &value,  \
+            NULL, fetch, true, SHM_NAME_(N, fetch_##NAME##_nbi));                                  \
     }                                                                                              \
     void shmem_##N##_atomic_fetch_##NAME##_nbi(T *fetch, T *dest, T value, int pe)                 \
     {                                                                                              \
@@ -162,8 +162,8 @@ _Static_assert(sizeof(float) == 4 && sizeof(double) == 8, "AMO word sizes");
     T shmem_ctx_##N##_atomic_compare_swap(shmem_ctx_t ctx, T *dest, T cond, T value, int pe)       \
     {                                                                                              \
         T out;                                                                                     \
-        amo(shm_ctx_world_pe(ctx, pe, SHM_NAME_(N, compare_swap)), dest, ARBOR_AMO_CSWAP,          \
-            sizeof(T), &value, &cond, &out, false, SHM_NAME_(N, compare_swap));                    \
+        amo(shm_ctx_tgt(ctx, pe, SHM_NAME_(N, compare_swap)), dest, ARBOR_AMO_CSWAP, sizeof(T),    \
+            &value, &cond, &out, false, SHM_NAME_(N, compare_swap));                               \
         return out;                                                                                \
     }                                                                                              \
     T shmem_##N##_atomic_compare_swap(T *dest, T cond, T value, int pe)                            \
@@ -173,7 +173,7 @@ _Static_assert(sizeof(float) == 4 && sizeof(double) == 8, "AMO word sizes");
     void shmem_ctx_##N##_atomic_compare_swap_nbi(shmem_ctx_t ctx, T *fetch, T *dest, T cond,       \
                                                  T value, int pe)                                  \
     {                                                                                              \
-        amo(shm_ctx_world_pe(ctx, pe, SHM_NAME_(N, compare_swap_nbi)), dest, ARBOR_AMO_CSWAP,      \
+        amo(shm_ctx_tgt(ctx, pe, SHM_NAME_(N, compare_swap_nbi)), dest, ARBOR_AMO_CSWAP,           \
             sizeof(T), &value, &cond, fetch, true, SHM_NAME_(N, compare_swap_nbi));                \
     }                                                                                              \
     void shmem_##N##_atomic_compare_swap_nbi(T *fetch, T *dest, T cond, T value, int pe)           \

@@ -29,13 +29,13 @@ struct shmem_team_s {
 };
 
 /*
- * A context. arbor's one-sided calls have one completion stream per process, so every context
- * issues on it: quiet and fence of a context complete (order) every operation of the process,
- * which is more than the standard asks and never less (README.md, "Contexts").
+ * A context: an arbor context on its team (README.md, "Contexts"), so its quiet completes its
+ * own operations only; SHMEM_CTX_DEFAULT is arbor's default context (arbor NULL, world ranks).
  */
 struct shmem_ctx_s {
     struct shmem_team_s *team;
     long options;
+    arbor_ctx_h arbor;
 };
 
 /* Symmetric allocation records (heap): local address -> arbor handle and size. */
@@ -136,6 +136,31 @@ static inline int shm_world_pe(int pe, const char *what)
 {
     if (__builtin_expect(pe < 0 || pe >= shm.npes, 0)) shm_fatal(what, "PE out of range");
     return pe;
+}
+
+/* Where a call on a context goes: arbor's context, the rank it names there (the team rank on a
+ * context made on the team, the world rank on the default one) and the world PE (for the
+ * mapped path and address translation). */
+typedef struct {
+    arbor_ctx_h ac;
+    int ape, wpe;
+    struct shmem_ctx_s *ctx;
+} shm_tgt_t;
+static inline shm_tgt_t shm_ctx_tgt(shmem_ctx_t ctx, int pe, const char *what)
+{
+    int wpe = shm_ctx_world_pe(ctx, pe, what);
+    return (shm_tgt_t){ctx->arbor, ctx->arbor ? pe : wpe, wpe, ctx};
+}
+static inline shm_tgt_t shm_world_tgt(int pe, const char *what)
+{
+    int wpe = shm_world_pe(pe, what);
+    return (shm_tgt_t){ARBOR_CTX_DEFAULT, wpe, wpe, &shm_ctx_default};
+}
+/* After a call through arbor on t: the default context's quiet flag, or nothing (an arbor
+ * context's own quiet knows). */
+static inline void shm_note_op(shm_tgt_t t)
+{
+    if (!t.ac) shm_note_arbor_op();
 }
 
 /* Waits for a comparison on a local word, making progress. */

@@ -2,10 +2,10 @@
  * Point-to-point synchronisation (wait_until / test families, signal_wait_until), ordering and
  * completion (fence, quiet), locks, and the world barriers.
  *
- * arbor_wait_until takes one 64-bit heap word; OpenSHMEM waits on 16- to 64-bit words, in the
- * heap or in static data, one at a time or on sets. Every wait here therefore polls the local
- * words with acquire loads and drives arbor's progress between polls (transports that apply
- * remote writes in this PE's progress, OFI, need it).
+ * The wait_until / test families are arbor_wait_set / arbor_test_set (one word is a set of
+ * one). Static data that is not registered (SHMEM_SYMMETRIC_STATIC=0) and words outside the
+ * symmetric objects are polled here with acquire loads, driving arbor's progress between polls
+ * (transports that apply remote writes in this PE's progress, OFI, need it).
  */
 #include <stdlib.h>
 
@@ -87,6 +87,34 @@ static size_t wait_set(int kind, bool block, const void *ivars, size_t nelems, s
     if (nelems && !ivars) shm_fatal(what, "NULL ivars");
     if (cmp < SHMEM_CMP_EQ || cmp > SHMEM_CMP_LE) shm_fatal(what, "unknown comparison");
     if (kind == SET_SOME && nelems && !indices) shm_fatal(what, "NULL indices");
+    /* Words in the heap or in registered static data: arbor's wait on the set (its scans run
+     * under arbor's lock, so they are ordered with what the transport's progress writes).
+     * Others (static data not registered, or a non-symmetric word) are polled here. */
+    if (nelems) {
+        arbor_dtype_t dt = size == 2   ? (is_signed ? ARBOR_INT16 : ARBOR_UINT16)
+                           : size == 4 ? (is_signed ? ARBOR_INT32 : ARBOR_UINT32)
+                                       : (is_signed ? ARBOR_INT64 : ARBOR_UINT64);
+        unsigned how = (kind == SET_ALL   ? ARBOR_WAIT_ALL
+                        : kind == SET_ANY ? ARBOR_WAIT_ANY
+                                          : ARBOR_WAIT_SOME) |
+                       (vector ? ARBOR_WAIT_VECTOR : 0);
+        size_t any_index = 0, count = 0;
+        size_t *idx = kind == SET_ANY ? &any_index : indices;
+        arbor_status_t st;
+        /* OpenSHMEM waits have no time limit: ARBOR_TIMEOUT only bounds one arbor call. */
+        do
+            st = (block ? arbor_wait_set : arbor_test_set)((void *)(uintptr_t)ivars, nelems, dt,
+                                                           status, (arbor_cmp_t)cmp, values, how,
+                                                           idx, &count);
+        while (block && st == ARBOR_ERR_TIMEOUT);
+        if (st == ARBOR_OK || st == ARBOR_INPROGRESS) {
+            bool held = st == ARBOR_OK;
+            if (kind == SET_ALL) return held;
+            if (kind == SET_ANY) return held && count ? any_index : SIZE_MAX;
+            return held ? count : 0;
+        }
+        if (st != ARBOR_ERR_ADDRESS) shm_check(st, what);
+    }
     size_t one = 0;
     unsigned spins = 0;
     for (;;) {
@@ -226,8 +254,11 @@ void shmem_ctx_fence(shmem_ctx_t ctx)
 {
     shm_require_init("shmem_fence");
     if (!ctx) shm_fatal("shmem_ctx_fence", "invalid context");
-    /* Contexts share arbor's one stream: ordering the whole process orders this context.
-     * Operations that bypassed arbor (mapped heap) are complete at issue: a memory barrier
+    if (ctx->arbor) { /* arbor's context orders its own operations */
+        shm_check(arbor_ctx_fence(ctx->arbor), "shmem_ctx_fence");
+        return;
+    }
+    /* Operations that bypassed arbor (mapped heap) are complete at issue: a memory barrier
      * orders them. */
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     if (__atomic_load_n(&shm.arbor_pending, __ATOMIC_ACQUIRE))
@@ -243,6 +274,10 @@ void shmem_ctx_quiet(shmem_ctx_t ctx)
 {
     shm_require_init("shmem_quiet");
     if (!ctx) shm_fatal("shmem_ctx_quiet", "invalid context");
+    if (ctx->arbor) { /* arbor's context completes its own operations only */
+        shm_check(arbor_ctx_quiet(ctx->arbor), "shmem_ctx_quiet");
+        return;
+    }
     /* The flag is set after each call through arbor, so taking it here covers every such call
      * issued before; one issued later sets it again for the next quiet. It is read before it
      * is taken: threads that quiet often would otherwise bounce its line between cores. */

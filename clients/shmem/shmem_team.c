@@ -1,6 +1,6 @@
 /*
- * Teams over arbor's teams (every split is an arbor_team_split of the parent: members by
- * colour, ordered by key), and contexts (README.md, "Contexts").
+ * Teams over arbor's teams (strided and 2-D splits are arbor's own layouts, translation is
+ * arbor_team_translate), and contexts over arbor's contexts (README.md, "Contexts").
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,18 +84,17 @@ int shmem_team_get_config(shmem_team_t team, long config_mask, shmem_team_config
 int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest_team)
 {
     if (!team_ok(src_team) || !team_ok(dest_team)) return -1;
-    if (src_pe < 0 || src_pe >= src_team->n_pes) return -1;
-    return dest_team->member_of[src_team->world_of[src_pe]];
+    int pe = -1;
+    if (arbor_team_translate(src_team->arbor, src_pe, dest_team->arbor, &pe) != ARBOR_OK) return -1;
+    return pe;
 }
 
-/* Collective over @p parent: the members with a colour >= 0 form teams by colour, ordered by
- * key. Returns 0 with *new_team the caller's team or SHMEM_TEAM_INVALID; nonzero on failure
- * (the same on every member: arbor's split fails everywhere or nowhere). */
-static int split(shmem_team_t parent, int color, int key, const shmem_team_config_t *config,
-                 long config_mask, shmem_team_t *new_team)
+/* Wraps the arbor team a layout call made (ARBOR_TEAM_NULL: not a member). Returns 0 with
+ * *new_team the caller's team or SHMEM_TEAM_INVALID; nonzero on failure (the same on every
+ * member: arbor's layouts fail everywhere or nowhere). */
+static int wrap(arbor_status_t st, arbor_team_h h, const shmem_team_config_t *config,
+                long config_mask, shmem_team_t *new_team)
 {
-    arbor_team_h h = ARBOR_TEAM_NULL;
-    arbor_status_t st = arbor_team_split(parent->arbor, color, key, &h);
     if (st != ARBOR_OK) {
         fprintf(stderr, "shmem team split: %s\n", arbor_strerror(st));
         return -1;
@@ -116,17 +115,9 @@ int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, in
     if (!new_team) return -1;
     *new_team = SHMEM_TEAM_INVALID;
     if (!team_ok(parent_team)) return -1;
-    int n = parent_team->n_pes;
-    long last = (long)start + (long)stride * (size - 1);
-    if (size <= 0 || start < 0 || start >= n || last < 0 || last >= n || (stride == 0 && size > 1))
-        return -1;
-    int me = parent_team->my_pe, index = -1;
-    long rel = me - start;
-    if (stride == 0)
-        index = rel == 0 ? 0 : -1;
-    else if (rel % stride == 0 && rel / stride >= 0 && rel / stride < size)
-        index = (int)(rel / stride);
-    return split(parent_team, index >= 0 ? 0 : -1, index, config, config_mask, new_team);
+    arbor_team_h h = ARBOR_TEAM_NULL;
+    arbor_status_t st = arbor_team_split_strided(parent_team->arbor, start, stride, size, &h);
+    return wrap(st, h, config, config_mask, new_team);
 }
 
 int shmem_team_split_2d(shmem_team_t parent_team, int xrange,
@@ -137,12 +128,10 @@ int shmem_team_split_2d(shmem_team_t parent_team, int xrange,
     if (!xaxis_team || !yaxis_team) return -1;
     *xaxis_team = *yaxis_team = SHMEM_TEAM_INVALID;
     if (!team_ok(parent_team) || xrange <= 0) return -1;
-    int n = parent_team->n_pes, me = parent_team->my_pe;
-    if (xrange > n) xrange = n;
-    /* Rows of xrange PEs (x teams), and the columns across them (y teams). */
-    if (split(parent_team, me / xrange, me % xrange, xaxis_config, xaxis_mask, xaxis_team) != 0)
-        return -1;
-    return split(parent_team, me % xrange, me / xrange, yaxis_config, yaxis_mask, yaxis_team);
+    arbor_team_h x = ARBOR_TEAM_NULL, y = ARBOR_TEAM_NULL;
+    arbor_status_t st = arbor_team_split_2d(parent_team->arbor, xrange, &x, &y);
+    if (wrap(st, x, xaxis_config, xaxis_mask, xaxis_team) != 0) return -1;
+    return wrap(st, y, yaxis_config, yaxis_mask, yaxis_team);
 }
 
 void shmem_team_destroy(shmem_team_t team)
@@ -170,8 +159,15 @@ int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx)
     *ctx = SHMEM_CTX_INVALID;
     if (!team_ok(team)) return -1;
     if (options & ~(SHMEM_CTX_SERIALIZED | SHMEM_CTX_PRIVATE | SHMEM_CTX_NOSTORE)) return -1;
-    struct shmem_ctx_s *c = malloc(sizeof *c);
+    struct shmem_ctx_s *c = calloc(1, sizeof *c);
     if (!c) return -1;
+    /* PRIVATE is arbor's private context (one thread: no lock on the mapped path and for an
+     * idle quiet); SERIALIZED and NOSTORE change nothing arbor would do differently. */
+    unsigned flags = (options & SHMEM_CTX_PRIVATE) ? ARBOR_CTX_PRIVATE : 0;
+    if (arbor_ctx_create(team->arbor, flags, &c->arbor) != ARBOR_OK) {
+        free(c);
+        return -1;
+    }
     c->team = team;
     c->options = options;
     __atomic_add_fetch(&team->contexts, 1, __ATOMIC_RELAXED);
@@ -187,8 +183,8 @@ int shmem_ctx_create(long options, shmem_ctx_t *ctx)
 void shmem_ctx_destroy(shmem_ctx_t ctx)
 {
     if (!ctx || ctx == SHMEM_CTX_DEFAULT) return;
-    /* Destroying a context completes its operations. */
-    shm_check(arbor_quiet(), "shmem_ctx_destroy");
+    /* Destroying a context completes its operations (arbor_ctx_destroy quiets it). */
+    shm_check(arbor_ctx_destroy(&ctx->arbor), "shmem_ctx_destroy");
     __atomic_sub_fetch(&ctx->team->contexts, 1, __ATOMIC_RELAXED);
     free(ctx);
 }

@@ -303,3 +303,33 @@ arbor_status_t arbor_atomic_nb(int rank, void *dst, arbor_amo_t op, arbor_dtype_
     ARB_RMA_LOCKED_NB(req_p,
                       atomic_any(rank, dst, op, dtype, operand, compare, result, req_p, false));
 }
+
+static arbor_status_t ctx_atomic(arbor_ctx_h ctx, int rank, void *dst, arbor_amo_t op,
+                                 arbor_dtype_t dtype, const void *operand, const void *compare,
+                                 void *result, bool blocking)
+{
+    int w = rank; /* the default context: world ranks, arbor_atomic's path */
+    arbor_status_t s = ctx ? arb_rma_ctx_target(ctx, rank, &w) : ARBOR_OK;
+    if (s != ARBOR_OK) return s;
+    if (fast_atomic(w, dst, op, dtype, operand, compare, result)) return ARBOR_OK;
+    ARB_ENTER();
+    arb_rma_cur = ctx;
+    s = atomic_any(w, dst, op, dtype, operand, compare, result, NULL, blocking);
+    arb_rma_cur = NULL;
+    arb_unlock();
+    return s;
+}
+
+arbor_status_t arbor_ctx_atomic(arbor_ctx_h ctx, int rank, void *dst, arbor_amo_t op,
+                                arbor_dtype_t dtype, const void *operand, const void *compare,
+                                void *result)
+{
+    return ctx_atomic(ctx, rank, dst, op, dtype, operand, compare, result, true);
+}
+
+arbor_status_t arbor_ctx_atomic_nbi(arbor_ctx_h ctx, int rank, void *dst, arbor_amo_t op,
+                                    arbor_dtype_t dtype, const void *operand, const void *compare,
+                                    void *result)
+{
+    return ctx_atomic(ctx, rank, dst, op, dtype, operand, compare, result, false);
+}

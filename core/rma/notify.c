@@ -179,6 +179,36 @@ arbor_status_t arbor_put_signal_nb(int rank, void *dst, const void *src, size_t 
                       put_signal_any(rank, dst, src, nbytes, sig, value, sig_op, req_p, false));
 }
 
+arbor_status_t arbor_ctx_put_signal(arbor_ctx_h ctx, int rank, void *dst, const void *src,
+                                    size_t nbytes, uint64_t *sig, uint64_t value,
+                                    arbor_signal_op_t sig_op)
+{
+    int w = rank; /* the default context: world ranks */
+    arbor_status_t s = ctx ? arb_rma_ctx_target(ctx, rank, &w) : ARBOR_OK;
+    if (s != ARBOR_OK) return s;
+    ARB_ENTER();
+    arb_rma_cur = ctx;
+    s = put_signal_any(w, dst, src, nbytes, sig, value, sig_op, NULL, true);
+    arb_rma_cur = NULL;
+    arb_unlock();
+    return s;
+}
+
+arbor_status_t arbor_ctx_put_signal_nbi(arbor_ctx_h ctx, int rank, void *dst, const void *src,
+                                        size_t nbytes, uint64_t *sig, uint64_t value,
+                                        arbor_signal_op_t sig_op)
+{
+    int w = rank; /* the default context: world ranks */
+    arbor_status_t s = ctx ? arb_rma_ctx_target(ctx, rank, &w) : ARBOR_OK;
+    if (s != ARBOR_OK) return s;
+    ARB_ENTER();
+    arb_rma_cur = ctx;
+    s = put_signal_any(w, dst, src, nbytes, sig, value, sig_op, NULL, false);
+    arb_rma_cur = NULL;
+    arb_unlock();
+    return s;
+}
+
 /* ---- wait_until ------------------------------------------------------------------------------ */
 
 typedef struct {
@@ -245,6 +275,209 @@ arbor_status_t arbor_test_until(uint64_t *addr, arbor_cmp_t cmp, uint64_t value,
         if (status == ARBOR_INPROGRESS && arb_ctx.yield) sched_yield();
         if (observed_p) *observed_p = a.seen;
         __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    }
+    arb_unlock();
+    return status;
+}
+
+/* ---- waits on sets of words ------------------------------------------------------------------ */
+
+typedef struct {
+    const uint8_t *base;
+    size_t n;
+    unsigned size;   /* 2, 4 or 8 */
+    bool sign;       /* compared as signed */
+    const int *mask; /* NULL or [n]: nonzero leaves the word out */
+    arbor_cmp_t cmp;
+    const uint8_t *values; /* one value, or [n] with vector */
+    bool vector;
+    unsigned how;
+    size_t *indices;
+    size_t count;
+} ws_arg_t;
+
+/* Word or value i as a signed / unsigned 64-bit quantity (sign-extended for 32-bit signed). */
+static inline uint64_t ws_load(const uint8_t *p, unsigned size, bool sign, bool atomic)
+{
+    if (size == 2) {
+        uint16_t v =
+            atomic ? __atomic_load_n((const uint16_t *)p, __ATOMIC_ACQUIRE) : *(const uint16_t *)p;
+        return sign ? (uint64_t)(int64_t)(int16_t)v : v;
+    }
+    if (size == 4) {
+        uint32_t v =
+            atomic ? __atomic_load_n((const uint32_t *)p, __ATOMIC_ACQUIRE) : *(const uint32_t *)p;
+        return sign ? (uint64_t)(int64_t)(int32_t)v : v;
+    }
+    return atomic ? __atomic_load_n((const uint64_t *)p, __ATOMIC_ACQUIRE) : *(const uint64_t *)p;
+}
+
+static bool ws_cmp(uint64_t x, uint64_t v, arbor_cmp_t cmp, bool sign)
+{
+    int c = sign ? ((int64_t)x > (int64_t)v) - ((int64_t)x < (int64_t)v) : (x > v) - (x < v);
+    switch (cmp) {
+    case ARBOR_CMP_EQ:
+        return c == 0;
+    case ARBOR_CMP_NE:
+        return c != 0;
+    case ARBOR_CMP_GT:
+        return c > 0;
+    case ARBOR_CMP_GE:
+        return c >= 0;
+    case ARBOR_CMP_LT:
+        return c < 0;
+    case ARBOR_CMP_LE:
+        return c <= 0;
+    }
+    return false;
+}
+
+static bool ws_holds(void *arg)
+{
+    ws_arg_t *a = arg;
+    unsigned kind = a->how & ~ARBOR_WAIT_VECTOR;
+    size_t in_set = 0, found = 0;
+    for (size_t i = 0; i < a->n; i++) {
+        if (a->mask && a->mask[i]) continue;
+        in_set++;
+        uint64_t x = ws_load(a->base + i * a->size, a->size, a->sign, true);
+        uint64_t v = ws_load(a->values + (a->vector ? i * a->size : 0), a->size, a->sign, false);
+        bool ok = ws_cmp(x, v, a->cmp, a->sign);
+        if (kind == ARBOR_WAIT_ALL) {
+            if (!ok) return false;
+        } else if (ok) {
+            a->indices[found++] = i;
+            if (kind == ARBOR_WAIT_ANY) break;
+        }
+    }
+    if (kind == ARBOR_WAIT_ALL) {
+        a->count = in_set;
+        return true;
+    }
+    a->count = found;
+    return found > 0 || in_set == 0;
+}
+
+static arbor_status_t ws_setup(ws_arg_t *a, void *ivars, size_t n, arbor_dtype_t dtype,
+                               const int *mask, arbor_cmp_t cmp, const void *values, unsigned how,
+                               size_t *indices)
+{
+    if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
+    unsigned kind = how & ~ARBOR_WAIT_VECTOR;
+    if (kind > ARBOR_WAIT_SOME || (unsigned)cmp > ARBOR_CMP_LE) return ARBOR_ERR_INVALID_ARG;
+    if (kind != ARBOR_WAIT_ALL && !indices) return ARBOR_ERR_INVALID_ARG;
+    bool sign;
+    unsigned size;
+    switch (dtype) {
+    case ARBOR_INT16:
+    case ARBOR_SHORT:
+    case ARBOR_INT32:
+    case ARBOR_INT64:
+    case ARBOR_INT:
+    case ARBOR_LONG:
+    case ARBOR_LONGLONG:
+        sign = true;
+        break;
+    case ARBOR_UINT16:
+    case ARBOR_USHORT:
+    case ARBOR_UINT32:
+    case ARBOR_UINT64:
+    case ARBOR_UINT:
+    case ARBOR_ULONG:
+    case ARBOR_ULONGLONG:
+        sign = false;
+        break;
+    default:
+        return ARBOR_ERR_DATATYPE;
+    }
+    switch (dtype) {
+    case ARBOR_INT16:
+    case ARBOR_UINT16:
+        size = 2;
+        break;
+    case ARBOR_SHORT:
+    case ARBOR_USHORT:
+        size = sizeof(short);
+        break;
+    case ARBOR_INT32:
+    case ARBOR_UINT32:
+        size = 4;
+        break;
+    case ARBOR_INT:
+    case ARBOR_UINT:
+        size = sizeof(int);
+        break;
+    case ARBOR_LONG:
+    case ARBOR_ULONG:
+        size = sizeof(long);
+        break;
+    case ARBOR_LONGLONG:
+    case ARBOR_ULONGLONG:
+        size = sizeof(long long);
+        break;
+    default:
+        size = 8;
+    }
+    if (size != 2 && size != 4 && size != 8) return ARBOR_ERR_DATATYPE;
+    *a = (ws_arg_t){ivars, n,       size, sign, mask, cmp, values, (how & ARBOR_WAIT_VECTOR) != 0,
+                    how,   indices, 0};
+    if (n == 0) return ARBOR_OK;
+    if (!ivars || !values) return ARBOR_ERR_BUFFER;
+    if (n > SIZE_MAX / size) return ARBOR_ERR_COUNT;
+    if ((uintptr_t)ivars % size) return ARBOR_ERR_ALIGNMENT;
+    arb_rma_target_t t;
+    return arb_rma_translate(arb_ctx.rank, ivars, n * size, false, &t);
+}
+
+static arbor_status_t wait_set_any(bool wait, void *ivars, size_t n, arbor_dtype_t dtype,
+                                   const int *mask, arbor_cmp_t cmp, const void *values,
+                                   unsigned how, size_t *indices, size_t *count_p)
+{
+    if (count_p) *count_p = 0;
+    ws_arg_t a;
+    ARB_ENTER();
+    arbor_status_t status = ws_setup(&a, ivars, n, dtype, mask, cmp, values, how, indices);
+    if (status == ARBOR_OK) {
+        if (wait)
+            status = wait_cond(ws_holds, &a, "arbor_wait_set");
+        else if (!ws_holds(&a)) {
+            arb_rma_progress_once();
+            if (!ws_holds(&a)) status = ARBOR_INPROGRESS;
+            if (status == ARBOR_INPROGRESS && arb_ctx.yield) sched_yield();
+        }
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        if (status == ARBOR_OK && count_p) *count_p = a.count;
+    }
+    arb_unlock();
+    return status;
+}
+
+arbor_status_t arbor_wait_set(void *ivars, size_t n, arbor_dtype_t dtype, const int *mask,
+                              arbor_cmp_t cmp, const void *values, unsigned how, size_t *indices,
+                              size_t *count_p)
+{
+    return wait_set_any(true, ivars, n, dtype, mask, cmp, values, how, indices, count_p);
+}
+
+arbor_status_t arbor_test_set(void *ivars, size_t n, arbor_dtype_t dtype, const int *mask,
+                              arbor_cmp_t cmp, const void *values, unsigned how, size_t *indices,
+                              size_t *count_p)
+{
+    return wait_set_any(false, ivars, n, dtype, mask, cmp, values, how, indices, count_p);
+}
+
+arbor_status_t arbor_signal_fetch(const uint64_t *sig, uint64_t *value_p)
+{
+    if (!value_p) return ARBOR_ERR_INVALID_ARG;
+    ARB_ENTER();
+    arb_rma_target_t t;
+    arbor_status_t status = !arb_initialized() ? ARBOR_ERR_NOT_INITIALIZED
+                            : (uintptr_t)sig % sizeof(uint64_t)
+                                ? ARBOR_ERR_ALIGNMENT
+                                : arb_rma_translate(arb_ctx.rank, sig, sizeof(uint64_t), false, &t);
+    if (status == ARBOR_OK) {
+        arb_rma_progress_once();
+        *value_p = __atomic_load_n(sig, __ATOMIC_ACQUIRE);
     }
     arb_unlock();
     return status;

@@ -20,6 +20,7 @@
 #include "core/tp_call.h"
 
 arb_rma_state_t arb_rma;
+_Thread_local struct arbor_ctx *arb_rma_cur __attribute__((tls_model("initial-exec")));
 
 /* ---- init ------------------------------------------------------------------------------ */
 
@@ -102,6 +103,7 @@ void arb_rma_fini(void)
     rslots = NULL;
     rgens = NULL;
     nrslots = rfree_hint = 0;
+    arb_rma_ctx_fini();
     while (arb_rma.implicit) {
         arb_rma_req_t *n = arb_rma.implicit->next;
         free(arb_rma.implicit);
@@ -210,9 +212,15 @@ int arb_rma_poll(void)
 
 int arb_rma_progress_once(void)
 {
+    /* What the engine issues from here (an active-message handler's implicit put) belongs to
+     * the default context, not to the context whose call waits. */
+    struct arbor_ctx *cur = arb_rma_cur;
+    arb_rma_cur = NULL;
     int moved = arb_tp_progress();
     if (moved < 0) moved = 0;
-    return moved + arb_progress_all();
+    moved += arb_progress_all();
+    arb_rma_cur = cur;
+    return moved;
 }
 
 void arb_rma_backoff(unsigned *tries)
@@ -376,8 +384,9 @@ arbor_status_t arb_rma_req_commit(arb_rma_req_t *req, arbor_request_h *req_p, bo
     if (blocking) {
         status = arb_rma_req_wait_one(req);
         if (status == ARBOR_ERR_TIMEOUT && !arb_rma_req_test(req)) {
-            req->next = arb_rma.implicit; /* leave it for a later fence / finalize */
-            arb_rma.implicit = req;
+            arb_rma_req_t **head = arb_rma_implicit_head();
+            req->next = *head; /* leave it for a later fence / finalize */
+            *head = req;
             return status;
         }
         req_free(req);
@@ -395,8 +404,9 @@ arbor_status_t arb_rma_req_commit(arb_rma_req_t *req, arbor_request_h *req_p, bo
         req_free(req);
         return status;
     }
-    req->next = arb_rma.implicit;
-    arb_rma.implicit = req;
+    arb_rma_req_t **head = arb_rma_implicit_head();
+    req->next = *head;
+    *head = req;
     return ARBOR_OK;
 }
 
@@ -471,6 +481,10 @@ int arb_rma_req_live(void)
 void arb_rma_after_post(int rank)
 {
     arb_rma.posted = true;
+    if (arb_rma_cur) {
+        arb_rma_cur->dirty[rank] = true;
+        arb_rma_cur->posted = true;
+    }
     arb_bell_ring(rank); /* a transport operation within a node raises no event at its target */
     if (arb_ctx.cfg.rma_ordered) arb_tp_fence(rank);
 }
@@ -492,7 +506,7 @@ arbor_status_t arb_rma_tp_put(int rank, arb_tp_rkey_t *key, uint64_t off, const 
 {
     arbor_status_t status;
     if (!key) key = arb_tp_seg_rkey(rank);
-    if (!comp) comp = &arb_rma.imp[rank];
+    if (!comp) comp = arb_rma_imp(rank);
     if ((status = arb_rma_order_access(rank, off, len, true)) != ARBOR_OK) return status;
     ARB_RMA_POST(status, arb_tp_put(src, len, key, off, comp));
     if (status == ARBOR_OK) status = posted(rank, key, comp);
@@ -504,7 +518,7 @@ arbor_status_t arb_rma_tp_get(int rank, arb_tp_rkey_t *key, uint64_t off, void *
 {
     arbor_status_t status;
     if (!key) key = arb_tp_seg_rkey(rank);
-    if (!comp) comp = &arb_rma.imp[rank];
+    if (!comp) comp = arb_rma_imp(rank);
     if ((status = arb_rma_order_access(rank, off, len, false)) != ARBOR_OK) return status;
     ARB_RMA_POST(status, arb_tp_get(dst, len, key, off, comp));
     if (status == ARBOR_OK) status = posted(rank, key, comp);
@@ -517,7 +531,7 @@ arbor_status_t arb_rma_tp_amo(int rank, arb_tp_rkey_t *key, uint64_t off, arb_tp
 {
     arbor_status_t status;
     if (!key) key = arb_tp_seg_rkey(rank);
-    if (!comp) comp = &arb_rma.imp[rank];
+    if (!comp) comp = arb_rma_imp(rank);
     if ((status = arb_rma_order_access(rank, off, sizeof(uint64_t), true)) != ARBOR_OK)
         return status;
     ARB_RMA_POST(status, arb_tp_amo(op, key, off, operand, compare, result, comp));
@@ -596,10 +610,8 @@ arbor_status_t arb_rma_complete_to(int rank)
     return status;
 }
 
-arbor_status_t arbor_order(int rank)
+arbor_status_t arb_rma_order_to(int rank)
 {
-    if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
-    ARB_ENTER();
     arbor_status_t status = arb_rma_check_rank(rank);
     /* A packed put still queued at the target is applied by its handler whenever the target
      * polls: a transport fence cannot order a later operation after it, so wait for it. */
@@ -611,6 +623,14 @@ arbor_status_t arbor_order(int rank)
             status = arb_tp_fence(rank);
         if (status == ARBOR_OK) arb_rma_order_reset(rank);
     }
+    return status;
+}
+
+arbor_status_t arbor_order(int rank)
+{
+    if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
+    ARB_ENTER();
+    arbor_status_t status = arb_rma_order_to(rank);
     arb_unlock();
     return status;
 }
@@ -660,7 +680,84 @@ arbor_status_t arbor_fence(int rank)
 
 arbor_status_t arb_rma_quiet(void)
 {
-    return arb_rma.imp ? arb_rma_complete_to(-1) : ARBOR_OK;
+    if (!arb_rma.imp) return ARBOR_OK;
+    arbor_status_t status = ARBOR_OK;
+    for (struct arbor_ctx *c = arb_rma_ctx_live; c; c = c->next) {
+        arbor_status_t s = arb_rma_ctx_complete(c);
+        if (status == ARBOR_OK) status = s;
+    }
+    arbor_status_t s = arb_rma_complete_to(-1);
+    return status != ARBOR_OK ? status : s;
+}
+
+/* ---- contexts: completion ------------------------------------------------------------------ */
+
+static bool ctx_imp_done(void *arg)
+{
+    const struct arbor_ctx *c = arg;
+    for (int r = 0; r < arb_ctx.size; r++)
+        if (arb_tp_comp_pending(&c->imp[r]) > 0) return false;
+    return true;
+}
+
+/* Rescans the list each turn: another thread sharing the context may add to it meanwhile. */
+static bool ctx_implicit_done(void *arg)
+{
+    const struct arbor_ctx *c = arg;
+    for (arb_rma_req_t *r = c->implicit; r; r = r->next)
+        if (!arb_rma_req_test(r)) return false;
+    return true;
+}
+
+arbor_status_t arb_rma_ctx_complete(struct arbor_ctx *c)
+{
+    arbor_status_t status = wait_for(ctx_imp_done, c, "arbor_ctx_quiet");
+    if (status == ARBOR_OK) status = wait_for(ctx_implicit_done, c, "arbor_ctx_quiet");
+    if (status != ARBOR_OK) return status;
+    /* Packed strided puts of this context have run at their targets (the hook waits for every
+     * rank's: more than this context's, never less). */
+    if (c->strided) {
+        c->strided = false;
+        if (fence_fn && (status = fence_fn(-1)) != ARBOR_OK) return status;
+    }
+    while (c->implicit) {
+        arb_rma_req_t *r = c->implicit;
+        c->implicit = r->next;
+        if (status == ARBOR_OK) status = r->status != ARBOR_OK ? r->status : r->comp.status;
+        req_free(r);
+    }
+    for (int r = 0; r < arb_ctx.size; r++)
+        if (c->imp[r].status != ARBOR_OK) {
+            if (status == ARBOR_OK) status = c->imp[r].status; /* reported once */
+            c->imp[r].status = ARBOR_OK;
+        }
+    /* Locally complete; the flush makes them complete at their targets. The marks are cleared
+     * before it starts: a thread sharing the context may post (and mark) while the flush
+     * waits, and that operation is for the next quiet. */
+    if (c->posted) {
+        int *peers = malloc((size_t)arb_ctx.size * sizeof(int)), n = 0;
+        c->posted = false;
+        for (int r = 0; r < arb_ctx.size; r++)
+            if (c->dirty[r]) {
+                c->dirty[r] = false;
+                if (peers) peers[n++] = r;
+            }
+        arbor_status_t fs = peers ? arb_flush_peers(peers, n, "arbor_ctx_quiet")
+                                  : arb_flush_peers(NULL, 0, "arbor_ctx_quiet");
+        free(peers);
+        if (fs != ARBOR_OK) return fs;
+    }
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    return status;
+}
+
+void arb_rma_ctx_drop(struct arbor_ctx *c)
+{
+    while (c->implicit) {
+        arb_rma_req_t *r = c->implicit;
+        c->implicit = r->next;
+        req_free(r);
+    }
 }
 
 arbor_status_t arbor_quiet(void)
@@ -782,4 +879,52 @@ arbor_status_t arbor_get_nb(int rank, void *dst, const void *src, size_t nbytes,
 {
     if (!req_p && fast_get(rank, dst, src, nbytes)) return ARBOR_OK;
     ARB_RMA_LOCKED_NB(req_p, xfer(false, rank, dst, src, nbytes, req_p, false));
+}
+
+/* ---- contiguous put / get on a context --------------------------------------------------- */
+
+static arbor_status_t ctx_xfer(arbor_ctx_h ctx, bool put, int rank, void *dst, const void *src,
+                               size_t nbytes, bool blocking)
+{
+    int w = rank; /* the default context: world ranks, arbor_put's path */
+    if (ctx != ARBOR_CTX_DEFAULT) {
+        arbor_status_t status = arb_rma_ctx_target(ctx, rank, &w);
+        if (status != ARBOR_OK) return status;
+    }
+    /* Mapped: a copy, complete at issue, no lock (any context). */
+    if (put ? fast_put(w, dst, src, nbytes) : fast_get(w, dst, src, nbytes)) return ARBOR_OK;
+    ARB_ENTER();
+    arb_rma_cur = ctx;
+    arbor_status_t status = xfer(put, w, dst, src, nbytes, NULL, blocking);
+    arb_rma_cur = NULL;
+    arb_unlock();
+    return status;
+}
+
+arbor_status_t arbor_ctx_put(arbor_ctx_h ctx, int rank, void *dst, const void *src, size_t nbytes)
+{
+    return ctx_xfer(ctx, true, rank, dst, src, nbytes, true);
+}
+
+arbor_status_t arbor_ctx_get(arbor_ctx_h ctx, int rank, void *dst, const void *src, size_t nbytes)
+{
+    return ctx_xfer(ctx, false, rank, dst, src, nbytes, true);
+}
+
+arbor_status_t arbor_ctx_put_nbi(arbor_ctx_h ctx, int rank, void *dst, const void *src,
+                                 size_t nbytes)
+{
+    return ctx_xfer(ctx, true, rank, dst, src, nbytes, false);
+}
+
+arbor_status_t arbor_ctx_get_nbi(arbor_ctx_h ctx, int rank, void *dst, const void *src,
+                                 size_t nbytes)
+{
+    return ctx_xfer(ctx, false, rank, dst, src, nbytes, false);
+}
+
+/* The active-message layer's fence (packed strided puts) for a context's fence (ctx.c). */
+arbor_status_t arb_rma_ctx_fence_packed(void)
+{
+    return fence_fn ? fence_fn(-1) : ARBOR_OK;
 }

@@ -45,6 +45,54 @@ typedef struct {
 
 extern arb_rma_state_t arb_rma;
 
+/* A communication context (arbor_ctx_create; ctx.c): the operations issued on it count on its
+ * own implicit counters and finish on its own list, so its quiet waits for them only. The
+ * context calls set arb_rma_cur for the span of the call (under the engine lock), and the
+ * helpers below send the implicit accounting there; NULL is the default context. */
+#define ARB_RMA_CTX_MAGIC 0x61637478u
+struct arbor_ctx {
+    uint32_t magic;          /* ARB_RMA_CTX_MAGIC while live */
+    unsigned flags;          /* ARBOR_CTX_* */
+    int n, me;               /* team size, this rank's team rank */
+    int *world;              /* [n] world rank of each team rank */
+    arb_tp_comp_t *imp;      /* [world size] implicit operations without a finish step */
+    bool *dirty;             /* [world size] posted to through the transport since the quiet */
+    bool posted;             /* some dirty[] entry is set */
+    bool strided;            /* strided calls since the quiet (maybe packed: the AM fence) */
+    arb_rma_req_t *implicit; /* implicit requests with a finish step */
+    struct arbor_ctx *next;  /* the live contexts (finalize completes them) */
+};
+extern _Thread_local struct arbor_ctx *arb_rma_cur __attribute__((tls_model("initial-exec")));
+static inline arb_tp_comp_t *arb_rma_imp(int rank)
+{
+    return arb_rma_cur ? &arb_rma_cur->imp[rank] : &arb_rma.imp[rank];
+}
+static inline arb_rma_req_t **arb_rma_implicit_head(void)
+{
+    return arb_rma_cur ? &arb_rma_cur->implicit : &arb_rma.implicit;
+}
+/* A context call's target: the context valid, rank a rank of its team; *world_p its world
+ * rank. ARBOR_CTX_DEFAULT is not handled here (callers take the default path first). */
+static inline arbor_status_t arb_rma_ctx_target(const struct arbor_ctx *c, int rank, int *world_p)
+{
+    if (!c || c->magic != ARB_RMA_CTX_MAGIC) return ARBOR_ERR_HANDLE;
+    if (rank < 0 || rank >= c->n) return ARBOR_ERR_RANK;
+    *world_p = c->world[rank];
+    return ARBOR_OK;
+}
+/* Completes every operation of context c (the lock held): its counters, its implicit list,
+ * then a transport flush of the targets it posted to. */
+arbor_status_t arb_rma_ctx_complete(struct arbor_ctx *c);
+/* Frees what the requests of c's implicit list hold (finalize). */
+void arb_rma_ctx_drop(struct arbor_ctx *c);
+/* The live contexts: finalize completes them (arb_rma_quiet) and frees them (arb_rma_fini). */
+extern struct arbor_ctx *arb_rma_ctx_live;
+void arb_rma_ctx_fini(void);
+/* Waits for every packed strided put to have run at its target (the lock held). */
+arbor_status_t arb_rma_ctx_fence_packed(void);
+/* arbor_order's body (the lock held). */
+arbor_status_t arb_rma_order_to(int rank);
+
 /* The translation cache of mem.c: per target world rank, the remote address range [lo, hi)
  * that its part of the allocation last hit there covers. A repeated access to one allocation
  * of a target (the common case: one window or coarray per runtime) is then two compares, not

@@ -8,7 +8,8 @@ target_sources(arbor_obj PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/notify.c
   ${CMAKE_CURRENT_LIST_DIR}/acc.c
   ${CMAKE_CURRENT_LIST_DIR}/strided.c
-  ${CMAKE_CURRENT_LIST_DIR}/ptr.c)
+  ${CMAKE_CURRENT_LIST_DIR}/ptr.c
+  ${CMAKE_CURRENT_LIST_DIR}/ctx.c)
 # Active messages and the strided pack path over them (docs/AM.md).
 target_sources(arbor_obj PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/am.c
