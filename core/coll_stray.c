@@ -32,10 +32,13 @@ static inline uint64_t load_acq(const uint8_t *p)
 
 /* The signature of the message at the head of the channel from p, if one is there, or of the
  * call of p that waits for the channel to open. */
-static bool head_sig(const struct arbor_team *t, int p, uint64_t *sig)
+static bool head_sig(const struct arbor_team *t, int p, bool full, uint64_t *sig)
 {
     const arb_chan_t *in = &t->in[p];
     if (in->state == ARB_CHAN_CLOSED) {
+        /* The want word shares its line with the signals p writes at every barrier: only the
+         * idle points read it (a member whose channel request nobody answers waits there). */
+        if (!full) return false;
         *sig = load_acq(t->local + arb_team_link_off(p) + ARB_LINK_WANT);
         return *sig != 0;
     }
@@ -89,7 +92,7 @@ static arbor_status_t mismatch(struct arbor_team *t, int p, uint64_t c, const ch
 static arbor_status_t look(struct arbor_team *t, int p, bool full)
 {
     uint64_t sig, c;
-    if (head_sig(t, p, &sig) && call_of(t, sig, &c)) {
+    if (head_sig(t, p, full, &sig) && call_of(t, sig, &c)) {
         const arb_inst_t *i = in_flight(t, c);
         uint64_t back = t->calls - 1 - c;
         bool refused = back < 64 && (t->refused_bits >> back & 1); /* the verdicts settle it */

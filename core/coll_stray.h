@@ -31,9 +31,10 @@ static inline uint64_t arb_sig_tag(uint64_t hash, uint64_t n)
 
 /* Looks at what t's mapped members sent or wait for: ARBOR_ERR_MISMATCH (said, the team failed
  * and every member told) when a message or a wait belongs to a call that does not match this
- * rank's, else ARBOR_OK. inst NULL (every call's start): a few members in turn, messages and
- * channel requests of calls finished here (a few loads). inst, a wait's idle point: first tells
- * the members inst waits for, then looks at every member, calls in flight here included. */
+ * rank's, else ARBOR_OK. inst NULL (every call's start): a few members in turn, messages of
+ * calls finished here (a few loads of lines that only move when a message came). inst, a wait's
+ * idle point: first tells the members inst waits for, then looks at every member, calls in flight
+ * here included. */
 arbor_status_t arb_stray_check(struct arbor_team *t, const struct arb_inst *inst);
 
 #endif
