@@ -97,7 +97,8 @@ struct arbor_team {
     bool finalizing;
     uint8_t *verdict_todo; /* [size]: members our last verdict has not reached yet, or NULL */
     int verdict_todo_n;
-    double lost_seen_us; /* when a wait first saw a member lost (progress.c's grace), or 0 */
+    double lost_seen_us;    /* when a wait first saw a member lost (progress.c's grace), or 0 */
+    double members_next_us; /* idle points read every member's lines again from then on */
     arb_sched_cache_t cache;
     struct arb_offload_team *offload; /* provider group and ordering (core/offload.c), or NULL */
     struct {

@@ -7,6 +7,7 @@
  */
 #include <stdio.h>
 
+#include "core/clock.h"
 #include "core/coll_stray.h"
 #include "core/coll_verdict.h"
 #include "core/executor.h"
@@ -48,9 +49,20 @@ void arb_team_set_stall_hook(arb_team_stall_fn fn)
     stall_hook = fn;
 }
 
+/* How often idle points read every member's link lines when no verdict was posted: those lines
+ * hold the words members write at every barrier, so reading them at each idle point of a busy
+ * oversubscribed node moves them between cores for nothing; a mismatch or a missed post is
+ * still found within this. */
+#define ARB_MEMBERS_LOOK_US 1000.0
+
 arbor_status_t arb_team_stall_reason(struct arbor_team *t, arb_inst_t *inst)
 {
     if (t->failed != ARBOR_OK) return t->failed; /* failed at another collective's completion */
+    if (!arb_verdict_news(t) && !t->verdict_todo_n) {
+        double now = arb_now_us();
+        if (now < t->members_next_us) goto peers;
+        t->members_next_us = now + ARB_MEMBERS_LOOK_US;
+    }
     arbor_status_t verdict = arb_verdict_check(t, inst->call, inst->coll);
     if (verdict != ARBOR_OK) {
         /* Said (by the check) and passed on here; arb_team_fail then only cancels. Not
@@ -62,6 +74,7 @@ arbor_status_t arb_team_stall_reason(struct arbor_team *t, arb_inst_t *inst)
         return verdict;
     }
     if (arb_stray_check(t, inst) != ARBOR_OK) return t->failed;
+peers:
     if (team_lost_peer(t)) return ARBOR_ERR_PEER_LOST;
     return stall_hook ? stall_hook(t, inst) : ARBOR_OK;
 }
