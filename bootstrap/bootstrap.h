@@ -50,6 +50,9 @@ arbor_status_t arb_boot_open(arb_boot_t **boot_p, double timeout_s);
  * losses() / lost(rank) of the open bootstrap report it, exactly as a launcher's termination
  * event would. Any thread; a no-op without an open multi-rank bootstrap. */
 void arb_boot_peer_lost(int rank);
+/* The same for a rank that announced its own failure (core/rma/depart.c); how says what saw it
+ * in the warning. */
+void arb_boot_peer_gone(int rank, const char *how);
 
 /* put + commit + fence + get from every rank: blobs_p[i] / lens_p[i] are malloc'd (free with
  * arb_boot_free_all). */

@@ -287,8 +287,13 @@ static pmix_boot_t *_Atomic events_for;
 
 void arb_boot_peer_lost(int rank)
 {
+    arb_boot_peer_gone(rank, "the transport's error path");
+}
+
+void arb_boot_peer_gone(int rank, const char *how)
+{
     pmix_boot_t *pb = atomic_load(&events_for);
-    if (pb && rank >= 0) mark_lost(pb, (pmix_rank_t)rank, "the transport's error path");
+    if (pb && rank >= 0) mark_lost(pb, (pmix_rank_t)rank, how);
 }
 
 #define PID_KEY "arbor.pid"

@@ -9,6 +9,7 @@
 
 #include "core/executor.h"
 #include "core/log.h"
+#include "core/rma/depart.h"
 #include "core/team.h"
 
 uint64_t arb_team_child_id(const struct arbor_team *parent, int color)
@@ -49,6 +50,8 @@ void arb_team_set_stall_hook(arb_team_stall_fn fn)
 arbor_status_t arb_team_stall_reason(struct arbor_team *t, arb_inst_t *inst)
 {
     if (team_lost_peer(t)) return ARBOR_ERR_PEER_LOST;
+    /* a member in arbor_finalize joins no collective of the team any more */
+    if (arb_depart_team_stopped(t)) return ARBOR_ERR_PEER_STOPPED;
     return stall_hook ? stall_hook(t, inst) : ARBOR_OK;
 }
 
@@ -79,7 +82,10 @@ void arb_team_fail(struct arbor_team *t, arb_inst_t *inst, arbor_status_t why)
     char after[64] = "";
     if (why == ARBOR_ERR_TIMEOUT)
         snprintf(after, sizeof(after), " after %g s of no progress", arb_ctx.cfg.timeout_s);
-    arb_error("%s #%llu on team %p (%d members, this rank %d): %s%s; still waiting for world "
+    /* A stopped member is the program's normal course (a Fortran image ended), not an error of
+     * the job: the caller gets the status, the log only says why at info level. */
+    arb_log(why == ARBOR_ERR_PEER_STOPPED ? ARB_LOG_INFO : ARB_LOG_ERROR,
+            "%s #%llu on team %p (%d members, this rank %d): %s%s; still waiting for world "
               "rank(s) %s%s. The team's collectives in flight are cancelled and the team is "
               "failed: later calls on it return ARBOR_ERR_TEAM",
               inst->coll < ARB_COLL_KINDS ? arb_coll_name(inst->coll) : "internal collective",

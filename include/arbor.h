@@ -65,6 +65,8 @@ typedef enum {
     ARBOR_ERR_ADDRESS = -21,   /**< a remote range is not inside one live symmetric allocation */
     ARBOR_ERR_ALIGNMENT = -22, /**< a misaligned atomic or accumulate address */
     ARBOR_ERR_MISMATCH = -23,  /**< ARBOR_CHECK: the members called different collectives */
+    ARBOR_ERR_PEER_STOPPED = -24, /**< a peer this call needs has finalized (arbor_finalize):
+                                   *   it will never take part again (arbor_peer_state) */
 } arbor_status_t;
 
 /** Opaque handles. */
@@ -136,7 +138,11 @@ ARBOR_API arbor_status_t arbor_query_thread(int *level);
 
 /**
  * @brief Finalize: complete outstanding communication, release everything, leave PMIx.
- * Collective over all ranks. Returns ARBOR_ERR_NOT_INITIALIZED when not initialised.
+ * Collective over all ranks, but not in step with their other collectives: from the call on,
+ * this rank is STOPPED to its peers (arbor_peer_state), and it returns once every other rank
+ * has called arbor_finalize or failed (ARBOR_TIMEOUT bounds the wait), serving one-sided
+ * operations on its memory meanwhile. Teams and allocations still live are released without
+ * their collective frees. Returns ARBOR_ERR_NOT_INITIALIZED when not initialised.
  */
 ARBOR_API arbor_status_t arbor_finalize(void);
 
@@ -147,6 +153,42 @@ ARBOR_API arbor_status_t arbor_finalize(void);
  * @return never on success; ARBOR_ERR_INVALID_ARG (nothing happens) for a code outside 0..255.
  */
 ARBOR_API arbor_status_t arbor_abort(int code);
+
+/**
+ * What this rank knows of a peer (arbor_peer_state). A rank that calls arbor_finalize is
+ * STOPPED from then on: it stays inside arbor_finalize until every other rank has finalized or
+ * failed, serving one-sided operations on its memory (which stays readable and writable), but
+ * it joins no collective and sends no notification any more. Every wait that only that peer
+ * could end (arbor_notify_wait on it, a collective of a team it belongs to) returns
+ * ARBOR_ERR_PEER_STOPPED instead of waiting for ARBOR_TIMEOUT; its team is failed as after
+ * ARBOR_ERR_PEER_LOST. FAILED: the process is gone (the launcher, this node's process probe or
+ * a transport error said so) or it called arbor_fail_self; waits on it return
+ * ARBOR_ERR_PEER_LOST.
+ */
+typedef enum {
+    ARBOR_PEER_RUNNING = 0,
+    ARBOR_PEER_STOPPED = 1,
+    ARBOR_PEER_FAILED = 2
+} arbor_peer_state_t;
+
+/**
+ * @brief The state of world rank @p rank as this rank knows it now (self: RUNNING). Local;
+ * makes progress once (a peer's announcement may need it to land).
+ * @return ARBOR_OK, ARBOR_ERR_NOT_INITIALIZED, ARBOR_ERR_RANK, ARBOR_ERR_INVALID_ARG (NULL
+ *         @p state_p; nothing is written).
+ */
+ARBOR_API arbor_status_t arbor_peer_state(int rank, arbor_peer_state_t *state_p);
+
+/**
+ * @brief This rank fails on purpose (Fortran's FAIL IMAGE, fault-tolerance tests): every peer
+ * sees it FAILED at once (arbor_peer_state; its waits on this rank return ARBOR_ERR_PEER_LOST,
+ * its teams holding it fail) while the process stays, doing nothing visible, so that the
+ * launcher does not end the job. Returns once every other rank has finalized or failed (or
+ * nothing moved for ARBOR_TIMEOUT seconds), with arbor finalized here whatever the count of
+ * arbor_init calls: the caller should exit. Not collective.
+ * @return ARBOR_OK, ARBOR_ERR_NOT_INITIALIZED, ARBOR_ERR_TIMEOUT (arbor is finalized anyway).
+ */
+ARBOR_API arbor_status_t arbor_fail_self(void);
 
 /** @brief This rank's rank in @p team. Local. ARBOR_ERR_TEAM, ARBOR_ERR_INVALID_ARG. */
 ARBOR_API arbor_status_t arbor_team_rank(arbor_team_h team, int *rank_p);

@@ -104,6 +104,25 @@ void _gfortran_caf_lock(caf_token_t token, size_t index, int image_index, int *a
     for (;;) {
         s = arbor_atomic(w, addr, ARBOR_AMO_CSWAP, ARBOR_INT64, &me, &zero, &old);
         if (s != ARBOR_OK || old == 0 || old == me || acquired_lock) break;
+        /* A holder that stopped never unlocks; one that failed left the lock to be taken. */
+        int holder = caf_world_status((int)old - 1);
+        if (holder == CAF_STAT_STOPPED_IMAGE) {
+            caf_report(stat, errmsg, errmsg_len, CAF_STAT_STOPPED_IMAGE,
+                       "libcaf_arbor: lock: held by image %d, which has stopped", (int)old);
+            return;
+        }
+        if (holder == CAF_STAT_FAILED_IMAGE) {
+            int64_t seen = 0;
+            s = arbor_atomic(w, addr, ARBOR_AMO_CSWAP, ARBOR_INT64, &me, &old, &seen);
+            if (s == ARBOR_OK && seen == old) {
+                caf_report(stat, errmsg, errmsg_len, CAF_STAT_UNLOCKED_FAILED_IMAGE,
+                           "libcaf_arbor: lock: taken over from image %d, which has failed",
+                           (int)old);
+                return;
+            }
+            if (s != ARBOR_OK) break;
+            continue;
+        }
         backoff();
     }
     if (s == ARBOR_OK && old == me) {

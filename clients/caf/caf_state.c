@@ -58,10 +58,44 @@ int caf_report(int *stat, char *errmsg, size_t errmsg_len, int code, const char 
     return code;
 }
 
+int caf_world_status(int world_rank)
+{
+    arbor_peer_state_t st = ARBOR_PEER_RUNNING;
+    if (world_rank == caf_state.world_rank || arbor_peer_state(world_rank, &st) != ARBOR_OK)
+        return 0;
+    return st == ARBOR_PEER_STOPPED  ? CAF_STAT_STOPPED_IMAGE
+           : st == ARBOR_PEER_FAILED ? CAF_STAT_FAILED_IMAGE
+                                     : 0;
+}
+
+int caf_team_departures(const caf_team_s *t)
+{
+    int failed = 0;
+    for (int i = 0; i < t->size; i++) {
+        int code = caf_world_status(t->world[i]);
+        if (code == CAF_STAT_STOPPED_IMAGE) return code;
+        failed |= code == CAF_STAT_FAILED_IMAGE;
+    }
+    return failed ? CAF_STAT_FAILED_IMAGE : 0;
+}
+
 int caf_check(int *stat, char *errmsg, size_t errmsg_len, arbor_status_t s, const char *what)
 {
     if (s == ARBOR_OK) return caf_report(stat, errmsg, errmsg_len, 0, "%s", "");
-    int code = s == ARBOR_ERR_PEER_LOST ? CAF_STAT_FAILED_IMAGE : CAF_STAT_ERROR;
+    int code = CAF_STAT_ERROR;
+    if (s == ARBOR_ERR_PEER_STOPPED)
+        code = CAF_STAT_STOPPED_IMAGE;
+    else if (s == ARBOR_ERR_PEER_LOST)
+        code = CAF_STAT_FAILED_IMAGE;
+    else if (s == ARBOR_ERR_TEAM) /* failed earlier by a departed image: say which kind */
+        code = caf_team_departures(caf_state.current);
+    if (code == 0) code = CAF_STAT_ERROR;
+    if (code == CAF_STAT_STOPPED_IMAGE)
+        return caf_report(stat, errmsg, errmsg_len, code,
+                          "libcaf_arbor: %s: an image involved has stopped", what);
+    if (code == CAF_STAT_FAILED_IMAGE)
+        return caf_report(stat, errmsg, errmsg_len, code,
+                          "libcaf_arbor: %s: an image involved has failed", what);
     return caf_report(stat, errmsg, errmsg_len, code, "libcaf_arbor: %s failed: %s", what,
                       arbor_strerror(s));
 }

@@ -61,6 +61,13 @@ int caf_report(int *stat, char *errmsg, size_t errmsg_len, int code, const char 
 /* caf_report for a failed arbor call: ARBOR_OK reports success. */
 int caf_check(int *stat, char *errmsg, size_t errmsg_len, arbor_status_t s, const char *what);
 
+/* The Fortran status of the image with world rank @p world_rank as this image knows it: 0
+ * (running, or this image), CAF_STAT_STOPPED_IMAGE or CAF_STAT_FAILED_IMAGE. */
+int caf_world_status(int world_rank);
+/* CAF_STAT_STOPPED_IMAGE when an image of @p t has stopped, else CAF_STAT_FAILED_IMAGE when one
+ * has failed, else 0. */
+int caf_team_departures(const caf_team_s *t);
+
 /* Error termination with @p code after printing the message (never returns). */
 _Noreturn void caf_fatal(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
