@@ -476,6 +476,19 @@ arbor_status_t arbor_query_thread(int *level)
     return ARBOR_OK;
 }
 
+/* Finalize's flush: every peer but the failed ones (a flush to a process that is gone ends in
+ * ARBOR_ERR_PEER_LOST; one that failed on purpose takes nothing from us any more). */
+static arbor_status_t flush_running_peers(void)
+{
+    int *peers = malloc((size_t)arb_ctx.size * sizeof(int)), n = 0;
+    if (!peers) return ARBOR_ERR_NO_MEMORY;
+    for (int r = 0; r < arb_ctx.size; r++)
+        if (arb_depart_state(r) != ARBOR_PEER_FAILED) peers[n++] = r;
+    arbor_status_t status = arb_flush_peers(peers, n, "finalize");
+    free(peers);
+    return status;
+}
+
 arbor_status_t arbor_finalize(void)
 {
     if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
@@ -506,7 +519,7 @@ arbor_status_t arbor_finalize(void)
      * progress (UCX over TCP) complete the flush because every peer is still polling; only
      * then may a rank block in the PMIx fence. */
     arbor_status_t status = arb_depart_stopped();
-    if (status == ARBOR_OK) status = arb_flush_peers(NULL, 0, "finalize");
+    if (status == ARBOR_OK) status = flush_running_peers();
     if (status == ARBOR_OK) status = arb_depart_closed();
     arb_unlock();
     if (status != ARBOR_OK) arb_warn("closing protocol failed: %s", arbor_strerror(status));
@@ -545,8 +558,6 @@ arbor_status_t arbor_peer_state(int rank, arbor_peer_state_t *state_p)
     if (rank < 0 || rank >= arb_ctx.size) return ARBOR_ERR_RANK;
     if (!state_p) return ARBOR_ERR_INVALID_ARG;
     ARB_ENTER();
-    arb_tp_progress(); /* an announcement through the transport may need our progress to land */
-    arb_progress_all();
     *state_p = arb_depart_state(rank);
     arb_unlock();
     return ARBOR_OK;

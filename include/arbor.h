@@ -172,8 +172,10 @@ typedef enum {
 } arbor_peer_state_t;
 
 /**
- * @brief The state of world rank @p rank as this rank knows it now (self: RUNNING). Local;
- * makes progress once (a peer's announcement may need it to land).
+ * @brief The state of world rank @p rank as this rank knows it now (self: RUNNING). Local and
+ * cheap (a load or two: callers may ask before every access); it makes no progress, so an
+ * announcement that needs this rank's progress to land (transports without mapped memory) is
+ * seen after the next arbor call that makes progress (arbor_poll, any wait).
  * @return ARBOR_OK, ARBOR_ERR_NOT_INITIALIZED, ARBOR_ERR_RANK, ARBOR_ERR_INVALID_ARG (NULL
  *         @p state_p; nothing is written).
  */

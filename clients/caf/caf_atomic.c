@@ -44,6 +44,7 @@ static void atomic_call(caf_token_t token, size_t offset, int image, arbor_amo_t
                    kind);
         return;
     }
+    if (caf_failed_check(w, image, stat, what)) return;
     caf_check(stat, NULL, 0, arbor_atomic(w, addr, op, dt, operand, compare, result), what);
 }
 
@@ -99,6 +100,7 @@ void _gfortran_caf_lock(caf_token_t token, size_t index, int image_index, int *a
         caf_report(stat, errmsg, errmsg_len, CAF_STAT_ERROR, "libcaf_arbor: lock: bad image");
         return;
     }
+    if (caf_failed_check(w, image_index, stat, "lock")) return;
     int64_t me = caf_state.world_rank + 1, zero = 0, old = 0;
     arbor_status_t s;
     for (;;) {
@@ -143,6 +145,7 @@ void _gfortran_caf_unlock(caf_token_t token, size_t index, int image_index, int 
         caf_report(stat, errmsg, errmsg_len, CAF_STAT_ERROR, "libcaf_arbor: unlock: bad image");
         return;
     }
+    if (caf_failed_check(w, image_index, stat, "unlock")) return;
     int64_t me = caf_state.world_rank + 1, zero = 0, old = 0;
     /* What we wrote while holding the lock must be visible to the next holder. */
     arbor_status_t s = arbor_quiet();
@@ -169,6 +172,7 @@ void _gfortran_caf_event_post(caf_token_t token, size_t index, int image_index, 
         caf_report(stat, errmsg, errmsg_len, CAF_STAT_ERROR, "libcaf_arbor: event post: bad image");
         return;
     }
+    if (caf_failed_check(w, image_index, stat, "event post")) return;
     int64_t one = 1;
     /* The waiter may read anything we wrote before the post. */
     arbor_status_t s = arbor_quiet();
@@ -204,6 +208,7 @@ void _gfortran_caf_event_query(caf_token_t token, size_t index, int image_index,
         caf_report(stat, NULL, 0, CAF_STAT_ERROR, "libcaf_arbor: event query: bad event");
         return;
     }
+    if (caf_failed_check(w, image_index, stat, "event query")) return;
     arbor_status_t s = arbor_atomic(w, addr, ARBOR_AMO_FETCH, ARBOR_INT64, NULL, NULL, &value);
     *count = (int)value;
     caf_check(stat, NULL, 0, s, "event query");

@@ -177,12 +177,14 @@ static void minmax_chars(caf_desc_t *a, int a_len, int result_image, int *stat, 
 void _gfortran_caf_co_sum(caf_desc_t *a, int result_image, int *stat, char *errmsg,
                           size_t errmsg_len)
 {
+    if (caf_departed_report(stat, errmsg, errmsg_len, "co_sum")) return;
     reduce_numbers(a, result_image, stat, errmsg, errmsg_len, ARBOR_SUM, "co_sum");
 }
 
 void _gfortran_caf_co_min(caf_desc_t *a, int result_image, int *stat, char *errmsg, int a_len,
                           size_t errmsg_len)
 {
+    if (caf_departed_report(stat, errmsg, errmsg_len, "co_min")) return;
     if (a->dtype.type == CAF_BT_CHARACTER)
         minmax_chars(a, a_len, result_image, stat, errmsg, errmsg_len, -1);
     else
@@ -192,6 +194,7 @@ void _gfortran_caf_co_min(caf_desc_t *a, int result_image, int *stat, char *errm
 void _gfortran_caf_co_max(caf_desc_t *a, int result_image, int *stat, char *errmsg, int a_len,
                           size_t errmsg_len)
 {
+    if (caf_departed_report(stat, errmsg, errmsg_len, "co_max")) return;
     if (a->dtype.type == CAF_BT_CHARACTER)
         minmax_chars(a, a_len, result_image, stat, errmsg, errmsg_len, 1);
     else
@@ -202,6 +205,7 @@ void _gfortran_caf_co_broadcast(caf_desc_t *a, int source_image, int *stat, char
                                 size_t errmsg_len)
 {
     caf_section_t s;
+    if (caf_departed_report(stat, errmsg, errmsg_len, "co_broadcast")) return;
     if (source_image < 1 || source_image > caf_state.current->size) {
         caf_report(stat, errmsg, errmsg_len, CAF_STAT_ERROR,
                    "libcaf_arbor: co_broadcast: source_image %d is not an image of the team",
@@ -301,6 +305,7 @@ void _gfortran_caf_co_reduce(caf_desc_t *a, void *(*opr)(void *, void *), int op
                              size_t errmsg_len)
 {
     caf_section_t s;
+    if (caf_departed_report(stat, errmsg, errmsg_len, "co_reduce")) return;
     if (check_result_image(result_image, stat, errmsg, errmsg_len)) return;
     if (!opr || caf_section_init(&s, a, NULL, char_kind(a, a_len)) != 0) {
         caf_report(stat, errmsg, errmsg_len, CAF_STAT_ERROR, "libcaf_arbor: co_reduce: bad call");

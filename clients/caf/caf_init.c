@@ -124,7 +124,7 @@ void _gfortran_caf_fail_image(void)
     fflush(stderr);
     arbor_fail_self();
     caf_state.initialized = 0;
-    _Exit(0);
+    exit(0); /* not _Exit: the launcher's session ends in an exit handler */
 }
 
 /* The team an image-status query is about: the current one. gfortran 12 refuses a TEAM
@@ -141,6 +141,7 @@ int _gfortran_caf_image_status(int image, caf_team_t *team)
     const caf_team_s *t = query_team(team);
     if (image < 1 || image > t->size)
         caf_fatal(1, "image_status: %d is not an image of the team (1 to %d)", image, t->size);
+    arbor_poll();
     return caf_world_status(t->world[image - 1]);
 }
 
@@ -150,6 +151,7 @@ static void image_list(caf_desc_t *array, caf_team_t *team, int *kind, int statu
 {
     const caf_team_s *t = query_team(team);
     size_t elem = kind ? (size_t)*kind : 4;
+    arbor_poll(); /* lets announcements that need this image's progress land */
     int n = 0;
     char *list = malloc((size_t)t->size * elem + 1);
     if (!list) caf_fatal(1, "out of memory listing the images");

@@ -68,6 +68,13 @@ int caf_world_status(int world_rank)
                                      : 0;
 }
 
+int caf_failed_check(int world_rank, int image, int *stat, const char *what)
+{
+    if (caf_world_status(world_rank) != CAF_STAT_FAILED_IMAGE) return 0;
+    return caf_report(stat, NULL, 0, CAF_STAT_FAILED_IMAGE, "libcaf_arbor: %s: image %d has failed",
+                      what, image);
+}
+
 int caf_team_departures(const caf_team_s *t)
 {
     int failed = 0;
@@ -110,4 +117,12 @@ void caf_fatal(int code, const char *fmt, ...)
     va_end(ap);
     arbor_abort(code > 0 && code < 256 ? code : 1);
     _Exit(1); /* arbor_abort returns only for a bad code, excluded above */
+}
+
+int caf_departed_report(int *stat, char *errmsg, size_t errmsg_len, const char *what)
+{
+    int code = caf_team_departures(caf_state.current);
+    if (!code) return 0;
+    return caf_report(stat, errmsg, errmsg_len, code, "libcaf_arbor: %s: an image of the team has %s",
+                      what, code == CAF_STAT_STOPPED_IMAGE ? "stopped" : "failed");
 }

@@ -64,9 +64,17 @@ int caf_check(int *stat, char *errmsg, size_t errmsg_len, arbor_status_t s, cons
 /* The Fortran status of the image with world rank @p world_rank as this image knows it: 0
  * (running, or this image), CAF_STAT_STOPPED_IMAGE or CAF_STAT_FAILED_IMAGE. */
 int caf_world_status(int world_rank);
+/* A coindexed access to a failed image: reports CAF_STAT_FAILED_IMAGE (with @p stat, else error
+ * termination) and returns it; 0 when the image (world rank, @p image its index) has not
+ * failed. A stopped image's data stay accessible. */
+int caf_failed_check(int world_rank, int image, int *stat, const char *what);
 /* CAF_STAT_STOPPED_IMAGE when an image of @p t has stopped, else CAF_STAT_FAILED_IMAGE when one
  * has failed, else 0. */
 int caf_team_departures(const caf_team_s *t);
+
+/* A collective of the current team cannot complete once one of its images stopped or failed:
+ * reports which (with @p stat, else error termination) and returns the code; 0 when all run. */
+int caf_departed_report(int *stat, char *errmsg, size_t errmsg_len, const char *what);
 
 /* Error termination with @p code after printing the message (never returns). */
 _Noreturn void caf_fatal(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -22,6 +22,7 @@
 #include "core/doorbell.h"
 #include "core/log.h"
 #include "core/rma/rma_impl.h"
+#include "core/tp_call.h"
 #include "core/team.h"
 
 enum {
@@ -39,6 +40,7 @@ static struct {
     uint8_t *state;         /* [size] arbor_peer_state_t of every rank at the last scan */
     int running, stopped;   /* other ranks running, stopped (not failed) at the last scan */
     bool ready;
+    arb_tp_comp_t comp; /* the announcements posted through the transport */
 } dep;
 
 static int poll_hook(void *arg);
@@ -61,6 +63,7 @@ arbor_status_t arb_depart_init(void)
     if (!dep.state) return ARBOR_ERR_NO_MEMORY;
     dep.running = P - 1;
     dep.stopped = 0;
+    dep.comp = (arb_tp_comp_t){0, ARBOR_OK};
     dep.ready = true;
     /* The poll hook makes an announced failure a loss the bootstrap knows at once, so every
      * lost-peer check of the engine (teams, flushes, finalize) applies to it. */
@@ -152,7 +155,10 @@ arbor_status_t arb_depart_all_verdict(void)
     return dep.stopped > 0 ? ARBOR_ERR_PEER_STOPPED : ARBOR_ERR_PEER_LOST;
 }
 
-/* Adds @p bits to this rank's word of every peer's board that is not known gone. */
+/* Adds @p bits to this rank's word of every peer's board that is not known gone, then 1 to its
+ * count. Where the transport carries the atomics they are posted, not awaited: a peer that
+ * does not drive arbor yet (late, or computing) must not hold the announcements to the others;
+ * the wait for the stage waits for their completion too (dep.comp). */
 static arbor_status_t announce(uint64_t bits)
 {
     arbor_status_t first = ARBOR_OK;
@@ -164,8 +170,17 @@ static arbor_status_t announce(uint64_t bits)
         uint64_t w = __atomic_load_n(&dep.board[r], __ATOMIC_ACQUIRE);
         if (r == arb_ctx.rank || (arb_depart_state(r) == ARBOR_PEER_FAILED && !(w & DEPART_FAILED)))
             continue;
-        arbor_status_t s = arb_rma_amo64(r, NULL, mine, ARB_TP_AMO_ADD, bits, 0, NULL);
-        if (s == ARBOR_OK) s = arb_rma_amo64(r, NULL, count, ARB_TP_AMO_ADD, 1, 0, NULL);
+        arbor_status_t s;
+        if (arb_rma.cpu_atomics && arb_rma.peer_seg[r]) {
+            s = arb_rma_amo64(r, NULL, mine, ARB_TP_AMO_ADD, bits, 0, NULL);
+            if (s == ARBOR_OK) s = arb_rma_amo64(r, NULL, count, ARB_TP_AMO_ADD, 1, 0, NULL);
+        } else {
+            /* the count must not arrive before the word it announces: fenced */
+            s = arb_rma_tp_amo(r, NULL, mine, ARB_TP_AMO_ADD, bits, 0, NULL, &dep.comp);
+            if (s == ARBOR_OK) s = arb_tp_fence(r);
+            if (s == ARBOR_OK)
+                s = arb_rma_tp_amo(r, NULL, count, ARB_TP_AMO_ADD, 1, 0, NULL, &dep.comp);
+        }
         if (s != ARBOR_OK && first == ARBOR_OK) first = s;
     }
     return first;
@@ -201,6 +216,7 @@ static bool all_reached(void *arg)
 {
     uint64_t bits = *(const uint64_t *)arg;
     refresh();
+    if (arb_tp_comp_pending(&dep.comp) > 0) return false; /* our announcements first */
     for (int r = 0; r < arb_ctx.size; r++) {
         if (r == arb_ctx.rank) continue;
         uint64_t w = __atomic_load_n(&dep.board[r], __ATOMIC_ACQUIRE);

@@ -1,12 +1,14 @@
 ! A stopped image: the last image takes a lock and ends while the others go on. Every statement
 ! that needs it reports STAT_STOPPED_IMAGE instead of hanging, the survivors still synchronise
-! among themselves, its coarray stays readable, and stopped_images / image_status say so.
+! among themselves, its coarray stays readable, and stopped_images / image_status say so; an
+! event wait that nobody is left to satisfy ends too.
 ! Runs at two images or more.
 program caf_stopped
-  use iso_fortran_env, only: lock_type, stat_stopped_image
+  use iso_fortran_env, only: event_type, lock_type, stat_stopped_image
   implicit none
   integer :: x[*], s, me, n, total
   type(lock_type) :: lck[*]
+  type(event_type) :: ev[*]
   integer, allocatable :: gone(:)
   me = this_image()
   n = num_images()
@@ -39,6 +41,13 @@ program caf_stopped
   ! the survivors did synchronise: every one of them has written its x by now
   if (me == 1) call expect(x[n - 1] == 0, 'sync all still synchronises the running images')
   sync all (stat=s)
+#ifndef CAF_NO_EVENT_STOPPED
+  ! the others end now: nobody is left to post image 1's event
+  if (me == 1) then
+    event wait (ev, stat=s)
+    call expect(s == stat_stopped_image, 'event wait once every other image stopped')
+  end if
+#endif
   if (me == 1) print '(a)', 'caf_stopped: ok'
 contains
   subroutine expect(ok, what)
