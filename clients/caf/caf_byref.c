@@ -211,9 +211,3 @@ int _gfortran_caf_is_present(caf_token_t token, int image_index, void *refs)
     (void)token, (void)image_index, (void)refs;
     caf_fatal(1, UNSUPPORTED("allocated() of a coindexed component (is_present)"));
 }
-
-void _gfortran_caf_random_init(bool repeatable, bool image_distinct)
-{
-    (void)repeatable, (void)image_distinct;
-    caf_fatal(1, UNSUPPORTED("random_init"));
-}

@@ -38,6 +38,10 @@ void _gfortran_caf_init(int *argc, char ***argv)
     caf_state.world_rank = caf_state.initial.rank;
     caf_state.world_size = caf_state.initial.size;
     caf_state.current = &caf_state.initial;
+    /* random_init's per-run base, agreed now because random_init itself is not collective */
+    caf_state.run_nonce = caf_random_nonce();
+    s = arbor_bcast(ARBOR_TEAM_WORLD, &caf_state.run_nonce, sizeof caf_state.run_nonce, 0);
+    if (s != ARBOR_OK) caf_fatal(1, "init: arbor_bcast: %s", arbor_strerror(s));
     caf_state.initialized = 1;
 }
 

@@ -8,6 +8,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "arbor.h"
 #include "caf_abi.h"
@@ -40,6 +41,7 @@ typedef struct {
     caf_team_s *current;
     caf_coarray_t *coarrays; /* list of live registrations, freed at finalize */
     caf_team_s *formed;      /* teams made by form team (Fortran never frees a team) */
+    uint64_t run_nonce;      /* drawn by image 1 at init, the same on every image (random_init) */
 } caf_state_t;
 
 extern caf_state_t caf_state;
@@ -75,6 +77,9 @@ int caf_team_departures(const caf_team_s *t);
 /* A collective of the current team cannot complete once one of its images stopped or failed:
  * reports which (with @p stat, else error termination) and returns the code; 0 when all run. */
 int caf_departed_report(int *stat, char *errmsg, size_t errmsg_len, const char *what);
+
+/* A 64-bit value that differs from run to run (clock and process id, mixed). */
+uint64_t caf_random_nonce(void);
 
 /* Error termination with @p code after printing the message (never returns). */
 _Noreturn void caf_fatal(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
