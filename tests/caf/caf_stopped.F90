@@ -9,7 +9,9 @@ program caf_stopped
   integer :: x[*], s, me, n, total
   type(lock_type) :: lck[*]
   type(event_type) :: ev[*]
+#ifndef CAF_NO_STOPPED_STATUS
   integer, allocatable :: gone(:)
+#endif
   me = this_image()
   n = num_images()
   x = 100 + me
@@ -22,10 +24,12 @@ program caf_stopped
   ! image n never syncs: the others sync with each other and learn that it stopped
   sync images (*, stat=s)
   call expect(s == stat_stopped_image, 'sync images (*) with a stopped image')
+#ifndef CAF_NO_STOPPED_STATUS
   gone = stopped_images()
   call expect(size(gone) == 1, 'stopped_images() lists one image')
   if (size(gone) == 1) call expect(gone(1) == n, 'stopped_images() names the last image')
   call expect(image_status(n) == stat_stopped_image, 'image_status of the stopped image')
+#endif
   call expect(image_status(me) == 0, 'image_status of this image')
   call expect(x[n] == 100 + n, 'the stopped image''s coarray stays readable')
   total = me
