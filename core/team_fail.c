@@ -35,6 +35,18 @@ static bool team_lost_peer(const struct arbor_team *t)
     return false;
 }
 
+/* Whether inst waits for a member that is in arbor_finalize: it joins no collective any more.
+ * Only a member inst still waits for counts: one that did its part of this collective and then
+ * stopped is no reason to fail it. */
+static bool awaits_stopped(const struct arbor_team *t, const arb_inst_t *inst)
+{
+    if (!arb_depart_team_stopped(t)) return false;
+    int awaited[64], n = arb_exec_awaited(inst, awaited, 64);
+    for (int i = 0; i < n; i++)
+        if (arb_depart_state(awaited[i]) == ARBOR_PEER_STOPPED) return true;
+    return false;
+}
+
 static arb_team_stall_fn stall_hook;
 
 void arb_team_fail_reset(void)
@@ -50,8 +62,7 @@ void arb_team_set_stall_hook(arb_team_stall_fn fn)
 arbor_status_t arb_team_stall_reason(struct arbor_team *t, arb_inst_t *inst)
 {
     if (team_lost_peer(t)) return ARBOR_ERR_PEER_LOST;
-    /* a member in arbor_finalize joins no collective of the team any more */
-    if (arb_depart_team_stopped(t)) return ARBOR_ERR_PEER_STOPPED;
+    if (awaits_stopped(t, inst)) return ARBOR_ERR_PEER_STOPPED;
     return stall_hook ? stall_hook(t, inst) : ARBOR_OK;
 }
 

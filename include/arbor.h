@@ -159,7 +159,7 @@ ARBOR_API arbor_status_t arbor_abort(int code);
  * STOPPED from then on: it stays inside arbor_finalize until every other rank has finalized or
  * failed, serving one-sided operations on its memory (which stays readable and writable), but
  * it joins no collective and sends no notification any more. Every wait that only that peer
- * could end (arbor_notify_wait on it, a collective of a team it belongs to) returns
+ * could end (arbor_notify_wait on it, a collective still waiting for its part) returns
  * ARBOR_ERR_PEER_STOPPED instead of waiting for ARBOR_TIMEOUT; its team is failed as after
  * ARBOR_ERR_PEER_LOST. FAILED: the process is gone (the launcher, this node's process probe or
  * a transport error said so) or it called arbor_fail_self; waits on it return

@@ -38,6 +38,7 @@ void _gfortran_caf_init(int *argc, char ***argv)
     caf_state.world_rank = caf_state.initial.rank;
     caf_state.world_size = caf_state.initial.size;
     caf_state.current = &caf_state.initial;
+    if (caf_coll_init() != 0) caf_fatal(1, "init: cannot create the reduction operations");
     /* random_init's per-run base, agreed now because random_init itself is not collective */
     caf_state.run_nonce = caf_random_nonce();
     s = arbor_bcast(ARBOR_TEAM_WORLD, &caf_state.run_nonce, sizeof caf_state.run_nonce, 0);

@@ -121,8 +121,19 @@ void caf_fatal(int code, const char *fmt, ...)
 
 int caf_departed_report(int *stat, char *errmsg, size_t errmsg_len, const char *what)
 {
-    int code = caf_team_departures(caf_state.current);
+    caf_team_s *t = caf_state.current;
+    int code = t->departed;
+    for (int i = 0; !code && i < t->size; i++)
+        if (caf_world_status(t->world[i]) == CAF_STAT_FAILED_IMAGE) code = CAF_STAT_FAILED_IMAGE;
     if (!code) return 0;
     return caf_report(stat, errmsg, errmsg_len, code, "libcaf_arbor: %s: an image of the team has %s",
                       what, code == CAF_STAT_STOPPED_IMAGE ? "stopped" : "failed");
+}
+
+int caf_coll_check(int *stat, char *errmsg, size_t errmsg_len, arbor_status_t s, const char *what)
+{
+    caf_team_s *t = caf_state.current;
+    if (s == ARBOR_ERR_PEER_STOPPED && !t->departed) t->departed = CAF_STAT_STOPPED_IMAGE;
+    if (s == ARBOR_ERR_PEER_LOST && !t->departed) t->departed = CAF_STAT_FAILED_IMAGE;
+    return caf_check(stat, errmsg, errmsg_len, s, what);
 }

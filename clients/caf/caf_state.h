@@ -18,6 +18,9 @@ typedef struct caf_team {
     arbor_team_h handle;
     int number;                   /* team_number; -1 for the initial team */
     int rank, size;               /* this image's 0-based index and the team's image count */
+    int departed;                 /* CAF_STAT_STOPPED_IMAGE / _FAILED_IMAGE once a collective of
+                                   * the team ended for that reason (arbor failed the team: later
+                                   * collectives on it report the same at once), else 0 */
     int *world;                   /* world rank of each image of the team */
     struct caf_team *up;          /* the team that was current when this one was changed to */
     struct caf_team *next_formed; /* every formed team, freed at finalize */
@@ -74,9 +77,19 @@ int caf_failed_check(int world_rank, int image, int *stat, const char *what);
  * has failed, else 0. */
 int caf_team_departures(const caf_team_s *t);
 
-/* A collective of the current team cannot complete once one of its images stopped or failed:
- * reports which (with @p stat, else error termination) and returns the code; 0 when all run. */
+/* Before a collective of the current team: once an image of it failed, or once an earlier
+ * collective of it ended for a stopped or failed image, the collective cannot complete: reports
+ * which (with @p stat, else error termination) and returns the code; else 0. A stopped image
+ * alone is not checked here: it may have done its part of this very collective before it
+ * stopped, and arbor tells whether the collective still waits for it. */
 int caf_departed_report(int *stat, char *errmsg, size_t errmsg_len, const char *what);
+/* caf_check for a collective of the current team: also records a stopped / failed image's
+ * verdict in the team (see caf_departed_report). */
+int caf_coll_check(int *stat, char *errmsg, size_t errmsg_len, arbor_status_t s, const char *what);
+
+/* Init: the reduction operations of the kinds arbor has no type for (caf_coll.c). 0 on success
+ * (also where they cannot exist: those reductions then report "unsupported"), -1 on failure. */
+int caf_coll_init(void);
 
 /* A 64-bit value that differs from run to run (clock and process id, mixed). */
 uint64_t caf_random_nonce(void);
