@@ -172,14 +172,20 @@ struct arbor_team *arb_team_by_id(uint64_t id);
 uint64_t arb_team_child_id(const struct arbor_team *parent, int color);
 /* Called by the waiting loops at their idle points: why a stalled collective of t can never
  * complete, or ARBOR_OK (keep waiting). ARBOR_ERR_PEER_LOST: a member is gone (bootstrap probe,
- * launcher event or transport error); ARBOR_ERR_MISMATCH: ARBOR_CHECK saw members waiting in
+ * launcher event or transport error); ARBOR_ERR_PEER_STOPPED: inst waits for a member that is in
+ * arbor_finalize (the peer-state probe); ARBOR_ERR_MISMATCH: ARBOR_CHECK saw members waiting in
  * the signature exchanges of different teams (coll_check.c). Cheap: no work unless reported. */
 arbor_status_t arb_team_stall_reason(struct arbor_team *t, struct arb_inst *inst);
 /* A further reason asked by arb_team_stall_reason (ARBOR_CHECK's team-mismatch detection,
  * registered from above so that this engine-level file does not call up); NULL: none. */
 typedef arbor_status_t (*arb_team_stall_fn)(struct arbor_team *t, struct arb_inst *inst);
 void arb_team_set_stall_hook(arb_team_stall_fn fn);
-/* Finalize: forgets the hook. */
+/* What this rank knows of a world rank (core/rma/depart.c's arb_depart_state, set by init: the
+ * departures sit above the teams): a collective waiting for a STOPPED member returns
+ * ARBOR_ERR_PEER_STOPPED. NULL (the default) never says so. */
+typedef arbor_peer_state_t (*arb_team_peer_state_fn)(int world_rank);
+void arb_team_set_peer_state_probe(arb_team_peer_state_fn fn);
+/* Finalize: forgets the hook and the probe. */
 void arb_team_fail_reset(void);
 /* Fails t without an instance of its own (the other team of a crossing): cancels its
  * collectives in flight; later calls on it return ARBOR_ERR_TEAM. */

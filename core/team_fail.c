@@ -9,7 +9,6 @@
 
 #include "core/executor.h"
 #include "core/log.h"
-#include "core/rma/depart.h"
 #include "core/team.h"
 
 uint64_t arb_team_child_id(const struct arbor_team *parent, int color)
@@ -38,12 +37,19 @@ static bool team_lost_peer(const struct arbor_team *t)
 /* Whether inst waits for a member that is in arbor_finalize: it joins no collective any more.
  * Only a member inst still waits for counts: one that did its part of this collective and then
  * stopped is no reason to fail it. */
-static bool awaits_stopped(const struct arbor_team *t, const arb_inst_t *inst)
+static arb_team_peer_state_fn peer_state_probe;
+
+void arb_team_set_peer_state_probe(arb_team_peer_state_fn fn)
 {
-    if (!arb_depart_team_stopped(t)) return false;
+    peer_state_probe = fn;
+}
+
+static bool awaits_stopped(const arb_inst_t *inst)
+{
+    if (!peer_state_probe) return false;
     int awaited[64], n = arb_exec_awaited(inst, awaited, 64);
     for (int i = 0; i < n; i++)
-        if (arb_depart_state(awaited[i]) == ARBOR_PEER_STOPPED) return true;
+        if (peer_state_probe(awaited[i]) == ARBOR_PEER_STOPPED) return true;
     return false;
 }
 
@@ -52,6 +58,7 @@ static arb_team_stall_fn stall_hook;
 void arb_team_fail_reset(void)
 {
     stall_hook = NULL;
+    peer_state_probe = NULL;
 }
 
 void arb_team_set_stall_hook(arb_team_stall_fn fn)
@@ -62,7 +69,7 @@ void arb_team_set_stall_hook(arb_team_stall_fn fn)
 arbor_status_t arb_team_stall_reason(struct arbor_team *t, arb_inst_t *inst)
 {
     if (team_lost_peer(t)) return ARBOR_ERR_PEER_LOST;
-    if (awaits_stopped(t, inst)) return ARBOR_ERR_PEER_STOPPED;
+    if (awaits_stopped(inst)) return ARBOR_ERR_PEER_STOPPED;
     return stall_hook ? stall_hook(t, inst) : ARBOR_OK;
 }
 

@@ -23,7 +23,6 @@
 #include "core/log.h"
 #include "core/rma/rma_impl.h"
 #include "core/tp_call.h"
-#include "core/team.h"
 
 enum {
     DEPART_STOPPED = 1, /* entered arbor_finalize */
@@ -134,17 +133,6 @@ arbor_status_t arb_depart_verdict(int rank)
     default:
         return ARBOR_OK;
     }
-}
-
-bool arb_depart_team_stopped(const struct arbor_team *t)
-{
-    if (!dep.ready) return false;
-    refresh();
-    if (dep.stopped == 0) return false;
-    for (int r = 0; r < t->size; r++)
-        if (t->world[r] != arb_ctx.rank && dep.state[t->world[r]] == ARBOR_PEER_STOPPED)
-            return true;
-    return false;
 }
 
 arbor_status_t arb_depart_all_verdict(void)

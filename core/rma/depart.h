@@ -14,8 +14,6 @@
 
 #include "arbor.h"
 
-struct arbor_team;
-
 /* Init, after the one-sided state (arb_rma_init_world): the board at the same offset of every
  * segment. Local, no communication. */
 arbor_status_t arb_depart_init(void);
@@ -29,9 +27,6 @@ arbor_peer_state_t arb_depart_state(int rank);
 /* The verdict of a wait on @p rank that can no longer be satisfied: ARBOR_ERR_PEER_STOPPED,
  * ARBOR_ERR_PEER_LOST, or ARBOR_OK while it runs. */
 arbor_status_t arb_depart_verdict(int rank);
-
-/* Whether a member of @p t other than this rank has stopped (finalized). */
-bool arb_depart_team_stopped(const struct arbor_team *t);
 
 /* ARBOR_OK while some other rank still runs; else the verdict of a wait that any peer could
  * have satisfied: ARBOR_ERR_PEER_STOPPED when one of them stopped, ARBOR_ERR_PEER_LOST when all
