@@ -968,7 +968,9 @@ ARBOR_API arbor_status_t arbor_quiet(void);
  * arbor_notify_wait(rank, n): waits until @p n notifications from @p rank have arrived that no
  * earlier wait consumed, and consumes them. Notifications never get lost and are counted per
  * pair, so sync images of CAF map onto notify to each partner then wait for one from each.
- * ARBOR_ERR_TIMEOUT after ARBOR_TIMEOUT seconds without one.
+ * ARBOR_ERR_TIMEOUT after ARBOR_TIMEOUT seconds without one; ARBOR_ERR_PEER_STOPPED (@p rank is
+ * in arbor_finalize) or ARBOR_ERR_PEER_LOST (it failed) at once when fewer than @p n arrived
+ * and @p rank can send no more (nothing is consumed then).
  */
 ARBOR_API arbor_status_t arbor_notify(int rank);
 ARBOR_API arbor_status_t arbor_notify_wait(int rank, uint64_t n);
@@ -1001,7 +1003,9 @@ typedef enum {
  * @brief Wait until the local 64-bit word @p addr (in this rank's symmetric heap) compares to
  * @p value as @p cmp says, making progress; *observed_p (may be NULL) gets the value seen.
  * Updates by puts, put-with-signal and atomics of other ranks are seen. ARBOR_ERR_ADDRESS
- * (not in the heap), ARBOR_ERR_ALIGNMENT, ARBOR_ERR_TIMEOUT.
+ * (not in the heap), ARBOR_ERR_ALIGNMENT, ARBOR_ERR_TIMEOUT; once every other rank has
+ * departed (arbor_peer_state) and the word does not compare so, nobody is left to change it:
+ * ARBOR_ERR_PEER_STOPPED (one of them stopped) or ARBOR_ERR_PEER_LOST (all failed).
  */
 ARBOR_API arbor_status_t arbor_wait_until(uint64_t *addr, arbor_cmp_t cmp, uint64_t value,
                                           uint64_t *observed_p);
