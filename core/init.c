@@ -564,6 +564,16 @@ arbor_status_t arbor_peer_state(int rank, arbor_peer_state_t *state_p)
     return ARBOR_OK;
 }
 
+arbor_status_t arbor_peer_departures(int *count_p)
+{
+    if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
+    if (!count_p) return ARBOR_ERR_INVALID_ARG;
+    ARB_ENTER();
+    *count_p = arb_depart_count();
+    arb_unlock();
+    return ARBOR_OK;
+}
+
 arbor_status_t arbor_transport_name(const char **name_p)
 {
     if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;

@@ -182,6 +182,14 @@ typedef enum {
 ARBOR_API arbor_status_t arbor_peer_state(int rank, arbor_peer_state_t *state_p);
 
 /**
+ * @brief How many other ranks this rank knows as departed (STOPPED or FAILED) now: a caller that
+ * checks its peers before each operation asks arbor_peer_state only when this changed. Local and
+ * cheap, no progress (as arbor_peer_state).
+ * @return ARBOR_OK, ARBOR_ERR_NOT_INITIALIZED, ARBOR_ERR_INVALID_ARG (NULL @p count_p).
+ */
+ARBOR_API arbor_status_t arbor_peer_departures(int *count_p);
+
+/**
  * @brief This rank fails on purpose (Fortran's FAIL IMAGE, fault-tolerance tests): every peer
  * sees it FAILED at once (arbor_peer_state; its waits on this rank return ARBOR_ERR_PEER_LOST,
  * its teams holding it fail) while the process stays, doing nothing visible, so that the

@@ -70,6 +70,8 @@ int caf_world_status(int world_rank)
 
 int caf_failed_check(int world_rank, int image, int *stat, const char *what)
 {
+    int departed = 0;
+    if (arbor_peer_departures(&departed) == ARBOR_OK && departed == 0) return 0;
     if (caf_world_status(world_rank) != CAF_STAT_FAILED_IMAGE) return 0;
     return caf_report(stat, NULL, 0, CAF_STAT_FAILED_IMAGE, "libcaf_arbor: %s: image %d has failed",
                       what, image);
@@ -77,6 +79,8 @@ int caf_failed_check(int world_rank, int image, int *stat, const char *what)
 
 int caf_team_departures(const caf_team_s *t)
 {
+    int departed = 0;
+    if (arbor_peer_departures(&departed) == ARBOR_OK && departed == 0) return 0;
     int failed = 0;
     for (int i = 0; i < t->size; i++) {
         int code = caf_world_status(t->world[i]);
@@ -122,7 +126,8 @@ void caf_fatal(int code, const char *fmt, ...)
 int caf_departed_report(int *stat, char *errmsg, size_t errmsg_len, const char *what)
 {
     caf_team_s *t = caf_state.current;
-    int code = t->departed;
+    int code = t->departed, departed = 0;
+    if (!code && arbor_peer_departures(&departed) == ARBOR_OK && departed == 0) return 0;
     for (int i = 0; !code && i < t->size; i++)
         if (caf_world_status(t->world[i]) == CAF_STAT_FAILED_IMAGE) code = CAF_STAT_FAILED_IMAGE;
     if (!code) return 0;

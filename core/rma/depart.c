@@ -123,6 +123,13 @@ arbor_peer_state_t arb_depart_state(int rank)
     return (arbor_peer_state_t)dep.state[rank];
 }
 
+int arb_depart_count(void)
+{
+    if (!dep.ready) return 0;
+    refresh();
+    return arb_ctx.size - 1 - dep.running;
+}
+
 arbor_status_t arb_depart_verdict(int rank)
 {
     switch (arb_depart_state(rank)) {

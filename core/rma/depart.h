@@ -24,6 +24,9 @@ arbor_status_t arb_depart_init(void);
  * sees everything the peer wrote before it departed. */
 arbor_peer_state_t arb_depart_state(int rank);
 
+/* Other ranks stopped or failed, as far as this rank knows. */
+int arb_depart_count(void);
+
 /* The verdict of a wait on @p rank that can no longer be satisfied: ARBOR_ERR_PEER_STOPPED,
  * ARBOR_ERR_PEER_LOST, or ARBOR_OK while it runs. */
 arbor_status_t arb_depart_verdict(int rank);
