@@ -385,7 +385,7 @@ static arbor_status_t init_at(int required, int *provided)
     if ((status = arb_cma_init()) != ARBOR_OK) goto err; /* before the measurement uses it */
     if ((status = arb_am_init()) != ARBOR_OK) goto err;
     if ((status = arb_depart_init()) != ARBOR_OK) goto err;
-    arb_team_set_peer_state_probe(arb_depart_state);
+    arb_team_set_departures(arb_depart_stalled, arb_depart_notice);
     uint64_t bell_off; /* the doorbell line, in every mode (layouts never depend on it) */
     if ((status = arb_mem_take_local(ARB_BELL_LINE_BYTES, &bell_off)) != ARBOR_OK ||
         (status = arb_bell_init(bell_off)) != ARBOR_OK) /* may fall back to thread mode */

@@ -180,11 +180,15 @@ arbor_status_t arb_team_stall_reason(struct arbor_team *t, struct arb_inst *inst
  * registered from above so that this engine-level file does not call up); NULL: none. */
 typedef arbor_status_t (*arb_team_stall_fn)(struct arbor_team *t, struct arb_inst *inst);
 void arb_team_set_stall_hook(arb_team_stall_fn fn);
-/* What this rank knows of a world rank (core/rma/depart.c's arb_depart_state, set by init: the
- * departures sit above the teams): a collective waiting for a STOPPED member returns
- * ARBOR_ERR_PEER_STOPPED. NULL (the default) never says so. */
-typedef arbor_peer_state_t (*arb_team_peer_state_fn)(int world_rank);
-void arb_team_set_peer_state_probe(arb_team_peer_state_fn fn);
+/* The departures (core/rma/depart.c, wired by init: they sit above the teams). stalled(rank,
+ * id): whether a collective of team id waiting for world rank can no longer get it, because
+ * rank is in arbor_finalize or because rank gave up team id for that reason (its notice, see
+ * notice); such a wait returns ARBOR_ERR_PEER_STOPPED. notice(t): this rank gives up t for a
+ * stopped member and tells t's members, so that those waiting for this rank (not for the
+ * stopped one) learn it too. NULL (the default): neither. */
+typedef bool (*arb_team_stalled_fn)(int world_rank, uint64_t team_id);
+typedef void (*arb_team_notice_fn)(const struct arbor_team *t);
+void arb_team_set_departures(arb_team_stalled_fn stalled, arb_team_notice_fn notice);
 /* Finalize: forgets the hook and the probe. */
 void arb_team_fail_reset(void);
 /* Fails t without an instance of its own (the other team of a crossing): cancels its

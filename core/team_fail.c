@@ -37,19 +37,24 @@ static bool team_lost_peer(const struct arbor_team *t)
 /* Whether inst waits for a member that is in arbor_finalize: it joins no collective any more.
  * Only a member inst still waits for counts: one that did its part of this collective and then
  * stopped is no reason to fail it. */
-static arb_team_peer_state_fn peer_state_probe;
+static arb_team_stalled_fn stalled_probe;
+static arb_team_notice_fn stop_notice;
 
-void arb_team_set_peer_state_probe(arb_team_peer_state_fn fn)
+void arb_team_set_departures(arb_team_stalled_fn stalled, arb_team_notice_fn notice)
 {
-    peer_state_probe = fn;
+    stalled_probe = stalled;
+    stop_notice = notice;
 }
 
+/* Whether inst waits for a member that is in arbor_finalize, or for one that gave up this team
+ * because of such a member. Only members inst still waits for count: one that did its part of
+ * this collective and then stopped is no reason to fail it. */
 static bool awaits_stopped(const arb_inst_t *inst)
 {
-    if (!peer_state_probe) return false;
+    if (!stalled_probe) return false;
     int awaited[64], n = arb_exec_awaited(inst, awaited, 64);
     for (int i = 0; i < n; i++)
-        if (peer_state_probe(awaited[i]) == ARBOR_PEER_STOPPED) return true;
+        if (stalled_probe(awaited[i], inst->team->id)) return true;
     return false;
 }
 
@@ -58,7 +63,8 @@ static arb_team_stall_fn stall_hook;
 void arb_team_fail_reset(void)
 {
     stall_hook = NULL;
-    peer_state_probe = NULL;
+    stalled_probe = NULL;
+    stop_notice = NULL;
 }
 
 void arb_team_set_stall_hook(arb_team_stall_fn fn)
@@ -115,4 +121,5 @@ void arb_team_fail(struct arbor_team *t, arb_inst_t *inst, arbor_status_t why)
         if (i->team == t) arb_exec_cancel(i, why);
     }
     arb_exec_cancel(inst, why); /* not active: an instance that never started moving */
+    if (why == ARBOR_ERR_PEER_STOPPED && stop_notice) stop_notice(t);
 }

@@ -1,13 +1,17 @@
 /*
  * Departures (core/rma/depart.h): how a rank that stopped or failed on purpose tells its peers.
  *
- * The board: 2 size + 1 64-bit words at the same offset of every segment (taken at init). A
+ * The board: 3 size + 1 64-bit words at the same offset of every segment (taken at init). A
  * departing rank r adds its stage bits (STOPPED, FAILED) to word r of every peer's board, then 1
  * to word size (the count of announcements that arrived), each with a remote atomic that
  * completes before the next is issued. A reader loads the count (acquire) at every check and
  * scans the words only when it moved, so an idle wait costs one load. The stages come after the
  * rank's last one-sided operation and notification completed at their targets, so a reader that
  * sees a stage and then looks for a notification from that rank sees every one it will ever get.
+ *
+ * A rank that gives up a collective for a stopped member writes the team's id into word
+ * 2 size + 1 + r of the other members' boards (8-byte puts), so that the members waiting for it
+ * rather than for the stopped rank give up too, instead of waiting for ARBOR_TIMEOUT.
  *
  * The last stage, CLOSED, is word size + 1 + r, written by a put of 8 bytes: it is the last
  * thing a rank sends before it leaves for the bootstrap's fence and stops driving arbor, so it
@@ -22,6 +26,7 @@
 #include "core/doorbell.h"
 #include "core/log.h"
 #include "core/rma/rma_impl.h"
+#include "core/team.h"
 #include "core/tp_call.h"
 
 enum {
@@ -48,7 +53,7 @@ arbor_status_t arb_depart_init(void)
 {
     int P = arb_ctx.size;
     arbor_status_t status =
-        arb_mem_take_local((uint64_t)(2 * P + 1) * sizeof(uint64_t), &dep.off);
+        arb_mem_take_local((uint64_t)(3 * P + 1) * sizeof(uint64_t), &dep.off);
     if (status != ARBOR_OK) {
         arb_error("no room in the segment for the departure board of %d ranks", P);
         return status;
@@ -181,29 +186,59 @@ static arbor_status_t announce(uint64_t bits)
     return first;
 }
 
+/* Stores *value into word @p word (a board index) of rank r's board: mapped, or by an 8-byte
+ * put that goes out copied (done for us at once; *value must outlive the call anyway, in case
+ * the transport queues it). */
+static arbor_status_t put_word(int r, uint64_t word, const uint64_t *value, const char *what)
+{
+    uint64_t off = dep.off + word * sizeof(uint64_t);
+    uint8_t *seg = arb_rma_peer_seg(r);
+    if (seg) {
+        __atomic_store_n((uint64_t *)(seg + off), *value, __ATOMIC_RELEASE);
+        arb_bell_ring(r);
+        return ARBOR_OK;
+    }
+    arb_tp_comp_t comp = {0, ARBOR_OK};
+    arbor_status_t s = arb_rma_tp_put(r, NULL, off, value, sizeof(*value), &comp);
+    return s == ARBOR_OK ? arb_rma_wait_comp(&comp, what) : s;
+}
+
 /* Writes 1 to this rank's CLOSED word of every peer that is not known gone. */
 static arbor_status_t announce_closed(void)
 {
-    static const uint64_t one = 1; /* the source of a put that may go out after we return */
+    static const uint64_t one = 1;
     arbor_status_t first = ARBOR_OK;
-    uint64_t mine = dep.off + (uint64_t)(arb_ctx.size + 1 + arb_ctx.rank) * sizeof(uint64_t);
+    uint64_t mine = (uint64_t)(arb_ctx.size + 1 + arb_ctx.rank);
     for (int r = 0; r < arb_ctx.size; r++) {
         uint64_t w = __atomic_load_n(&dep.board[r], __ATOMIC_ACQUIRE);
         if (r == arb_ctx.rank || (arb_depart_state(r) == ARBOR_PEER_FAILED && !(w & DEPART_FAILED)))
             continue;
-        arbor_status_t s = ARBOR_OK;
-        uint8_t *seg = arb_rma_peer_seg(r);
-        if (seg) {
-            __atomic_store_n((uint64_t *)(seg + mine), one, __ATOMIC_RELEASE);
-            arb_bell_ring(r);
-        } else {
-            arb_tp_comp_t comp = {0, ARBOR_OK};
-            s = arb_rma_tp_put(r, NULL, mine, &one, sizeof(one), &comp);
-            if (s == ARBOR_OK) s = arb_rma_wait_comp(&comp, "finalize's last word to a peer");
-        }
+        arbor_status_t s = put_word(r, mine, &one, "finalize's last word to a peer");
         if (s != ARBOR_OK && first == ARBOR_OK) first = s;
     }
     return first;
+}
+
+void arb_depart_notice(const struct arbor_team *t)
+{
+    static uint64_t id; /* the put's source must outlive the call */
+    if (!dep.ready) return;
+    id = t->id;
+    uint64_t mine = (uint64_t)(2 * arb_ctx.size + 1 + arb_ctx.rank);
+    for (int i = 0; i < t->size; i++) {
+        int r = t->world[i];
+        if (r == arb_ctx.rank || arb_depart_state(r) != ARBOR_PEER_RUNNING) continue;
+        arbor_status_t s = put_word(r, mine, &id, "a team's failure notice");
+        if (s != ARBOR_OK) arb_debug("failure notice to rank %d: %s", r, arbor_strerror(s));
+    }
+}
+
+bool arb_depart_stalled(int rank, uint64_t team_id)
+{
+    if (!dep.ready || rank == arb_ctx.rank || rank < 0 || rank >= arb_ctx.size) return false;
+    if (arb_depart_state(rank) == ARBOR_PEER_STOPPED) return true;
+    uint64_t w = 2 * (uint64_t)arb_ctx.size + 1 + (uint64_t)rank;
+    return __atomic_load_n(&dep.board[w], __ATOMIC_ACQUIRE) == team_id;
 }
 
 /* Whether every other rank has reached a stage in *arg or failed. */

@@ -11,6 +11,7 @@
 #define ARB_CORE_RMA_DEPART_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "arbor.h"
 
@@ -23,6 +24,15 @@ arbor_status_t arb_depart_init(void);
  * the board first, with acquire order, so a caller that reads a peer's notification after it
  * sees everything the peer wrote before it departed. */
 arbor_peer_state_t arb_depart_state(int rank);
+
+struct arbor_team;
+
+/* The teams' departure probe (core/team.h, arb_team_set_departures): world rank @p rank is
+ * stopped, or gave up team @p team_id for a stopped member (its notice on our board). */
+bool arb_depart_stalled(int rank, uint64_t team_id);
+/* The teams' notice: this rank gave up team @p t for a stopped member; every other member's
+ * board gets t's id in this rank's notice word (8-byte puts, not awaited). */
+void arb_depart_notice(const struct arbor_team *t);
 
 /* Other ranks stopped or failed, as far as this rank knows. */
 int arb_depart_count(void);
