@@ -20,6 +20,7 @@ program caf_failed
   if (size(gone) == 1) call expect(gone(1) == n, 'failed_images() names the last image')
   gone = stopped_images()
   call expect(size(gone) == 0, 'stopped_images() lists none')
+  deallocate (gone) ! the main program's allocatables are not freed at its end
   call expect(image_status(n) == stat_failed_image, 'image_status of the failed image')
   call expect(image_status(me) == 0, 'image_status of this image')
   call expect(num_images(failed=.true.) == 1, 'num_images(failed=.true.)')

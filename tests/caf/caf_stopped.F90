@@ -29,6 +29,7 @@ program caf_stopped
   call expect(size(gone) == 1, 'stopped_images() lists one image')
   if (size(gone) == 1) call expect(gone(1) == n, 'stopped_images() names the last image')
   call expect(image_status(n) == stat_stopped_image, 'image_status of the stopped image')
+  deallocate (gone) ! the main program's allocatables are not freed at its end
 #endif
   call expect(image_status(me) == 0, 'image_status of this image')
   call expect(x[n] == 100 + n, 'the stopped image''s coarray stays readable')
