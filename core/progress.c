@@ -61,8 +61,8 @@ static bool exec_recheck(void *arg)
  * member or a stall hook's verdict, then ARBOR_TIMEOUT counted from *since (set at the first
  * check). On a verdict the team is failed (inst cancelled) and the verdict returned. */
 /* A member that finished its part and left normally (team freed, finalized) reads as lost (or
- * stopped) at once, while what it sent last may still be on its way to us or to the rank we wait for: a lost
- * peer fails the wait once nothing has moved for ARB_LOST_IDLE_US, or at the latest
+ * stopped) at once, while what it sent last may still be on its way to us or to the rank we wait
+ * for: a lost peer fails the wait once nothing has moved for ARB_LOST_IDLE_US, or at the latest
  * ARB_LOST_GRACE_US after the loss was first seen (whatever else keeps moving). */
 #define ARB_LOST_IDLE_US  100000.0
 #define ARB_LOST_GRACE_US 1000000.0

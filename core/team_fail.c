@@ -110,11 +110,11 @@ void arb_team_fail(struct arbor_team *t, arb_inst_t *inst, arbor_status_t why)
      * the job: the caller gets the status, the log only says why at info level. */
     arb_log(why == ARBOR_ERR_PEER_STOPPED ? ARB_LOG_INFO : ARB_LOG_ERROR,
             "%s #%llu on team %p (%d members, this rank %d): %s%s; still waiting for world "
-              "rank(s) %s%s. The team's collectives in flight are cancelled and the team is "
-              "failed: later calls on it return ARBOR_ERR_TEAM",
-              inst->coll < ARB_COLL_KINDS ? arb_coll_name(inst->coll) : "internal collective",
-              (unsigned long long)inst->seq, (void *)t->handle, t->size, t->rank,
-              why == ARBOR_ERR_TIMEOUT ? "timed out" : arbor_strerror(why), after, ranks, lost);
+            "rank(s) %s%s. The team's collectives in flight are cancelled and the team is "
+            "failed: later calls on it return ARBOR_ERR_TEAM",
+            inst->coll < ARB_COLL_KINDS ? arb_coll_name(inst->coll) : "internal collective",
+            (unsigned long long)inst->seq, (void *)t->handle, t->size, t->rank,
+            why == ARBOR_ERR_TIMEOUT ? "timed out" : arbor_strerror(why), after, ranks, lost);
     t->failed = why;
     for (arb_inst_t *i = arb_ctx.active_head, *next; i; i = next) {
         next = i->next;

@@ -24,7 +24,7 @@ enum { WIDE_SUM, WIDE_MIN, WIDE_MAX, WIDE_OPS };
 static arbor_op_t wide_op[WIDE_TYPES][WIDE_OPS];
 static int wide_ready;
 
-#define WIDE_COMBINE(name, T, combine)                                                            \
+#define WIDE_COMBINE(name, T, combine)                                                             \
     static void name(void *in, void *inout, size_t len, arbor_dtype_t dtype)                       \
     {                                                                                              \
         (void)dtype;                                                                               \
@@ -58,7 +58,10 @@ int caf_coll_init(void)
 static arbor_op_t wide_op_of(const caf_section_t *s, arbor_op_t op)
 {
     int t = s->type == CAF_BT_INTEGER && s->elem == 16 ? WIDE_INT128 : -1;
-    int o = op == ARBOR_SUM ? WIDE_SUM : op == ARBOR_MIN ? WIDE_MIN : op == ARBOR_MAX ? WIDE_MAX : -1;
+    int o = op == ARBOR_SUM   ? WIDE_SUM
+            : op == ARBOR_MIN ? WIDE_MIN
+            : op == ARBOR_MAX ? WIDE_MAX
+                              : -1;
     return wide_ready && t >= 0 && o >= 0 ? wide_op[t][o] : -1;
 }
 

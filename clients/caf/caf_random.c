@@ -40,7 +40,8 @@ uint64_t caf_random_nonce(void)
 
 void _gfortran_caf_random_init(bool repeatable, bool image_distinct)
 {
-    random_seed_i4_fn *seed_fn = (random_seed_i4_fn *)dlsym(RTLD_DEFAULT, "_gfortran_random_seed_i4");
+    random_seed_i4_fn *seed_fn =
+        (random_seed_i4_fn *)dlsym(RTLD_DEFAULT, "_gfortran_random_seed_i4");
     if (!seed_fn)
         caf_fatal(1, "random_init is not supported here: the program's RANDOM_SEED "
                      "(_gfortran_random_seed_i4) was not found");

@@ -131,8 +131,9 @@ int caf_departed_report(int *stat, char *errmsg, size_t errmsg_len, const char *
     for (int i = 0; !code && i < t->size; i++)
         if (caf_world_status(t->world[i]) == CAF_STAT_FAILED_IMAGE) code = CAF_STAT_FAILED_IMAGE;
     if (!code) return 0;
-    return caf_report(stat, errmsg, errmsg_len, code, "libcaf_arbor: %s: an image of the team has %s",
-                      what, code == CAF_STAT_STOPPED_IMAGE ? "stopped" : "failed");
+    return caf_report(stat, errmsg, errmsg_len, code,
+                      "libcaf_arbor: %s: an image of the team has %s", what,
+                      code == CAF_STAT_STOPPED_IMAGE ? "stopped" : "failed");
 }
 
 int caf_coll_check(int *stat, char *errmsg, size_t errmsg_len, arbor_status_t s, const char *what)

@@ -36,13 +36,13 @@ enum {
 };
 
 static struct {
-    uint64_t off;           /* the board's segment offset (the same on every rank) */
-    uint64_t *board;        /* [size + 1] in this rank's segment */
-    uint64_t seen;          /* the announcement count at the last scan */
-    unsigned losses;        /* the bootstrap's loss count at the last scan */
-    unsigned checks;        /* refreshes since init (the loss probe runs every 64th) */
-    uint8_t *state;         /* [size] arbor_peer_state_t of every rank at the last scan */
-    int running, stopped;   /* other ranks running, stopped (not failed) at the last scan */
+    uint64_t off;         /* the board's segment offset (the same on every rank) */
+    uint64_t *board;      /* [size + 1] in this rank's segment */
+    uint64_t seen;        /* the announcement count at the last scan */
+    unsigned losses;      /* the bootstrap's loss count at the last scan */
+    unsigned checks;      /* refreshes since init (the loss probe runs every 64th) */
+    uint8_t *state;       /* [size] arbor_peer_state_t of every rank at the last scan */
+    int running, stopped; /* other ranks running, stopped (not failed) at the last scan */
     bool ready;
     arb_tp_comp_t comp; /* the announcements posted through the transport */
 } dep;
@@ -52,8 +52,7 @@ static int poll_hook(void *arg);
 arbor_status_t arb_depart_init(void)
 {
     int P = arb_ctx.size;
-    arbor_status_t status =
-        arb_mem_take_local((uint64_t)(3 * P + 1) * sizeof(uint64_t), &dep.off);
+    arbor_status_t status = arb_mem_take_local((uint64_t)(3 * P + 1) * sizeof(uint64_t), &dep.off);
     if (status != ARBOR_OK) {
         arb_error("no room in the segment for the departure board of %d ranks", P);
         return status;
@@ -251,9 +250,8 @@ static bool all_reached(void *arg)
         if (r == arb_ctx.rank) continue;
         uint64_t w = __atomic_load_n(&dep.board[r], __ATOMIC_ACQUIRE);
         if (bits == DEPART_CLOSED)
-            w |= __atomic_load_n(&dep.board[arb_ctx.size + 1 + r], __ATOMIC_ACQUIRE)
-                     ? DEPART_CLOSED
-                     : 0;
+            w |= __atomic_load_n(&dep.board[arb_ctx.size + 1 + r], __ATOMIC_ACQUIRE) ? DEPART_CLOSED
+                                                                                     : 0;
         if (!(w & bits) && word_state(r, w) != ARBOR_PEER_FAILED) return false;
     }
     return true;
