@@ -37,7 +37,7 @@ enum {
 
 static struct {
     uint64_t off;         /* the board's segment offset (the same on every rank) */
-    uint64_t *board;      /* [size + 1] in this rank's segment */
+    uint64_t *board;      /* [3 size + 1] in this rank's segment */
     uint64_t seen;        /* the announcement count at the last scan */
     unsigned losses;      /* the bootstrap's loss count at the last scan */
     unsigned checks;      /* refreshes since init (the loss probe runs every 64th) */
