@@ -40,6 +40,12 @@ struct arb_boot {
     /* Bound of fence and get (ARBOR_TIMEOUT; 0 = none): a rank that never joins makes them
      * return ARBOR_ERR_TIMEOUT instead of hanging init or finalize. */
     double timeout_s;
+    /* Called between the naps of a waiting fence when set (any thread that fences; the caller
+     * sets and clears it): finalize drives its transport there, because a peer's last writes
+     * may still sit in our provider's queue until we progress it (libfabric's manual progress),
+     * and that peer may wait for them before it joins the fence. */
+    void (*idle)(void *arg);
+    void *idle_arg;
 };
 
 /* Connects to the PMIx server or falls back to a singleton; timeout_s bounds every fence and

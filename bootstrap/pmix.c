@@ -178,6 +178,7 @@ static bool call_wait(const arb_boot_t *b, pmix_call_t *c)
             }
             return false;
         }
+        if (b->idle) b->idle(b->idle_arg);
         struct timespec nap = {0, nap_ns};
         nanosleep(&nap, NULL);
         if (nap_ns < 1000000) nap_ns *= 2;

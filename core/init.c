@@ -490,6 +490,15 @@ static arbor_status_t flush_running_peers(void)
     return status;
 }
 
+/* The closing fence's idle step (arb_boot_t.idle): one pass of the transport. */
+static void fence_progress(void *arg)
+{
+    (void)arg;
+    if (arb_ctx.locking) arb_lock_take();
+    arb_tp_progress();
+    arb_unlock();
+}
+
 arbor_status_t arbor_finalize(void)
 {
     if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
@@ -516,22 +525,30 @@ arbor_status_t arbor_finalize(void)
      * notification or a lock of theirs (a Fortran image that ended), and those waits must see
      * it stopped, not matched. So: STOPPED announced, then every peer stopped or failed (all
      * data delivered), a flush (our credits delivered), CLOSED announced, then every peer
-     * closed or failed (nothing left in flight). Transports whose RMA needs the target's
-     * progress (UCX over TCP) complete the flush because every peer is still polling; only
-     * then may a rank block in the PMIx fence. */
+     * closed or failed, and a second flush (our CLOSED words delivered). Transports whose RMA
+     * needs the target's progress (UCX over TCP, libfabric's manual progress) complete these
+     * because every peer still polls: in a stage, a flush, or the fence below, which drives
+     * the transport while it waits. A rank that passed the CLOSED stage may still hold its own
+     * CLOSED words, or a peer's acknowledgement, in its provider's queue (sockets sends them
+     * only when progressed): a fence that did not progress would wait for peers that wait for
+     * those words. When the fence ends every rank has flushed: nothing is in flight. */
     arbor_status_t status = arb_depart_stopped();
     if (status == ARBOR_OK) status = flush_running_peers();
     if (status == ARBOR_OK) status = arb_depart_closed();
+    if (status == ARBOR_OK) status = flush_running_peers();
     arb_unlock();
     if (status != ARBOR_OK) arb_warn("closing protocol failed: %s", arbor_strerror(status));
     if (arb_ctx.cfg.stats) print_stats();
     /* After a timeout or a loss the peers are out of step or gone: a fence could wait
      * forever. (A team failed by a stopped member is not that: every rank got here.) */
     if (status != ARBOR_OK || arb_ctx.world->failed == ARBOR_ERR_TIMEOUT ||
-        arb_ctx.boot->ops->losses(arb_ctx.boot))
+        arb_ctx.boot->ops->losses(arb_ctx.boot)) {
         arb_warn("finalize after a failure: not waiting for the other ranks");
-    else if (arb_ctx.boot->ops->fence(arb_ctx.boot) != ARBOR_OK)
-        status = ARBOR_ERR_BOOTSTRAP;
+    } else {
+        arb_ctx.boot->idle = fence_progress;
+        if (arb_ctx.boot->ops->fence(arb_ctx.boot) != ARBOR_OK) status = ARBOR_ERR_BOOTSTRAP;
+        arb_ctx.boot->idle = NULL;
+    }
     teardown();
     return status;
 }

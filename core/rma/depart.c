@@ -13,11 +13,12 @@
  * 2 size + 1 + r of the other members' boards (8-byte puts), so that the members waiting for it
  * rather than for the stopped rank give up too, instead of waiting for ARBOR_TIMEOUT.
  *
- * The last stage, CLOSED, is word size + 1 + r, written by a put of 8 bytes: it is the last
- * thing a rank sends before it leaves for the bootstrap's fence and stops driving arbor, so it
- * must not wait for an acknowledgement from a peer that may already have left (an atomic's
- * result comes back through the target's progress; a put this small goes out copied, done for
- * the sender at once, and the transport's close flushes it while every rank is closing).
+ * The last stage, CLOSED, is word size + 1 + r, written by a put of 8 bytes that goes out
+ * copied (done for the sender at once): a rank that saw every peer's CLOSED word leaves the
+ * stage at once, so a word of its own it waited for could be held by a peer that already left
+ * (an atomic's result comes back through the target's progress). Finalize flushes these puts
+ * afterwards and fences with progress (core/init.c), so every word reaches its target even
+ * where the provider sends only when progressed.
  */
 #include "core/rma/depart.h"
 
