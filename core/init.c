@@ -532,10 +532,19 @@ arbor_status_t arbor_finalize(void)
      * CLOSED words, or a peer's acknowledgement, in its provider's queue (sockets sends them
      * only when progressed): a fence that did not progress would wait for peers that wait for
      * those words. When the fence ends every rank has flushed: nothing is in flight. */
-    arbor_status_t status = arb_depart_stopped();
-    if (status == ARBOR_OK) status = flush_running_peers();
-    if (status == ARBOR_OK) status = arb_depart_closed();
-    if (status == ARBOR_OK) status = flush_running_peers();
+    arbor_status_t status;
+    if (arb_ctx.world->failed == ARBOR_ERR_TIMEOUT) {
+        /* Out of step: a rank the world team waited for may be gone without anyone knowing
+         * (another host, a transport that does not report it), and the stages would wait for
+         * it again. Announce them without waiting, so the peers that run them are not held. */
+        arb_depart_leave();
+        status = arb_ctx.world->failed;
+    } else {
+        status = arb_depart_stopped();
+        if (status == ARBOR_OK) status = flush_running_peers();
+        if (status == ARBOR_OK) status = arb_depart_closed();
+        if (status == ARBOR_OK) status = flush_running_peers();
+    }
     arb_unlock();
     if (status != ARBOR_OK) arb_warn("closing protocol failed: %s", arbor_strerror(status));
     if (arb_ctx.cfg.stats) print_stats();

@@ -188,7 +188,8 @@ static arbor_status_t announce(uint64_t bits)
 
 /* Stores *value into word @p word (a board index) of rank r's board: mapped, or by an 8-byte
  * put that goes out copied (done for us at once; *value must outlive the call anyway, in case
- * the transport queues it). */
+ * the transport queues it). what NULL: not awaited even when the transport queued it (a peer
+ * that may be gone unseen). */
 static arbor_status_t put_word(int r, uint64_t word, const uint64_t *value, const char *what)
 {
     uint64_t off = dep.off + word * sizeof(uint64_t);
@@ -198,13 +199,15 @@ static arbor_status_t put_word(int r, uint64_t word, const uint64_t *value, cons
         arb_bell_ring(r);
         return ARBOR_OK;
     }
+    if (!what) return arb_rma_tp_put(r, NULL, off, value, sizeof(*value), &dep.comp);
     arb_tp_comp_t comp = {0, ARBOR_OK};
     arbor_status_t s = arb_rma_tp_put(r, NULL, off, value, sizeof(*value), &comp);
     return s == ARBOR_OK ? arb_rma_wait_comp(&comp, what) : s;
 }
 
-/* Writes 1 to this rank's CLOSED word of every peer that is not known gone. */
-static arbor_status_t announce_closed(void)
+/* Writes 1 to this rank's CLOSED word of every peer that is not known gone; awaited: see
+ * put_word. */
+static arbor_status_t announce_closed(bool awaited)
 {
     static const uint64_t one = 1;
     arbor_status_t first = ARBOR_OK;
@@ -213,7 +216,8 @@ static arbor_status_t announce_closed(void)
         uint64_t w = __atomic_load_n(&dep.board[r], __ATOMIC_ACQUIRE);
         if (r == arb_ctx.rank || (arb_depart_state(r) == ARBOR_PEER_FAILED && !(w & DEPART_FAILED)))
             continue;
-        arbor_status_t s = put_word(r, mine, &one, "finalize's last word to a peer");
+        arbor_status_t s =
+            put_word(r, mine, &one, awaited ? "finalize's last word to a peer" : NULL);
         if (s != ARBOR_OK && first == ARBOR_OK) first = s;
     }
     return first;
@@ -261,7 +265,8 @@ static bool all_reached(void *arg)
 static arbor_status_t announce_and_wait(uint64_t announced, uint64_t awaited, const char *what)
 {
     if (!dep.ready || arb_ctx.size == 1) return ARBOR_OK;
-    arbor_status_t status = announced == DEPART_CLOSED ? announce_closed() : announce(announced);
+    arbor_status_t status =
+        announced == DEPART_CLOSED ? announce_closed(true) : announce(announced);
     if (status != ARBOR_OK)
         arb_warn("%s: announcing it to a peer failed: %s", what, arbor_strerror(status));
     arbor_status_t waited = arb_rma_wait_until_pred(all_reached, &awaited, true, what);
@@ -278,6 +283,14 @@ arbor_status_t arb_depart_closed(void)
 {
     return announce_and_wait(DEPART_CLOSED, DEPART_CLOSED,
                              "finalize (waiting for every rank to flush)");
+}
+
+void arb_depart_leave(void)
+{
+    if (!dep.ready || arb_ctx.size == 1) return;
+    arbor_status_t s = announce(DEPART_STOPPED);
+    if (s == ARBOR_OK) s = announce_closed(false);
+    if (s != ARBOR_OK) arb_debug("finalize out of step: announcing it: %s", arbor_strerror(s));
 }
 
 arbor_status_t arb_depart_fail(void)

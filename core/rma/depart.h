@@ -54,6 +54,11 @@ arbor_status_t arb_depart_all_verdict(void);
 arbor_status_t arb_depart_stopped(void);
 arbor_status_t arb_depart_closed(void);
 
+/* Finalize out of step (the world team timed out waiting for a rank that may be gone unseen):
+ * announce STOPPED and CLOSED without waiting for anyone, so that the peers that do run the
+ * stages are not held by this rank. */
+void arb_depart_leave(void);
+
 /* arbor_fail_self's part: announce FAILED, then serve (nothing this rank's program does
  * matters any more) until every other rank has closed or failed. */
 arbor_status_t arb_depart_fail(void);
