@@ -807,6 +807,22 @@ ARBOR_API arbor_status_t arbor_mem_pack(arbor_reg_h reg, void *blob, size_t *len
  * itself included). ARBOR_ERR_INVALID_ARG for bytes that are no such descriptor,
  * ARBOR_ERR_BUFFER, ARBOR_ERR_NO_MEMORY, or the transport's error unpacking the key. */
 ARBOR_API arbor_status_t arbor_mem_attach(const void *blob, size_t len, arbor_attach_h *att_p);
+/**
+ * @brief Attaches, by address, the registration of world rank @p rank that covers
+ * [@p remote_addr, @p remote_addr + @p nbytes) in that rank's address space: the owner's
+ * descriptor is fetched by an active message (no arbor_mem_pack / shipping by the program), so
+ * memory one rank registered alone (an allocation of its own) is reachable from any peer that
+ * learns its address. The handle is the caller's, as from arbor_mem_attach (detach it when
+ * done; attaching twice gives two handles). Needs the owner's progress (its calls or its
+ * progress thread, which registration starts). Blocking, not from inside an active-message
+ * handler.
+ * @return ARBOR_OK; ARBOR_ERR_ADDRESS (no live registration of that rank covers the range),
+ *         ARBOR_ERR_RANK, ARBOR_ERR_BUFFER (NULL @p remote_addr), ARBOR_ERR_INVALID_ARG (NULL
+ *         @p att_p), ARBOR_ERR_TIMEOUT (no answer within ARBOR_TIMEOUT), the active message's
+ *         or the transport's error.
+ */
+ARBOR_API arbor_status_t arbor_mem_attach_remote(int rank, const void *remote_addr, size_t nbytes,
+                                                 arbor_attach_h *att_p);
 /** @brief Owner (world rank), base address and size of an attached registration. Any output
  * may be NULL. ARBOR_ERR_HANDLE. */
 ARBOR_API arbor_status_t arbor_mem_attach_info(arbor_attach_h att, int *rank_p, void **base_p,
