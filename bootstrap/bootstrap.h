@@ -40,6 +40,12 @@ struct arb_boot {
     /* Bound of fence and get (ARBOR_TIMEOUT; 0 = none): a rank that never joins makes them
      * return ARBOR_ERR_TIMEOUT instead of hanging init or finalize. */
     double timeout_s;
+    /* Called between the naps of a waiting fence when set (any thread that fences; the caller
+     * sets and clears it): finalize drives its transport there, because a peer's last writes
+     * may still sit in our provider's queue until we progress it (libfabric's manual progress),
+     * and that peer may wait for them before it joins the fence. */
+    void (*idle)(void *arg);
+    void *idle_arg;
 };
 
 /* Connects to the PMIx server or falls back to a singleton; timeout_s bounds every fence and
@@ -50,6 +56,9 @@ arbor_status_t arb_boot_open(arb_boot_t **boot_p, double timeout_s);
  * losses() / lost(rank) of the open bootstrap report it, exactly as a launcher's termination
  * event would. Any thread; a no-op without an open multi-rank bootstrap. */
 void arb_boot_peer_lost(int rank);
+/* The same for a rank that announced its own failure (core/rma/depart.c); how says what saw it
+ * in the warning. */
+void arb_boot_peer_gone(int rank, const char *how);
 
 /* put + commit + fence + get from every rank: blobs_p[i] / lens_p[i] are malloc'd (free with
  * arb_boot_free_all). */

@@ -178,6 +178,7 @@ static bool call_wait(const arb_boot_t *b, pmix_call_t *c)
             }
             return false;
         }
+        if (b->idle) b->idle(b->idle_arg);
         struct timespec nap = {0, nap_ns};
         nanosleep(&nap, NULL);
         if (nap_ns < 1000000) nap_ns *= 2;
@@ -287,8 +288,13 @@ static pmix_boot_t *_Atomic events_for;
 
 void arb_boot_peer_lost(int rank)
 {
+    arb_boot_peer_gone(rank, "the transport's error path");
+}
+
+void arb_boot_peer_gone(int rank, const char *how)
+{
     pmix_boot_t *pb = atomic_load(&events_for);
-    if (pb && rank >= 0) mark_lost(pb, (pmix_rank_t)rank, "the transport's error path");
+    if (pb && rank >= 0) mark_lost(pb, (pmix_rank_t)rank, how);
 }
 
 #define PID_KEY "arbor.pid"

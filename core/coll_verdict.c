@@ -295,7 +295,9 @@ static arbor_status_t judge(struct arbor_team *t, int p, const verdict_t *v, uin
                 "%llu calls on the world): this collective can never complete",
                 kind_name(kind), (unsigned long long)n, (void *)t->handle, w,
                 (unsigned long long)v->call);
-        return ARBOR_ERR_MISMATCH;
+        /* The member stopped: the code a stopped peer's waits give (a coarray image that ended
+         * while others still call collectives is a stopped image, not an error of theirs). */
+        return t->finalizing ? ARBOR_ERR_MISMATCH : ARBOR_ERR_PEER_STOPPED;
     case ARB_VERDICT_REFUSED: {
         uint64_t lo = v->call + 1 - (uint64_t)v->run;
         if (running && lo <= n && n <= v->call) {
@@ -396,6 +398,21 @@ arbor_status_t arb_verdict_check(struct arbor_team *t, uint64_t n, int kind)
     bool judged;
     post_rest(t);
     return judge_all(t, n, kind, true, &judged);
+}
+
+void arb_verdict_finalize_apart(struct arbor_team *t)
+{
+    for (int p = 0; p < t->size; p++) {
+        verdict_t v;
+        if (p == t->rank || !decode(word_of(t, p), &v) || v.type != ARB_VERDICT_FINALIZING ||
+            v.call == t->finalize_call)
+            continue;
+        arb_warn("arbor_finalize: world rank %d called arbor_finalize after %llu collective calls "
+                 "on the world, this rank after %llu: one called collectives the other never "
+                 "called (they ended with ARBOR_ERR_PEER_STOPPED there)",
+                 t->world[p], (unsigned long long)v.call, (unsigned long long)t->finalize_call);
+        return;
+    }
 }
 
 void arb_verdict_release(void)

@@ -56,6 +56,10 @@ static inline bool arb_verdict_pending(const struct arbor_team *t)
 {
     return (t->refused_bits & 2) || t->verdict_todo_n || arb_verdict_news(t);
 }
+/* After finalize's stages: warns when a member finalized after a different number of calls on
+ * t (its finalizing verdict says how many). */
+void arb_verdict_finalize_apart(struct arbor_team *t);
+
 /* Whether our last verdict has gone to team rank p (tried again here if not): a message of a
  * later collective to p waits until it has, so that p reads the verdict first. Inline: every
  * send asks when a verdict waits. */

@@ -20,9 +20,11 @@
 #include "core/measure.h"
 #include "core/model.h"
 #include "core/offload.h"
+#include "core/progress.h"
 #include "core/request.h"
 #include "core/share.h"
 #include "core/rma/am.h"
+#include "core/rma/depart.h"
 #include "core/rma/rma.h"
 #include "core/team.h"
 
@@ -304,6 +306,7 @@ static void teardown(void)
     arb_team_destroy_all();
     arb_team_destroy(arb_ctx.world);
     arb_am_fini();
+    arb_depart_fini();
     arb_bell_fini();
     arb_rma_fini();
     arb_cma_fini();
@@ -383,6 +386,8 @@ static arbor_status_t init_at(int required, int *provided)
     if ((status = arb_rma_init_world()) != ARBOR_OK) goto err;
     if ((status = arb_cma_init()) != ARBOR_OK) goto err; /* before the measurement uses it */
     if ((status = arb_am_init()) != ARBOR_OK) goto err;
+    if ((status = arb_depart_init()) != ARBOR_OK) goto err;
+    arb_team_set_departures(arb_depart_stalled, arb_depart_notice);
     uint64_t bell_off; /* the doorbell line, in every mode (layouts never depend on it) */
     if ((status = arb_mem_take_local(ARB_BELL_LINE_BYTES, &bell_off)) != ARBOR_OK ||
         (status = arb_bell_init(bell_off)) != ARBOR_OK) /* may fall back to thread mode */
@@ -474,6 +479,28 @@ arbor_status_t arbor_query_thread(int *level)
     return ARBOR_OK;
 }
 
+/* Finalize's flush: every peer but the failed ones (a flush to a process that is gone ends in
+ * ARBOR_ERR_PEER_LOST; one that failed on purpose takes nothing from us any more). */
+static arbor_status_t flush_running_peers(void)
+{
+    int *peers = malloc((size_t)arb_ctx.size * sizeof(int)), n = 0;
+    if (!peers) return ARBOR_ERR_NO_MEMORY;
+    for (int r = 0; r < arb_ctx.size; r++)
+        if (arb_depart_state(r) != ARBOR_PEER_FAILED) peers[n++] = r;
+    arbor_status_t status = arb_flush_peers(peers, n, "finalize");
+    free(peers);
+    return status;
+}
+
+/* The closing fence's idle step (arb_boot_t.idle): one pass of the transport. */
+static void fence_progress(void *arg)
+{
+    (void)arg;
+    if (arb_ctx.locking) arb_lock_take();
+    arb_tp_progress();
+    arb_unlock();
+}
+
 arbor_status_t arbor_finalize(void)
 {
     if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
@@ -495,32 +522,89 @@ arbor_status_t arbor_finalize(void)
     if (arb_req_live())
         arb_warn("finalize with %d non-blocking operations never completed by test / wait",
                  arb_req_live());
-    /* Every peer must be done with our segment before it goes away: a barrier (all data
-     * delivered), a flush (our credits delivered), and a second barrier that returns no
-     * credits (everyone has flushed, and nothing is left in flight). Transports whose RMA
-     * needs the target's progress (UCX over TCP) complete the flush because every peer is
-     * still polling in the second barrier; only then may a rank block in the PMIx fence. */
-    /* Said first, so that a rank still in a collective this rank never called learns at its
-     * next idle point that it will never complete (and this rank from its verdict), instead
-     * of both waiting for ARBOR_TIMEOUT. */
+    /* Every peer must be done with our segment before it goes away. Not by barriers of the
+     * world team: a rank finalizes while its peers may still wait in a collective, a
+     * notification or a lock of theirs (a Fortran image that ended), and those waits must see
+     * it stopped, not matched. So: STOPPED announced, then every peer stopped or failed (all
+     * data delivered), a flush (our credits delivered), CLOSED announced, then every peer
+     * closed or failed, and a second flush (our CLOSED words delivered). Transports whose RMA
+     * needs the target's progress (UCX over TCP, libfabric's manual progress) complete these
+     * because every peer still polls: in a stage, a flush, or the fence below, which drives
+     * the transport while it waits. A rank that passed the CLOSED stage may still hold its own
+     * CLOSED words, or a peer's acknowledgement, in its provider's queue (sockets sends them
+     * only when progressed): a fence that did not progress would wait for peers that wait for
+     * those words. When the fence ends every rank has flushed: nothing is in flight. */
+    /* Said first, so that a rank still in a world collective this rank never called learns
+     * at its next idle point that it will never complete, naming it. */
     if (arb_ctx.world->failed == ARBOR_OK)
         arb_verdict_finalizing(arb_ctx.world, arb_ctx.world->calls);
-    arbor_status_t status = arb_ctx.world->failed != ARBOR_OK
-                                ? arb_ctx.world->failed
-                                : arb_coll_barrier_internal(arb_ctx.world);
-    if (status == ARBOR_OK) status = arb_flush_peers(NULL, 0, "finalize");
-    arb_ctx.world->closing = true;
-    if (status == ARBOR_OK) status = arb_coll_barrier_internal(arb_ctx.world);
+    arbor_status_t status;
+    if (arb_ctx.world->failed == ARBOR_ERR_TIMEOUT) {
+        /* Out of step: a rank the world team waited for may be gone without anyone knowing
+         * (another host, a transport that does not report it), and the stages would wait for
+         * it again. Announce them without waiting, so the peers that run them are not held. */
+        arb_depart_leave();
+        status = arb_ctx.world->failed;
+    } else {
+        status = arb_depart_stopped();
+        if (status == ARBOR_OK) status = flush_running_peers();
+        if (status == ARBOR_OK) status = arb_depart_closed();
+        if (status == ARBOR_OK) status = flush_running_peers();
+        if (status == ARBOR_OK) arb_verdict_finalize_apart(arb_ctx.world);
+    }
     arb_unlock();
-    if (status != ARBOR_OK) arb_warn("closing barrier failed: %s", arbor_strerror(status));
+    if (status != ARBOR_OK) arb_warn("closing protocol failed: %s", arbor_strerror(status));
     if (arb_ctx.cfg.stats) print_stats();
-    /* After a failure the peers are out of step or gone: a fence could wait forever. */
-    if (arb_ctx.world->failed != ARBOR_OK || arb_ctx.boot->ops->losses(arb_ctx.boot))
+    /* After a timeout or a loss the peers are out of step or gone: a fence could wait
+     * forever. (A team failed by a stopped member is not that: every rank got here.) */
+    if (status != ARBOR_OK || arb_ctx.world->failed == ARBOR_ERR_TIMEOUT ||
+        arb_ctx.boot->ops->losses(arb_ctx.boot)) {
         arb_warn("finalize after a failure: not waiting for the other ranks");
-    else if (arb_ctx.boot->ops->fence(arb_ctx.boot) != ARBOR_OK)
-        status = ARBOR_ERR_BOOTSTRAP;
+    } else {
+        arb_ctx.boot->idle = fence_progress;
+        if (arb_ctx.boot->ops->fence(arb_ctx.boot) != ARBOR_OK) status = ARBOR_ERR_BOOTSTRAP;
+        arb_ctx.boot->idle = NULL;
+    }
     teardown();
     return status;
+}
+
+arbor_status_t arbor_fail_self(void)
+{
+    if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
+    ARB_ENTER();
+    arb_unlock();
+    arb_progress_thread_stop();
+    if (arb_ctx.locking) arb_lock_take();
+    /* Nothing is completed first: a failed rank's operations in flight are lost, as they
+     * would be if the process had died. */
+    arbor_status_t status = arb_depart_fail();
+    arb_unlock();
+    if (status != ARBOR_OK)
+        arb_warn("arbor_fail_self: the other ranks did not all end: %s", arbor_strerror(status));
+    teardown();
+    return status;
+}
+
+arbor_status_t arbor_peer_state(int rank, arbor_peer_state_t *state_p)
+{
+    if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
+    if (rank < 0 || rank >= arb_ctx.size) return ARBOR_ERR_RANK;
+    if (!state_p) return ARBOR_ERR_INVALID_ARG;
+    ARB_ENTER();
+    *state_p = arb_depart_state(rank);
+    arb_unlock();
+    return ARBOR_OK;
+}
+
+arbor_status_t arbor_peer_departures(int *count_p)
+{
+    if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
+    if (!count_p) return ARBOR_ERR_INVALID_ARG;
+    ARB_ENTER();
+    *count_p = arb_depart_count();
+    arb_unlock();
+    return ARBOR_OK;
 }
 
 arbor_status_t arbor_transport_name(const char **name_p)

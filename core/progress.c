@@ -60,9 +60,9 @@ static bool exec_recheck(void *arg)
 /* The checks at a waiting loop's idle point, for the instance a caller waits for: a lost
  * member or a stall hook's verdict, then ARBOR_TIMEOUT counted from *since (set at the first
  * check). On a verdict the team is failed (inst cancelled) and the verdict returned. */
-/* A member that finished its part and left normally (team freed, finalized) reads as lost at
- * once, while what it sent last may still be on its way to us or to the rank we wait for: a lost
- * peer fails the wait once nothing has moved for ARB_LOST_IDLE_US, or at the latest
+/* A member that finished its part and left normally (team freed, finalized) reads as lost (or
+ * stopped) at once, while what it sent last may still be on its way to us or to the rank we wait
+ * for: a lost peer fails the wait once nothing has moved for ARB_LOST_IDLE_US, or at the latest
  * ARB_LOST_GRACE_US after the loss was first seen (whatever else keeps moving). */
 #define ARB_LOST_IDLE_US  100000.0
 #define ARB_LOST_GRACE_US 1000000.0
@@ -72,7 +72,7 @@ static arbor_status_t idle_check(arb_inst_t *inst, double *since)
     arbor_status_t why = arb_team_stall_reason(inst->team, inst);
     double now = arb_now_us();
     if (*since == 0) *since = now;
-    if (why == ARBOR_ERR_PEER_LOST) {
+    if (why == ARBOR_ERR_PEER_LOST || why == ARBOR_ERR_PEER_STOPPED) {
         struct arbor_team *t = inst->team;
         if (t->lost_seen_us == 0) t->lost_seen_us = now;
         if (now - *since < ARB_LOST_IDLE_US && now - t->lost_seen_us < ARB_LOST_GRACE_US)

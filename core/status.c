@@ -29,6 +29,7 @@ const char *arbor_strerror(arbor_status_t status)
     case ARBOR_ERR_ADDRESS: return "ARBOR_ERR_ADDRESS: remote range outside every live symmetric allocation";
     case ARBOR_ERR_ALIGNMENT: return "ARBOR_ERR_ALIGNMENT: misaligned atomic or accumulate address";
     case ARBOR_ERR_MISMATCH: return "ARBOR_ERR_MISMATCH: members called mismatched collectives";
+    case ARBOR_ERR_PEER_STOPPED: return "ARBOR_ERR_PEER_STOPPED: a peer has finalized (stopped)";
     }
     return "unknown arbor status";
 }

@@ -37,11 +37,37 @@ static bool team_lost_peer(const struct arbor_team *t)
     return false;
 }
 
+/* Whether inst waits for a member that is in arbor_finalize: it joins no collective any more.
+ * Only a member inst still waits for counts: one that did its part of this collective and then
+ * stopped is no reason to fail it. */
+static arb_team_stalled_fn stalled_probe;
+static arb_team_notice_fn stop_notice;
+
+void arb_team_set_departures(arb_team_stalled_fn stalled, arb_team_notice_fn notice)
+{
+    stalled_probe = stalled;
+    stop_notice = notice;
+}
+
+/* Whether inst waits for a member that is in arbor_finalize, or for one that gave up this team
+ * because of such a member. Only members inst still waits for count: one that did its part of
+ * this collective and then stopped is no reason to fail it. */
+static bool awaits_stopped(const arb_inst_t *inst)
+{
+    if (!stalled_probe) return false;
+    int awaited[64], n = arb_exec_awaited(inst, awaited, 64);
+    for (int i = 0; i < n; i++)
+        if (stalled_probe(awaited[i], inst->team->id)) return true;
+    return false;
+}
+
 static arb_team_stall_fn stall_hook;
 
 void arb_team_fail_reset(void)
 {
     stall_hook = NULL;
+    stalled_probe = NULL;
+    stop_notice = NULL;
 }
 
 void arb_team_set_stall_hook(arb_team_stall_fn fn)
@@ -76,6 +102,7 @@ arbor_status_t arb_team_stall_reason(struct arbor_team *t, arb_inst_t *inst)
     if (arb_stray_check(t, inst) != ARBOR_OK) return t->failed;
 peers:
     if (team_lost_peer(t)) return ARBOR_ERR_PEER_LOST;
+    if (awaits_stopped(inst)) return ARBOR_ERR_PEER_STOPPED;
     return stall_hook ? stall_hook(t, inst) : ARBOR_OK;
 }
 
@@ -112,12 +139,15 @@ void arb_team_fail(struct arbor_team *t, arb_inst_t *inst, arbor_status_t why)
     if (t->failed != ARBOR_OK) goto cancel; /* the verdict that failed it was said already */
     if (why == ARBOR_ERR_TIMEOUT)
         snprintf(after, sizeof(after), " after %g s of no progress", arb_ctx.cfg.timeout_s);
-    arb_error("%s #%llu on team %p (%d members, this rank %d): %s%s; still waiting for world "
-              "rank(s) %s%s. The team's collectives in flight are cancelled and the team is "
-              "failed: later calls on it return ARBOR_ERR_TEAM",
-              inst->coll < ARB_COLL_KINDS ? arb_coll_name(inst->coll) : "internal collective",
-              (unsigned long long)inst->seq, (void *)t->handle, t->size, t->rank,
-              why == ARBOR_ERR_TIMEOUT ? "timed out" : arbor_strerror(why), after, ranks, lost);
+    /* A stopped member is the program's normal course (a Fortran image ended), not an error of
+     * the job: the caller gets the status, the log only says why at info level. */
+    arb_log(why == ARBOR_ERR_PEER_STOPPED ? ARB_LOG_INFO : ARB_LOG_ERROR,
+            "%s #%llu on team %p (%d members, this rank %d): %s%s; still waiting for world "
+            "rank(s) %s%s. The team's collectives in flight are cancelled and the team is "
+            "failed: later calls on it return ARBOR_ERR_TEAM",
+            inst->coll < ARB_COLL_KINDS ? arb_coll_name(inst->coll) : "internal collective",
+            (unsigned long long)inst->seq, (void *)t->handle, t->size, t->rank,
+            why == ARBOR_ERR_TIMEOUT ? "timed out" : arbor_strerror(why), after, ranks, lost);
     t->failed = why;
     /* Every member learns it: one that arrives at this collective late fails it too instead
      * of completing it with what was sent before the cancellation (through the transport,
@@ -129,4 +159,5 @@ cancel:
         if (i->team == t) arb_exec_cancel(i, why);
     }
     arb_exec_cancel(inst, why); /* not active: an instance that never started moving */
+    if (why == ARBOR_ERR_PEER_STOPPED && stop_notice) stop_notice(t);
 }

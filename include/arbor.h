@@ -66,7 +66,9 @@ typedef enum {
     ARBOR_ERR_ADDRESS = -21,   /**< a remote range is not inside one live symmetric allocation */
     ARBOR_ERR_ALIGNMENT = -22, /**< a misaligned atomic or accumulate address */
     ARBOR_ERR_MISMATCH = -23,  /**< the members called different collectives (a message's
-                                *   signature, ARBOR_CHECK), or arbor_finalize against one */
+                                *   signature, ARBOR_CHECK) */
+    ARBOR_ERR_PEER_STOPPED = -24, /**< a peer this call needs has finalized (arbor_finalize):
+                                   *   it will never take part again (arbor_peer_state) */
 } arbor_status_t;
 
 /** Opaque handles. */
@@ -143,13 +145,17 @@ ARBOR_API arbor_status_t arbor_query_thread(int *level);
 
 /**
  * @brief Finalize: complete outstanding communication, release everything, leave PMIx.
- * Collective over all ranks. Everything is released whatever it returns.
- * @return ARBOR_OK; ARBOR_ERR_NOT_INITIALIZED when not initialised; ARBOR_ERR_MISMATCH when the
- *         ranks are collective calls apart (some still in a collective on the world that the
- *         others never called: each side is told within the waits' idle checks, the message
- *         names the collective and the call counts); the error that failed the world team
- *         before (ARBOR_ERR_TIMEOUT, ARBOR_ERR_PEER_LOST, ARBOR_ERR_TEAM, ...), or of the closing
- *         barriers (ARBOR_ERR_TIMEOUT, ARBOR_ERR_PEER_LOST, ARBOR_ERR_TRANSPORT);
+ * Collective over all ranks, but not in step with their other collectives: from the call on,
+ * this rank is STOPPED to its peers (arbor_peer_state), and it returns once every other rank
+ * has called arbor_finalize or failed (ARBOR_TIMEOUT bounds the wait), serving one-sided
+ * operations on its memory meanwhile. A peer still in a world collective this rank never called
+ * gets ARBOR_ERR_PEER_STOPPED from it, with a message that names the collective; ranks that
+ * reach arbor_finalize after different numbers of world collectives are told so in a warning
+ * naming both counts. Teams and allocations still live are released without their collective
+ * frees. Everything is released whatever it returns.
+ * @return ARBOR_OK; ARBOR_ERR_NOT_INITIALIZED when not initialised; the error that failed the
+ *         world team before (ARBOR_ERR_TIMEOUT, ARBOR_ERR_PEER_LOST, ...) or of the closing
+ *         stages (ARBOR_ERR_TIMEOUT, ARBOR_ERR_PEER_LOST, ARBOR_ERR_TRANSPORT);
  *         ARBOR_ERR_BOOTSTRAP when the final PMIx fence fails.
  */
 ARBOR_API arbor_status_t arbor_finalize(void);
@@ -161,6 +167,52 @@ ARBOR_API arbor_status_t arbor_finalize(void);
  * @return never on success; ARBOR_ERR_INVALID_ARG (nothing happens) for a code outside 0..255.
  */
 ARBOR_API arbor_status_t arbor_abort(int code);
+
+/**
+ * What this rank knows of a peer (arbor_peer_state). A rank that calls arbor_finalize is
+ * STOPPED from then on: it stays inside arbor_finalize until every other rank has finalized or
+ * failed, serving one-sided operations on its memory (which stays readable and writable), but
+ * it joins no collective and sends no notification any more. Every wait that only that peer
+ * could end (arbor_notify_wait on it, a collective still waiting for its part) returns
+ * ARBOR_ERR_PEER_STOPPED instead of waiting for ARBOR_TIMEOUT; its team is failed as after
+ * ARBOR_ERR_PEER_LOST. FAILED: the process is gone (the launcher, this node's process probe or
+ * a transport error said so) or it called arbor_fail_self; waits on it return
+ * ARBOR_ERR_PEER_LOST.
+ */
+typedef enum {
+    ARBOR_PEER_RUNNING = 0,
+    ARBOR_PEER_STOPPED = 1,
+    ARBOR_PEER_FAILED = 2
+} arbor_peer_state_t;
+
+/**
+ * @brief The state of world rank @p rank as this rank knows it now (self: RUNNING). Local and
+ * cheap (a load or two: callers may ask before every access); it makes no progress, so an
+ * announcement that needs this rank's progress to land (transports without mapped memory) is
+ * seen after the next arbor call that makes progress (arbor_poll, any wait).
+ * @return ARBOR_OK, ARBOR_ERR_NOT_INITIALIZED, ARBOR_ERR_RANK, ARBOR_ERR_INVALID_ARG (NULL
+ *         @p state_p; nothing is written).
+ */
+ARBOR_API arbor_status_t arbor_peer_state(int rank, arbor_peer_state_t *state_p);
+
+/**
+ * @brief How many other ranks this rank knows as departed (STOPPED or FAILED) now: a caller that
+ * checks its peers before each operation asks arbor_peer_state only when this changed. Local and
+ * cheap, no progress (as arbor_peer_state).
+ * @return ARBOR_OK, ARBOR_ERR_NOT_INITIALIZED, ARBOR_ERR_INVALID_ARG (NULL @p count_p).
+ */
+ARBOR_API arbor_status_t arbor_peer_departures(int *count_p);
+
+/**
+ * @brief This rank fails on purpose (Fortran's FAIL IMAGE, fault-tolerance tests): every peer
+ * sees it FAILED at once (arbor_peer_state; its waits on this rank return ARBOR_ERR_PEER_LOST,
+ * its teams holding it fail) while the process stays, doing nothing visible, so that the
+ * launcher does not end the job. Returns once every other rank has finalized or failed (or
+ * nothing moved for ARBOR_TIMEOUT seconds), with arbor finalized here whatever the count of
+ * arbor_init calls: the caller should exit. Not collective.
+ * @return ARBOR_OK, ARBOR_ERR_NOT_INITIALIZED, ARBOR_ERR_TIMEOUT (arbor is finalized anyway).
+ */
+ARBOR_API arbor_status_t arbor_fail_self(void);
 
 /** @brief This rank's rank in @p team. Local. ARBOR_ERR_TEAM, ARBOR_ERR_INVALID_ARG. */
 ARBOR_API arbor_status_t arbor_team_rank(arbor_team_h team, int *rank_p);
@@ -479,7 +531,8 @@ ARBOR_API arbor_status_t arbor_team_translate(arbor_team_h src_team, int src_ran
  * ARBOR_ERR_COUNT, ARBOR_ERR_DATATYPE, ARBOR_ERR_OP, ARBOR_ERR_FLAGS, ARBOR_ERR_INVALID_ARG
  * (_nb: NULL @p req_p without ASYNC_FENCE / AGGREGATE; unknown params field), ARBOR_ERR_TIMEOUT,
  * ARBOR_ERR_PEER_LOST, ARBOR_ERR_TRANSPORT, ARBOR_ERR_NO_MEMORY, ARBOR_ERR_ALGORITHM (a forced
- * algorithm cannot run), ARBOR_ERR_MISMATCH (below; or a member in arbor_finalize).
+ * algorithm cannot run), ARBOR_ERR_MISMATCH (below), ARBOR_ERR_PEER_STOPPED (a member called arbor_finalize
+ * instead).
  *
  * One verdict per call: a call that one member refuses (its own arguments fail the rules above)
  * fails with that member's code on every member that accepted it and needs its part; a member
@@ -827,6 +880,22 @@ ARBOR_API arbor_status_t arbor_mem_pack(arbor_reg_h reg, void *blob, size_t *len
  * itself included). ARBOR_ERR_INVALID_ARG for bytes that are no such descriptor,
  * ARBOR_ERR_BUFFER, ARBOR_ERR_NO_MEMORY, or the transport's error unpacking the key. */
 ARBOR_API arbor_status_t arbor_mem_attach(const void *blob, size_t len, arbor_attach_h *att_p);
+/**
+ * @brief Attaches, by address, the registration of world rank @p rank that covers
+ * [@p remote_addr, @p remote_addr + @p nbytes) in that rank's address space: the owner's
+ * descriptor is fetched by an active message (no arbor_mem_pack / shipping by the program), so
+ * memory one rank registered alone (an allocation of its own) is reachable from any peer that
+ * learns its address. The handle is the caller's, as from arbor_mem_attach (detach it when
+ * done; attaching twice gives two handles). Needs the owner's progress (its calls or its
+ * progress thread, which registration starts). Blocking, not from inside an active-message
+ * handler.
+ * @return ARBOR_OK; ARBOR_ERR_ADDRESS (no live registration of that rank covers the range),
+ *         ARBOR_ERR_RANK, ARBOR_ERR_BUFFER (NULL @p remote_addr), ARBOR_ERR_INVALID_ARG (NULL
+ *         @p att_p), ARBOR_ERR_TIMEOUT (no answer within ARBOR_TIMEOUT), the active message's
+ *         or the transport's error.
+ */
+ARBOR_API arbor_status_t arbor_mem_attach_remote(int rank, const void *remote_addr, size_t nbytes,
+                                                 arbor_attach_h *att_p);
 /** @brief Owner (world rank), base address and size of an attached registration. Any output
  * may be NULL. ARBOR_ERR_HANDLE. */
 ARBOR_API arbor_status_t arbor_mem_attach_info(arbor_attach_h att, int *rank_p, void **base_p,
@@ -1068,7 +1137,9 @@ ARBOR_API arbor_status_t arbor_ctx_quiet(arbor_ctx_h ctx);
  * arbor_notify_wait(rank, n): waits until @p n notifications from @p rank have arrived that no
  * earlier wait consumed, and consumes them. Notifications never get lost and are counted per
  * pair, so sync images of CAF map onto notify to each partner then wait for one from each.
- * ARBOR_ERR_TIMEOUT after ARBOR_TIMEOUT seconds without one.
+ * ARBOR_ERR_TIMEOUT after ARBOR_TIMEOUT seconds without one; ARBOR_ERR_PEER_STOPPED (@p rank is
+ * in arbor_finalize) or ARBOR_ERR_PEER_LOST (it failed) at once when fewer than @p n arrived
+ * and @p rank can send no more (nothing is consumed then).
  */
 ARBOR_API arbor_status_t arbor_notify(int rank);
 ARBOR_API arbor_status_t arbor_notify_wait(int rank, uint64_t n);
@@ -1108,7 +1179,9 @@ typedef enum {
  * @brief Wait until the local 64-bit word @p addr (in this rank's symmetric heap) compares to
  * @p value as @p cmp says, making progress; *observed_p (may be NULL) gets the value seen.
  * Updates by puts, put-with-signal and atomics of other ranks are seen. ARBOR_ERR_ADDRESS
- * (not in the heap), ARBOR_ERR_ALIGNMENT, ARBOR_ERR_TIMEOUT.
+ * (not in the heap), ARBOR_ERR_ALIGNMENT, ARBOR_ERR_TIMEOUT; once every other rank has
+ * departed (arbor_peer_state) and the word does not compare so, nobody is left to change it:
+ * ARBOR_ERR_PEER_STOPPED (one of them stopped) or ARBOR_ERR_PEER_LOST (all failed).
  */
 ARBOR_API arbor_status_t arbor_wait_until(uint64_t *addr, arbor_cmp_t cmp, uint64_t value,
                                           uint64_t *observed_p);

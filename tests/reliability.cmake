@@ -34,6 +34,20 @@ arbor_add_launched_test(NAME cancel COMMAND $<TARGET_FILE:arbor-test-cancel>
                         LABELS reliability RANKS 2 3 TRANSPORTS ${ARB_REL_TRANSPORTS} TIMEOUT 60
                         ENV ARBOR_TIMEOUT=1)
 
+# A rank that finalizes while the others go on is STOPPED to them: ARBOR_ERR_PEER_STOPPED from
+# the waits only it could end, its heap still readable, the others go on (a few seconds). On
+# the libfabric providers with manual progress too (tcp;ofi_rxm, sockets): finalize's closing
+# stages and fence must drive them.
+set(ARB_STOPPED_TRANSPORTS ${ARB_REL_TRANSPORTS})
+if(ARBOR_WITH_OFI)
+  list(APPEND ARB_STOPPED_TRANSPORTS "ofi:tcp^ofi_rxm" "ofi:sockets")
+endif()
+add_executable(arbor-test-peer-stopped ${CMAKE_CURRENT_SOURCE_DIR}/test_peer_stopped.c)
+target_link_libraries(arbor-test-peer-stopped PRIVATE arbor)
+arbor_add_launched_test(NAME peer_stopped COMMAND $<TARGET_FILE:arbor-test-peer-stopped>
+                        LABELS reliability RANKS 2 3 TRANSPORTS ${ARB_STOPPED_TRANSPORTS}
+                        TIMEOUT 60 ENV ARBOR_TIMEOUT=20)
+
 # libFuzzer targets (a few seconds each in CI; tests/fuzz/fuzz.cmake says how to run them long).
 include(${CMAKE_CURRENT_SOURCE_DIR}/fuzz/fuzz.cmake OPTIONAL)
 

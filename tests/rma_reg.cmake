@@ -46,3 +46,9 @@ if(NOT ARBOR_SANITIZE AND CMAKE_SYSTEM_NAME STREQUAL "Linux")
       RESOURCE_LOCK simcluster PROCESSORS 2 LABELS "cluster;launched;rma_reg")
   endforeach()
 endif()
+# Registered memory attached by address (arbor_mem_attach_remote): the owner's descriptor
+# fetched by an active message, every transport at P = 1, 2, 3.
+add_executable(arbor-test-mem-attach-remote ${CMAKE_CURRENT_SOURCE_DIR}/test_mem_attach_remote.c)
+target_link_libraries(arbor-test-mem-attach-remote PRIVATE arbor)
+arbor_add_launched_test(NAME mem_attach_remote COMMAND $<TARGET_FILE:arbor-test-mem-attach-remote>
+                        LABELS rma_reg RANKS 1 2 3 TIMEOUT 60 ENV ARBOR_TIMEOUT=20)

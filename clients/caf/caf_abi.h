@@ -123,6 +123,9 @@ enum { CAF_ATOMIC_ADD = 1, CAF_ATOMIC_AND, CAF_ATOMIC_OR, CAF_ATOMIC_XOR };
 #define CAF_STAT_DUP_SYNC_IMAGES    3
 #define CAF_STAT_STOPPED_IMAGE      6000
 #define CAF_STAT_FAILED_IMAGE       6001
+/* F2018's STAT_UNLOCKED_FAILED_IMAGE (libgfortran's value; gfortran 12's ISO_FORTRAN_ENV does not
+ * name it yet): LOCK acquired a lock whose holder failed. */
+#define CAF_STAT_UNLOCKED_FAILED_IMAGE 6002
 /* Any other failure (a transport error, an unsupported request). */
 #define CAF_STAT_ERROR 1
 

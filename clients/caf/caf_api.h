@@ -105,6 +105,6 @@ CAF_API void _gfortran_caf_sendget_by_ref(caf_token_t dst_token, int dst_image_i
                                           int src_kind, bool may_require_tmp, int *dst_stat,
                                           int *src_stat, int dst_type, int src_type);
 CAF_API _Noreturn int _gfortran_caf_is_present(caf_token_t token, int image_index, void *refs);
-CAF_API _Noreturn void _gfortran_caf_random_init(bool repeatable, bool image_distinct);
+CAF_API void _gfortran_caf_random_init(bool repeatable, bool image_distinct);
 
 #endif /* CAF_API_H */

@@ -44,6 +44,7 @@ static void atomic_call(caf_token_t token, size_t offset, int image, arbor_amo_t
                    kind);
         return;
     }
+    if (caf_failed_check(w, image, stat, what)) return;
     caf_check(stat, NULL, 0, arbor_atomic(w, addr, op, dt, operand, compare, result), what);
 }
 
@@ -99,11 +100,31 @@ void _gfortran_caf_lock(caf_token_t token, size_t index, int image_index, int *a
         caf_report(stat, errmsg, errmsg_len, CAF_STAT_ERROR, "libcaf_arbor: lock: bad image");
         return;
     }
+    if (caf_failed_check(w, image_index, stat, "lock")) return;
     int64_t me = caf_state.world_rank + 1, zero = 0, old = 0;
     arbor_status_t s;
     for (;;) {
         s = arbor_atomic(w, addr, ARBOR_AMO_CSWAP, ARBOR_INT64, &me, &zero, &old);
         if (s != ARBOR_OK || old == 0 || old == me || acquired_lock) break;
+        /* A holder that stopped never unlocks; one that failed left the lock to be taken. */
+        int holder = caf_world_status((int)old - 1);
+        if (holder == CAF_STAT_STOPPED_IMAGE) {
+            caf_report(stat, errmsg, errmsg_len, CAF_STAT_STOPPED_IMAGE,
+                       "libcaf_arbor: lock: held by image %d, which has stopped", (int)old);
+            return;
+        }
+        if (holder == CAF_STAT_FAILED_IMAGE) {
+            int64_t seen = 0;
+            s = arbor_atomic(w, addr, ARBOR_AMO_CSWAP, ARBOR_INT64, &me, &old, &seen);
+            if (s == ARBOR_OK && seen == old) {
+                caf_report(stat, errmsg, errmsg_len, CAF_STAT_UNLOCKED_FAILED_IMAGE,
+                           "libcaf_arbor: lock: taken over from image %d, which has failed",
+                           (int)old);
+                return;
+            }
+            if (s != ARBOR_OK) break;
+            continue;
+        }
         backoff();
     }
     if (s == ARBOR_OK && old == me) {
@@ -124,6 +145,7 @@ void _gfortran_caf_unlock(caf_token_t token, size_t index, int image_index, int 
         caf_report(stat, errmsg, errmsg_len, CAF_STAT_ERROR, "libcaf_arbor: unlock: bad image");
         return;
     }
+    if (caf_failed_check(w, image_index, stat, "unlock")) return;
     int64_t me = caf_state.world_rank + 1, zero = 0, old = 0;
     /* What we wrote while holding the lock must be visible to the next holder. */
     arbor_status_t s = arbor_quiet();
@@ -150,6 +172,7 @@ void _gfortran_caf_event_post(caf_token_t token, size_t index, int image_index, 
         caf_report(stat, errmsg, errmsg_len, CAF_STAT_ERROR, "libcaf_arbor: event post: bad image");
         return;
     }
+    if (caf_failed_check(w, image_index, stat, "event post")) return;
     int64_t one = 1;
     /* The waiter may read anything we wrote before the post. */
     arbor_status_t s = arbor_quiet();
@@ -185,6 +208,7 @@ void _gfortran_caf_event_query(caf_token_t token, size_t index, int image_index,
         caf_report(stat, NULL, 0, CAF_STAT_ERROR, "libcaf_arbor: event query: bad event");
         return;
     }
+    if (caf_failed_check(w, image_index, stat, "event query")) return;
     arbor_status_t s = arbor_atomic(w, addr, ARBOR_AMO_FETCH, ARBOR_INT64, NULL, NULL, &value);
     *count = (int)value;
     caf_check(stat, NULL, 0, s, "event query");

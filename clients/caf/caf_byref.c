@@ -135,6 +135,7 @@ void _gfortran_caf_get_by_ref(caf_token_t token, int image_index, caf_desc_t *ds
     caf_section_t rs, ls;
     ptrdiff_t first;
     int w = caf_image_rank(image_index);
+    if (w >= 0 && caf_failed_check(w, image_index, stat, "coindexed access")) return;
     memset(&rs, 0, sizeof rs);
     memset(&ls, 0, sizeof ls);
     if (ref_section(c, refs, src_type, src_kind, &rs, &first) != 0 || w < 0 || !c->addr[w]) {
@@ -169,6 +170,7 @@ void _gfortran_caf_send_by_ref(caf_token_t token, int image_index, caf_desc_t *s
     caf_section_t rs, ls;
     ptrdiff_t first;
     int w = caf_image_rank(image_index);
+    if (w >= 0 && caf_failed_check(w, image_index, stat, "coindexed access")) return;
     memset(&rs, 0, sizeof rs);
     memset(&ls, 0, sizeof ls);
     if (ref_section(c, refs, dst_type, dst_kind, &rs, &first) != 0 || w < 0 || !c->addr[w]) {
@@ -208,10 +210,4 @@ int _gfortran_caf_is_present(caf_token_t token, int image_index, void *refs)
 {
     (void)token, (void)image_index, (void)refs;
     caf_fatal(1, UNSUPPORTED("allocated() of a coindexed component (is_present)"));
-}
-
-void _gfortran_caf_random_init(bool repeatable, bool image_distinct)
-{
-    (void)repeatable, (void)image_distinct;
-    caf_fatal(1, UNSUPPORTED("random_init"));
 }

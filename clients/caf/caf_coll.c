@@ -14,6 +14,57 @@
 #include "caf_api.h"
 #include "caf_state.h"
 
+/* integer(16): no arbor type computes on it, so user operations do. Its 16-byte elements
+ * travel as ARBOR_DBLCPLX (16 bytes on every platform: the reduction moves whole elements and
+ * never looks inside them). Created at init, in the same order on every image, so the same
+ * value names the same operation everywhere. (real(10) and real(16) cannot be told apart: both
+ * come as 16-byte reals, and the collectives' descriptor carries no kind.) */
+enum { WIDE_INT128, WIDE_TYPES };
+enum { WIDE_SUM, WIDE_MIN, WIDE_MAX, WIDE_OPS };
+static arbor_op_t wide_op[WIDE_TYPES][WIDE_OPS];
+static int wide_ready;
+
+#define WIDE_COMBINE(name, T, combine)                                                             \
+    static void name(void *in, void *inout, size_t len, arbor_dtype_t dtype)                       \
+    {                                                                                              \
+        (void)dtype;                                                                               \
+        for (size_t i = 0; i < len; i++) {                                                         \
+            T x, y; /* the buffers need not be 16-byte aligned */                                  \
+            memcpy(&x, (char *)in + i * sizeof(T), sizeof(T));                                     \
+            memcpy(&y, (char *)inout + i * sizeof(T), sizeof(T));                                  \
+            y = combine;                                                                           \
+            memcpy((char *)inout + i * sizeof(T), &y, sizeof(T));                                  \
+        }                                                                                          \
+    }
+__extension__ typedef __int128 caf_int128;
+WIDE_COMBINE(int128_sum, caf_int128, x + y)
+WIDE_COMBINE(int128_min, caf_int128, x < y ? x : y)
+WIDE_COMBINE(int128_max, caf_int128, x > y ? x : y)
+
+int caf_coll_init(void)
+{
+    static arbor_user_fn_t *const fns[WIDE_TYPES][WIDE_OPS] = {
+        {int128_sum, int128_min, int128_max}};
+    size_t carrier = 0;
+    if (arbor_dtype_size(ARBOR_DBLCPLX, &carrier) != ARBOR_OK || carrier != 16) return 0;
+    for (int t = 0; t < WIDE_TYPES; t++)
+        for (int o = 0; o < WIDE_OPS; o++)
+            if (arbor_op_create(fns[t][o], 1, &wide_op[t][o]) != ARBOR_OK) return -1;
+    wide_ready = 1;
+    return 0;
+}
+
+/* The user operation for @p op on a 16-byte integer section, or -1. */
+static arbor_op_t wide_op_of(const caf_section_t *s, arbor_op_t op)
+{
+    int t = s->type == CAF_BT_INTEGER && s->elem == 16 ? WIDE_INT128 : -1;
+    int o = op == ARBOR_SUM   ? WIDE_SUM
+            : op == ARBOR_MIN ? WIDE_MIN
+            : op == ARBOR_MAX ? WIDE_MAX
+                              : -1;
+    return wide_ready && t >= 0 && o >= 0 ? wide_op[t][o] : -1;
+}
+
 /* arbor datatype of one element, or -1 (no arbor reduction for it). */
 static int arbor_type_of(const caf_section_t *s)
 {
@@ -93,7 +144,24 @@ static void reduce_numbers(caf_desc_t *a, int result_image, int *stat, char *err
 {
     caf_section_t s;
     if (check_result_image(result_image, stat, errmsg, errmsg_len)) return;
-    if (caf_section_init(&s, a, NULL, 0) != 0 || arbor_type_of(&s) < 0) {
+    int type = -1;
+    memset(&s, 0, sizeof s);
+    if (caf_section_init(&s, a, NULL, 0) == 0) {
+        type = arbor_type_of(&s);
+        arbor_op_t wide = type < 0 ? wide_op_of(&s, op) : -1;
+        if (wide >= 0) {
+            op = wide;
+            type = ARBOR_DBLCPLX; /* the 16-byte carrier */
+        }
+    }
+    if (type < 0 && s.type == CAF_BT_REAL && s.elem == 16) {
+        caf_report(stat, errmsg, errmsg_len, CAF_STAT_ERROR,
+                   "libcaf_arbor: %s on a 16-byte real is not supported: gfortran passes no kind, "
+                   "and real(10) and real(16) are both 16 bytes",
+                   what);
+        return;
+    }
+    if (type < 0) {
         caf_report(stat, errmsg, errmsg_len, CAF_STAT_ERROR,
                    "libcaf_arbor: %s: unsupported type (type %d, %zu bytes)", what, s.type, s.elem);
         return;
@@ -104,7 +172,7 @@ static void reduce_numbers(caf_desc_t *a, int result_image, int *stat, char *err
     arbor_status_t st = ARBOR_ERR_NO_MEMORY;
     if (buf && res) {
         arbor_team_h t = caf_state.current->handle;
-        arbor_dtype_t dt = (arbor_dtype_t)arbor_type_of(&s);
+        arbor_dtype_t dt = (arbor_dtype_t)type;
         st = result_image ? arbor_reduce(t, buf, res, s.n, dt, op, result_image - 1)
                           : arbor_allreduce(t, buf, res, s.n, dt, op);
         if (st == ARBOR_OK && (!result_image || result_image == caf_state.current->rank + 1))
@@ -112,7 +180,7 @@ static void reduce_numbers(caf_desc_t *a, int result_image, int *stat, char *err
     }
     free(res);
     if (buf) unpack_local(a, &s, buf, owned);
-    caf_check(stat, errmsg, errmsg_len, st, what);
+    caf_coll_check(stat, errmsg, errmsg_len, st, what);
 }
 
 /* Every image's packed contribution, in image order, on every image (result_image 0) or on
@@ -171,18 +239,20 @@ static void minmax_chars(caf_desc_t *a, int a_len, int result_image, int *stat, 
         free(all);
     }
     if (buf) unpack_local(a, &s, buf, owned);
-    caf_check(stat, errmsg, errmsg_len, st, sign > 0 ? "co_max" : "co_min");
+    caf_coll_check(stat, errmsg, errmsg_len, st, sign > 0 ? "co_max" : "co_min");
 }
 
 void _gfortran_caf_co_sum(caf_desc_t *a, int result_image, int *stat, char *errmsg,
                           size_t errmsg_len)
 {
+    if (caf_departed_report(stat, errmsg, errmsg_len, "co_sum")) return;
     reduce_numbers(a, result_image, stat, errmsg, errmsg_len, ARBOR_SUM, "co_sum");
 }
 
 void _gfortran_caf_co_min(caf_desc_t *a, int result_image, int *stat, char *errmsg, int a_len,
                           size_t errmsg_len)
 {
+    if (caf_departed_report(stat, errmsg, errmsg_len, "co_min")) return;
     if (a->dtype.type == CAF_BT_CHARACTER)
         minmax_chars(a, a_len, result_image, stat, errmsg, errmsg_len, -1);
     else
@@ -192,6 +262,7 @@ void _gfortran_caf_co_min(caf_desc_t *a, int result_image, int *stat, char *errm
 void _gfortran_caf_co_max(caf_desc_t *a, int result_image, int *stat, char *errmsg, int a_len,
                           size_t errmsg_len)
 {
+    if (caf_departed_report(stat, errmsg, errmsg_len, "co_max")) return;
     if (a->dtype.type == CAF_BT_CHARACTER)
         minmax_chars(a, a_len, result_image, stat, errmsg, errmsg_len, 1);
     else
@@ -202,6 +273,7 @@ void _gfortran_caf_co_broadcast(caf_desc_t *a, int source_image, int *stat, char
                                 size_t errmsg_len)
 {
     caf_section_t s;
+    if (caf_departed_report(stat, errmsg, errmsg_len, "co_broadcast")) return;
     if (source_image < 1 || source_image > caf_state.current->size) {
         caf_report(stat, errmsg, errmsg_len, CAF_STAT_ERROR,
                    "libcaf_arbor: co_broadcast: source_image %d is not an image of the team",
@@ -217,7 +289,7 @@ void _gfortran_caf_co_broadcast(caf_desc_t *a, int source_image, int *stat, char
     arbor_status_t st = ARBOR_ERR_NO_MEMORY;
     if (buf) st = arbor_bcast(caf_state.current->handle, buf, s.n * s.elem, source_image - 1);
     if (buf) unpack_local(a, &s, buf, owned);
-    caf_check(stat, errmsg, errmsg_len, st, "co_broadcast");
+    caf_coll_check(stat, errmsg, errmsg_len, st, "co_broadcast");
 }
 
 /*
@@ -301,6 +373,7 @@ void _gfortran_caf_co_reduce(caf_desc_t *a, void *(*opr)(void *, void *), int op
                              size_t errmsg_len)
 {
     caf_section_t s;
+    if (caf_departed_report(stat, errmsg, errmsg_len, "co_reduce")) return;
     if (check_result_image(result_image, stat, errmsg, errmsg_len)) return;
     if (!opr || caf_section_init(&s, a, NULL, char_kind(a, a_len)) != 0) {
         caf_report(stat, errmsg, errmsg_len, CAF_STAT_ERROR, "libcaf_arbor: co_reduce: bad call");
@@ -328,5 +401,5 @@ void _gfortran_caf_co_reduce(caf_desc_t *a, void *(*opr)(void *, void *), int op
         free(all);
     }
     if (buf) unpack_local(a, &s, buf, owned);
-    caf_check(stat, errmsg, errmsg_len, st, "co_reduce");
+    caf_coll_check(stat, errmsg, errmsg_len, st, "co_reduce");
 }

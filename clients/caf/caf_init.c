@@ -1,6 +1,7 @@
 /*
  * Start and end of a coarray program: init / finalize, the image queries, stop and error stop.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,13 +9,14 @@
 #include "caf_api.h"
 #include "caf_state.h"
 
-/* Frees every coarray still registered (static coarrays live until the end): collective. */
-static void free_all_coarrays(void)
+/* Forgets every coarray still registered (static coarrays live until the end). Not with
+ * arbor_mem_free, which is collective: an image that stops does so alone, while the others
+ * may still run and read its coarrays; arbor_finalize releases the memory once all are done. */
+static void forget_all_coarrays(void)
 {
     while (caf_state.coarrays) {
         caf_coarray_t *c = caf_state.coarrays;
         caf_state.coarrays = c->next;
-        arbor_mem_free(&c->mem);
         free(c->addr);
         free(c);
     }
@@ -36,6 +38,11 @@ void _gfortran_caf_init(int *argc, char ***argv)
     caf_state.world_rank = caf_state.initial.rank;
     caf_state.world_size = caf_state.initial.size;
     caf_state.current = &caf_state.initial;
+    if (caf_coll_init() != 0) caf_fatal(1, "init: cannot create the reduction operations");
+    /* random_init's per-run base, agreed now because random_init itself is not collective */
+    caf_state.run_nonce = caf_random_nonce();
+    s = arbor_bcast(ARBOR_TEAM_WORLD, &caf_state.run_nonce, sizeof caf_state.run_nonce, 0);
+    if (s != ARBOR_OK) caf_fatal(1, "init: arbor_bcast: %s", arbor_strerror(s));
     caf_state.initialized = 1;
 }
 
@@ -43,12 +50,12 @@ void _gfortran_caf_finalize(void)
 {
     if (!caf_state.initialized) return;
     arbor_quiet();
-    free_all_coarrays();
+    forget_all_coarrays();
     caf_state.current = &caf_state.initial;
+    /* The teams too are released by arbor_finalize (arbor_team_free is collective). */
     while (caf_state.formed) {
         caf_team_s *t = caf_state.formed;
         caf_state.formed = t->next_formed;
-        arbor_team_free(&t->handle);
         free(t->world);
         free(t);
     }
@@ -64,14 +71,20 @@ int _gfortran_caf_this_image(int distance)
     return caf_state.current->rank + 1;
 }
 
+/* failed: 1 counts the failed images of the current team, 0 the others, -1 (absent) all. */
 int _gfortran_caf_num_images(int distance, int failed)
 {
     (void)distance;
-    /* No image ever fails in an arbor job that is still running: failed = .true. counts 0. */
-    return failed > 0 ? 0 : caf_state.current->size;
+    const caf_team_s *t = caf_state.current;
+    if (failed < 0) return t->size;
+    int nfailed = 0;
+    for (int i = 0; i < t->size; i++)
+        nfailed += caf_world_status(t->world[i]) == CAF_STAT_FAILED_IMAGE;
+    return failed > 0 ? nfailed : t->size - nfailed;
 }
 
-/* Normal termination: every image reaches finalize (its barrier is the implicit sync). */
+/* Normal termination: this image is stopped from now on; arbor_finalize returns once every
+ * image has stopped or failed, serving this image's coarrays meanwhile. */
 _Noreturn static void stop_with(int code)
 {
     fflush(stdout);
@@ -108,43 +121,82 @@ void _gfortran_caf_error_stop_str(const char *str, size_t len, bool quiet)
     _Exit(1);
 }
 
+/* The image fails alone: its peers see it failed at once (arbor_fail_self), and the process
+ * stays, doing nothing, until they have all ended, so that the launcher keeps the job. */
 void _gfortran_caf_fail_image(void)
 {
-    caf_fatal(1, "FAIL IMAGE is not supported by libcaf_arbor (failed images are not "
-                 "tolerated): ending the job");
+    fflush(stdout);
+    fflush(stderr);
+    arbor_fail_self();
+    caf_state.initialized = 0;
+    exit(0); /* not _Exit: the launcher's session ends in an exit handler */
+}
+
+/* The team an image-status query is about: the current one. gfortran 12 refuses a TEAM
+ * argument to these intrinsics ("not yet supported") and passes no team pointer (image_status
+ * gets -1 in its place), so @p team is never read. */
+static const caf_team_s *query_team(caf_team_t *team)
+{
+    (void)team;
+    return caf_state.current;
 }
 
 int _gfortran_caf_image_status(int image, caf_team_t *team)
 {
-    (void)team;
-    /* Every image of a running job is running: a failed one ends the job. */
-    return caf_image_rank(image) >= 0 ? 0 : CAF_STAT_ERROR;
+    const caf_team_s *t = query_team(team);
+    if (image < 1 || image > t->size)
+        caf_fatal(1, "image_status: %d is not an image of the team (1 to %d)", image, t->size);
+    arbor_poll();
+    return caf_world_status(t->world[image - 1]);
 }
 
-/* failed_images / stopped_images: always an empty list (see image_status). */
-static void empty_image_list(caf_desc_t *array, int *kind)
+/* failed_images / stopped_images: the indices of the team's images with that status, in
+ * increasing order, as a rank-1 integer array of the kind asked for (gfortran frees it). */
+static void image_list(caf_desc_t *array, caf_team_t *team, int *kind, int status)
 {
-    array->base_addr = NULL;
+    const caf_team_s *t = query_team(team);
+    size_t elem = kind ? (size_t)*kind : 4;
+    arbor_poll(); /* lets announcements that need this image's progress land */
+    int n = 0;
+    char *list = malloc((size_t)t->size * elem + 1);
+    if (!list) caf_fatal(1, "out of memory listing the images");
+    for (int i = 0; i < t->size; i++) {
+        if (caf_world_status(t->world[i]) != status) continue;
+        int64_t v = i + 1;
+        if (elem == 8) {
+            memcpy(list + (size_t)n * elem, &v, elem);
+        } else if (elem == 4) {
+            int32_t v4 = (int32_t)v;
+            memcpy(list + (size_t)n * elem, &v4, elem);
+        } else if (elem == 2) {
+            int16_t v2 = (int16_t)v;
+            memcpy(list + (size_t)n * elem, &v2, elem);
+        } else {
+            int8_t v1 = (int8_t)v;
+            memcpy(list + (size_t)n * elem, &v1, 1);
+        }
+        n++;
+    }
+    /* gfortran takes the result as zero-based (its caller shifts the bounds to 1..n) */
+    array->base_addr = list;
     array->offset = 0;
     array->dtype.type = CAF_BT_INTEGER;
-    array->dtype.elem_len = kind ? (size_t)*kind : 4;
+    array->dtype.elem_len = elem;
     array->dtype.rank = 1;
-    array->span = (ptrdiff_t)array->dtype.elem_len;
-    array->dim[0].lbound = 1;
-    array->dim[0].ubound = 0;
+    array->span = (ptrdiff_t)elem;
+    array->dim[0].lbound = 0;
+    array->dim[0].ubound = n - 1;
     array->dim[0].stride = 1;
 }
 
 void _gfortran_caf_failed_images(caf_desc_t *array, caf_team_t *team, int *kind)
 {
-    (void)team;
-    empty_image_list(array, kind);
+    image_list(array, team, kind, CAF_STAT_FAILED_IMAGE);
 }
 
 void _gfortran_caf_stopped_images(caf_desc_t *array, caf_team_t *team, int *kind)
 {
-    (void)team;
-    empty_image_list(array, kind);
+    image_list(array, team, kind, CAF_STAT_STOPPED_IMAGE);
 }
 
 bool _gfortran_caf_is_contiguous(caf_desc_t *desc)

@@ -58,10 +58,55 @@ int caf_report(int *stat, char *errmsg, size_t errmsg_len, int code, const char 
     return code;
 }
 
+int caf_world_status(int world_rank)
+{
+    arbor_peer_state_t st = ARBOR_PEER_RUNNING;
+    if (world_rank == caf_state.world_rank || arbor_peer_state(world_rank, &st) != ARBOR_OK)
+        return 0;
+    return st == ARBOR_PEER_STOPPED  ? CAF_STAT_STOPPED_IMAGE
+           : st == ARBOR_PEER_FAILED ? CAF_STAT_FAILED_IMAGE
+                                     : 0;
+}
+
+int caf_failed_check(int world_rank, int image, int *stat, const char *what)
+{
+    int departed = 0;
+    if (arbor_peer_departures(&departed) == ARBOR_OK && departed == 0) return 0;
+    if (caf_world_status(world_rank) != CAF_STAT_FAILED_IMAGE) return 0;
+    return caf_report(stat, NULL, 0, CAF_STAT_FAILED_IMAGE, "libcaf_arbor: %s: image %d has failed",
+                      what, image);
+}
+
+int caf_team_departures(const caf_team_s *t)
+{
+    int departed = 0;
+    if (arbor_peer_departures(&departed) == ARBOR_OK && departed == 0) return 0;
+    int failed = 0;
+    for (int i = 0; i < t->size; i++) {
+        int code = caf_world_status(t->world[i]);
+        if (code == CAF_STAT_STOPPED_IMAGE) return code;
+        failed |= code == CAF_STAT_FAILED_IMAGE;
+    }
+    return failed ? CAF_STAT_FAILED_IMAGE : 0;
+}
+
 int caf_check(int *stat, char *errmsg, size_t errmsg_len, arbor_status_t s, const char *what)
 {
     if (s == ARBOR_OK) return caf_report(stat, errmsg, errmsg_len, 0, "%s", "");
-    int code = s == ARBOR_ERR_PEER_LOST ? CAF_STAT_FAILED_IMAGE : CAF_STAT_ERROR;
+    int code = CAF_STAT_ERROR;
+    if (s == ARBOR_ERR_PEER_STOPPED)
+        code = CAF_STAT_STOPPED_IMAGE;
+    else if (s == ARBOR_ERR_PEER_LOST)
+        code = CAF_STAT_FAILED_IMAGE;
+    else if (s == ARBOR_ERR_TEAM) /* failed earlier by a departed image: say which kind */
+        code = caf_team_departures(caf_state.current);
+    if (code == 0) code = CAF_STAT_ERROR;
+    if (code == CAF_STAT_STOPPED_IMAGE)
+        return caf_report(stat, errmsg, errmsg_len, code,
+                          "libcaf_arbor: %s: an image involved has stopped", what);
+    if (code == CAF_STAT_FAILED_IMAGE)
+        return caf_report(stat, errmsg, errmsg_len, code,
+                          "libcaf_arbor: %s: an image involved has failed", what);
     return caf_report(stat, errmsg, errmsg_len, code, "libcaf_arbor: %s failed: %s", what,
                       arbor_strerror(s));
 }
@@ -76,4 +121,25 @@ void caf_fatal(int code, const char *fmt, ...)
     va_end(ap);
     arbor_abort(code > 0 && code < 256 ? code : 1);
     _Exit(1); /* arbor_abort returns only for a bad code, excluded above */
+}
+
+int caf_departed_report(int *stat, char *errmsg, size_t errmsg_len, const char *what)
+{
+    caf_team_s *t = caf_state.current;
+    int code = t->departed, departed = 0;
+    if (!code && arbor_peer_departures(&departed) == ARBOR_OK && departed == 0) return 0;
+    for (int i = 0; !code && i < t->size; i++)
+        if (caf_world_status(t->world[i]) == CAF_STAT_FAILED_IMAGE) code = CAF_STAT_FAILED_IMAGE;
+    if (!code) return 0;
+    return caf_report(stat, errmsg, errmsg_len, code,
+                      "libcaf_arbor: %s: an image of the team has %s", what,
+                      code == CAF_STAT_STOPPED_IMAGE ? "stopped" : "failed");
+}
+
+int caf_coll_check(int *stat, char *errmsg, size_t errmsg_len, arbor_status_t s, const char *what)
+{
+    caf_team_s *t = caf_state.current;
+    if (s == ARBOR_ERR_PEER_STOPPED && !t->departed) t->departed = CAF_STAT_STOPPED_IMAGE;
+    if (s == ARBOR_ERR_PEER_LOST && !t->departed) t->departed = CAF_STAT_FAILED_IMAGE;
+    return caf_check(stat, errmsg, errmsg_len, s, what);
 }

@@ -8,6 +8,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "arbor.h"
 #include "caf_abi.h"
@@ -17,6 +18,9 @@ typedef struct caf_team {
     arbor_team_h handle;
     int number;                   /* team_number; -1 for the initial team */
     int rank, size;               /* this image's 0-based index and the team's image count */
+    int departed;                 /* CAF_STAT_STOPPED_IMAGE / _FAILED_IMAGE once a collective of
+                                   * the team ended for that reason (arbor failed the team: later
+                                   * collectives on it report the same at once), else 0 */
     int *world;                   /* world rank of each image of the team */
     struct caf_team *up;          /* the team that was current when this one was changed to */
     struct caf_team *next_formed; /* every formed team, freed at finalize */
@@ -40,6 +44,7 @@ typedef struct {
     caf_team_s *current;
     caf_coarray_t *coarrays; /* list of live registrations, freed at finalize */
     caf_team_s *formed;      /* teams made by form team (Fortran never frees a team) */
+    uint64_t run_nonce;      /* drawn by image 1 at init, the same on every image (random_init) */
 } caf_state_t;
 
 extern caf_state_t caf_state;
@@ -60,6 +65,34 @@ int caf_report(int *stat, char *errmsg, size_t errmsg_len, int code, const char 
     __attribute__((format(printf, 5, 6)));
 /* caf_report for a failed arbor call: ARBOR_OK reports success. */
 int caf_check(int *stat, char *errmsg, size_t errmsg_len, arbor_status_t s, const char *what);
+
+/* The Fortran status of the image with world rank @p world_rank as this image knows it: 0
+ * (running, or this image), CAF_STAT_STOPPED_IMAGE or CAF_STAT_FAILED_IMAGE. */
+int caf_world_status(int world_rank);
+/* A coindexed access to a failed image: reports CAF_STAT_FAILED_IMAGE (with @p stat, else error
+ * termination) and returns it; 0 when the image (world rank, @p image its index) has not
+ * failed. A stopped image's data stay accessible. */
+int caf_failed_check(int world_rank, int image, int *stat, const char *what);
+/* CAF_STAT_STOPPED_IMAGE when an image of @p t has stopped, else CAF_STAT_FAILED_IMAGE when one
+ * has failed, else 0. */
+int caf_team_departures(const caf_team_s *t);
+
+/* Before a collective of the current team: once an image of it failed, or once an earlier
+ * collective of it ended for a stopped or failed image, the collective cannot complete: reports
+ * which (with @p stat, else error termination) and returns the code; else 0. A stopped image
+ * alone is not checked here: it may have done its part of this very collective before it
+ * stopped, and arbor tells whether the collective still waits for it. */
+int caf_departed_report(int *stat, char *errmsg, size_t errmsg_len, const char *what);
+/* caf_check for a collective of the current team: also records a stopped / failed image's
+ * verdict in the team (see caf_departed_report). */
+int caf_coll_check(int *stat, char *errmsg, size_t errmsg_len, arbor_status_t s, const char *what);
+
+/* Init: the reduction operations of the kinds arbor has no type for (caf_coll.c). 0 on success
+ * (also where they cannot exist: those reductions then report "unsupported"), -1 on failure. */
+int caf_coll_init(void);
+
+/* A 64-bit value that differs from run to run (clock and process id, mixed). */
+uint64_t caf_random_nonce(void);
 
 /* Error termination with @p code after printing the message (never returns). */
 _Noreturn void caf_fatal(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

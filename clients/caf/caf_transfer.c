@@ -96,6 +96,7 @@ static char *remote_base(caf_coarray_t *c, size_t offset, int image, int *w_p, i
                    "libcaf_arbor: image %d is not an image of the coarray's team", image);
         return NULL;
     }
+    if (caf_failed_check(w, image, stat, "coindexed access")) return NULL;
     *w_p = w;
     return c->addr[w] + offset;
 }

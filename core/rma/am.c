@@ -386,6 +386,7 @@ arbor_status_t arb_am_init(void)
     }
     am.ready = true;
     arb_am_strided_init();
+    arb_reg_am_init();
     return ARBOR_OK;
 }
 

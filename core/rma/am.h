@@ -21,7 +21,7 @@ bool arb_am_active(void);
 /* ---- core's own messages (the strided pack path, core/rma/am_strided.c) ------------------- */
 
 /* Core's handlers live after the users' (indices ARBOR_AM_MAX_HANDLERS and up). */
-#define ARB_AM_INTERNAL_HANDLERS 3
+#define ARB_AM_INTERNAL_HANDLERS 5
 #define ARB_AM_ALL_HANDLERS      (ARBOR_AM_MAX_HANDLERS + ARB_AM_INTERNAL_HANDLERS)
 void arb_am_set_internal(int index, arbor_am_handler_t *fn, void *arg);
 /* arbor_am_request / arbor_am_reply without the users' index checks (lock held). */
@@ -62,6 +62,12 @@ arbor_status_t arb_am_put_strided_packed(int rank, void *dst, const ptrdiff_t ds
 arbor_status_t arb_am_get_strided_packed(int rank, void *dst, const ptrdiff_t dst_stride[],
                                          const void *src, const ptrdiff_t src_stride[],
                                          const size_t count[], int levels);
+/* The lookup of a peer's registration by address (core/rma/reg.c, arbor_mem_attach_remote):
+ * its handlers, indices ARB_AM_REG_LOOKUP and ARB_AM_REG_BLOB. */
+#define ARB_AM_REG_LOOKUP (ARBOR_AM_MAX_HANDLERS + 3)
+#define ARB_AM_REG_BLOB   (ARBOR_AM_MAX_HANDLERS + 4)
+void arb_reg_am_init(void);
+
 /* Strided transfers that went by the pack path (arb_rma_strided_choose picked it), for tests. */
 uint64_t arb_am_strided_packed_calls(void);
 

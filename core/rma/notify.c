@@ -13,6 +13,7 @@
 
 #include "core/doorbell.h"
 #include "core/log.h"
+#include "core/rma/depart.h"
 #include "core/rma/rma_impl.h"
 #include "core/tp_call.h"
 
@@ -36,10 +37,13 @@ typedef struct {
     uint64_t n;
 } nw_arg_t;
 
+/* Also ends the wait when the source departed. Its state is read first: a departing rank
+ * announces itself after its last notification landed, so what arrived is then final. */
 static bool notified(void *arg)
 {
     nw_arg_t *a = arg;
-    return arrived(a->rank) - arb_rma.consumed[a->rank] >= a->n;
+    bool departed = arb_depart_state(a->rank) != ARBOR_PEER_RUNNING;
+    return arrived(a->rank) - arb_rma.consumed[a->rank] >= a->n || departed;
 }
 
 /* Waits for cond; nothing local moves while we wait for a peer, so a stalled wait also yields
@@ -58,6 +62,7 @@ static arbor_status_t notify_wait_unlocked(int rank, uint64_t n)
     if (status != ARBOR_OK || n == 0) return status;
     nw_arg_t a = {rank, n};
     if ((status = wait_cond(notified, &a, "arbor_notify_wait")) != ARBOR_OK) return status;
+    if (arrived(rank) - arb_rma.consumed[rank] < n) return arb_depart_verdict(rank);
     arb_rma.consumed[rank] += n;
     return ARBOR_OK;
 }
@@ -238,6 +243,12 @@ static bool holds(void *arg)
     return false;
 }
 
+/* A word no other rank runs to change any more will not change: every other rank departed. */
+static bool holds_or_deserted(void *arg)
+{
+    return arb_depart_all_verdict() != ARBOR_OK || holds(arg);
+}
+
 static arbor_status_t until_check(uint64_t *addr, arbor_cmp_t cmp)
 {
     if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
@@ -255,7 +266,8 @@ arbor_status_t arbor_wait_until(uint64_t *addr, arbor_cmp_t cmp, uint64_t value,
     ARB_ENTER();
     arbor_status_t status = until_check(addr, cmp);
     wu_arg_t a = {addr, cmp, value, 0};
-    if (status == ARBOR_OK) status = wait_cond(holds, &a, "arbor_wait_until");
+    if (status == ARBOR_OK) status = wait_cond(holds_or_deserted, &a, "arbor_wait_until");
+    if (status == ARBOR_OK && !holds(&a)) status = arb_depart_all_verdict();
     if (status == ARBOR_OK && observed_p) *observed_p = a.seen;
     arb_unlock();
     return status;

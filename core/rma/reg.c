@@ -18,6 +18,7 @@
 
 #include "core/context.h"
 #include "core/log.h"
+#include "core/rma/am.h"
 #include "core/rma/rma_impl.h"
 
 #define BLOB_MAGIC   0x47455241u /* "AREG" */
@@ -283,30 +284,34 @@ arbor_status_t arbor_mem_deregister(arbor_reg_h *reg_p)
     return st;
 }
 
+/* The descriptor of r into blob (room for *len_p bytes; NULL: the size only). */
+static arbor_status_t pack_reg(const struct arbor_reg *r, void *blob, size_t *len_p)
+{
+    size_t need = sizeof(blob_hdr_t) + r->packed_len;
+    bool room = !blob || *len_p >= need;
+    *len_p = need; /* told even when the blob is too small */
+    if (!room) return ARBOR_ERR_COUNT;
+    if (blob) {
+        blob_hdr_t h = {BLOB_MAGIC,
+                        BLOB_VERSION,
+                        arb_ctx.rank,
+                        (uint32_t)r->packed_len,
+                        (uint64_t)(uintptr_t)r->base,
+                        r->nbytes,
+                        arb_ctx.seg_bases[arb_ctx.rank],
+                        r->id};
+        memcpy(blob, &h, sizeof(h));
+        memcpy((uint8_t *)blob + sizeof(h), r->packed, r->packed_len);
+    }
+    return ARBOR_OK;
+}
+
 arbor_status_t arbor_mem_pack(arbor_reg_h reg, void *blob, size_t *len_p)
 {
     if (!len_p) return ARBOR_ERR_INVALID_ARG;
     ARB_ENTER();
     slot_t *s = table_slot(&regs, reg);
-    arbor_status_t st = s ? ARBOR_OK : ARBOR_ERR_HANDLE;
-    if (st == ARBOR_OK) {
-        struct arbor_reg *r = s->obj;
-        size_t need = sizeof(blob_hdr_t) + r->packed_len;
-        if (blob && *len_p < need) st = ARBOR_ERR_COUNT;
-        if (blob && st == ARBOR_OK) {
-            blob_hdr_t h = {BLOB_MAGIC,
-                            BLOB_VERSION,
-                            arb_ctx.rank,
-                            (uint32_t)r->packed_len,
-                            (uint64_t)(uintptr_t)r->base,
-                            r->nbytes,
-                            arb_ctx.seg_bases[arb_ctx.rank],
-                            r->id};
-            memcpy(blob, &h, sizeof(h));
-            memcpy((uint8_t *)blob + sizeof(h), r->packed, r->packed_len);
-        }
-        *len_p = need;
-    }
+    arbor_status_t st = s ? pack_reg(s->obj, blob, len_p) : ARBOR_ERR_HANDLE;
     arb_unlock();
     return st;
 }
@@ -345,6 +350,104 @@ arbor_status_t arbor_mem_attach(const void *blob, size_t len, arbor_attach_h *at
 {
     ARB_ENTER();
     arbor_status_t st = attach_unlocked(blob, len, att_p);
+    arb_unlock();
+    return st;
+}
+
+/* ---- attach by address: the owner's descriptor fetched by an active message ------------ */
+
+typedef struct {
+    uint64_t op;   /* the origin's lookup_t, echoed in the reply */
+    uint64_t addr; /* the range asked for, in the owner's address space */
+    uint64_t nbytes;
+} lookup_req_t;
+
+typedef struct {
+    uint64_t op;
+    uint64_t len; /* descriptor bytes after this header; 0: no registration covers the range */
+} lookup_rep_t;
+
+typedef struct {
+    bool done;
+    size_t len;
+    uint8_t blob[2048];
+} lookup_t;
+
+/* Owner: the descriptor of the registration that covers the range, or none. */
+static void on_lookup(arbor_am_token_h tok, int src, void *payload, size_t nbytes, void *arg)
+{
+    (void)arg;
+    lookup_req_t q;
+    if (nbytes < sizeof(q)) return;
+    memcpy(&q, payload, sizeof(q));
+    uint8_t out[sizeof(lookup_rep_t) + sizeof(((lookup_t *)0)->blob)];
+    lookup_rep_t rep = {q.op, 0};
+    for (uint32_t i = 0; i < regs.n; i++) {
+        const struct arbor_reg *r = regs.s[i].obj;
+        uint64_t b = (uint64_t)(uintptr_t)(r ? r->base : NULL);
+        if (!r || q.addr < b || q.addr - b >= r->nbytes || q.nbytes > r->nbytes - (q.addr - b))
+            continue;
+        size_t len = sizeof(((lookup_t *)0)->blob);
+        size_t room = arb_am_max_payload() - sizeof(rep);
+        if (pack_reg(r, out + sizeof(rep), &len) == ARBOR_OK && len <= room)
+            rep.len = len;
+        else /* the origin then answers ARBOR_ERR_ADDRESS: say why here */
+            arb_error("arbor_mem_attach_remote from rank %d: the descriptor (%zu bytes) does not "
+                      "fit one active message",
+                      src, len);
+        break;
+    }
+    memcpy(out, &rep, sizeof(rep));
+    arbor_status_t st = arb_am_send_reply(tok, ARB_AM_REG_BLOB, out, sizeof(rep) + (size_t)rep.len);
+    if (st != ARBOR_OK)
+        arb_error("arbor_mem_attach_remote from rank %d: the reply failed: %s", src,
+                  arbor_strerror(st));
+}
+
+/* Origin: the owner's answer. */
+static void on_blob(arbor_am_token_h tok, int src, void *payload, size_t nbytes, void *arg)
+{
+    (void)tok, (void)src, (void)arg;
+    lookup_rep_t rep;
+    if (nbytes < sizeof(rep)) return;
+    memcpy(&rep, payload, sizeof(rep));
+    lookup_t *op = (lookup_t *)(uintptr_t)rep.op;
+    size_t len = nbytes - sizeof(rep) < rep.len ? 0 : (size_t)rep.len;
+    if (len > sizeof(op->blob)) len = 0;
+    memcpy(op->blob, (uint8_t *)payload + sizeof(rep), len);
+    op->len = len;
+    op->done = true;
+}
+
+void arb_reg_am_init(void)
+{
+    arb_am_set_internal(ARB_AM_REG_LOOKUP, on_lookup, NULL);
+    arb_am_set_internal(ARB_AM_REG_BLOB, on_blob, NULL);
+}
+
+static bool lookup_done(void *arg)
+{
+    return ((const lookup_t *)arg)->done;
+}
+
+arbor_status_t arbor_mem_attach_remote(int rank, const void *remote_addr, size_t nbytes,
+                                       arbor_attach_h *att_p)
+{
+    if (!att_p) return ARBOR_ERR_INVALID_ARG;
+    *att_p = NULL;
+    if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
+    if (rank < 0 || rank >= arb_ctx.size) return ARBOR_ERR_RANK;
+    if (!remote_addr) return ARBOR_ERR_BUFFER;
+    ARB_ENTER();
+    lookup_t *op = calloc(1, sizeof(*op));
+    arbor_status_t st = op ? ARBOR_OK : ARBOR_ERR_NO_MEMORY;
+    lookup_req_t q = {(uint64_t)(uintptr_t)op, (uint64_t)(uintptr_t)remote_addr, nbytes};
+    if (st == ARBOR_OK) st = arb_am_send_request(rank, ARB_AM_REG_LOOKUP, &q, sizeof(q));
+    if (st == ARBOR_OK) st = arb_am_wait(lookup_done, op, "arbor_mem_attach_remote");
+    if (st == ARBOR_OK && op->len == 0) st = ARBOR_ERR_ADDRESS;
+    if (st == ARBOR_OK) st = attach_unlocked(op->blob, op->len, att_p);
+    /* a lookup that timed out may still be answered: its buffer must stay */
+    if (st != ARBOR_ERR_TIMEOUT) free(op);
     arb_unlock();
     return st;
 }

@@ -6,6 +6,7 @@ target_sources(arbor_obj PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/order.c
   ${CMAKE_CURRENT_LIST_DIR}/atomic.c
   ${CMAKE_CURRENT_LIST_DIR}/notify.c
+  ${CMAKE_CURRENT_LIST_DIR}/depart.c
   ${CMAKE_CURRENT_LIST_DIR}/acc.c
   ${CMAKE_CURRENT_LIST_DIR}/strided.c
   ${CMAKE_CURRENT_LIST_DIR}/ptr.c
