@@ -260,7 +260,7 @@ static arbor_status_t judge(struct arbor_team *t, int p, const verdict_t *v, uin
             arb_error("%s (call #%llu of team %p): world rank %d failed the team (%s)",
                       kind_name(kind), (unsigned long long)n, (void *)t->handle, w,
                       arbor_strerror(v->status));
-            return running ? v->status : ARBOR_ERR_TEAM;
+            return running || v->call == n ? v->status : ARBOR_ERR_TEAM;
         }
         /* The poster finished its part of n before it cancelled a later call: n may still
          * complete here; the calls from the cancelled one on fail. */
@@ -402,6 +402,7 @@ arbor_status_t arb_verdict_check(struct arbor_team *t, uint64_t n, int kind)
 
 void arb_verdict_finalize_apart(struct arbor_team *t)
 {
+    if (!t->finalizing) return; /* the team failed before: its error was said */
     for (int p = 0; p < t->size; p++) {
         verdict_t v;
         if (p == t->rank || !decode(word_of(t, p), &v) || v.type != ARB_VERDICT_FINALIZING ||

@@ -539,8 +539,11 @@ arbor_status_t arbor_finalize(void)
     if (arb_ctx.world->failed == ARBOR_OK)
         arb_verdict_finalizing(arb_ctx.world, arb_ctx.world->calls);
     arbor_status_t status;
-    if (arb_ctx.world->failed == ARBOR_ERR_TIMEOUT) {
-        /* Out of step: a rank the world team waited for may be gone without anyone knowing
+    bool out_of_step =
+        arb_ctx.world->failed != ARBOR_OK && arb_ctx.world->failed != ARBOR_ERR_PEER_STOPPED;
+    if (out_of_step) {
+        /* Out of step (the world failed, here or, through a verdict, elsewhere: a timeout, a lost
+         * peer, a mismatch): a rank the world team waited for may be gone without anyone knowing
          * (another host, a transport that does not report it), and the stages would wait for
          * it again. Announce them without waiting, so the peers that run them are not held. */
         arb_depart_leave();
@@ -557,8 +560,7 @@ arbor_status_t arbor_finalize(void)
     if (arb_ctx.cfg.stats) print_stats();
     /* After a timeout or a loss the peers are out of step or gone: a fence could wait
      * forever. (A team failed by a stopped member is not that: every rank got here.) */
-    if (status != ARBOR_OK || arb_ctx.world->failed == ARBOR_ERR_TIMEOUT ||
-        arb_ctx.boot->ops->losses(arb_ctx.boot)) {
+    if (status != ARBOR_OK || out_of_step || arb_ctx.boot->ops->losses(arb_ctx.boot)) {
         arb_warn("finalize after a failure: not waiting for the other ranks");
     } else {
         arb_ctx.boot->idle = fence_progress;
