@@ -189,13 +189,20 @@ err:
     return ARBOR_ERR_TRANSPORT;
 }
 
-static arbor_status_t seg_init(arb_tp_t *tp, size_t len)
+static arbor_status_t seg_init(arb_tp_t *tp, void *given, size_t len)
 {
     long page = sysconf(_SC_PAGESIZE);
     void *seg = NULL;
 
     if (page <= 0) page = 4096;
     len = (len + (size_t)page - 1) / (size_t)page * (size_t)page;
+    if (given) { /* the core's node-shared memory (transport.h): register it only */
+        tp->seg = given;
+        tp->seg_size = len;
+        tp->seg_given = true;
+        return arb_ofi_reg(tp, given, len, FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE,
+                           &tp->seg_mr);
+    }
     /* Anonymous pages are zero and committed only when touched, so a large segment costs
      * nothing at init (posix_memalign + memset committed all of it). */
     seg = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -268,7 +275,7 @@ static arbor_status_t ofi_open(const arb_tp_params_t *params, arb_tp_t **tp_p)
     status = arb_ofi_select(tp, params->provider ? params->provider : "", &tp->info);
     if (status == ARBOR_OK) status = objects_open(tp);
     if (status == ARBOR_OK) status = arb_ofi_scratch_init(tp);
-    if (status == ARBOR_OK) status = seg_init(tp, params->segment_size);
+    if (status == ARBOR_OK) status = seg_init(tp, params->segment_base, params->segment_size);
     if (status == ARBOR_OK) status = arb_ofi_trig_open(tp);
     if (status == ARBOR_OK) status = blob_init(tp);
     if (status != ARBOR_OK) {
@@ -376,7 +383,7 @@ static void ofi_close(arb_tp_t *tp)
     if (tp->info != NULL) fi_freeinfo(tp->info);
     arb_ofi_req_free_all(tp);
     free(tp->spare_flush);
-    if (tp->seg) munmap(tp->seg, tp->seg_size);
+    if (tp->seg && !tp->seg_given) munmap(tp->seg, tp->seg_size);
     free(tp->blob);
     free(tp->peers);
     free(tp->seg_rkeys);
@@ -394,7 +401,8 @@ static arb_tp_rkey_t *ofi_seg_rkey(arb_tp_t *tp, int peer)
     return &tp->seg_rkeys[peer];
 }
 
-/* libfabric maps no peer's memory into ours: only our own segment. */
+/* libfabric maps no peer's memory into ours: only our own segment. The core maps its node
+ * peers' segments itself (core/segment.h). */
 static void *ofi_peer_ptr(arb_tp_t *tp, int peer)
 {
     return peer == tp->rank ? tp->seg : NULL;
