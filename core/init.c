@@ -372,15 +372,15 @@ static arbor_status_t init_at(int required, int *provided)
     arb_ctx.seg_size = arb_ctx.cfg.segment_size;
     arb_ctx.wake_us = arb_ctx.cfg.oversub_wake;
     if ((status = wire_up()) != ARBOR_OK) goto err;
-    /* Every rank has mapped its node peers' segments once all pass this fence: the names can
-     * go, and a job killed from here on leaves nothing in /dev/shm. DIRECT is uniform, so all
-     * ranks take part (a rank whose segment is not in shared memory too). */
-    if (arb_ctx.cfg.direct && arb_ctx.size > 1 &&
-        (status = arb_ctx.boot->ops->fence(arb_ctx.boot)) != ARBOR_OK) {
+    /* Every rank has mapped its node peers' segments and connected its transport once all
+     * pass this fence: the names can go (ours and the transport's), and a job killed from here
+     * on leaves nothing in /dev/shm. */
+    if (arb_ctx.size > 1 && (status = arb_ctx.boot->ops->fence(arb_ctx.boot)) != ARBOR_OK) {
         arb_error("bootstrap fence after mapping the node's segments: %s", arbor_strerror(status));
         goto err;
     }
     arb_seg_unlink();
+    if (arb_ctx.tp_ops->all_connected) arb_ctx.tp_ops->all_connected(arb_ctx.tp);
     /* Nodes that are namespaces of one kernel share its CPUs: yield there too (share.h). */
     if (arb_ctx.cfg.poll_yield == ARB_YIELD_AUTO &&
         arb_share_oversubscribed(arb_ctx.share_of[arb_ctx.rank]))

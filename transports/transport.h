@@ -233,6 +233,11 @@ typedef struct arb_tp_ops {
     arbor_status_t (*wait_fd)(arb_tp_t *tp, int *fd_p);
     arbor_status_t (*arm)(arb_tp_t *tp);
 
+    /* Every rank of the job has connected every peer (the core calls it after a fence that
+     * follows connect): a backend may remove the names under which peers of its node found its
+     * shared memory, so that a killed job leaves nothing behind. NULL: nothing to remove. */
+    void (*all_connected)(arb_tp_t *tp);
+
     uint32_t (*caps)(arb_tp_t *tp);        /* ARB_TP_CAP_* bits */
     const char *(*describe)(arb_tp_t *tp); /* "ucx", "ofi:shm", ... for logs and benchmarks */
 

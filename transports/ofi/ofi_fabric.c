@@ -408,6 +408,26 @@ static void *ofi_peer_ptr(arb_tp_t *tp, int peer)
     return peer == tp->rank ? tp->seg : NULL;
 }
 
+/* libfabric's shm provider keeps its region in /dev/shm under the endpoint's name (ours:
+ * unique_shm_name) until the endpoint closes, so a killed rank's region stayed there for good.
+ * Peers map a region when they insert its address into their AV (connect), so once every rank
+ * has connected nobody opens it by name again, and the name can go (the mappings stay). */
+static void ofi_all_connected(arb_tp_t *tp)
+{
+    static const char prefix[] = "fi_shm://";
+    const char *name = (const char *)tp->blob + sizeof(blob_hdr_t);
+    const blob_hdr_t *hdr = tp->blob;
+    char path[256];
+
+    if (tp->blob == NULL || strcmp(tp->info->fabric_attr->prov_name, "shm") != 0 ||
+        hdr->name_len < sizeof(prefix) || strncmp(name, prefix, sizeof(prefix) - 1) != 0)
+        return;
+    snprintf(path, sizeof(path), "/%.*s", (int)(hdr->name_len - (sizeof(prefix) - 1)),
+             name + sizeof(prefix) - 1);
+    if (shm_unlink(path) != 0 && errno != ENOENT)
+        arb_debug("removing the shm provider's name %s: %s", path, strerror(errno));
+}
+
 static uint32_t ofi_caps(arb_tp_t *tp)
 {
     return tp->caps;
@@ -443,6 +463,7 @@ const arb_tp_ops_t arb_ofi_ops = {
     .progress = arb_ofi_progress,
     .wait_fd = arb_ofi_wait_fd,
     .arm = arb_ofi_arm,
+    .all_connected = ofi_all_connected,
     .caps = ofi_caps,
     .describe = ofi_describe,
     .offload = &arb_ofi_offload_ops,
