@@ -117,8 +117,9 @@ static const row_t rows[] = {
      "provider's default (10 for tcp;ofi_rxm, 2 for others)",
      T_DOUBLE, OFF(hwcoll_cost), NULL, 0, 1e6, F_UNIFORM},
     {"DIRECT", "y",
-     "move data with loads and stores into mapped peer segments where the "
-     "transport can map them",
+     "allocate the segment in node-shared memory and map the segments of this node's ranks, "
+     "on every transport: loads, stores and CPU atomics between them; n: the transport "
+     "allocates the segment and carries every byte",
      T_BOOL, OFF(direct), NULL, 0, 0, F_UNIFORM},
     {"ONECOPY", "auto",
      "collectives flagged ARBOR_SYMMETRIC (bcast, scatter, gather, allgather, alltoall, reduce, "

@@ -41,6 +41,14 @@ typedef struct {
     int rank, size;
     uint8_t *seg;
     size_t seg_size;
+    /* The segment in node-shared memory (core/segment.h): arbor allocated it (the transport
+     * only registers it), its name while node peers may still open it, the bytes mapped, and
+     * the segments of this node's peers mapped here ([size], NULL: another node or not
+     * mapped; [rank] = seg). seg_owned false: the transport allocated it (ARBOR_DIRECT=n). */
+    bool seg_owned, seg_linked;
+    char seg_name[48];
+    size_t seg_alloc;
+    uint8_t **seg_map;
     uint64_t *seg_bases; /* [size] every rank's segment address in its own process */
     arb_heap_t heap;     /* the symmetric heap over the segment (core/rma/) */
     struct arbor_team *world;
@@ -106,14 +114,16 @@ static inline bool arb_initialized(void)
 }
 
 /* A peer's segment mapped here for loads and stores, or NULL (go through the transport). Only
- * peers of this node by the bootstrap's topology: a transport may map more (hosts simulated in
- * namespaces of one kernel share its shared memory), and the model prices such peers as remote.
- * Never with ARBOR_DIRECT=n. */
+ * peers of this node by the bootstrap's topology: hosts simulated in namespaces of one kernel
+ * share its shared memory, and the model prices such peers as remote. The core's own mapping
+ * (core/segment.h) on every transport; the transport's (UCX's ucp_rkey_ptr) only where the
+ * transport allocated the segment, which it does with ARBOR_DIRECT=n, where this is NULL. */
 static inline void *arb_peer_map(int world_rank)
 {
     if (!arb_ctx.cfg.direct) return NULL;
     if (arb_ctx.node_of && arb_ctx.node_of[world_rank] != arb_ctx.node_of[arb_ctx.rank])
         return NULL;
+    if (arb_ctx.seg_owned) return arb_ctx.seg_map ? arb_ctx.seg_map[world_rank] : NULL;
     return arb_ctx.tp_ops->peer_ptr(arb_ctx.tp, world_rank);
 }
 

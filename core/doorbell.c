@@ -65,7 +65,8 @@ static bell_line_t *line_of(int world_rank)
     if (world_rank == arb_ctx.rank)
         seg = arb_ctx.seg;
     else if (!arb_ctx.node_of || arb_ctx.node_of[world_rank] == arb_ctx.node_of[arb_ctx.rank])
-        seg = arb_ctx.tp_ops->peer_ptr(arb_ctx.tp, world_rank);
+        seg = arb_ctx.seg_map ? arb_ctx.seg_map[world_rank]
+                              : arb_ctx.tp_ops->peer_ptr(arb_ctx.tp, world_rank);
     return seg ? (bell_line_t *)(seg + bell.off) : NULL;
 }
 

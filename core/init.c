@@ -22,6 +22,7 @@
 #include "core/offload.h"
 #include "core/progress.h"
 #include "core/request.h"
+#include "core/segment.h"
 #include "core/share.h"
 #include "core/rma/am.h"
 #include "core/rma/depart.h"
@@ -36,13 +37,16 @@ arb_ctx_t arb_ctx;
 typedef struct {
     char transport[32];
     uint64_t uniform_hash;
-    uint64_t oversubscribed;   /* this rank's node has more ranks than cores */
-    int64_t node_leader;       /* lowest rank on this rank's node (PMIx local peers) */
-    arb_share_hdr_t share;     /* this rank's kernel and CPUs (core/share.h) */
-    uint64_t seg_base;         /* the segment's address (remote addresses of the heap) */
-    uint64_t logp_file_state;  /* ARBOR_LOGP_FILE: ARB_LOGP_FILE_NONE, _LOADED or _FAILED */
-    uint64_t logp_file_digest; /* ... and the digest of its values (core/model.c) */
+    uint64_t oversubscribed;         /* this rank's node has more ranks than cores */
+    int64_t node_leader;             /* lowest rank on this rank's node (PMIx local peers) */
+    arb_share_hdr_t share;           /* this rank's kernel and CPUs (core/share.h) */
+    uint64_t seg_base;               /* the segment's address (remote addresses of the heap) */
+    uint64_t logp_file_state;        /* ARBOR_LOGP_FILE: ARB_LOGP_FILE_NONE, _LOADED or _FAILED */
+    uint64_t logp_file_digest;       /* ... and the digest of its values (core/model.c) */
+    char seg_name[ARB_SEG_NAME_MAX]; /* the segment's shared-memory name (core/segment.h) */
 } wire_header_t;
+
+_Static_assert(sizeof(arb_ctx.seg_name) == ARB_SEG_NAME_MAX, "segment names fit the header");
 
 /* Some ranks' settings that must agree (the config table's F_UNIFORM rows) differ: every rank
  * is here, since every rank saw every digest. A second exchange gives each rank the others'
@@ -94,6 +98,7 @@ static arbor_status_t open_transport(void)
     arb_tp_params_t p = {.rank = arb_ctx.rank,
                          .size = arb_ctx.size,
                          .segment_size = arb_ctx.cfg.segment_size,
+                         .segment_base = arb_ctx.seg_owned ? arb_ctx.seg : NULL,
                          .nlocal = nlocal,
                          .provider = arb_ctx.cfg.ofi_provider,
                          .timeout_s = arb_ctx.cfg.timeout_s,
@@ -226,6 +231,7 @@ static arbor_status_t wire_up(void)
                          .logp_file_state = (uint64_t)arb_ctx.logp_file_state,
                          .logp_file_digest = arb_ctx.logp_file_digest};
     arb_share_local(&hdr.share);
+    memcpy(hdr.seg_name, arb_ctx.seg_name, sizeof(hdr.seg_name));
     snprintf(hdr.transport, sizeof(hdr.transport), "%s", arb_ctx.tp_ops->name);
     memcpy(mine, &hdr, sizeof(hdr));
     memcpy(mine + sizeof(hdr), blob, blob_len);
@@ -243,8 +249,9 @@ static arbor_status_t wire_up(void)
     uint64_t *digests = calloc((size_t)arb_ctx.size, sizeof(*digests));
     uint64_t *file_states = calloc((size_t)arb_ctx.size, sizeof(*file_states));
     uint64_t *file_digests = calloc((size_t)arb_ctx.size, sizeof(*file_digests));
+    char(*seg_names)[ARB_SEG_NAME_MAX] = calloc((size_t)arb_ctx.size, sizeof(*seg_names));
     if (!blobs || !blens || !leaders || !arb_ctx.seg_bases || !digests || !file_states ||
-        !file_digests)
+        !file_digests || !seg_names)
         status = ARBOR_ERR_NO_MEMORY;
     /* Whether the settings that must agree do is known alike on every rank (all see every
      * digest), so all take part in the exchange that names the difference. */
@@ -280,12 +287,15 @@ static arbor_status_t wire_up(void)
         if (h.oversubscribed) arb_ctx.any_oversubscribed = true;
         leaders[r] = h.node_leader;
         arb_ctx.seg_bases[r] = h.seg_base;
+        memcpy(seg_names[r], h.seg_name, sizeof(h.seg_name));
         blobs[r] = (const uint8_t *)all[r] + sizeof(h);
         blens[r] = lens[r] - sizeof(h);
     }
     if (status == ARBOR_OK) status = number_nodes(leaders);
     if (status == ARBOR_OK) status = share_groups(all, leaders);
+    if (status == ARBOR_OK) status = arb_seg_map_peers((const char(*)[ARB_SEG_NAME_MAX])seg_names);
     if (status == ARBOR_OK) status = arb_ctx.tp_ops->connect(arb_ctx.tp, blobs, blens);
+    free(seg_names);
     free(digests);
     free(file_states);
     free(file_digests);
@@ -312,6 +322,7 @@ static void teardown(void)
     arb_cma_fini();
     free(arb_ctx.seg_bases);
     if (arb_ctx.tp) arb_ctx.tp_ops->close(arb_ctx.tp);
+    arb_seg_fini(); /* after the transport let go of it */
     arb_exec_release_kept();
     arb_verdict_release();
     if (arb_ctx.boot) arb_ctx.boot->ops->finalize(arb_ctx.boot);
@@ -355,12 +366,26 @@ static arbor_status_t init_at(int required, int *provided)
                     (arb_ctx.cfg.poll_yield == ARB_YIELD_AUTO && arb_ctx.node_oversubscribed);
 
     arb_model_load_file(); /* a failure fails the wire-up on every rank */
+    /* The segment in node-shared memory (core/segment.h); with ARBOR_DIRECT=n the transport
+     * allocates it, as nothing on this node maps it. */
+    arb_seg_sweep_stale();
+    if (arb_ctx.cfg.direct && (status = arb_seg_create(arb_ctx.cfg.segment_size)) != ARBOR_OK)
+        goto err;
     if ((status = open_transport()) != ARBOR_OK) goto err;
     if ((status = arb_offload_check()) != ARBOR_OK) goto err;
     arb_ctx.seg = arb_ctx.tp_ops->seg_base(arb_ctx.tp);
     arb_ctx.seg_size = arb_ctx.cfg.segment_size;
     arb_ctx.wake_us = arb_ctx.cfg.oversub_wake;
     if ((status = wire_up()) != ARBOR_OK) goto err;
+    /* Every rank has mapped its node peers' segments and connected its transport once all
+     * pass this fence: the names can go (ours and the transport's), and a job killed from here
+     * on leaves nothing in /dev/shm. */
+    if (arb_ctx.size > 1 && (status = arb_ctx.boot->ops->fence(arb_ctx.boot)) != ARBOR_OK) {
+        arb_error("bootstrap fence after mapping the node's segments: %s", arbor_strerror(status));
+        goto err;
+    }
+    arb_seg_unlink();
+    if (arb_ctx.tp_ops->all_connected) arb_ctx.tp_ops->all_connected(arb_ctx.tp);
     /* Nodes that are namespaces of one kernel share its CPUs: yield there too (share.h). */
     if (arb_ctx.cfg.poll_yield == ARB_YIELD_AUTO &&
         arb_share_oversubscribed(arb_ctx.share_of[arb_ctx.rank]))

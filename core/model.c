@@ -129,15 +129,18 @@ static void source(const char *fmt, const char *a, const char *b)
 arbor_status_t arb_model_compose(bool oversubscribed)
 {
     char err[512];
-    arb_logp_default(arb_ctx.tp_name, &arb_ctx.model);
-    arb_logp_default_inter(arb_ctx.tp_name, &arb_ctx.model_inter);
-    source("%s%s", "transport defaults", "");
-    /* The intra-node path: loads and stores where this rank maps its node's peers. */
+    /* The intra-node path: loads and stores where this rank maps its node's peers, on every
+     * transport (core/segment.h), else the transport's RMA. */
     arb_ctx.intra_mapped = arb_ctx.size > 1;
     for (int r = 0; r < arb_ctx.size; r++) {
         bool local = !arb_ctx.node_of || arb_ctx.node_of[r] == arb_ctx.node_of[arb_ctx.rank];
         if (r != arb_ctx.rank && local && !arb_peer_map(r)) arb_ctx.intra_mapped = false;
     }
+    /* Mapped peers cost the same loads and stores whatever the transport: the mapped defaults
+     * (the "ucx" row of algorithms/logp.c), the transport's own for its RMA. */
+    arb_logp_default(arb_ctx.intra_mapped ? "ucx" : arb_ctx.tp_name, &arb_ctx.model);
+    arb_logp_default_inter(arb_ctx.tp_name, &arb_ctx.model_inter);
+    source("%s%s", "transport defaults", arb_ctx.intra_mapped ? " (mapped node peers)" : "");
     if (arb_ctx.logp_file_state == ARB_LOGP_FILE_LOADED) {
         const arb_calib_t *c = &arb_ctx.logp_file;
         if (strcmp(c->transport, arb_ctx.tp_name)) {

@@ -42,8 +42,8 @@ if(_cma_tps AND CMAKE_SYSTEM_NAME STREQUAL "Linux")
                           TRANSPORTS ucx RANKS 3 TIMEOUT 180
                           ENV CMA_EXPECT=1 ARBOR_CMA=always ARBOR_PROGRESS=interrupt)
   # Reductions through cross-memory attach on every kind of type and user ops, non-commutative
-  # too (tests/test_onecopy_reduce.c on buffers whose peers are not mapped, forced): ofi:shm, and
-  # ucx with ARBOR_DIRECT=n.
+  # too (tests/test_onecopy_reduce.c on buffers whose peers are not mapped, forced): ofi:shm and
+  # ucx, both with ARBOR_DIRECT=n (on one node arbor maps every peer otherwise).
   if(TARGET arbor-test-onecopy-reduce)
     set(_cma_red_tps)
     if(ARBOR_WITH_OFI)
@@ -52,7 +52,7 @@ if(_cma_tps AND CMAKE_SYSTEM_NAME STREQUAL "Linux")
     if(_cma_red_tps)
       arbor_add_launched_test(NAME cma_reduce COMMAND $<TARGET_FILE:arbor-test-onecopy-reduce>
                               LABELS cma TRANSPORTS ${_cma_red_tps} RANKS 2 3 5 TIMEOUT 300
-                              ENV ONECOPY_EXPECT=1 ARBOR_CMA=always)
+                              ENV ONECOPY_EXPECT=1 ARBOR_CMA=always ARBOR_DIRECT=n)
     endif()
     if(ARBOR_WITH_UCX)
       arbor_add_launched_test(NAME cma_reduce_nodirect

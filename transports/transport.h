@@ -3,8 +3,11 @@
  * above transports/ includes a UCX or libfabric header; addresses and remote keys are opaque
  * blobs that the core moves through the bootstrap.
  *
- * Memory model. Each rank owns one segment that the transport allocates and registers at open
- * (UCX gives true one-sided shared-memory RMA only to memory it allocated itself). Remote memory
+ * Memory model. Each rank owns one segment that the transport registers at open. The core
+ * allocates it in node-shared memory and maps the segments of its node's peers itself
+ * (core/segment.h), so it passes the memory in (params.segment_base); with ARBOR_DIRECT=n, or
+ * where the machine has no shared memory, it passes NULL and the transport allocates (UCX gives
+ * true one-sided shared-memory RMA only to memory it allocated itself). Remote memory
  * is addressed as (remote key, byte offset); the segment's key for every peer comes from
  * seg_rkey() after connect(). Local source / destination buffers may be any memory: a backend
  * that needs local registration (FI_MR_LOCAL) handles it inside.
@@ -66,7 +69,8 @@ enum {
     ARB_TP_CAP_REMOTE_CQ_DATA = 1u << 5, /* put_signal uses remote completion data */
     /* Between peers whose segments are mapped, the backend's atomics are CPU atomics (coherent
      * with loads / stores / CPU atomics on the same word) and its one-sided operations complete
-     * without the target's progress (UCX over shared memory; not libfabric's shm provider). */
+     * without the target's progress (UCX over shared memory on a segment it allocated; not
+     * libfabric's shm provider, nor UCX on memory the core passed in). */
     ARB_TP_CAP_MAPPED_CPU_AMO = 1u << 6
 };
 
@@ -80,9 +84,13 @@ typedef enum {
 /* Everything a backend is told at open. The core fills it from the configuration and the
  * bootstrap: a backend reads neither ARBOR_* settings nor the launcher's environment. */
 typedef struct {
-    int rank;             /* this process in the job */
-    int size;             /* processes in the job */
-    size_t segment_size;  /* bytes to allocate and register */
+    int rank;            /* this process in the job */
+    int size;            /* processes in the job */
+    size_t segment_size; /* bytes to allocate and register */
+    /* The segment, zero-filled and page-aligned, segment_size bytes rounded up to pages, that
+     * the core allocated in node-shared memory and maps for node peers itself: register it,
+     * never free it, and map no peer's (peer_ptr gives only our own). NULL: allocate it. */
+    void *segment_base;
     int nlocal;           /* processes of the job on this node (from the bootstrap) */
     const char *provider; /* backend's provider choice (ARBOR_OFI_PROVIDER); NULL or "" = best */
     double timeout_s;     /* bound of blocking waits (flush, close); 0 = forever */
@@ -154,7 +162,8 @@ typedef struct arb_tp_offload_ops {
 typedef struct arb_tp_ops {
     const char *name; /* "ucx", "ofi" */
 
-    /* Opens the backend and allocates + registers the local segment (zero-filled).
+    /* Opens the backend and registers the local segment (params.segment_base, or allocated
+     * here and zero-filled).
      * ARBOR_ERR_UNSUPPORTED when the backend cannot run on this machine (no device, no
      * provider): the core then tries the next backend unless the user named this one. */
     arbor_status_t (*open)(const arb_tp_params_t *params, arb_tp_t **tp_p);
@@ -168,8 +177,8 @@ typedef struct arb_tp_ops {
 
     void *(*seg_base)(arb_tp_t *tp);                    /* local segment */
     arb_tp_rkey_t *(*seg_rkey)(arb_tp_t *tp, int peer); /* peer's segment key (after connect) */
-    /* Local pointer to the peer's segment when the backend can map it (same host), else NULL.
-     * Loads / stores through it are coherent with the peer's. */
+    /* Local pointer to the peer's segment when the backend can map it (same host, a segment
+     * it allocated), else NULL. Loads / stores through it are coherent with the peer's. */
     void *(*peer_ptr)(arb_tp_t *tp, int peer);
 
     /* Registration of other memory, with a packed key for peers. */
@@ -223,6 +232,11 @@ typedef struct arb_tp_ops {
      * sleeping on it (ARB_ERR_AGAIN: events pending, progress instead of sleeping). */
     arbor_status_t (*wait_fd)(arb_tp_t *tp, int *fd_p);
     arbor_status_t (*arm)(arb_tp_t *tp);
+
+    /* Every rank of the job has connected every peer (the core calls it after a fence that
+     * follows connect): a backend may remove the names under which peers of its node found its
+     * shared memory, so that a killed job leaves nothing behind. NULL: nothing to remove. */
+    void (*all_connected)(arb_tp_t *tp);
 
     uint32_t (*caps)(arb_tp_t *tp);        /* ARB_TP_CAP_* bits */
     const char *(*describe)(arb_tp_t *tp); /* "ucx", "ofi:shm", ... for logs and benchmarks */

@@ -2,9 +2,10 @@
  * The one-sided core: state and init, completion (requests, the implicit counters, fence,
  * quiet, order), the per-poll hook, and the contiguous put / get.
  *
- * Paths. A target whose segment the transport maps here (UCX on one host; self always) is
- * reached with memcpy; any other through the transport's put / get on its segment key at the
- * allocation's offset. Operations on the mapped path are complete when the call returns.
+ * Paths. A target whose segment is mapped here (the core's mapping of this node's peers,
+ * core/segment.h, on every transport; self always) is reached with memcpy; any other through the
+ * transport's put / get on its segment key at the allocation's offset. Operations on the mapped
+ * path are complete when the call returns.
  */
 #include <sched.h>
 #include <stdlib.h>
@@ -57,14 +58,20 @@ arbor_status_t arb_rma_init_world(void)
     arb_rma.notify = (uint64_t *)(arb_ctx.seg + arb_rma.notify_off);
     arb_rma.lock_off = arb_rma.notify_off + (uint64_t)P * sizeof(uint64_t); /* after them */
     /* The atomics rule (docs/ONESIDED.md): CPU atomics only where every rank maps every
-     * other's segment and the transport's own atomics between mapped peers are CPU atomics
-     * too (UCX); else every atomic, even to self, goes through the transport. */
+     * other's segment (one node), and then no atomic on a segment word goes through the
+     * transport; else every atomic, even to self, goes through the transport. So the CPU's
+     * and the provider's atomics never meet on one word: libfabric's software providers (shm,
+     * tcp;ofi_rxm, sockets) apply atomics in the target's progress and UCX emulates them with
+     * messages on the core's registered memory, and neither promises atomicity against loads
+     * and CPU atomics of other processes. The segment is the core's (core/segment.h) on every
+     * transport, so a transport without CPU atomics of its own (OFI) takes this path as well;
+     * with a segment the transport allocated (ARBOR_DIRECT=n) only UCX's mapping could. */
     uint32_t mapped = 1, all_mapped = 0;
     for (int r = 0; r < P; r++) mapped &= arb_rma.peer_seg[r] != NULL;
     status = arb_coll_allreduce_internal(arb_ctx.world, &mapped, &all_mapped, 1, ARBOR_UINT32,
                                          ARBOR_MIN);
     if (status != ARBOR_OK) return status;
-    bool cpu_amo = arb_tp_has(ARB_TP_CAP_MAPPED_CPU_AMO);
+    bool cpu_amo = arb_tp_has(ARB_TP_CAP_MAPPED_CPU_AMO) || arb_ctx.seg_owned;
     arb_rma.all_mapped = all_mapped != 0;
     arb_rma.cpu_atomics = cpu_amo && all_mapped;
     arb_rma.target_progress = !cpu_amo || !all_mapped;

@@ -158,6 +158,7 @@ struct arb_tp {
     /* segment */
     char *seg;
     size_t seg_size;
+    bool seg_given; /* the core's memory (params.segment_base): registered, never unmapped */
     arb_tp_mr_t seg_mr;
     void *blob;
     size_t blob_len;

@@ -189,13 +189,20 @@ err:
     return ARBOR_ERR_TRANSPORT;
 }
 
-static arbor_status_t seg_init(arb_tp_t *tp, size_t len)
+static arbor_status_t seg_init(arb_tp_t *tp, void *given, size_t len)
 {
     long page = sysconf(_SC_PAGESIZE);
     void *seg = NULL;
 
     if (page <= 0) page = 4096;
     len = (len + (size_t)page - 1) / (size_t)page * (size_t)page;
+    if (given) { /* the core's node-shared memory (transport.h): register it only */
+        tp->seg = given;
+        tp->seg_size = len;
+        tp->seg_given = true;
+        return arb_ofi_reg(tp, given, len, FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE,
+                           &tp->seg_mr);
+    }
     /* Anonymous pages are zero and committed only when touched, so a large segment costs
      * nothing at init (posix_memalign + memset committed all of it). */
     seg = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -268,7 +275,7 @@ static arbor_status_t ofi_open(const arb_tp_params_t *params, arb_tp_t **tp_p)
     status = arb_ofi_select(tp, params->provider ? params->provider : "", &tp->info);
     if (status == ARBOR_OK) status = objects_open(tp);
     if (status == ARBOR_OK) status = arb_ofi_scratch_init(tp);
-    if (status == ARBOR_OK) status = seg_init(tp, params->segment_size);
+    if (status == ARBOR_OK) status = seg_init(tp, params->segment_base, params->segment_size);
     if (status == ARBOR_OK) status = arb_ofi_trig_open(tp);
     if (status == ARBOR_OK) status = blob_init(tp);
     if (status != ARBOR_OK) {
@@ -376,7 +383,7 @@ static void ofi_close(arb_tp_t *tp)
     if (tp->info != NULL) fi_freeinfo(tp->info);
     arb_ofi_req_free_all(tp);
     free(tp->spare_flush);
-    if (tp->seg) munmap(tp->seg, tp->seg_size);
+    if (tp->seg && !tp->seg_given) munmap(tp->seg, tp->seg_size);
     free(tp->blob);
     free(tp->peers);
     free(tp->seg_rkeys);
@@ -394,10 +401,31 @@ static arb_tp_rkey_t *ofi_seg_rkey(arb_tp_t *tp, int peer)
     return &tp->seg_rkeys[peer];
 }
 
-/* libfabric maps no peer's memory into ours: only our own segment. */
+/* libfabric maps no peer's memory into ours: only our own segment. The core maps its node
+ * peers' segments itself (core/segment.h). */
 static void *ofi_peer_ptr(arb_tp_t *tp, int peer)
 {
     return peer == tp->rank ? tp->seg : NULL;
+}
+
+/* libfabric's shm provider keeps its region in /dev/shm under the endpoint's name (ours:
+ * unique_shm_name) until the endpoint closes, so a killed rank's region stayed there for good.
+ * Peers map a region when they insert its address into their AV (connect), so once every rank
+ * has connected nobody opens it by name again, and the name can go (the mappings stay). */
+static void ofi_all_connected(arb_tp_t *tp)
+{
+    static const char prefix[] = "fi_shm://";
+    const char *name = (const char *)tp->blob + sizeof(blob_hdr_t);
+    const blob_hdr_t *hdr = tp->blob;
+    char path[256];
+
+    if (tp->blob == NULL || strcmp(tp->info->fabric_attr->prov_name, "shm") != 0 ||
+        hdr->name_len < sizeof(prefix) || strncmp(name, prefix, sizeof(prefix) - 1) != 0)
+        return;
+    snprintf(path, sizeof(path), "/%.*s", (int)(hdr->name_len - (sizeof(prefix) - 1)),
+             name + sizeof(prefix) - 1);
+    if (shm_unlink(path) != 0 && errno != ENOENT)
+        arb_debug("removing the shm provider's name %s: %s", path, strerror(errno));
 }
 
 static uint32_t ofi_caps(arb_tp_t *tp)
@@ -435,6 +463,7 @@ const arb_tp_ops_t arb_ofi_ops = {
     .progress = arb_ofi_progress,
     .wait_fd = arb_ofi_wait_fd,
     .arm = arb_ofi_arm,
+    .all_connected = ofi_all_connected,
     .caps = ofi_caps,
     .describe = ofi_describe,
     .offload = &arb_ofi_offload_ops,

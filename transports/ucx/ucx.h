@@ -1,5 +1,6 @@
 /*
- * UCX (ucp) backend: private state shared by the files of transports/ucx/. The segment is
+ * UCX (ucp) backend: private state shared by the files of transports/ucx/. The segment is the
+ * core's node-shared memory, registered; or, when the core passes none (ARBOR_DIRECT=n),
  * allocated by ucp_mem_map(ALLOCATE), the only memory UCX gives true one-sided shared-memory RMA
  * and a ucp_rkey_ptr mapping (PLATFORM.md, UCX section).
  */
@@ -70,6 +71,7 @@ struct arb_tp {
     uint32_t caps;
 
     ucp_mem_h seg_memh;
+    bool seg_given; /* the core's memory (params.segment_base), registered and not ours */
     void *seg;
     size_t seg_size;
     void *blob; /* header, worker address, packed segment key */

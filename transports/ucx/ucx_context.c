@@ -107,7 +107,7 @@ static bool fresh_shared_mapping(const void *addr)
     return fresh;
 }
 
-static arbor_status_t seg_init(arb_tp_t *tp, size_t len)
+static arbor_status_t seg_init(arb_tp_t *tp, void *given, size_t len)
 {
     ucp_mem_map_params_t params = {0};
     ucp_mem_attr_t attr = {0};
@@ -115,9 +115,15 @@ static arbor_status_t seg_init(arb_tp_t *tp, size_t len)
 
     params.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH |
                         UCP_MEM_MAP_PARAM_FIELD_FLAGS;
-    params.address = NULL;
+    params.address = given;
     params.length = len;
-    params.flags = UCP_MEM_MAP_ALLOCATE;
+    params.flags = given ? 0 : UCP_MEM_MAP_ALLOCATE;
+    /* The core's memory (transport.h) is registered, not allocated: UCX serves RMA on it over
+     * shared memory with cross-memory attach or emulation through the target's progress, and
+     * ucp_rkey_ptr cannot map it, so peer_ptr maps nobody and the core's own mapping serves
+     * the node; its atomics are no longer CPU atomics on the peer's memory. */
+    tp->seg_given = given != NULL;
+    if (given) tp->caps &= ~(uint32_t)ARB_TP_CAP_MAPPED_CPU_AMO;
     status = ucp_mem_map(tp->context, &params, &tp->seg_memh);
     if (status != UCS_OK) {
         arb_error("segment of %zu bytes: ucp_mem_map failed: %s", len, ucs_status_string(status));
@@ -133,6 +139,7 @@ static arbor_status_t seg_init(arb_tp_t *tp, size_t len)
     }
     tp->seg = attr.address;
     tp->seg_size = len;
+    if (given) return ARBOR_OK; /* zero-filled by the core */
     /* UCX allocates with shmget / shm_open+ftruncate / mmap (fresh zero pages) before its last
      * resort, the heap (UCX_TLS=tcp,self: malloc'd memory is not zero, and under ASan it holds
      * a fill pattern that looked like posted signals). Writing the whole segment would commit
@@ -213,7 +220,7 @@ static arbor_status_t ucx_open(const arb_tp_params_t *params, arb_tp_t **tp_p)
     status = ctx_init(tp, params->size);
     if (status == ARBOR_OK) status = worker_init(tp);
     if (status == ARBOR_OK) status = arb_ucx_am_init(tp);
-    if (status == ARBOR_OK) status = seg_init(tp, params->segment_size);
+    if (status == ARBOR_OK) status = seg_init(tp, params->segment_base, params->segment_size);
     if (status == ARBOR_OK) status = blob_init(tp);
     if (status != ARBOR_OK) {
         ucx_close(tp);
@@ -286,8 +293,12 @@ static arbor_status_t peer_connect(arb_tp_t *tp, int peer, const void *blob, siz
     key->ep = tp->eps[peer];
     key->base = hdr.seg_base;
     key->peer = peer;
+    /* Registered (the core's) memory: RMA to it may be emulated (ucx_rma.c orders that). */
+    key->emulated = tp->seg_given;
     if (peer == tp->rank) {
         tp->peers[peer].ptr = tp->seg;
+    } else if (tp->seg_given) {
+        tp->peers[peer].ptr = NULL;
     } else if (ucp_rkey_ptr(key->rkey, hdr.seg_base, &tp->peers[peer].ptr) != UCS_OK) {
         tp->peers[peer].ptr = NULL;
     } else if (tp->peers[peer].ptr != NULL) {

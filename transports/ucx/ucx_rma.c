@@ -206,6 +206,17 @@ static arbor_status_t amo_post(arb_ucx_amo_ctx_t *ctx, ucp_atomic_op_t op, arb_t
     return ARBOR_OK;
 }
 
+/* An atomic to a peer of this node on the core's memory (the segment UCX did not allocate):
+ * UCX emulates it with messages the target applies in its progress, and a non-fetching one
+ * completes when sent. The core reaches that peer's segment with loads and stores as well (its
+ * own mapping) whenever the job spans nodes and atomics go through the transport, so a load
+ * right after a completed atomic must see it: such atomics fetch (into the context), which
+ * completes them at the target, as UCX's own CPU atomics on memory it allocated did. */
+static bool amo_fetch_always(const arb_tp_t *tp, const arb_tp_rkey_t *rkey)
+{
+    return rkey->emulated && tp->seg_given && (tp->off_node == NULL || !tp->off_node[rkey->peer]);
+}
+
 static arbor_status_t amo_start(arb_tp_t *tp, ucp_atomic_op_t op, arb_tp_rkey_t *rkey, uint64_t off,
                                 uint64_t operand, uint64_t *reply, arb_tp_comp_t *comp)
 {
@@ -214,6 +225,7 @@ static arbor_status_t amo_start(arb_tp_t *tp, ucp_atomic_op_t op, arb_tp_rkey_t 
     if (peer_busy(tp, rkey)) return ARB_ERR_AGAIN;
     if ((ctx = arb_ucx_amo_ctx_get(tp)) == NULL) return ARBOR_ERR_NO_MEMORY;
     ctx->operand = operand;
+    if (reply == NULL && amo_fetch_always(tp, rkey)) reply = &ctx->am_hdr[0];
     return amo_post(ctx, op, rkey, off, reply, comp);
 }
 
