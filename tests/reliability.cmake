@@ -109,19 +109,16 @@ target_link_libraries(arbor-test-verdict PRIVATE arbor)
 arbor_add_launched_test(NAME verdict_args COMMAND $<TARGET_FILE:arbor-test-verdict> args
                         LABELS reliability RANKS 2 3 TRANSPORTS ${ARB_REL_TRANSPORTS} TIMEOUT 60
                         ENV ARBOR_TIMEOUT=10)
-# The messages' signatures travel between mapped peers only: UCX on one node.
-if(ARBOR_WITH_UCX)
-  arbor_add_launched_test(NAME verdict_mismatch COMMAND $<TARGET_FILE:arbor-test-verdict> mismatch
-                          LABELS reliability RANKS 2 3 TRANSPORTS ucx TIMEOUT 120
-                          ENV ARBOR_TIMEOUT=5)
-endif()
+# The messages' signatures, and the words that say which call waits for what, travel between
+# mapped peers: every node peer, on every transport (one node here).
+arbor_add_launched_test(NAME verdict_mismatch COMMAND $<TARGET_FILE:arbor-test-verdict> mismatch
+                        LABELS reliability RANKS 2 3 TRANSPORTS ${ARB_REL_TRANSPORTS} TIMEOUT 120
+                        ENV ARBOR_TIMEOUT=5)
 # A late rank is told of the cancellation only where the others map its segment (through the
 # transport they do not write to a rank that makes no progress: core/coll_verdict.h).
-if(ARBOR_WITH_UCX)
-  arbor_add_launched_test(NAME verdict_late COMMAND $<TARGET_FILE:arbor-test-verdict> late
-                          LABELS reliability RANKS 2 3 TRANSPORTS ucx TIMEOUT 60
-                          ENV ARBOR_TIMEOUT=2)
-endif()
+arbor_add_launched_test(NAME verdict_late COMMAND $<TARGET_FILE:arbor-test-verdict> late
+                        LABELS reliability RANKS 2 3 TRANSPORTS ${ARB_REL_TRANSPORTS} TIMEOUT 60
+                        ENV ARBOR_TIMEOUT=2)
 arbor_add_launched_test(NAME verdict_apart COMMAND $<TARGET_FILE:arbor-test-verdict> apart
                         LABELS reliability RANKS 2 3 TRANSPORTS ${ARB_REL_TRANSPORTS} TIMEOUT 60
                         ENV ARBOR_TIMEOUT=30)
