@@ -1,7 +1,8 @@
 /*
  * Landing memory grows with the peers a team's collectives use (arbor_team_landing_bytes,
  * docs/PROTOCOL.md "Landing channels"), every byte checked:
- *   - a fresh split team holds only its link lines (64 bytes per member), no channel;
+ *   - a fresh split team holds only its link lines (64 bytes per member, and one line of
+ *     verdict posts), no channel;
  *   - after a binomial bcast from rank 0 (ARBOR_BCAST_ALGORITHM=binomial), a rank has one channel
  *     (its parent), the root none; after a pairwise alltoall (ARBOR_ALLTOALL_ALGORITHM=pairwise)
  *     every rank has P - 1: fewer channels after the bcast than after the alltoall;
@@ -234,9 +235,9 @@ int main(int argc, char **argv)
 
     arbor_team_h t = ARBOR_TEAM_NULL;
     CHECK(arbor_team_split(ARBOR_TEAM_WORLD, 0, rank, &t) == ARBOR_OK, "split");
-    landing_t l = {.links = (size_t)size * 64};
+    landing_t l = {.links = ((size_t)size + 1) * 64}; /* and the line of verdict posts */
     observe(t, &l, "split");
-    CHECK(l.channels == 0 && l.bytes == (size_t)size * 64, "a fresh team holds %d channels",
+    CHECK(l.channels == 0 && l.bytes == l.links, "a fresh team holds %d channels",
           l.channels);
 
     /* Binomial bcast from 0: one channel (the parent) on every other rank. */

@@ -43,7 +43,7 @@ static void check_depth(uint8_t *buf)
     size_t bytes = 0, per = 2048 + (size_t)atoi(e) * (64 + chunk);
     int channels = 0;
     CHECK_OK(arbor_team_landing_bytes(ARBOR_TEAM_WORLD, &bytes, &channels));
-    CHECK(channels >= 1 && bytes == (size_t)size * 64 + (size_t)channels * per,
+    CHECK(channels >= 1 && bytes == ((size_t)size + 1) * 64 + (size_t)channels * per,
           "landing memory after one bcast: %zu bytes in %d channels, expected channels of %s "
           "slots of %zu bytes (%zu each)",
           bytes, channels, e, chunk, per);

@@ -6,9 +6,9 @@
  *   - drives the real channel bookkeeping (arb_team_open_in) of every simulated rank in turn
  *     over a private heap, as arb_exec_start does for each schedule: blocks are distinct and
  *     published to the sender (block | 1 in the sender's link line for that receiver), the
- *     bytes arb_team_landing_bytes reports are 64 x P + channels x block, and destroying the
+ *     bytes arb_team_landing_bytes reports are 64 x (P + 1) + channels x block, and destroying the
  *     team returns every channel byte to the heap;
- *   - asserts the bound: landing bytes = O(peers used) x block + 64 x P, e.g. one channel after
+ *   - asserts the bound: landing bytes = O(peers used) x block + 64 x (P + 1), e.g. one channel after
  *     tree broadcasts, at most ceil(log2 P) + 1 after a barrier, and prints the bytes per rank
  *     after each collective and after the whole suite, against the dense layout;
  *   - checks that a tree's up-down schedule opens children + parent channels (the count

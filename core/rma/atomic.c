@@ -308,15 +308,12 @@ static arbor_status_t ctx_atomic(arbor_ctx_h ctx, int rank, void *dst, arbor_amo
                                  arbor_dtype_t dtype, const void *operand, const void *compare,
                                  void *result, bool blocking)
 {
-    int w = rank; /* the default context: world ranks, arbor_atomic's path */
-    arbor_status_t s = ctx ? arb_rma_ctx_target(ctx, rank, &w) : ARBOR_OK;
+    int w;
+    arbor_status_t s = arb_rma_ctx_world(ctx, rank, &w);
     if (s != ARBOR_OK) return s;
     if (fast_atomic(w, dst, op, dtype, operand, compare, result)) return ARBOR_OK;
-    ARB_ENTER();
-    arb_rma_cur = ctx;
-    s = atomic_any(w, dst, op, dtype, operand, compare, result, NULL, blocking);
-    arb_rma_cur = NULL;
-    arb_unlock();
+    ARB_RMA_ON_CTX(ctx,
+                   s = atomic_any(w, dst, op, dtype, operand, compare, result, NULL, blocking));
     return s;
 }
 

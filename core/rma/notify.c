@@ -184,34 +184,30 @@ arbor_status_t arbor_put_signal_nb(int rank, void *dst, const void *src, size_t 
                       put_signal_any(rank, dst, src, nbytes, sig, value, sig_op, req_p, false));
 }
 
+static arbor_status_t ctx_put_signal(arbor_ctx_h ctx, int rank, void *dst, const void *src,
+                                     size_t nbytes, uint64_t *sig, uint64_t value,
+                                     arbor_signal_op_t sig_op, bool blocking)
+{
+    int w;
+    arbor_status_t s = arb_rma_ctx_world(ctx, rank, &w);
+    if (s != ARBOR_OK) return s;
+    ARB_RMA_ON_CTX(ctx,
+                   s = put_signal_any(w, dst, src, nbytes, sig, value, sig_op, NULL, blocking));
+    return s;
+}
+
 arbor_status_t arbor_ctx_put_signal(arbor_ctx_h ctx, int rank, void *dst, const void *src,
                                     size_t nbytes, uint64_t *sig, uint64_t value,
                                     arbor_signal_op_t sig_op)
 {
-    int w = rank; /* the default context: world ranks */
-    arbor_status_t s = ctx ? arb_rma_ctx_target(ctx, rank, &w) : ARBOR_OK;
-    if (s != ARBOR_OK) return s;
-    ARB_ENTER();
-    arb_rma_cur = ctx;
-    s = put_signal_any(w, dst, src, nbytes, sig, value, sig_op, NULL, true);
-    arb_rma_cur = NULL;
-    arb_unlock();
-    return s;
+    return ctx_put_signal(ctx, rank, dst, src, nbytes, sig, value, sig_op, true);
 }
 
 arbor_status_t arbor_ctx_put_signal_nbi(arbor_ctx_h ctx, int rank, void *dst, const void *src,
                                         size_t nbytes, uint64_t *sig, uint64_t value,
                                         arbor_signal_op_t sig_op)
 {
-    int w = rank; /* the default context: world ranks */
-    arbor_status_t s = ctx ? arb_rma_ctx_target(ctx, rank, &w) : ARBOR_OK;
-    if (s != ARBOR_OK) return s;
-    ARB_ENTER();
-    arb_rma_cur = ctx;
-    s = put_signal_any(w, dst, src, nbytes, sig, value, sig_op, NULL, false);
-    arb_rma_cur = NULL;
-    arb_unlock();
-    return s;
+    return ctx_put_signal(ctx, rank, dst, src, nbytes, sig, value, sig_op, false);
 }
 
 /* ---- wait_until ------------------------------------------------------------------------------ */

@@ -496,6 +496,25 @@ void arb_rma_after_post(int rank)
     if (arb_ctx.cfg.rma_ordered) arb_tp_fence(rank);
 }
 
+typedef struct {
+    arb_tp_comp_t *comp;
+    int rank;
+    unsigned polls;
+    bool lost;
+} comp_to_t;
+
+/* Done, or its target gone: an operation the transport emulates at a target that died (UCX on
+ * memory it did not allocate) never completes, and finalize after a loss must not wait for it. */
+static bool comp_or_lost(void *arg)
+{
+    comp_to_t *c = arg;
+    if (arb_tp_comp_pending(c->comp) <= 0) return true;
+    if (++c->polls % 64 || !arb_ctx.boot) return false;
+    c->lost =
+        arb_ctx.boot->ops->losses(arb_ctx.boot) && arb_ctx.boot->ops->lost(arb_ctx.boot, c->rank);
+    return c->lost;
+}
+
 /* After a transport operation was accepted. A heap word of a mapped target reached through the
  * transport (its atomics, where CPU atomics are off because some rank is not mapped) must be
  * done before a later mapped load or store to it, which no transport fence orders: under
@@ -505,7 +524,10 @@ static arbor_status_t posted(int rank, const arb_tp_rkey_t *key, arb_tp_comp_t *
     arb_rma_after_post(rank);
     if (!arb_rma_order_on() || !arb_rma.peer_seg[rank] || key != arb_tp_seg_rkey(rank))
         return ARBOR_OK;
-    return arb_rma_wait_comp(comp, "a transport operation to a mapped target");
+    comp_to_t c = {comp, rank, 0, false};
+    arbor_status_t status = wait_for(comp_or_lost, &c, "a transport operation to a mapped target");
+    if (status != ARBOR_OK) return status;
+    return c.lost ? ARBOR_ERR_PEER_LOST : comp->status;
 }
 
 arbor_status_t arb_rma_tp_put(int rank, arb_tp_rkey_t *key, uint64_t off, const void *src,
@@ -893,18 +915,12 @@ arbor_status_t arbor_get_nb(int rank, void *dst, const void *src, size_t nbytes,
 static arbor_status_t ctx_xfer(arbor_ctx_h ctx, bool put, int rank, void *dst, const void *src,
                                size_t nbytes, bool blocking)
 {
-    int w = rank; /* the default context: world ranks, arbor_put's path */
-    if (ctx != ARBOR_CTX_DEFAULT) {
-        arbor_status_t status = arb_rma_ctx_target(ctx, rank, &w);
-        if (status != ARBOR_OK) return status;
-    }
+    int w;
+    arbor_status_t status = arb_rma_ctx_world(ctx, rank, &w);
+    if (status != ARBOR_OK) return status;
     /* Mapped: a copy, complete at issue, no lock (any context). */
     if (put ? fast_put(w, dst, src, nbytes) : fast_get(w, dst, src, nbytes)) return ARBOR_OK;
-    ARB_ENTER();
-    arb_rma_cur = ctx;
-    arbor_status_t status = xfer(put, w, dst, src, nbytes, NULL, blocking);
-    arb_rma_cur = NULL;
-    arb_unlock();
+    ARB_RMA_ON_CTX(ctx, status = xfer(put, w, dst, src, nbytes, NULL, blocking));
     return status;
 }
 

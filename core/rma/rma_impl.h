@@ -80,6 +80,22 @@ static inline arbor_status_t arb_rma_ctx_target(const struct arbor_ctx *c, int r
     *world_p = c->world[rank];
     return ARBOR_OK;
 }
+/* The world rank of a context call's target: rank itself on the default context (NULL). */
+static inline arbor_status_t arb_rma_ctx_world(const struct arbor_ctx *c, int rank, int *world_p)
+{
+    *world_p = rank;
+    return c ? arb_rma_ctx_target(c, rank, world_p) : ARBOR_OK;
+}
+/* Runs stmt with the engine lock held and c as the calling thread's context (its counters and
+ * lists take the operations stmt issues); returns from the caller when arbor is not usable. */
+#define ARB_RMA_ON_CTX(c, stmt)                                                                    \
+    do {                                                                                           \
+        ARB_ENTER();                                                                               \
+        arb_rma_cur = (c);                                                                         \
+        stmt;                                                                                      \
+        arb_rma_cur = NULL;                                                                        \
+        arb_unlock();                                                                              \
+    } while (0)
 /* Completes every operation of context c (the lock held): its counters, its implicit list,
  * then a transport flush of the targets it posted to. */
 arbor_status_t arb_rma_ctx_complete(struct arbor_ctx *c);

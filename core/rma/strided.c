@@ -335,18 +335,14 @@ static arbor_status_t ctx_strided(arbor_ctx_h ctx, int kind, int rank, void *dst
                                   const ptrdiff_t src_stride[], const size_t count[],
                                   int stride_levels)
 {
-    int w = rank; /* the default context: world ranks */
-    arbor_status_t s = ctx ? arb_rma_ctx_target(ctx, rank, &w) : ARBOR_OK;
+    int w;
+    arbor_status_t s = arb_rma_ctx_world(ctx, rank, &w);
     if (s != ARBOR_OK) return s;
-    ARB_ENTER();
-    arb_rma_cur = ctx;
     /* A packed put completes at the target through the active-message layer's fence (rma.c):
      * the context's quiet and fence run it when the context issued strided operations. */
-    if (ctx) ctx->strided = true;
-    s = strided_any(kind, w, dst, dst_stride, src, src_stride, count, stride_levels, 0, 0, NULL,
-                    NULL, true);
-    arb_rma_cur = NULL;
-    arb_unlock();
+    ARB_RMA_ON_CTX(ctx, if (ctx) ctx->strided = true;
+                   s = strided_any(kind, w, dst, dst_stride, src, src_stride, count, stride_levels,
+                                   0, 0, NULL, NULL, true));
     return s;
 }
 
