@@ -8,7 +8,8 @@
  * message to us waits for our channel block; await, the call that waits (at an idle point) for
  * a message or signal from us. A want or a head message of a call this rank finished, or of a
  * call in flight here that never receives from p, is stray; an await of a call in flight here
- * that never sends to p waits for nothing.
+ * that never sends to p waits for nothing. Signature 0: an exchange outside the numbered calls
+ * (init's measurements run schedules of their own), never judged.
  */
 #include "core/coll_stray.h"
 
@@ -65,7 +66,7 @@ static bool call_of(const struct arbor_team *t, uint64_t sig, uint64_t *c)
 static const arb_inst_t *in_flight(const struct arbor_team *t, uint64_t c)
 {
     for (const arb_inst_t *i = arb_ctx.active_head; i; i = i->next)
-        if (i->team == t && i->call == c) return i;
+        if (i->team == t && i->sig && i->call == c) return i;
     return NULL;
 }
 
@@ -92,7 +93,7 @@ static arbor_status_t mismatch(struct arbor_team *t, int p, uint64_t c, const ch
 static arbor_status_t look(struct arbor_team *t, int p, bool full)
 {
     uint64_t sig, c;
-    if (head_sig(t, p, full, &sig) && call_of(t, sig, &c)) {
+    if (head_sig(t, p, full, &sig) && sig && call_of(t, sig, &c)) {
         const arb_inst_t *i = in_flight(t, c);
         uint64_t back = t->calls - 1 - c;
         bool refused = back < 64 && (t->refused_bits >> back & 1); /* the verdicts settle it */
@@ -112,7 +113,7 @@ static arbor_status_t look(struct arbor_team *t, int p, bool full)
  * which call waits; a wait for credits or a channel says nothing (the member's call receives). */
 static void say_awaited(struct arbor_team *t, const arb_inst_t *inst)
 {
-    if (!inst->cs || !inst->st) return;
+    if (!inst->cs || !inst->st || !inst->sig) return; /* not a numbered call (init's probes) */
     const arb_sched_t *s = &inst->cs->sched;
     for (int i = inst->first; i < s->nsteps && s->steps[i].round == inst->round; i++) {
         const arb_step_t *step = &s->steps[i];
