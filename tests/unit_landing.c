@@ -361,6 +361,7 @@ int main(void)
     /* One rank's segment: link lines and a channel from every other rank, with room. */
     uint64_t seg_size = arb_heap_round(arb_team_region_bytes(P)) +
                         (uint64_t)P * arb_heap_round(arb_chan_bytes(DEPTH, CHUNK)) + (1 << 20);
+    seg_size = (seg_size + 4095) & ~(uint64_t)4095; /* aligned_alloc wants whole pages */
     uint8_t *seg = aligned_alloc(4096, seg_size);
     if (!seg) return 1;
     test_suite("ucx", seg, seg_size);
