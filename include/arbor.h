@@ -531,8 +531,8 @@ ARBOR_API arbor_status_t arbor_team_translate(arbor_team_h src_team, int src_ran
  * ARBOR_ERR_COUNT, ARBOR_ERR_DATATYPE, ARBOR_ERR_OP, ARBOR_ERR_FLAGS, ARBOR_ERR_INVALID_ARG
  * (_nb: NULL @p req_p without ASYNC_FENCE / AGGREGATE; unknown params field), ARBOR_ERR_TIMEOUT,
  * ARBOR_ERR_PEER_LOST, ARBOR_ERR_TRANSPORT, ARBOR_ERR_NO_MEMORY, ARBOR_ERR_ALGORITHM (a forced
- * algorithm cannot run), ARBOR_ERR_MISMATCH (below), ARBOR_ERR_PEER_STOPPED (a member called arbor_finalize
- * instead).
+ * algorithm cannot run), ARBOR_ERR_MISMATCH (below), ARBOR_ERR_PEER_STOPPED (a member called
+ * arbor_finalize instead).
  *
  * One verdict per call: a call that one member refuses (its own arguments fail the rules above)
  * fails with that member's code on every member that accepted it and needs its part; a member

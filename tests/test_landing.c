@@ -237,8 +237,7 @@ int main(int argc, char **argv)
     CHECK(arbor_team_split(ARBOR_TEAM_WORLD, 0, rank, &t) == ARBOR_OK, "split");
     landing_t l = {.links = ((size_t)size + 1) * 64}; /* and the line of verdict posts */
     observe(t, &l, "split");
-    CHECK(l.channels == 0 && l.bytes == l.links, "a fresh team holds %d channels",
-          l.channels);
+    CHECK(l.channels == 0 && l.bytes == l.links, "a fresh team holds %d channels", l.channels);
 
     /* Binomial bcast from 0: one channel (the parent) on every other rank. */
     int64_t v = rank == 0 ? 42 : 0;

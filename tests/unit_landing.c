@@ -8,8 +8,8 @@
  *     published to the sender (block | 1 in the sender's link line for that receiver), the
  *     bytes arb_team_landing_bytes reports are 64 x (P + 1) + channels x block, and destroying the
  *     team returns every channel byte to the heap;
- *   - asserts the bound: landing bytes = O(peers used) x block + 64 x (P + 1), e.g. one channel after
- *     tree broadcasts, at most ceil(log2 P) + 1 after a barrier, and prints the bytes per rank
+ *   - asserts the bound: landing bytes = O(peers used) x block + 64 x (P + 1), e.g. one channel
+ * after tree broadcasts, at most ceil(log2 P) + 1 after a barrier, and prints the bytes per rank
  *     after each collective and after the whole suite, against the dense layout;
  *   - checks that a tree's up-down schedule opens children + parent channels (the count
  *     arbor-tree --memory prints at scale);
