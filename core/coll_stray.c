@@ -7,9 +7,11 @@
  * Two more words of p's link line here tell what p waits for: want, the call whose first
  * message to us waits for our channel block; await, the call that waits (at an idle point) for
  * a message or signal from us. A want or a head message of a call this rank finished, or of a
- * call in flight here that never receives from p, is stray; an await of a call in flight here
- * that never sends to p waits for nothing. Signature 0: an exchange outside the numbered calls
- * (init's measurements run schedules of their own), never judged.
+ * call in flight here that never receives from p or has another signature, is stray; an await
+ * of a call in flight here that never sends to p, or has another signature, waits for nothing
+ * (signals carry no signature, so a barrier against another collective shows here). Signature 0: an
+ * exchange outside the numbered calls (init's measurements run schedules of their own), never
+ * judged.
  */
 #include "core/coll_stray.h"
 
@@ -97,14 +99,17 @@ static arbor_status_t look(struct arbor_team *t, int p, bool full)
         const arb_inst_t *i = in_flight(t, c);
         uint64_t back = t->calls - 1 - c;
         bool refused = back < 64 && (t->refused_bits >> back & 1); /* the verdicts settle it */
-        if (i ? full && !has_step(i, ARB_STEP_RECV, p) : !refused)
+        /* A call of the same number with another signature is a mismatch whether or not it
+         * receives from p: a barrier counts signals and never reads the channel. */
+        if (i ? i->sig != sig || (full && !has_step(i, ARB_STEP_RECV, p)) : !refused)
             return mismatch(t, p, c, "sent us a message of");
     }
     if (!full) return ARBOR_OK;
     sig = load_acq(t->local + arb_team_link_off(p) + ARB_LINK_AWAIT);
     if (sig && call_of(t, sig, &c)) {
         const arb_inst_t *i = in_flight(t, c);
-        if (i && !has_step(i, ARB_STEP_SEND, p)) return mismatch(t, p, c, "waits for our part in");
+        if (i && (i->sig != sig || !has_step(i, ARB_STEP_SEND, p)))
+            return mismatch(t, p, c, "waits for our part in");
     }
     return ARBOR_OK;
 }

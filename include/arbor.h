@@ -549,9 +549,10 @@ ARBOR_API arbor_status_t arbor_team_translate(arbor_team_h src_team, int src_ran
  * receiver that finds another call's message, or a member that finds another waiting for a part
  * its own call does not have (two roots), fails the call with ARBOR_ERR_MISMATCH on every member
  * (a member that finished its part with right data, a root that only sends, fails its next call
- * on the team instead). Not caught by default, only with ARBOR_CHECK=1 (an up-front exchange
- * per call): a barrier against a collective that sends it nothing (barrier signals carry no
- * signature), messages through the transport (other nodes, transports that map no peer),
+ * on the team instead); a barrier against another collective is caught by the await word its
+ * waiting side writes (barrier signals carry no signature). Not caught by default, only with
+ * ARBOR_CHECK=1 (an up-front exchange per call): messages through the transport (other nodes,
+ * transports that map no peer),
  * offloaded collectives; such calls time out or fail at the next call. No signature
  * tells a skipped call from its twin of the same signature. */
 #define ARBOR_IN_PLACE ((void *)(intptr_t)-1)

@@ -186,18 +186,28 @@ static arbor_status_t mismatched(arbor_team_h t, int i, int odd, int64_t *sb, in
         return arbor_reduce_scatter(t, sb, rb, counts, ARBOR_INT64, odd ? ARBOR_MIN : ARBOR_SUM);
     case 15:
         return arbor_scatterv(t, sb, counts, displs, rb, 1, ARBOR_INT64, odd ? 1 : 0);
+    case 16: /* the others wait for data that the odd rank's barrier never sends */
+        return odd ? arbor_barrier(t) : arbor_bcast(t, rb, 8, size - 1);
+    case 17: /* the odd rank's bcast sends, the others wait for barrier signals */
+        return odd ? arbor_bcast(t, rb, 8, size - 1) : arbor_barrier(t);
+    case 18:
+        return odd ? arbor_barrier(t) : arbor_allreduce(t, sb, rb, N, ARBOR_INT64, ARBOR_SUM);
+    case 19: /* the odd rank waits as the root of a reduce, the others in a barrier */
+        return odd ? arbor_reduce(t, sb, rb, N, ARBOR_INT64, ARBOR_SUM, size - 1)
+                   : arbor_barrier(t);
     default:
         return ARBOR_OK;
     }
 }
 
 static const char *const mismatch_what[] = {
-    "allreduce count",   "bcast bytes",   "bcast root",
-    "reduce root",       "datatype",      "op",
-    "allreduce/bcast",   "scatter count", "gather root",
-    "allgather count",   "alltoall type", "reduce_scatter counts",
-    "allgatherv displs", "gatherv root",  "reduce_scatter op",
-    "scatterv root",
+    "allreduce count",   "bcast bytes",    "bcast root",
+    "reduce root",       "datatype",       "op",
+    "allreduce/bcast",   "scatter count",  "gather root",
+    "allgather count",   "alltoall type",  "reduce_scatter counts",
+    "allgatherv displs", "gatherv root",   "reduce_scatter op",
+    "scatterv root",     "barrier/bcast",  "bcast/barrier",
+    "barrier/allreduce", "reduce/barrier",
 };
 
 /* Mismatched calls at default settings, between mapped peers (where messages carry the
