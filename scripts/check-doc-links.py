@@ -25,7 +25,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FENCE = re.compile(r"^\s*(```|~~~)")
 CODE_SPAN = re.compile(r"(`+)(.+?)\1")
 # [text](target "title") and ![alt](target); the target may be wrapped in <>.
-INLINE = re.compile(r"!?\[(?:[^\[\]]|\[[^\]]*\])*\]\(\s*(<[^>]*>|[^)\s]+)(?:\s+\"[^\"]*\")?\s*\)")
+INLINE = re.compile(r"!?\[(?:[^\[\]]|\[[^\]]*\])*\]\(\s*(<[^>\n]*>|[^)\s]+)(?:\s+\"[^\"\n]*\")?\s*\)")
 REFDEF = re.compile(r"^\s{0,3}\[[^\]]+\]:\s*(<[^>]*>|\S+)")
 HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 HTML_ANCHOR = re.compile(r"<a\s+[^>]*(?:name|id)\s*=\s*\"([^\"]+)\"", re.I)
@@ -44,18 +44,28 @@ def lines_outside_code(path):
     """(line number, text with code spans blanked) for every line outside fenced blocks."""
     with open(path, encoding="utf-8") as f:
         fenced = None
+        prev = ""  # "blank", "code" or "text": an indented line is code only after blank or code
         for n, line in enumerate(f, 1):
+            line = line.rstrip("\n")
             m = FENCE.match(line)
             if m:
                 if fenced is None:
                     fenced = m.group(1)
                 elif m.group(1) == fenced:
                     fenced = None
+                prev = "code"
                 continue
-            if fenced is None and not line.startswith("    "):
-                yield n, CODE_SPAN.sub(lambda s: " " * len(s.group(0)), line.rstrip("\n"))
-            elif fenced is None:
-                yield n, ""  # an indented code block: no links, no headings
+            if fenced is not None:
+                continue
+            if not line.strip():
+                prev = "blank" if prev != "code" else "code"
+                yield n, ""
+            elif line.startswith("    ") and prev in ("blank", "code"):
+                prev = "code"
+                yield n, ""  # an indented code block: no links
+            else:
+                prev = "text"
+                yield n, CODE_SPAN.sub(lambda s: " " * len(s.group(0)), line)
 
 
 _anchor_cache = {}
@@ -132,17 +142,21 @@ def main():
     files = [os.path.abspath(f) for f in args.files] or default_files()
     broken = checked = 0
     for src in files:
-        for n, line in lines_outside_code(src):
-            targets = [m.group(1) for m in INLINE.finditer(line)]
+        lines = dict(lines_outside_code(src))
+        text = "\n".join(lines.get(n, "") for n in range(1, max(lines, default=0) + 1))
+        targets = []  # (line, target); a link's text may run over several lines
+        for m in INLINE.finditer(text):
+            targets.append((text.count("\n", 0, m.start(1)) + 1, m.group(1)))
+        for n, line in lines.items():
             m = REFDEF.match(line)
             if m:
-                targets.append(m.group(1))
-            for t in targets:
-                checked += 1
-                why = check_target(src, t, args.allow_urls)
-                if why:
-                    broken += 1
-                    print("%s:%d: %s: %s" % (os.path.relpath(src, ROOT), n, t, why))
+                targets.append((n, m.group(1)))
+        for n, t in sorted(targets):
+            checked += 1
+            why = check_target(src, t, args.allow_urls)
+            if why:
+                broken += 1
+                print("%s:%d: %s: %s" % (os.path.relpath(src, ROOT), n, t, why))
     print("check-doc-links: %d links in %d files, %d broken" % (checked, len(files), broken),
           file=sys.stderr)
     return 1 if broken else 0
