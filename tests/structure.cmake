@@ -2,6 +2,9 @@
 # library, no dependency cycle between core's files (scripts/check-layering.sh).
 add_test(NAME unit.layering COMMAND ${CMAKE_SOURCE_DIR}/scripts/check-layering.sh)
 set_tests_properties(unit.layering PROPERTIES LABELS "unit")
+# The docs stand alone: every relative link resolves and none leaves the repository.
+add_test(NAME unit.doc_links COMMAND python3 ${CMAKE_SOURCE_DIR}/scripts/check-doc-links.py)
+set_tests_properties(unit.doc_links PROPERTIES LABELS "unit")
 
 # Settings that must agree (F_UNIFORM rows) differ between the two ranks of an MPMD launch:
 # init fails on both, each naming the variable, its value and the other rank's. One numeric
