@@ -331,6 +331,28 @@ static bool recv_signal(arb_inst_t *inst, const arb_step_t *step, arb_step_state
     return true;
 }
 
+/* Through the transport a step's first message carries the call's signature in the receiver's
+ * line, as a mapped sender's does: a message that fits goes in the line itself (one put, as
+ * before), a longer one is preceded by the line's first 16 bytes (ticket + 1, signature) in a
+ * put_signal that adds nothing, which the data's signal cannot overtake (transport.h). *whole
+ * when the message went in the line. The head is posted once, however often the data waits. */
+static arbor_status_t put_head(arb_inst_t *inst, int p, arb_step_state_t *st, uint64_t ticket,
+                               const uint8_t *src, size_t len, bool *whole)
+{
+    struct arbor_team *t = inst->team;
+    *whole = len <= ARB_INLINE_MAX;
+    if (st->head[0] == ticket + 1) return ARBOR_OK;
+    st->head[0] = ticket + 1;
+    st->head[1] = inst->sig;
+    if (*whole && len) memcpy((uint8_t *)st->head + ARB_INLINE_HDR, src, len);
+    uint64_t line = t->out[p].block + arb_chan_line_off(ticket % (uint64_t)t->depth);
+    arbor_status_t status = arb_ctx.tp_ops->put_signal(
+        arb_ctx.tp, st->head, ARB_INLINE_HDR + (*whole ? len : 0), t->rkey[p], line, t->rkey[p],
+        t->out[p].block + ARB_CHAN_POSTED, *whole ? 1 : 0, &st->comp);
+    if (status != ARBOR_OK) st->head[0] = 0;
+    return status;
+}
+
 /* Posts chunk c of a SEND; false when it cannot go yet. */
 static bool send_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_t *st, uint32_t c)
 {
@@ -385,8 +407,12 @@ static bool send_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
         store_rel(t->peer_seg[p] + sig, ticket + 1);
         arb_bell_ring(t->world[p]);
     } else {
-        arbor_status_t status = arb_ctx.tp_ops->put_signal(
-            arb_ctx.tp, len ? src : NULL, len, t->rkey[p], slot, t->rkey[p], sig, 1, &st->comp);
+        bool whole = false;
+        arbor_status_t status =
+            c == 0 && !inst->one_copy ? put_head(inst, p, st, ticket, src, len, &whole) : ARBOR_OK;
+        if (status == ARBOR_OK && !whole)
+            status = arb_ctx.tp_ops->put_signal(arb_ctx.tp, len ? src : NULL, len, t->rkey[p], slot,
+                                                t->rkey[p], sig, 1, &st->comp);
         if (status == ARB_ERR_AGAIN) return false;
         if (status != ARBOR_OK) {
             arb_error("put to rank %d failed: %s", t->world[p], arbor_strerror(status));
@@ -485,6 +511,20 @@ static bool signature_ok(arb_inst_t *inst, int p, const uint8_t *line)
     return false;
 }
 
+/* Whether the first message of a step from an unmapped p (posted: it has landed) starts a
+ * step of the same call: its line holds ticket + 1 and our signature (put_head). */
+static bool head_ok(arb_inst_t *inst, int p, const uint8_t *line, uint64_t ticket)
+{
+    if (load_acq(line) == ticket + 1) return signature_ok(inst, p, line);
+    arb_error("%s (call #%llu of team %p): the message from world rank %d does not start a step "
+              "of a collective, where this call's does: members called mismatched collectives "
+              "(different counts, roots or kinds). ARBOR_CHECK=1 says which argument differs",
+              inst->coll < ARB_COLL_KINDS ? arb_coll_name(inst->coll) : "internal collective",
+              (unsigned long long)inst->call, (void *)inst->team->handle, inst->team->world[p]);
+    inst->status = ARBOR_ERR_MISMATCH;
+    return false;
+}
+
 /* Lands chunk c of a RECV; false when it has not arrived (or it is not its turn). */
 static bool recv_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_t *st, uint32_t c)
 {
@@ -517,6 +557,9 @@ static bool recv_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
         /* A mapped sender's slot message (its signature is in the line too) where this call
          * expects one that fits the line: a longer message of another call. */
         if ((slot || t->peer_seg[p]) && !signature_ok(inst, p, line)) return false;
+        if (!slot && !t->peer_seg[p] && c == 0 && !inst->one_copy &&
+            !head_ok(inst, p, line, ticket))
+            return false;
     } else if (load_acq(chan + ARB_CHAN_POSTED) <= ticket) {
         /* Posted stays put for an inline message: a mapped sender's short message where this
          * call expects a longer one is told by the line (its signature differs). */
@@ -525,6 +568,9 @@ static bool recv_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
         return false;
     } else if (t->peer_seg[p] &&
                !signature_ok(inst, p, chan + arb_chan_line_off(ticket % t->depth))) {
+        return false;
+    } else if (!t->peer_seg[p] && c == 0 && !inst->one_copy &&
+               !head_ok(inst, p, chan + arb_chan_line_off(ticket % t->depth), ticket)) {
         return false;
     }
     uint8_t *dst = chunk_ptr(inst, step->space, step->off, c);

@@ -20,8 +20,13 @@ typedef struct {
     arb_tp_comp_t comp; /* SEND over RMA: local completion of the posted chunks */
     uint64_t settle;    /* one copy: ticket + 1 of the last chunk a receiver reads from our
                          * buffer (its credit tells it has), 0 for none (core/coll_direct.h) */
-    uint64_t desc[2];   /* one copy to an unmapped peer: the descriptor being put (kept until
-                         * the put completes locally) */
+    union {
+        uint64_t desc[2]; /* one copy to an unmapped peer: the descriptor being put (kept until
+                           * the put completes locally) */
+        /* Through the transport, the line of the step's first message: ticket + 1, the call's
+         * signature, and the message itself where it fits (kept until the put completes). */
+        uint64_t head[8];
+    };
 } arb_step_state_t;
 
 /* Combines in into inout (bytes long) for steps flagged combine: order ARB_COMBINE_AFTER gives

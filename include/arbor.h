@@ -544,16 +544,17 @@ ARBOR_API arbor_status_t arbor_team_translate(arbor_team_h src_team, int src_ran
  * memory (docs/PROTOCOL.md, "Verdicts").
  *
  * Mismatched calls (members passing different collectives, roots, counts, types, ops, sync
- * flags): by default each message between peers that map each other's memory (one node, UCX)
- * carries the call's signature, and members tell each other which call waits for what; a
+ * flags): by default each message between peers that map each other's memory (one node), and
+ * the first message of each step through the transport (other nodes), carries the call's
+ * signature, and mapped members tell each other which call waits for what; a
  * receiver that finds another call's message, or a member that finds another waiting for a part
  * its own call does not have (two roots), fails the call with ARBOR_ERR_MISMATCH on every member
  * (a member that finished its part with right data, a root that only sends, fails its next call
  * on the team instead); a barrier against another collective is caught by the await word its
  * waiting side writes (barrier signals carry no signature). Not caught by default, only with
- * ARBOR_CHECK=1 (an up-front exchange per call): messages through the transport (other nodes,
- * transports that map no peer),
- * offloaded collectives; such calls time out or fail at the next call. No signature
+ * ARBOR_CHECK=1 (an up-front exchange per call): between unmapped peers, mismatches no message
+ * meets (two roots, a barrier against another collective), one-copy descriptors through the
+ * transport, offloaded collectives; such calls time out or fail at the next call. No signature
  * tells a skipped call from its twin of the same signature. */
 #define ARBOR_IN_PLACE ((void *)(intptr_t)-1)
 

@@ -114,6 +114,12 @@ arbor_add_launched_test(NAME verdict_args COMMAND $<TARGET_FILE:arbor-test-verdi
 arbor_add_launched_test(NAME verdict_mismatch COMMAND $<TARGET_FILE:arbor-test-verdict> mismatch
                         LABELS reliability RANKS 2 3 TRANSPORTS ${ARB_REL_TRANSPORTS} TIMEOUT 120
                         ENV ARBOR_TIMEOUT=5)
+# Through the transport (nothing mapped, as between nodes) a step's first message carries the
+# signature in the receiver's line: data mismatches fail, roots may time out instead.
+arbor_add_launched_test(NAME verdict_mismatch_transport
+                        COMMAND $<TARGET_FILE:arbor-test-verdict> mismatch_transport
+                        LABELS reliability RANKS 2 3 TRANSPORTS ${ARB_REL_TRANSPORTS} TIMEOUT 180
+                        ENV ARBOR_TIMEOUT=2 ARBOR_DIRECT=n)
 # A late rank is told of the cancellation only where the others map its segment (through the
 # transport they do not write to a rank that makes no progress: core/coll_verdict.h).
 arbor_add_launched_test(NAME verdict_late COMMAND $<TARGET_FILE:arbor-test-verdict> late
