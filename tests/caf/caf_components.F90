@@ -71,6 +71,10 @@ program caf_components
   call check(all(res == [(10 * right + i, i = 2, right + 1, 2)]), 'x[i]%c(2::2)')
   res = x[right]%c(right + 1:1:-1)
   call check(all(res == [(10 * right + i, i = right + 1, 1, -1)]), 'x[i]%c(n:1:-1)')
+  res = x[right]%c(:2)
+  call check(all(res == [10 * right + 1, 10 * right + 2]), 'x[i]%c(:2)')
+  res = x[right]%c([2, 1, 2])
+  call check(all(res == [10 * right + 2, 10 * right + 1, 10 * right + 2]), 'x[i]%c([2, 1, 2])')
   rd = x[right]%c
   call check(all(rd == real([(10 * right + i, i = 1, right + 1)], 8)), 'kind conversion')
   call check(x[right]%s == 7 * right, 'x[i]%s (allocatable scalar)')
@@ -94,7 +98,7 @@ program caf_components
 
   ! Writes into the right neighbour's components.
   x[right]%c(1) = -me
-  x[right]%c(2:) = me
+  x[right]%c(2:) = real(me, 8) + 0.25d0 ! kind conversion on the write
   x[right]%s = 3 * me
   if (mod(right, 2) == 1) x[right]%p%r(1:2) = [1.5, 2.5]
   z[right]%c(::2) = 0
