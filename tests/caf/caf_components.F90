@@ -27,7 +27,7 @@ program caf_components
   integer, allocatable :: res(:)
   real(8), allocatable :: rd(:)
   real, allocatable :: rs(:)
-  integer :: me, np, right, left, i
+  integer :: me, np, right, left, i, j
 
   me = this_image()
   np = num_images()
@@ -82,6 +82,8 @@ program caf_components
   call check(x[right]%s == 7 * right, 'x[i]%s (allocatable scalar)')
   res = x[right]%a(2, :)
   call check(all(res == [100 * right + 2, 100 * right + 5]), 'x[i]%a(2, :) (static array)')
+  res = x[right]%a(1:3:2, 2)
+  call check(all(res == [100 * right + 4, 100 * right + 6]), 'x[i]%a(1:3:2, 2) (static range)')
   res = x[right]%q
   call check(size(res) == right .and. all(res == -right), 'x[i]%q (pointer component)')
   call check(x[right]%p%k == -10 * right, 'x[i]%p%k (nested)')
@@ -117,14 +119,19 @@ program caf_components
   if (me == right) call check(all(x%c(1:2) == [-i, i]), 'copy x[j]%c(1:2) = x[k]%c(1:2)')
   sync all
 
-  ! Deallocate and allocate again with another size: the others must see the new memory.
-  deallocate(x%c)
-  allocate(x%c(me + 3))
-  x%c = 1000 * me
-  sync all
-  res = x[left]%c
-  call check(size(res) == left + 3 .and. all(res == 1000 * left), 'x[i]%c after reallocation')
-  sync all
+  ! Deallocate and allocate again, first with the same size (the memory often comes back at the
+  ! same address, under another registration), then with another: the others, which reached the
+  ! old memory before, must reach the new.
+  do j = 1, 2
+    deallocate(x%c)
+    allocate(x%c(me + 2 * j - 1))
+    x%c = 1000 * me + j
+    sync all
+    res = x[right]%c
+    call check(size(res) == right + 2 * j - 1, 'size of x[i]%c after reallocation')
+    call check(all(res == 1000 * right + j), 'x[i]%c after reallocation')
+    sync all
+  end do
 
   ! co_broadcast of a derived type with allocatable components (allocated alike everywhere).
   allocate(m%v(4), m%w)
