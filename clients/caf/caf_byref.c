@@ -251,6 +251,7 @@ static outcome_t resolve(caf_coarray_t *c, int image, const caf_ref_t *ref, int 
                 return o;
             }
             const char *at = addr + ref->u.c.offset;
+            caf_reach_start(rc, w); /* overlaps the reads of the descriptors */
             if (to_array) {
                 size_t len = sizeof(caf_desc_t) + (size_t)ref_rank(next) * sizeof(caf_dim_t);
                 o.st = fetch(rc, w, component, at, &rd, len);
@@ -388,7 +389,7 @@ void _gfortran_caf_get_by_ref(caf_token_t token, int image_index, caf_desc_t *ds
 {
     (void)may_require_tmp; /* the data always lands in a buffer of this image first */
     if (unreachable(image_index, stat)) return;
-    caf_reach_t rc = {-1};
+    caf_reach_t rc = CAF_REACH_INIT;
     target_t t;
     caf_section_t ls;
     memset(&ls, 0, sizeof ls);
@@ -407,6 +408,7 @@ void _gfortran_caf_get_by_ref(caf_token_t token, int image_index, caf_desc_t *ds
         else
             caf_check(stat, NULL, 0, s, "coindexed read");
     }
+    caf_reach_end(&rc);
     free(packed);
     caf_section_free(&t.s);
     caf_section_free(&ls);
@@ -420,7 +422,7 @@ void _gfortran_caf_send_by_ref(caf_token_t token, int image_index, caf_desc_t *s
      * shape of the right side already (and nobody may allocate another image's memory). */
     (void)may_require_tmp, (void)dst_reallocatable;
     if (unreachable(image_index, stat)) return;
-    caf_reach_t rc = {-1};
+    caf_reach_t rc = CAF_REACH_INIT;
     target_t t;
     caf_section_t ls;
     memset(&ls, 0, sizeof ls);
@@ -438,6 +440,7 @@ void _gfortran_caf_send_by_ref(caf_token_t token, int image_index, caf_desc_t *s
         if (s == ARBOR_OK && t.w != caf_state.world_rank) s = arbor_order(t.w);
         caf_check(stat, NULL, 0, s, "coindexed write");
     }
+    caf_reach_end(&rc);
     free(packed);
     caf_section_free(&t.s);
     caf_section_free(&ls);
@@ -453,7 +456,7 @@ void _gfortran_caf_sendget_by_ref(caf_token_t dst_token, int dst_image_index, vo
     if (unreachable(src_image_index, src_stat ? src_stat : dst_stat) ||
         unreachable(dst_image_index, dst_stat))
         return;
-    caf_reach_t src_rc = {-1}, dst_rc = {-1};
+    caf_reach_t src_rc = CAF_REACH_INIT, dst_rc = CAF_REACH_INIT;
     target_t st, dt;
     char *in = NULL, *out = NULL;
     outcome_t o =
@@ -491,6 +494,8 @@ void _gfortran_caf_sendget_by_ref(caf_token_t dst_token, int dst_image_index, vo
     if (s == ARBOR_OK && dt.w != caf_state.world_rank) s = arbor_order(dt.w);
     caf_check(dst_stat, NULL, 0, s, "coindexed copy");
 out:
+    caf_reach_end(&src_rc);
+    caf_reach_end(&dst_rc);
     free(in);
     free(out);
     caf_section_free(&st.s);
@@ -499,10 +504,11 @@ out:
 
 int _gfortran_caf_is_present(caf_token_t token, int image_index, void *refs)
 {
-    caf_reach_t rc = {-1};
+    caf_reach_t rc = CAF_REACH_INIT;
     target_t t;
     if (unreachable(image_index, NULL)) return 0;
     outcome_t o = resolve(token, image_index, refs, 0, 0, 1, &rc, &t);
+    caf_reach_end(&rc);
     caf_section_free(&t.s);
     if (o.code == RESOLVED) return 1;
     if (o.code == NOT_ALLOCATED) return 0;

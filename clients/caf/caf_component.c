@@ -187,12 +187,18 @@ arbor_status_t caf_reach(caf_reach_t *rc, int w, const void *addr, size_t len)
     if (!peers) return ARBOR_ERR_NOT_INITIALIZED;
     peer_t *p = &peers[w];
     arbor_status_t s;
-    if (rc->checked != w) {
-        uint64_t count;
-        s = arbor_get(w, &count, count_addr[w], sizeof count);
+    /* With nothing kept there is nothing to drop: the access attaches anew and the count kept
+     * stays an older one, which only makes a later comparison drop more than it must. */
+    if (rc->checked != w && p->n > 0) {
+        if (rc->pending == w) {
+            rc->pending = -1;
+            s = arbor_wait(&rc->req);
+        } else {
+            s = arbor_get(w, &rc->count, count_addr[w], sizeof rc->count);
+        }
         if (s != ARBOR_OK) return s;
-        if (count != p->count) drop_kept(p);
-        p->count = count;
+        if (rc->count != p->count) drop_kept(p);
+        p->count = rc->count;
         rc->checked = w;
     }
     const char *lo = addr;
@@ -223,4 +229,21 @@ arbor_status_t caf_reach(caf_reach_t *rc, int w, const void *addr, size_t len)
     arbor_mem_attach_info(att, NULL, &base, &nbytes);
     p->kept[p->n++] = (kept_t){att, base, nbytes};
     return ARBOR_OK;
+}
+
+void caf_reach_start(caf_reach_t *rc, int w)
+{
+    /* Worth it only where something kept may need the count (else the access attaches anew). */
+    if (w == caf_state.world_rank || rc->checked == w || rc->pending >= 0 || !peers ||
+        peers[w].n == 0)
+        return;
+    if (arbor_get_nb(w, &rc->count, count_addr[w], sizeof rc->count, &rc->req) == ARBOR_OK)
+        rc->pending = w;
+}
+
+void caf_reach_end(caf_reach_t *rc)
+{
+    if (rc->pending < 0) return;
+    rc->pending = -1;
+    arbor_wait(&rc->req);
 }

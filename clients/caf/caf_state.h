@@ -55,10 +55,17 @@ typedef struct caf_component {
 } caf_component_t;
 
 /* One access to another image's components: whether it has read that image's deallocation
- * count yet (once per access is enough, see caf_component.c). */
+ * count yet (once per access is enough, see caf_component.c), and the read in flight. */
 typedef struct {
     int checked; /* world rank whose count this access has read, -1 none */
+    int pending; /* world rank whose count is being read (req), -1 none */
+    arbor_request_h req;
+    uint64_t count;
 } caf_reach_t;
+#define CAF_REACH_INIT                                                                             \
+    {                                                                                              \
+        -1, -1, NULL, 0                                                                            \
+    }
 
 typedef struct {
     int initialized;
@@ -133,8 +140,13 @@ void caf_component_register(size_t size, int type, caf_token_t *token, caf_desc_
 void caf_component_deregister(caf_token_t *token, int type, int *stat, char *errmsg,
                               size_t errmsg_len);
 /* Makes [@p addr, @p addr + @p len) of world rank @p w, memory that image allocated alone,
- * reachable by arbor's one-sided calls from here (an attachment, kept for later accesses). */
+ * reachable by arbor's one-sided calls from here (an attachment, kept for later accesses).
+ * caf_reach_start starts reading that image's count early (before the reads that find the
+ * address), so that it overlaps them; caf_reach_end completes a read still in flight (every
+ * access calls it before @p rc goes). */
 arbor_status_t caf_reach(caf_reach_t *rc, int w, const void *addr, size_t len);
+void caf_reach_start(caf_reach_t *rc, int w);
+void caf_reach_end(caf_reach_t *rc);
 
 /* A 64-bit value that differs from run to run (clock and process id, mixed). */
 uint64_t caf_random_nonce(void);
