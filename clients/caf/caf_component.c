@@ -8,8 +8,9 @@
  *
  * A kept attachment goes stale when the owner deallocates: the address may come back with
  * another registration. Every image counts its component deallocations in a word of the
- * symmetric heap; an access through a component reads the owner's count first and drops the
- * attachments of that owner when it changed. Fortran's segment rules make this enough: a
+ * symmetric heap; an access through a component reads the owner's count (alongside the
+ * descriptor that names the memory) before it uses an attachment kept of that owner, and drops
+ * them all when the count changed. Fortran's segment rules make this enough: a
  * deallocation on one image and an access from another are ordered by image control statements,
  * so the access reads the new count.
  */
