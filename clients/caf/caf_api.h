@@ -92,7 +92,7 @@ CAF_API void _gfortran_caf_end_team(caf_team_t *team);
 CAF_API void _gfortran_caf_sync_team(caf_team_t *team, int unused);
 CAF_API int _gfortran_caf_team_number(caf_team_t *team);
 
-/* Not supported: a clear error each (caf_byref.c). */
+/* Reference chains: components and array references applied in turn (caf_byref.c). */
 CAF_API void _gfortran_caf_get_by_ref(caf_token_t token, int image_index, caf_desc_t *dst,
                                       void *refs, int dst_kind, int src_kind, bool may_require_tmp,
                                       bool dst_reallocatable, int *stat, int src_type);
@@ -104,7 +104,7 @@ CAF_API void _gfortran_caf_sendget_by_ref(caf_token_t dst_token, int dst_image_i
                                           int src_image_index, void *src_refs, int dst_kind,
                                           int src_kind, bool may_require_tmp, int *dst_stat,
                                           int *src_stat, int dst_type, int src_type);
-CAF_API _Noreturn int _gfortran_caf_is_present(caf_token_t token, int image_index, void *refs);
+CAF_API int _gfortran_caf_is_present(caf_token_t token, int image_index, void *refs);
 CAF_API void _gfortran_caf_random_init(bool repeatable, bool image_distinct);
 
 #endif /* CAF_API_H */

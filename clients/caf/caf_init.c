@@ -39,6 +39,7 @@ void _gfortran_caf_init(int *argc, char ***argv)
     caf_state.world_size = caf_state.initial.size;
     caf_state.current = &caf_state.initial;
     if (caf_coll_init() != 0) caf_fatal(1, "init: cannot create the reduction operations");
+    if (caf_component_init() != 0) caf_fatal(1, "init: cannot set up the components' count");
     /* random_init's per-run base, agreed now because random_init itself is not collective */
     caf_state.run_nonce = caf_random_nonce();
     s = arbor_bcast(ARBOR_TEAM_WORLD, &caf_state.run_nonce, sizeof caf_state.run_nonce, 0);
@@ -50,6 +51,7 @@ void _gfortran_caf_finalize(void)
 {
     if (!caf_state.initialized) return;
     arbor_quiet();
+    caf_component_finalize();
     forget_all_coarrays();
     caf_state.current = &caf_state.initial;
     /* The teams too are released by arbor_finalize (arbor_team_free is collective). */
@@ -63,6 +65,7 @@ void _gfortran_caf_finalize(void)
     caf_state.initialized = 0;
     arbor_status_t s = arbor_finalize();
     if (s != ARBOR_OK) fprintf(stderr, "libcaf_arbor: arbor_finalize: %s\n", arbor_strerror(s));
+    caf_component_release();
 }
 
 int _gfortran_caf_this_image(int distance)

@@ -1,7 +1,8 @@
 /*
  * Coarray registration: every coarray (static, allocatable, lock, critical, event) is one
  * collective allocation of arbor's symmetric heap over the current team; the token keeps every
- * image's address of it.
+ * image's address of it. Allocatable and pointer components are allocated by one image alone:
+ * caf_component.c.
  */
 #include <stdlib.h>
 
@@ -28,9 +29,11 @@ static size_t register_bytes(size_t size, int type)
 void _gfortran_caf_register(size_t size, int type, caf_token_t *token, caf_desc_t *desc, int *stat,
                             char *errmsg, size_t errmsg_len)
 {
-    if (type == CAF_REG_REGISTER_ONLY || type == CAF_REG_ALLOCATE_ONLY) {
-        caf_report(stat, errmsg, errmsg_len, CAF_STAT_ERROR,
-                   "libcaf_arbor: allocatable coarray components are not supported");
+    /* gfortran's reallocation on assignment of a component passes CAF_REG_ALLOC: the slot of
+     * the token tells (a coarray's token is never inside a coarray). */
+    if (type == CAF_REG_REGISTER_ONLY || type == CAF_REG_ALLOCATE_ONLY ||
+        (type == CAF_REG_ALLOC && token && caf_component_slot(token))) {
+        caf_component_register(size, type, token, desc, stat, errmsg, errmsg_len);
         return;
     }
     if (!token || !desc) {
@@ -62,6 +65,7 @@ void _gfortran_caf_register(size_t size, int type, caf_token_t *token, caf_desc_
         caf_check(stat, errmsg, errmsg_len, s, "coarray allocation (arbor_mem_alloc)");
         return;
     }
+    c->tag = CAF_TOKEN_COARRAY;
     c->local = local;
     c->nbytes = nbytes;
     c->addr = addr;
@@ -79,12 +83,16 @@ void _gfortran_caf_register(size_t size, int type, caf_token_t *token, caf_desc_
 void _gfortran_caf_deregister(caf_token_t *token, int type, int *stat, char *errmsg,
                               size_t errmsg_len)
 {
-    if (type == CAF_DEREG_DEALLOCATE_ONLY) {
-        caf_report(stat, errmsg, errmsg_len, CAF_STAT_ERROR,
-                   "libcaf_arbor: allocatable coarray components are not supported");
+    caf_coarray_t *c = token ? *token : NULL;
+    if (c && c->tag == CAF_TOKEN_COMPONENT) {
+        caf_component_deregister(token, type, stat, errmsg, errmsg_len);
         return;
     }
-    caf_coarray_t *c = token ? *token : NULL;
+    if (type == CAF_DEREG_DEALLOCATE_ONLY) {
+        caf_report(stat, errmsg, errmsg_len, CAF_STAT_ERROR,
+                   "libcaf_arbor: deallocate: the token is no component's");
+        return;
+    }
     if (!c) {
         caf_report(stat, errmsg, errmsg_len, CAF_STAT_ERROR,
                    "libcaf_arbor: deallocate of a coarray that is not allocated");

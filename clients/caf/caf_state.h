@@ -26,8 +26,13 @@ typedef struct caf_team {
     struct caf_team *next_formed; /* every formed team, freed at finalize */
 } caf_team_s;
 
+/* The first word of every token this library hands gfortran: a coarray's or a component's (a
+ * deregistration may be given either). */
+enum { CAF_TOKEN_COARRAY = 0x43414641, CAF_TOKEN_COMPONENT = 0x43414643 };
+
 /* A registered coarray: its symmetric allocation and every world rank's address of it. */
 typedef struct caf_coarray {
+    unsigned tag; /* CAF_TOKEN_COARRAY */
     arbor_mem_h mem;
     char *local;
     size_t nbytes;
@@ -37,14 +42,40 @@ typedef struct caf_coarray {
     struct caf_coarray *prev, *next;
 } caf_coarray_t;
 
+/* An allocatable or pointer component of a derived-type coarray, on this image: memory it
+ * allocates alone, registered with arbor so that the other images can reach it (caf_component.c).
+ * The token gfortran keeps in the component stays while the component is deallocated and
+ * allocated again. */
+typedef struct caf_component {
+    unsigned tag; /* CAF_TOKEN_COMPONENT */
+    char *data;   /* NULL while not allocated */
+    size_t nbytes;
+    arbor_reg_h reg; /* NULL where nobody else could reach it (one image) */
+    struct caf_component *prev, *next;
+} caf_component_t;
+
+/* One access to another image's components: whether it has read that image's deallocation
+ * count yet (once per access is enough, see caf_component.c), and the read in flight. */
+typedef struct {
+    int checked; /* world rank whose count this access has read, -1 none */
+    int pending; /* world rank whose count is being read (req), -1 none */
+    arbor_request_h req;
+    uint64_t count;
+} caf_reach_t;
+#define CAF_REACH_INIT                                                                             \
+    {                                                                                              \
+        -1, -1, NULL, 0                                                                            \
+    }
+
 typedef struct {
     int initialized;
     int world_rank, world_size;
     caf_team_s initial;
     caf_team_s *current;
-    caf_coarray_t *coarrays; /* list of live registrations, freed at finalize */
-    caf_team_s *formed;      /* teams made by form team (Fortran never frees a team) */
-    uint64_t run_nonce;      /* drawn by image 1 at init, the same on every image (random_init) */
+    caf_coarray_t *coarrays;     /* list of live registrations, freed at finalize */
+    caf_component_t *components; /* every component token of this image */
+    caf_team_s *formed;          /* teams made by form team (Fortran never frees a team) */
+    uint64_t run_nonce; /* drawn by image 1 at init, the same on every image (random_init) */
 } caf_state_t;
 
 extern caf_state_t caf_state;
@@ -90,6 +121,32 @@ int caf_coll_check(int *stat, char *errmsg, size_t errmsg_len, arbor_status_t s,
 /* Init: the reduction operations of the kinds arbor has no type for (caf_coll.c). 0 on success
  * (also where they cannot exist: those reductions then report "unsupported"), -1 on failure. */
 int caf_coll_init(void);
+
+/* Components (caf_component.c). Init: the deallocation count every image keeps for the others
+ * (collective); 0 or -1. Finalize: drops this image's attachments of the others' components
+ * (before arbor_finalize); release: frees the components' memory once arbor_finalize returned
+ * (a stopped image serves its components until every image is done). */
+int caf_component_init(void);
+void caf_component_finalize(void);
+void caf_component_release(void);
+/* True when a token slot lies inside a coarray or a component of this image: gfortran then
+ * means a component even where it passes CAF_REG_ALLOC (reallocation on assignment). */
+int caf_component_slot(const void *slot);
+/* Register (CAF_REG_REGISTER_ONLY: the token alone; CAF_REG_ALLOCATE_ONLY / CAF_REG_ALLOC:
+ * memory of @p size bytes too) and deregister (CAF_DEREG_DEALLOCATE_ONLY: the memory alone) a
+ * component; errors reported through stat as for any statement. */
+void caf_component_register(size_t size, int type, caf_token_t *token, caf_desc_t *desc, int *stat,
+                            char *errmsg, size_t errmsg_len);
+void caf_component_deregister(caf_token_t *token, int type, int *stat, char *errmsg,
+                              size_t errmsg_len);
+/* Makes [@p addr, @p addr + @p len) of world rank @p w, memory that image allocated alone,
+ * reachable by arbor's one-sided calls from here (an attachment, kept for later accesses).
+ * caf_reach_start starts reading that image's count early (before the reads that find the
+ * address), so that it overlaps them; caf_reach_end completes a read still in flight (every
+ * access calls it before @p rc goes). */
+arbor_status_t caf_reach(caf_reach_t *rc, int w, const void *addr, size_t len);
+void caf_reach_start(caf_reach_t *rc, int w);
+void caf_reach_end(caf_reach_t *rc);
 
 /* A 64-bit value that differs from run to run (clock and process id, mixed). */
 uint64_t caf_random_nonce(void);
