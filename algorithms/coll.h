@@ -60,8 +60,8 @@ typedef struct {
     const arb_topo_t *topo;          /* nodes of the team (NULL: one node) */
     unsigned caps;                   /* ARB_ALG_NEEDS_* this call can have (core/offload.c) */
     /* The fixed cost of one provider collective call (posting, the provider's bookkeeping,
-     * the completion) per transport (arb_logp_hwcoll_default, ARBOR_HWCOLL_COST): the hook's
-     * LogGP entry. A software provider (hwcoll_software: libfabric's util collectives) sends
+     * the completion): the transport's hint, ARBOR_HWCOLL_COST or ARB_LOGP_HWCOLL_CALL_US; the
+     * hook's LogGP entry. A software provider (hwcoll_software: libfabric's util collectives) sends
      * point-to-point messages, priced with L, o, g, G on top; a switch-offload provider
      * crosses the fabric once. */
     double hwcoll_us;

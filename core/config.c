@@ -39,7 +39,6 @@ typedef struct {
 } row_t;
 
 static const char *const log_names[] = {"error", "warn", "info", "debug", "trace", NULL};
-static const char *const transport_names[] = {"auto", "ucx", "ofi", NULL};
 static const char *const yield_names[] = {"auto", "always", "never", NULL};
 static const char *const progress_names[] = {"poll", "thread", "interrupt", NULL};
 static const char *const onecopy_names[] = {"auto", "always", "never", NULL};
@@ -52,8 +51,10 @@ static const char *const offload_names[] = {"auto", "off", "triggered", "hwcoll"
 
 static const row_t rows[] = {
     {"LOG_LEVEL", "warn", "log verbosity", T_ENUM, OFF(log_level), log_names, 0, 0, 0},
-    {"TRANSPORT", "auto", "transport: auto takes the first that opens (ucx, then ofi)", T_ENUM,
-     OFF(transport), transport_names, 0, 0, F_UNIFORM},
+    {"TRANSPORT", "auto",
+     "transport: a name arbor-info lists (ucx, ofi, ... as built); auto takes the first that "
+     "opens, in that order",
+     T_STRING, OFF(transport), NULL, 0, 0, F_UNIFORM},
     {"OFI_PROVIDER", "",
      "libfabric provider (shm, tcp;ofi_rxm, sockets, ...); empty = best RDM "
      "provider with RMA and atomics",

@@ -282,5 +282,7 @@ arbor_status_t arb_ofi_flush_test(arb_tp_t *tp, arb_tp_flush_t *f);
 void arb_ofi_flush_end(arb_tp_t *tp, arb_tp_flush_t *f);
 arbor_status_t arb_ofi_wait_fd(arb_tp_t *tp, int *fd_p);
 arbor_status_t arb_ofi_arm(arb_tp_t *tp);
+/* Default cost hints by the provider a describe() text names (ofi_hints.c). */
+void arb_ofi_hints(const char *described, arb_tp_hints_t *out);
 
 #endif /* ARB_TRANSPORTS_OFI_OFI_H */

@@ -466,5 +466,6 @@ const arb_tp_ops_t arb_ofi_ops = {
     .all_connected = ofi_all_connected,
     .caps = ofi_caps,
     .describe = ofi_describe,
+    .hints = arb_ofi_hints,
     .offload = &arb_ofi_offload_ops,
 };
