@@ -217,10 +217,14 @@ static bool ofi_hwcoll_query(arb_tp_t *tp, const arb_tp_hwcoll_args_t *a, int n)
     return false;
 }
 
+static bool coll_done(arb_tp_t *tp, void *op_context, arbor_status_t status);
+
 static arbor_status_t ctx_alloc(arb_tp_t *tp)
 {
     if (tp->colls == NULL) tp->colls = calloc(NCOLL, sizeof(*tp->colls));
-    return tp->colls ? ARBOR_OK : ARBOR_ERR_NO_MEMORY;
+    if (tp->colls == NULL) return ARBOR_ERR_NO_MEMORY;
+    tp->coll_done = coll_done;
+    return ARBOR_OK;
 }
 
 struct fi_triggered_context *arb_ofi_coll_ctx(arb_tp_t *tp, arb_tp_comp_t *comp)
@@ -283,10 +287,13 @@ void arb_ofi_coll_close(arb_tp_t *tp)
     tp->eq = NULL;
     free(tp->colls);
     tp->colls = NULL;
+    tp->coll_done = NULL;
     cache_ready = false;
 }
 
-bool arb_ofi_coll_done(arb_tp_t *tp, void *op_context, arbor_status_t status)
+/* The completion handler progress calls (tp->coll_done): a CQ completion (status ARBOR_OK) or
+ * error entry of a provider collective or a triggered write; true when op_context was ours. */
+static bool coll_done(arb_tp_t *tp, void *op_context, arbor_status_t status)
 {
     uintptr_t p = (uintptr_t)op_context, lo = (uintptr_t)tp->colls;
 
