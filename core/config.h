@@ -14,8 +14,9 @@
 #include "core/log.h" /* ARB_LOG_*: the values of log_level */
 
 /* A bottom header: nothing of algorithms/ or core/ comes with it. The forced-algorithm array
- * has one entry per collective family (config.c asserts that this is ARB_COLL_KINDS). */
-#define ARB_CFG_COLL_KINDS 15
+ * has room for one entry per collective family (config.c asserts that ARB_COLL_KINDS fits), so
+ * that a new family (algorithms/coll_list.h) needs nothing here. */
+#define ARB_CFG_COLL_KINDS 32
 enum { ARB_YIELD_AUTO = 0, ARB_YIELD_ALWAYS, ARB_YIELD_NEVER };
 enum { ARB_PROGRESS_POLL = 0, ARB_PROGRESS_THREAD, ARB_PROGRESS_INTERRUPT };
 enum { ARB_ONECOPY_AUTO = 0, ARB_ONECOPY_ALWAYS, ARB_ONECOPY_NEVER };
