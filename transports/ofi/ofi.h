@@ -196,8 +196,15 @@ struct arb_tp {
     struct arb_tp_flush *spare_flush; /* the last flush object, kept for the next (ofi_flush.c) */
 };
 
-/* ofi_coll.c: provider collectives (offload hooks) */
+/* ofi_coll.c: provider collectives (offload hooks, listed with the triggered ones in
+ * arb_ofi_offload_ops, ofi_fabric.c) */
 extern const arb_tp_offload_ops_t arb_ofi_offload_ops;
+bool arb_ofi_hwcoll_query(arb_tp_t *tp, const arb_tp_hwcoll_args_t *a, int n);
+arbor_status_t arb_ofi_group_join(arb_tp_t *tp, const int *members, int n, arb_tp_group_t **g_p);
+arbor_status_t arb_ofi_group_test(arb_tp_t *tp, arb_tp_group_t *g);
+void arb_ofi_group_free(arb_tp_t *tp, arb_tp_group_t *g);
+arbor_status_t arb_ofi_hwcoll_post(arb_tp_t *tp, arb_tp_group_t *g, const arb_tp_hwcoll_args_t *a,
+                                   arb_tp_comp_t *comp);
 /* After the domain opened: the EQ a join reports on, and ARB_TP_CAP_HW_COLL where the
  * provider runs at least a barrier. Before fi_enable (the EQ is bound to the endpoint). */
 arbor_status_t arb_ofi_coll_open(arb_tp_t *tp);
