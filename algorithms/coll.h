@@ -9,29 +9,33 @@
 
 #include <stddef.h>
 
+#include "algorithms/coll_list.h"
 #include "algorithms/logp.h"
 #include "algorithms/sched.h"
 #include "algorithms/topo.h"
 #include "arbor.h"
 
 typedef enum {
-    ARB_COLL_BARRIER = 0,
-    ARB_COLL_BCAST,
-    ARB_COLL_SCATTER,
-    ARB_COLL_SCATTERV,
-    ARB_COLL_GATHER,
-    ARB_COLL_GATHERV,
-    ARB_COLL_ALLGATHER,
-    ARB_COLL_ALLGATHERV,
-    ARB_COLL_ALLTOALL,
-    ARB_COLL_ALLTOALLV,
-    ARB_COLL_REDUCE,
-    ARB_COLL_ALLREDUCE,
-    ARB_COLL_REDUCE_SCATTER,
-    ARB_COLL_SCAN,
-    ARB_COLL_EXSCAN,
-    ARB_COLL_KINDS
+#define ARB_COLL_ENUM(_NAME, _name, _SHAPE) ARB_COLL_##_NAME,
+    ARB_COLL_LIST(ARB_COLL_ENUM)
+#undef ARB_COLL_ENUM
+        ARB_COLL_KINDS
 } arb_coll_t;
+
+/* The family whose buffers and arguments coll has (coll_list.h); any other value (an internal
+ * schedule's ARB_COLL_KINDS) is its own. */
+static inline arb_coll_t arb_coll_shape(arb_coll_t coll)
+{
+    switch (coll) {
+#define ARB_COLL_SHAPE(_NAME, _name, _SHAPE)                                                       \
+    case ARB_COLL_##_NAME:                                                                         \
+        return ARB_COLL_##_SHAPE;
+        ARB_COLL_LIST(ARB_COLL_SHAPE)
+#undef ARB_COLL_SHAPE
+    default:
+        return coll;
+    }
+}
 
 /*
  * What a builder is told. Schedules address buffers in blocks (sched.h); the core binds the
@@ -60,8 +64,8 @@ typedef struct {
     const arb_topo_t *topo;          /* nodes of the team (NULL: one node) */
     unsigned caps;                   /* ARB_ALG_NEEDS_* this call can have (core/offload.c) */
     /* The fixed cost of one provider collective call (posting, the provider's bookkeeping,
-     * the completion) per transport (arb_logp_hwcoll_default, ARBOR_HWCOLL_COST): the hook's
-     * LogGP entry. A software provider (hwcoll_software: libfabric's util collectives) sends
+     * the completion): the transport's hint, ARBOR_HWCOLL_COST or ARB_LOGP_HWCOLL_CALL_US; the
+     * hook's LogGP entry. A software provider (hwcoll_software: libfabric's util collectives) sends
      * point-to-point messages, priced with L, o, g, G on top; a switch-offload provider
      * crosses the fabric once. */
     double hwcoll_us;
@@ -101,25 +105,11 @@ struct arb_alg_desc {
 
 /* Per family (one file each): the names ARBOR_<COLL>_ALGORITHM accepts ("auto" first), the
  * table and its length. */
-#define ARB_FAMILY(_name)                                                                          \
+#define ARB_FAMILY(_NAME, _name, _SHAPE)                                                           \
     extern const char *const arb_##_name##_alg_names[];                                            \
     extern const arb_alg_desc_t arb_##_name##_algs[];                                              \
-    extern const int arb_##_name##_nalgs
-ARB_FAMILY(barrier);
-ARB_FAMILY(bcast);
-ARB_FAMILY(scatter);
-ARB_FAMILY(scatterv);
-ARB_FAMILY(gather);
-ARB_FAMILY(gatherv);
-ARB_FAMILY(allgather);
-ARB_FAMILY(allgatherv);
-ARB_FAMILY(alltoall);
-ARB_FAMILY(alltoallv);
-ARB_FAMILY(reduce);
-ARB_FAMILY(allreduce);
-ARB_FAMILY(reduce_scatter);
-ARB_FAMILY(scan);
-ARB_FAMILY(exscan);
+    extern const int arb_##_name##_nalgs;
+ARB_COLL_LIST(ARB_FAMILY)
 #undef ARB_FAMILY
 
 /* The algorithm table of coll; *n_p entries, entry 0 is "auto" (no builder). */

@@ -3,6 +3,7 @@ target_sources(arbor_obj PRIVATE
   ${CMAKE_CURRENT_SOURCE_DIR}/sched_hash.c
   ${CMAKE_CURRENT_SOURCE_DIR}/barrier.c
   ${CMAKE_CURRENT_SOURCE_DIR}/bcast.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/tree_coll.c
   ${CMAKE_CURRENT_SOURCE_DIR}/select.c
   ${CMAKE_CURRENT_SOURCE_DIR}/probe.c
   ${CMAKE_CURRENT_SOURCE_DIR}/updown.c

@@ -1,22 +1,16 @@
 /*
  * LogGP parameters (DESIGN.md, "LogP selector"): parsing of the "L=..,os=..,or=..,g=..,G=.."
- * syntax used by ARBOR_LOGP and arbor-tree, and per-transport defaults.
+ * syntax used by ARBOR_LOGP and arbor-tree, and the defaults that belong to no transport: the
+ * cost of loads and stores through mapped node-shared memory, and of a network between hosts.
+ * A transport's own figures are its hints (transports/transport.h, arb_tp_hints_t), which the
+ * core turns into numbers before they reach this folder (core/model.c).
  *
- * The defaults come from the one-way figures in docs/PLATFORM.md (Debian 12, UCX 1.13.1,
- * libfabric 1.17.0, one host); all ranks derive the same numbers from the transport name, so
- * every rank builds the same trees:
- * - ucx / direct same-node shared memory: put + fence + signal one way is 0.08-0.14 us and the
- *   raw shared-memory flag ping-pong floor is 0.05-0.06 us, so L = 0.1 and o_s = o_r = g =
- *   0.05. PLATFORM.md's 64 KiB memcpy into a peer segment (0.7 us, about 90 GB/s) is cache-hot;
- *   we take G = 0.00008 us/B (about 12 GB/s), what one core streams from DRAM, as the
- *   conservative bulk rate.
- * - ofi:shm: PLATFORM.md has no one-way figure; libfabric's shm provider goes through a
- *   command queue with manual progress, so we take a few times the UCX shared-memory cost:
- *   L = 0.5, o = g = 0.3, G = 0.0001 us/B (10 GB/s).
- * - ofi:tcp / ofi:sockets (and ofi:net): UCX over tcp is 15-25 us one way and a 2-rank 8-byte
- *   allreduce over tcp;ofi_rxm about 15 us, so L = 15, o_s = o_r = g = 2, G = 0.001 us/B
- *   (1 GB/s, loopback TCP).
- * - anything else: the ucx values.
+ * Mapped same-node shared memory, from the one-way figures in docs/PLATFORM.md (Debian 12,
+ * UCX 1.13.1, one host): put + fence + signal one way is 0.08-0.14 us and the raw shared-memory
+ * flag ping-pong floor is 0.05-0.06 us, so L = 0.1 and o_s = o_r = g = 0.05. PLATFORM.md's
+ * 64 KiB memcpy into a peer segment (0.7 us, about 90 GB/s) is cache-hot; we take
+ * G = 0.00008 us/B (about 12 GB/s), what one core streams from DRAM, as the conservative bulk
+ * rate.
  */
 #include "algorithms/logp.h"
 #include "arbor.h"
@@ -36,55 +30,22 @@
  * slot is written by one core and read by another, so each of its lines crosses between the
  * caches twice; one copy reads each line once. docs/PERFORMANCE.md ("One copy") measured a
  * 1 MiB bcast at P=2 through slots at 1.3-2x one memcpy, and one copy at about one memcpy:
- * G1 = G / 2 on the mapped transports. Over a network there is no in-place read: G1 = G.
+ * G1 = G / 2 on mapped memory.
  *
  * Gc (one copy through cross-memory attach, core/cma.h; docs/PERFORMANCE.md "Cross-memory
- * attach"): on the 2-core VM a 1 MiB process_vm_readv takes 78-120 us, against 51 us for a
- * 1 MiB bcast at P=2 through ucx's mapped slots, but 157 us through ofi:shm's (a provider put
- * and a copy out): Gc = 1.25 G on ucx (two copies kept), 0.6 G on ofi:shm (one copy from about
- * 64 KiB, where the call's 1.5 us stops mattering). */
-static const arb_logp_t logp_ucx = {
+ * attach"): a 1 MiB process_vm_readv took 78-120 us, against 51 us for a 1 MiB bcast at P=2
+ * through mapped slots: Gc = 1.25 G (two copies kept). */
+static const arb_logp_t logp_mapped = {
     .L = 0.1, .os = 0.05, .orecv = 0.05, .g = 0.05, .G = 0.00008, .G1 = 0.00004, .Gc = 0.0001};
-static const arb_logp_t logp_ofi_shm = {
-    .L = 0.5, .os = 0.3, .orecv = 0.3, .g = 0.3, .G = 0.0001, .G1 = 0.00005, .Gc = 0.00006};
-static const arb_logp_t logp_ofi_net = {
-    .L = 15, .os = 2, .orecv = 2, .g = 2, .G = 0.001, .G1 = 0.001};
+
+void arb_logp_default_mapped(arb_logp_t *out)
+{
+    if (out) *out = logp_mapped;
+}
 
 static bool has_prefix(const char *s, const char *prefix)
 {
     return strncmp(s, prefix, strlen(prefix)) == 0;
-}
-
-void arb_logp_default(const char *transport, arb_logp_t *out)
-{
-    if (out == NULL) return;
-    *out = logp_ucx;
-    if (transport == NULL) return;
-    if (has_prefix(transport, "ofi:shm"))
-        *out = logp_ofi_shm;
-    else if (has_prefix(transport, "ofi:tcp") || has_prefix(transport, "ofi:sockets") ||
-             has_prefix(transport, "ofi:net"))
-        *out = logp_ofi_net;
-}
-
-/* Provider collectives. tcp;ofi_rxm runs libfabric's util collectives: tagged messages over the
- * same TCP connections, scheduled by the provider (recursive doubling for allreduce and
- * barrier, scatter + allgather for broadcast), whose per-call bookkeeping (allocating the
- * operation and its work items, a copy per step) we price as HWCOLL_RXM_US (docs/OFFLOAD.md
- * has the measurement). A provider with switch offload (Slingshot cxi) would cost its call
- * and about one network latency whatever P: the unknown-provider default. */
-#define HWCOLL_RXM_US   10.0
-#define HWCOLL_OTHER_US 2.0
-
-double arb_logp_hwcoll_default(const char *transport)
-{
-    if (transport == NULL) return HWCOLL_OTHER_US;
-    return strstr(transport, "ofi_rxm") != NULL ? HWCOLL_RXM_US : HWCOLL_OTHER_US;
-}
-
-int arb_logp_hwcoll_software(const char *transport)
-{
-    return transport != NULL && strstr(transport, "ofi_rxm") != NULL;
 }
 
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
@@ -229,9 +190,8 @@ void arb_logp_format(const arb_logp_t *m, char *buf, size_t len)
 static const arb_logp_t logp_inter_tcp = {
     .L = 10, .os = 7, .orecv = 7, .g = 8, .G = 0.001, .G1 = 0.001};
 
-void arb_logp_default_inter(const char *transport, arb_logp_t *out)
+void arb_logp_default_inter(arb_logp_t *out)
 {
-    (void)transport; /* every backend here crosses hosts over TCP */
     if (out) *out = logp_inter_tcp;
 }
 

@@ -102,15 +102,15 @@ void arb_logp_format(const arb_logp_t *m, char *buf, size_t len);
  * above); text without a level prefix sets the intra-node model alone. */
 arbor_status_t arb_logp_parse_levels(const char *text, arb_logp_t *intra, arb_logp_t *inter,
                                      char *err, size_t errlen);
-/* Inter-node defaults (logp.c says where the numbers come from). */
-void arb_logp_default_inter(const char *transport, arb_logp_t *out);
+/* The defaults that belong to no transport (logp.c says where the numbers come from): loads
+ * and stores through mapped node-shared memory, and a network between hosts (TCP). A
+ * transport's own figures come from its hints (transports/transport.h), through core/model.c. */
+void arb_logp_default_mapped(arb_logp_t *out);
+void arb_logp_default_inter(arb_logp_t *out);
 
-/* The per-call cost of a provider collective (arb_coll_args_t.hwcoll_us) per transport name. */
-double arb_logp_hwcoll_default(const char *transport);
-/* Whether the transport's provider collectives are software ones (point-to-point messages). */
-int arb_logp_hwcoll_software(const char *transport);
-
-/* Defaults per transport name ("ucx", "ofi:tcp;ofi_rxm", ...), from PLATFORM.md's figures. */
-void arb_logp_default(const char *transport, arb_logp_t *out);
+/* The per-call cost of a provider collective (arb_coll_args_t.hwcoll_us) where the transport
+ * gives no figure: a provider with switch offload (Slingshot cxi) costs its call and about one
+ * network latency whatever P. */
+#define ARB_LOGP_HWCOLL_CALL_US 2.0
 
 #endif /* ARB_ALGORITHMS_LOGP_H */

@@ -29,11 +29,9 @@
 /* Bytes of one schedule block (coll.h: per family). */
 static double block_bytes(const arb_coll_args_t *a)
 {
-    switch (a->coll) {
+    switch (arb_coll_shape(a->coll)) {
     case ARB_COLL_REDUCE:
     case ARB_COLL_ALLREDUCE:
-    case ARB_COLL_SCAN:
-    case ARB_COLL_EXSCAN:
         return a->count ? (double)a->bytes / (double)a->count : 1;
     case ARB_COLL_REDUCE_SCATTER: {
         double total = 0;

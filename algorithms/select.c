@@ -14,22 +14,10 @@ static const struct {
     const int *n;
     const char *const *names;
 } families[ARB_COLL_KINDS] = {
-    [ARB_COLL_BARRIER] = {arb_barrier_algs, &arb_barrier_nalgs, arb_barrier_alg_names},
-    [ARB_COLL_BCAST] = {arb_bcast_algs, &arb_bcast_nalgs, arb_bcast_alg_names},
-    [ARB_COLL_SCATTER] = {arb_scatter_algs, &arb_scatter_nalgs, arb_scatter_alg_names},
-    [ARB_COLL_SCATTERV] = {arb_scatterv_algs, &arb_scatterv_nalgs, arb_scatterv_alg_names},
-    [ARB_COLL_GATHER] = {arb_gather_algs, &arb_gather_nalgs, arb_gather_alg_names},
-    [ARB_COLL_GATHERV] = {arb_gatherv_algs, &arb_gatherv_nalgs, arb_gatherv_alg_names},
-    [ARB_COLL_ALLGATHER] = {arb_allgather_algs, &arb_allgather_nalgs, arb_allgather_alg_names},
-    [ARB_COLL_ALLGATHERV] = {arb_allgatherv_algs, &arb_allgatherv_nalgs, arb_allgatherv_alg_names},
-    [ARB_COLL_ALLTOALL] = {arb_alltoall_algs, &arb_alltoall_nalgs, arb_alltoall_alg_names},
-    [ARB_COLL_ALLTOALLV] = {arb_alltoallv_algs, &arb_alltoallv_nalgs, arb_alltoallv_alg_names},
-    [ARB_COLL_REDUCE] = {arb_reduce_algs, &arb_reduce_nalgs, arb_reduce_alg_names},
-    [ARB_COLL_ALLREDUCE] = {arb_allreduce_algs, &arb_allreduce_nalgs, arb_allreduce_alg_names},
-    [ARB_COLL_REDUCE_SCATTER] = {arb_reduce_scatter_algs, &arb_reduce_scatter_nalgs,
-                                 arb_reduce_scatter_alg_names},
-    [ARB_COLL_SCAN] = {arb_scan_algs, &arb_scan_nalgs, arb_scan_alg_names},
-    [ARB_COLL_EXSCAN] = {arb_exscan_algs, &arb_exscan_nalgs, arb_exscan_alg_names},
+#define FAMILY(_NAME, _name, _SHAPE)                                                               \
+    [ARB_COLL_##_NAME] = {arb_##_name##_algs, &arb_##_name##_nalgs, arb_##_name##_alg_names},
+    ARB_COLL_LIST(FAMILY)
+#undef FAMILY
 };
 
 const arb_alg_desc_t *arb_alg_table(arb_coll_t coll, int *n_p)
@@ -49,10 +37,11 @@ const char *const *arb_alg_names(arb_coll_t coll)
 
 const char *arb_coll_name(arb_coll_t coll)
 {
-    static const char *const names[] = {"barrier",        "bcast",     "scatter",   "scatterv",
-                                        "gather",         "gatherv",   "allgather", "allgatherv",
-                                        "alltoall",       "alltoallv", "reduce",    "allreduce",
-                                        "reduce_scatter", "scan",      "exscan"};
+    static const char *const names[] = {
+#define NAME(_NAME, _name, _SHAPE) [ARB_COLL_##_NAME] = #_name,
+        ARB_COLL_LIST(NAME)
+#undef NAME
+    };
     return coll < ARB_COLL_KINDS ? names[coll] : "?";
 }
 

@@ -39,16 +39,18 @@ static const char *const field_name[SIG_N] = {
     (ARBOR_IN_NOSYNC | ARBOR_IN_MYSYNC | ARBOR_IN_ALLSYNC | ARBOR_OUT_NOSYNC | ARBOR_OUT_MYSYNC |  \
      ARBOR_OUT_ALLSYNC | ARBOR_SYMMETRIC)
 
+/* By the family's shape (algorithms/coll_list.h), as core/coll_start.c checks a call. */
 static bool is_rooted(arb_coll_t c)
 {
+    c = arb_coll_shape(c);
     return c == ARB_COLL_BCAST || c == ARB_COLL_SCATTER || c == ARB_COLL_SCATTERV ||
            c == ARB_COLL_GATHER || c == ARB_COLL_GATHERV || c == ARB_COLL_REDUCE;
 }
 
 static bool is_reduction(arb_coll_t c)
 {
-    return c == ARB_COLL_REDUCE || c == ARB_COLL_ALLREDUCE || c == ARB_COLL_REDUCE_SCATTER ||
-           c == ARB_COLL_SCAN || c == ARB_COLL_EXSCAN;
+    c = arb_coll_shape(c);
+    return c == ARB_COLL_REDUCE || c == ARB_COLL_ALLREDUCE || c == ARB_COLL_REDUCE_SCATTER;
 }
 
 /* FNV-1a over a single-valued array (NULL hashes as a distinct value). */
@@ -69,10 +71,10 @@ static void signature(const struct arbor_team *t, const arb_call_t *c, size_t el
     v[SIG_VALID] = valid;
     v[SIG_KIND] = (uint64_t)k;
     v[SIG_ROOT] = is_rooted(k) ? (uint64_t)(int64_t)c->root : 0;
-    v[SIG_DTYPE] = k > ARB_COLL_BCAST ? (uint64_t)c->dtype : 0;
+    v[SIG_DTYPE] = arb_coll_shape(k) > ARB_COLL_BCAST ? (uint64_t)c->dtype : 0;
     v[SIG_OP] = is_reduction(k) ? (uint64_t)(int64_t)c->op : 0;
     v[SIG_SYNC] = flags & SYNC_FLAGS;
-    switch (k) {
+    switch (arb_coll_shape(k)) {
     case ARB_COLL_BARRIER:
     case ARB_COLL_SCATTERV:
     case ARB_COLL_GATHERV:

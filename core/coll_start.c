@@ -31,20 +31,24 @@
     (ARBOR_IN_NOSYNC | ARBOR_IN_MYSYNC | ARBOR_IN_ALLSYNC | ARBOR_OUT_NOSYNC | ARBOR_OUT_MYSYNC |  \
      ARBOR_OUT_ALLSYNC | ARBOR_SYMMETRIC)
 
+/* What a call's arguments mean follows its family's shape (algorithms/coll_list.h): a family
+ * with the buffers of another is checked and laid out as that one. */
 static bool rooted(arb_coll_t c)
 {
+    c = arb_coll_shape(c);
     return c == ARB_COLL_BCAST || c == ARB_COLL_SCATTER || c == ARB_COLL_SCATTERV ||
            c == ARB_COLL_GATHER || c == ARB_COLL_GATHERV || c == ARB_COLL_REDUCE;
 }
 
 static bool reduction(arb_coll_t c)
 {
-    return c == ARB_COLL_REDUCE || c == ARB_COLL_ALLREDUCE || c == ARB_COLL_REDUCE_SCATTER ||
-           c == ARB_COLL_SCAN || c == ARB_COLL_EXSCAN;
+    c = arb_coll_shape(c);
+    return c == ARB_COLL_REDUCE || c == ARB_COLL_ALLREDUCE || c == ARB_COLL_REDUCE_SCATTER;
 }
 
 static bool vector(arb_coll_t c)
 {
+    c = arb_coll_shape(c);
     return c == ARB_COLL_SCATTERV || c == ARB_COLL_GATHERV || c == ARB_COLL_ALLGATHERV ||
            c == ARB_COLL_ALLTOALLV || c == ARB_COLL_REDUCE_SCATTER;
 }
@@ -142,7 +146,7 @@ static bool bad_alias(const void *send, size_t slen, const void *recv, size_t rl
  * changes nothing). */
 static arbor_status_t validate(const struct arbor_team *t, const arb_call_t *c, size_t elem)
 {
-    arb_coll_t k = c->coll;
+    arb_coll_t k = arb_coll_shape(c->coll);
     int P = t->size, me = t->rank;
     bool root = rooted(k) && me == c->root;
     size_t total;
@@ -190,8 +194,6 @@ static arbor_status_t validate(const struct arbor_team *t, const arb_call_t *c, 
         if (bad_alias(sb, all, rb, all, NULL)) return ARBOR_ERR_BUFFER;
         break;
     case ARB_COLL_ALLREDUCE:
-    case ARB_COLL_SCAN:
-    case ARB_COLL_EXSCAN:
         if (bad_alias(sb, block, rb, block, rb)) return ARBOR_ERR_BUFFER;
         break;
     case ARB_COLL_REDUCE:
@@ -211,8 +213,6 @@ static arbor_status_t validate(const struct arbor_team *t, const arb_call_t *c, 
     case ARB_COLL_ALLGATHER:
     case ARB_COLL_ALLTOALL:
     case ARB_COLL_ALLREDUCE:
-    case ARB_COLL_SCAN:
-    case ARB_COLL_EXSCAN:
         return (!c->sendbuf || !c->recvbuf) && c->count ? ARBOR_ERR_BUFFER : ARBOR_OK;
     case ARB_COLL_REDUCE:
         if (root && !c->recvbuf && c->count) return ARBOR_ERR_BUFFER;
@@ -280,7 +280,8 @@ static arbor_status_t lay_out(const struct arbor_team *t, const arb_call_t *c, s
     memset(L, 0, sizeof(*L));
     L->src = (uint8_t *)(uintptr_t)c->sendbuf;
     L->dst = c->recvbuf;
-    switch (c->coll) {
+    arb_coll_t shape = arb_coll_shape(c->coll);
+    switch (shape) {
     case ARB_COLL_BARRIER:
         break;
     case ARB_COLL_BCAST:
@@ -292,7 +293,7 @@ static arbor_status_t lay_out(const struct arbor_team *t, const arb_call_t *c, s
     case ARB_COLL_ALLTOALL:
         L->block = L->bytes = c->count * elem;
         if (in_recv) L->dst = L->src + (size_t)me * L->block;
-        if (in_send && c->coll == ARB_COLL_ALLTOALL) {
+        if (in_send && shape == ARB_COLL_ALLTOALL) {
             L->owned = malloc(L->block * (size_t)P + 1);
             if (!L->owned) return ARBOR_ERR_NO_MEMORY;
             memcpy(L->owned, c->recvbuf, L->block * (size_t)P);
@@ -303,8 +304,6 @@ static arbor_status_t lay_out(const struct arbor_team *t, const arb_call_t *c, s
         break;
     case ARB_COLL_REDUCE:
     case ARB_COLL_ALLREDUCE:
-    case ARB_COLL_SCAN:
-    case ARB_COLL_EXSCAN:
         L->block = elem;
         L->bytes = c->count * elem;
         if (in_send) L->src = L->dst;
@@ -334,7 +333,7 @@ static arbor_status_t lay_out(const struct arbor_team *t, const arb_call_t *c, s
             for (int r = 0; in[v] && r < P; r++) L->vec[v][r] = in[v][r] * elem;
         }
         bool has_arrays =
-            c->coll == ARB_COLL_ALLGATHERV || c->coll == ARB_COLL_ALLTOALLV || me == c->root;
+            shape == ARB_COLL_ALLGATHERV || shape == ARB_COLL_ALLTOALLV || me == c->root;
         if (!has_arrays) L->vec[0][me] = c->own * elem;
         if (in_recv) L->dst = L->src + L->vec[1][me]; /* scatterv root in place */
         if (in_send) L->src = L->dst + L->vec[1][me]; /* gatherv root / allgatherv in place */
@@ -520,7 +519,8 @@ static arbor_status_t schedule_for(struct arbor_team *t, const arb_call_t *c, co
     /* Schedules in block units serve a whole size class; reductions split vectors at element
      * boundaries, so their schedules are per count. */
     a.bytes = vec ? L->bytes : red ? L->bytes : cls ? (size_t)1 << (cls - 1) : 0;
-    a.count = red ? (k == ARB_COLL_REDUCE_SCATTER ? 0 : c->count) : 0;
+    bool pieces = arb_coll_shape(k) == ARB_COLL_REDUCE_SCATTER; /* counts[r] land on rank r */
+    a.count = red ? (pieces ? 0 : c->count) : 0;
     a.counts = L->vec[0];
     a.displs = L->vec[1];
     a.rcounts = L->vec[2];
@@ -540,8 +540,8 @@ static arbor_status_t schedule_for(struct arbor_team *t, const arb_call_t *c, co
         (uint32_t)(direct == ARB_DIRECT_SEGMENT) << 31 | (uint32_t)(direct == ARB_DIRECT_CMA) << 30;
     /* A reduce_scatter whose pieces are all alike (MPI's reduce_scatter_block) has one schedule
      * per piece size, cached as a reduction's per count; uneven pieces are built per call. */
-    bool cached = !vec || (k == ARB_COLL_REDUCE_SCATTER && even_pieces(c->counts, t->size));
-    if (k == ARB_COLL_REDUCE_SCATTER && cached) key.bytes = c->counts[0] | (1ull << 63);
+    bool cached = !vec || (pieces && even_pieces(c->counts, t->size));
+    if (pieces && cached) key.bytes = c->counts[0] | (1ull << 63);
     arb_cached_sched_t *cs = cached ? arb_sched_cache_get(&t->cache, &key) : NULL;
     if (cs) {
         *cs_p = cs;
@@ -659,13 +659,18 @@ arbor_status_t arb_coll_allgather_internal(struct arbor_team *t, const void *sen
  * whose arguments are single values, the same fields packed and mixed here in a few
  * instructions (a small call's budget is tens of nanoseconds); the vector ones hash their
  * arrays in coll_check.c. */
+_Static_assert(ARB_COLL_KINDS < 32, "a call's signature holds the kind in 5 bits");
+
 static uint64_t call_signature(const struct arbor_team *t, const arb_call_t *c, size_t elem,
                                uint64_t flags, uint64_t number)
 {
     arb_coll_t k = c->coll;
     if (vector(k)) return arb_coll_check_hash(t, c, elem, flags, number);
-    uint64_t bytes = k == ARB_COLL_BARRIER ? 0 : k == ARB_COLL_BCAST ? c->count : c->count * elem;
-    uint64_t what = (uint64_t)k | (uint64_t)(k > ARB_COLL_BCAST ? (uint8_t)c->dtype : 0) << 5 |
+    arb_coll_t shape = arb_coll_shape(k);
+    uint64_t bytes = shape == ARB_COLL_BARRIER ? 0
+                     : shape == ARB_COLL_BCAST ? c->count
+                                               : c->count * elem;
+    uint64_t what = (uint64_t)k | (uint64_t)(shape > ARB_COLL_BCAST ? (uint8_t)c->dtype : 0) << 5 |
                     (uint64_t)(reduction(k) ? (uint16_t)c->op : 0) << 13 |
                     (uint64_t)(rooted(k) ? (uint32_t)c->root & 0xffffff : 0) << 29 |
                     (flags & SYNC_FLAGS) << 53;

@@ -19,7 +19,7 @@
 
 extern char **environ;
 
-_Static_assert(ARB_CFG_COLL_KINDS == ARB_COLL_KINDS, "one forced algorithm per collective family");
+_Static_assert(ARB_CFG_COLL_KINDS >= ARB_COLL_KINDS, "one forced algorithm per collective family");
 
 typedef enum { T_ENUM, T_SIZE, T_INT, T_DOUBLE, T_BOOL, T_STRING } row_type_t;
 
@@ -39,7 +39,6 @@ typedef struct {
 } row_t;
 
 static const char *const log_names[] = {"error", "warn", "info", "debug", "trace", NULL};
-static const char *const transport_names[] = {"auto", "ucx", "ofi", NULL};
 static const char *const yield_names[] = {"auto", "always", "never", NULL};
 static const char *const progress_names[] = {"poll", "thread", "interrupt", NULL};
 static const char *const onecopy_names[] = {"auto", "always", "never", NULL};
@@ -52,8 +51,10 @@ static const char *const offload_names[] = {"auto", "off", "triggered", "hwcoll"
 
 static const row_t rows[] = {
     {"LOG_LEVEL", "warn", "log verbosity", T_ENUM, OFF(log_level), log_names, 0, 0, 0},
-    {"TRANSPORT", "auto", "transport: auto takes the first that opens (ucx, then ofi)", T_ENUM,
-     OFF(transport), transport_names, 0, 0, F_UNIFORM},
+    {"TRANSPORT", "auto",
+     "transport: a name arbor-info lists (ucx, ofi, ... as built); auto takes the first that "
+     "opens, in that order",
+     T_STRING, OFF(transport), NULL, 0, 0, F_UNIFORM},
     {"OFI_PROVIDER", "",
      "libfabric provider (shm, tcp;ofi_rxm, sockets, ...); empty = best RDM "
      "provider with RMA and atomics",
@@ -152,29 +153,17 @@ static const row_t rows[] = {
 #_NAME "_ALGORITHM", "auto", "force the " #_name " algorithm", T_ENUM,                     \
             OFF(coll_alg[_coll]), arb_##_name##_alg_names, 0, 0, F_UNIFORM                         \
     }
-    ALG_ROW(BARRIER, barrier, ARB_COLL_BARRIER),
-    ALG_ROW(BCAST, bcast, ARB_COLL_BCAST),
-    ALG_ROW(SCATTER, scatter, ARB_COLL_SCATTER),
-    ALG_ROW(SCATTERV, scatterv, ARB_COLL_SCATTERV),
-    ALG_ROW(GATHER, gather, ARB_COLL_GATHER),
-    ALG_ROW(GATHERV, gatherv, ARB_COLL_GATHERV),
-    ALG_ROW(ALLGATHER, allgather, ARB_COLL_ALLGATHER),
-    ALG_ROW(ALLGATHERV, allgatherv, ARB_COLL_ALLGATHERV),
-    ALG_ROW(ALLTOALL, alltoall, ARB_COLL_ALLTOALL),
-    ALG_ROW(ALLTOALLV, alltoallv, ARB_COLL_ALLTOALLV),
-    ALG_ROW(REDUCE, reduce, ARB_COLL_REDUCE),
-    ALG_ROW(ALLREDUCE, allreduce, ARB_COLL_ALLREDUCE),
-    ALG_ROW(REDUCE_SCATTER, reduce_scatter, ARB_COLL_REDUCE_SCATTER),
-    ALG_ROW(SCAN, scan, ARB_COLL_SCAN),
-    ALG_ROW(EXSCAN, exscan, ARB_COLL_EXSCAN),
+#define COLL_ROW(_NAME, _name, _SHAPE) ALG_ROW(_NAME, _name, ARB_COLL_##_NAME),
+    ARB_COLL_LIST(COLL_ROW)
+#undef COLL_ROW
 #undef ALG_ROW
-    {"LOGP", "",
-     "LogGP parameters in microseconds, e.g. L=2.1,os=0.4,or=0.4,g=0.6,G=0.0001, or per level: "
-     "intra:L=0.3,os=0.5;inter:L=20,g=2 (empty: per-transport defaults); keys also G1 (one "
-     "copy), Gop (reduction) and Gc (cross-memory attach) per byte, and call (one collective "
-     "call besides its messages, us). The keys given win over ARBOR_LOGP_FILE and "
-     "ARBOR_LOGP_MEASURE",
-     T_STRING, OFF(logp), NULL, 0, 0, F_UNIFORM},
+        {"LOGP", "",
+         "LogGP parameters in microseconds, e.g. L=2.1,os=0.4,or=0.4,g=0.6,G=0.0001, or per level: "
+         "intra:L=0.3,os=0.5;inter:L=20,g=2 (empty: per-transport defaults); keys also G1 (one "
+         "copy), Gop (reduction) and Gc (cross-memory attach) per byte, and call (one collective "
+         "call besides its messages, us). The keys given win over ARBOR_LOGP_FILE and "
+         "ARBOR_LOGP_MEASURE",
+         T_STRING, OFF(logp), NULL, 0, 0, F_UNIFORM},
     {"OVERSUB_WAKE", "5",
      "microseconds added to the LogGP L (defaults or ARBOR_LOGP_FILE) when some node runs more "
      "ranks than cores: a message to a descheduled rank waits for a context switch, so the "

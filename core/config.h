@@ -14,9 +14,9 @@
 #include "core/log.h" /* ARB_LOG_*: the values of log_level */
 
 /* A bottom header: nothing of algorithms/ or core/ comes with it. The forced-algorithm array
- * has one entry per collective family (config.c asserts that this is ARB_COLL_KINDS). */
-#define ARB_CFG_COLL_KINDS 15
-enum { ARB_TRANSPORT_AUTO = 0, ARB_TRANSPORT_UCX, ARB_TRANSPORT_OFI };
+ * has room for one entry per collective family (config.c asserts that ARB_COLL_KINDS fits), so
+ * that a new family (algorithms/coll_list.h) needs nothing here. */
+#define ARB_CFG_COLL_KINDS 32
 enum { ARB_YIELD_AUTO = 0, ARB_YIELD_ALWAYS, ARB_YIELD_NEVER };
 enum { ARB_PROGRESS_POLL = 0, ARB_PROGRESS_THREAD, ARB_PROGRESS_INTERRUPT };
 enum { ARB_ONECOPY_AUTO = 0, ARB_ONECOPY_ALWAYS, ARB_ONECOPY_NEVER };
@@ -27,7 +27,7 @@ enum { ARB_OFFLOAD_AUTO = 0, ARB_OFFLOAD_OFF, ARB_OFFLOAD_TRIGGERED, ARB_OFFLOAD
 
 struct arb_config {
     int log_level;
-    int transport;
+    char transport[ARB_CFG_STR_MAX];    /* "auto" or a name of transports/registry.c */
     char ofi_provider[ARB_CFG_STR_MAX]; /* "" = best available */
     size_t segment_size;
     size_t chunk_size; /* bytes per landing slot (pipelining unit) */

@@ -107,12 +107,18 @@ static arbor_status_t open_transport(void)
                          .peer_lost = arb_boot_peer_lost,
                          .offload_want = arb_offload_want(&arb_ctx.cfg),
                          .reg_cache_bytes = arb_ctx.cfg.reg_cache};
-    static const char *const wanted[] = {NULL, "ucx", "ofi"};
-    const char *want = wanted[arb_ctx.cfg.transport];
-    arbor_status_t status = ARBOR_ERR_UNSUPPORTED;
+    const char *want = strcasecmp(arb_ctx.cfg.transport, "auto") ? arb_ctx.cfg.transport : NULL;
+    const arb_tp_ops_t *only = NULL;
+    arbor_status_t status = want ? arb_tp_lookup(want, &only) : ARBOR_ERR_UNSUPPORTED;
+    if (status == ARBOR_ERR_CONFIG) {
+        char names[128];
+        arb_tp_names(names, sizeof(names));
+        arb_error("invalid value '%s' for ARBOR_TRANSPORT: expected auto|%s", want, names);
+        return ARBOR_ERR_CONFIG;
+    }
 
     for (const arb_tp_ops_t *const *o = arb_tp_registry; *o; o++) {
-        if (want && strcmp(want, (*o)->name)) continue;
+        if (want && *o != only) continue;
         status = (*o)->open(&p, &arb_ctx.tp);
         if (status == ARBOR_OK) {
             arb_ctx.tp_ops = *o;

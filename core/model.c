@@ -1,7 +1,7 @@
 /*
  * The LogGP model of this job (docs/PERFORMANCE.md, "Calibration"), composed in this order,
  * each source replacing what the one before set:
- *   1. the transport's defaults (algorithms/logp.c);
+ *   1. the transport's defaults: its hints (transports/transport.h) over algorithms/logp.c's;
  *   2. ARBOR_LOGP_FILE: a calibration file's line for each level, on the path that level takes
  *      here (intra mapped or intra rma; inter rma);
  *   3. ARBOR_OVERSUB_WAKE on an oversubscribed node (arb_model_oversubscribed), unless
@@ -117,6 +117,35 @@ void arb_model_oversubscribed(arb_logp_t *intra, double wake_us)
     intra->L += wake_us;
 }
 
+static arb_logp_t from_hint(const arb_tp_loggp_t *h)
+{
+    return (arb_logp_t){
+        .L = h->L, .os = h->os, .orecv = h->orecv, .g = h->g, .G = h->G, .G1 = h->G1, .Gc = h->Gc};
+}
+
+void arb_model_defaults(const arb_tp_hints_t *h, bool mapped, arb_logp_t *intra, arb_logp_t *inter)
+{
+    if (intra) {
+        if (h && h->have_intra && !mapped)
+            *intra = from_hint(&h->intra);
+        else
+            arb_logp_default_mapped(intra);
+    }
+    if (inter) {
+        if (h && h->have_inter)
+            *inter = from_hint(&h->inter);
+        else
+            arb_logp_default_inter(inter);
+    }
+}
+
+void arb_model_defaults_by_name(const char *described, arb_logp_t *intra, arb_logp_t *inter)
+{
+    arb_tp_hints_t h;
+    arb_tp_hints_by_name(described, &h);
+    arb_model_defaults(&h, false, intra, inter);
+}
+
 /* model_source = a then b (cut to fit). */
 static void source(const char *fmt, const char *a, const char *b)
 {
@@ -137,9 +166,10 @@ arbor_status_t arb_model_compose(bool oversubscribed)
         if (r != arb_ctx.rank && local && !arb_peer_map(r)) arb_ctx.intra_mapped = false;
     }
     /* Mapped peers cost the same loads and stores whatever the transport: the mapped defaults
-     * (the "ucx" row of algorithms/logp.c), the transport's own for its RMA. */
-    arb_logp_default(arb_ctx.intra_mapped ? "ucx" : arb_ctx.tp_name, &arb_ctx.model);
-    arb_logp_default_inter(arb_ctx.tp_name, &arb_ctx.model_inter);
+     * of algorithms/logp.c; the transport's hints for its RMA. */
+    arb_tp_hints_t hints;
+    arb_ctx.tp_ops->hints(arb_ctx.tp_name, &hints);
+    arb_model_defaults(&hints, arb_ctx.intra_mapped, &arb_ctx.model, &arb_ctx.model_inter);
     source("%s%s", "transport defaults", arb_ctx.intra_mapped ? " (mapped node peers)" : "");
     if (arb_ctx.logp_file_state == ARB_LOGP_FILE_LOADED) {
         const arb_calib_t *c = &arb_ctx.logp_file;

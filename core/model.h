@@ -7,6 +7,7 @@
 
 #include "algorithms/logp.h"
 #include "arbor.h"
+#include "transports/transport.h"
 
 enum { ARB_LOGP_FILE_NONE = 0, ARB_LOGP_FILE_LOADED, ARB_LOGP_FILE_FAILED };
 
@@ -17,6 +18,14 @@ void arb_model_load_file(void);
 /* After the wire-up exchange (states and digests of every rank, n ranks): ARBOR_ERR_CONFIG on
  * every rank, with the reason, when any rank failed to load its file or they differ. */
 arbor_status_t arb_model_check_files(const uint64_t *states, const uint64_t *digests, int n);
+
+/* The default models a transport's hints give (transports/transport.h): intra for node peers
+ * (mapped: the peers' segments are mapped, so loads and stores whatever the transport) and
+ * inter between nodes. Either output may be NULL. */
+void arb_model_defaults(const arb_tp_hints_t *h, bool mapped, arb_logp_t *intra, arb_logp_t *inter);
+/* The same for the transport a describe() text names ("ucx", "ofi:tcp;ofi_rxm", ...), node
+ * peers not mapped: for tools and tests that price a transport without opening it. */
+void arb_model_defaults_by_name(const char *described, arb_logp_t *intra, arb_logp_t *inter);
 
 /* Composes arb_ctx.model and model_inter from the sources (model.c's header). Needs the
  * transport and the node numbering. oversubscribed: add the ARBOR_OVERSUB_WAKE term. */

@@ -105,9 +105,12 @@ static int hwcoll_software;
 
 void arb_offload_model(void)
 {
+    arb_tp_hints_t hints;
+    arb_ctx.tp_ops->hints(arb_ctx.tp_name, &hints);
     hwcoll_us = arb_ctx.cfg.hwcoll_cost > 0 ? arb_ctx.cfg.hwcoll_cost
-                                            : arb_logp_hwcoll_default(arb_ctx.tp_name);
-    hwcoll_software = arb_logp_hwcoll_software(arb_ctx.tp_name);
+                : hints.hwcoll_us > 0       ? hints.hwcoll_us
+                                            : ARB_LOGP_HWCOLL_CALL_US;
+    hwcoll_software = hints.hwcoll_software;
     if (arb_ctx.rank == 0 && (arb_ctx.cfg.stats || arb_ctx.cfg.print_algorithm) && hwcoll_usable())
         fprintf(stderr, "arbor: offload %s: hwcoll per-call cost %g us (%s), %s provider\n",
                 mode_name(arb_ctx.cfg.offload), hwcoll_us,

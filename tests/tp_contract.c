@@ -753,7 +753,7 @@ int main(int argc, char **argv)
 
     memset(&cfg, 0, sizeof(cfg));
     cfg.log_level = ARB_LOG_WARN;
-    cfg.transport = strcmp(tpname, "ofi") == 0 ? ARB_TRANSPORT_OFI : ARB_TRANSPORT_UCX;
+    snprintf(cfg.transport, sizeof(cfg.transport), "%s", tpname);
     if (prov != NULL) snprintf(cfg.ofi_provider, sizeof(cfg.ofi_provider), "%s", prov);
     cfg.segment_size = SEG_SIZE;
     cfg.timeout_s = WAIT_S;

@@ -146,7 +146,7 @@ static void test_call_term(void)
                              .chunk = 65536,
                              .commutative = 1};
         arb_logp_t m;
-        arb_logp_default("ucx", &m);
+        arb_logp_default_mapped(&m);
         double without[32], with[32];
         int n, alg0 = arb_select(&a, &m, 0, without);
         arb_alg_table(colls[c], &n);

@@ -102,7 +102,7 @@ int main(int argc, char **argv)
         ARB_COLL_ALLGATHER, ARB_COLL_ALLTOALL, ARB_COLL_REDUCE_SCATTER, ARB_COLL_SCAN};
     static const size_t sizes[] = {8, 1024, 16384, 262144, 1048576};
     arb_logp_t ucx, over, gr;
-    arb_logp_default("ucx", &ucx);
+    arb_logp_default_mapped(&ucx);
     over = ucx;
     over.L += 5; /* ARBOR_OVERSUB_WAKE's default */
     gr = ucx;

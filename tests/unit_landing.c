@@ -18,6 +18,7 @@
  */
 #include "algorithms/coll.h"
 #include "core/context.h"
+#include "core/model.h"
 #include "core/rma/heap.h"
 #include "core/rma/rma.h"
 #include "core/team.h"
@@ -145,7 +146,7 @@ static void test_suite(const char *transport, uint8_t *seg, uint64_t seg_size)
 {
     static const size_t sizes[] = {8, 65536, 1u << 20};
     arb_logp_t m;
-    arb_logp_default(transport, &m);
+    arb_model_defaults_by_name(transport, &m, NULL);
     size_t block = arb_chan_bytes(DEPTH, CHUNK), link = arb_team_region_bytes(P);
     size_t dense = (size_t)P * 128 + (size_t)P * DEPTH * (64 + CHUNK);
     /* Workloads: [0] 8-byte bcasts only, [1] 8-byte barrier, bcast, reduce and allreduce (the
@@ -279,7 +280,7 @@ static void test_suite(const char *transport, uint8_t *seg, uint64_t seg_size)
 static void test_updown(void)
 {
     arb_logp_t m;
-    arb_logp_default("ucx", &m);
+    arb_logp_default_mapped(&m);
     static const arb_tree_kind_t kinds[] = {ARB_TREE_BINOMIAL, ARB_TREE_KARP, ARB_TREE_BINARY};
     bool *in = malloc(sizeof(bool) * P * P);
     for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {

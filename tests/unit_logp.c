@@ -5,6 +5,8 @@
  */
 #include "algorithms/logp.h"
 #include "arbor.h"
+#include "core/model.h"
+#include "transports/transport.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -63,10 +65,12 @@ static void test_good(void)
     m.G1 = 0;
     one = arb_logp_one_copy(&m);
     check(one.G == 0.00005, "one-copy model without G1: G %g, want G / 2", one.G);
-    arb_logp_default("ucx", &m);
-    check(m.G1 > 0 && m.G1 < m.G, "ucx default: G1 %g not below G %g", m.G1, m.G);
-    arb_logp_default("ofi:tcp;ofi_rxm", &m);
+    arb_logp_default_mapped(&m);
+    check(m.G1 > 0 && m.G1 < m.G, "mapped default: G1 %g not below G %g", m.G1, m.G);
+#ifdef ARBOR_WITH_OFI
+    arb_model_defaults_by_name("ofi:tcp;ofi_rxm", &m, NULL);
     check(m.G1 == m.G, "network default: G1 %g != G %g (no in-place read)", m.G1, m.G);
+#endif
     st = arb_logp_parse("G1=-1", &m, err, sizeof(err));
     check(st == ARBOR_ERR_CONFIG, "G1=-1: status %d", st);
 
@@ -117,24 +121,64 @@ static void test_bad(void)
     check(arb_logp_parse("L=1", NULL, NULL, 0) == ARBOR_ERR_INVALID_ARG, "NULL output");
 }
 
+/* Every field of a default model, so that a change of any number shows. */
+static bool exact(const arb_logp_t *m, const arb_logp_t *want)
+{
+    return same(m, want) && m->Gc == want->Gc && m->Gop == want->Gop && m->call == want->call;
+}
+
+/* The defaults each transport's hints give, by the name its describe() returns: the numbers
+ * the selector has always started from (the transport publishes them, the algorithms see
+ * numbers only). */
 static void test_defaults(void)
 {
-    arb_logp_t ucx, m;
+    static const arb_logp_t mapped = {
+        .L = 0.1, .os = 0.05, .orecv = 0.05, .g = 0.05, .G = 0.00008, .G1 = 0.00004, .Gc = 0.0001};
+    static const arb_logp_t inter = {.L = 10, .os = 7, .orecv = 7, .g = 8, .G = 0.001, .G1 = 0.001};
+    arb_logp_t m, in;
+    arb_tp_hints_t h;
 
-    arb_logp_default("ucx", &ucx);
-    check(ucx.L == 0.1 && ucx.os == 0.05 && ucx.orecv == 0.05 && ucx.g == 0.05 && ucx.G == 0.00008,
-          "ucx defaults");
-    arb_logp_default("ofi:shm", &m);
-    check(m.L == 0.5 && m.os == 0.3 && m.orecv == 0.3 && m.g == 0.3 && m.G == 0.0001,
-          "ofi:shm defaults");
-    arb_logp_default("ofi:tcp;ofi_rxm", &m);
-    check(m.L == 15 && m.os == 2 && m.orecv == 2 && m.g == 2 && m.G == 0.001, "ofi:tcp defaults");
-    arb_logp_default("ofi:sockets", &m);
-    check(m.L == 15 && m.G == 0.001, "ofi:sockets defaults");
-    arb_logp_default("bogus", &m);
-    check(same(&m, &ucx), "unknown transport gets the ucx values");
-    arb_logp_default(NULL, &m);
-    check(same(&m, &ucx), "NULL transport gets the ucx values");
+    arb_logp_default_mapped(&m);
+    check(exact(&m, &mapped), "mapped defaults");
+    arb_logp_default_inter(&in);
+    check(exact(&in, &inter), "inter-node defaults");
+#ifdef ARBOR_WITH_UCX
+    arb_model_defaults_by_name("ucx", &m, &in);
+    check(exact(&m, &mapped) && exact(&in, &inter), "ucx defaults");
+    arb_tp_hints_by_name("ucx", &h);
+    check(h.hwcoll_us == 0 && !h.hwcoll_software, "ucx: no provider collectives");
+#endif
+#ifdef ARBOR_WITH_OFI
+    static const arb_logp_t shm = {
+        .L = 0.5, .os = 0.3, .orecv = 0.3, .g = 0.3, .G = 0.0001, .G1 = 0.00005, .Gc = 0.00006};
+    static const arb_logp_t net = {.L = 15, .os = 2, .orecv = 2, .g = 2, .G = 0.001, .G1 = 0.001};
+    arb_model_defaults_by_name("ofi:shm", &m, &in);
+    check(exact(&m, &shm) && exact(&in, &inter), "ofi:shm defaults");
+    arb_tp_hints_by_name("ofi:shm", &h);
+    check(h.hwcoll_us == 0 && !h.hwcoll_software, "ofi:shm: no hwcoll figure");
+    arb_model_defaults_by_name("ofi:tcp;ofi_rxm", &m, &in);
+    check(exact(&m, &net) && exact(&in, &inter), "ofi:tcp;ofi_rxm defaults");
+    arb_tp_hints_by_name("ofi:tcp;ofi_rxm", &h);
+    check(h.hwcoll_us == 10 && h.hwcoll_software, "ofi:tcp;ofi_rxm: software hwcoll, 10 us");
+    arb_model_defaults_by_name("ofi:sockets", &m, NULL);
+    check(exact(&m, &net), "ofi:sockets defaults");
+    arb_tp_hints_by_name("ofi:sockets", &h);
+    check(h.hwcoll_us == 0 && !h.hwcoll_software, "ofi:sockets: no hwcoll figure");
+    arb_model_defaults_by_name("ofi:verbs;ofi_rxm", &m, NULL);
+    check(exact(&m, &mapped), "an OFI provider without figures gets the mapped values");
+    /* Mapped node peers cost loads and stores, whatever the transport's RMA costs. */
+    arb_tp_hints_by_name("ofi:tcp;ofi_rxm", &h);
+    arb_model_defaults(&h, true, &m, NULL);
+    check(exact(&m, &mapped), "mapped peers on ofi:tcp get the mapped values");
+#endif
+    arb_model_defaults_by_name("bogus", &m, &in);
+    check(exact(&m, &mapped) && exact(&in, &inter), "unknown transport gets the mapped values");
+    arb_model_defaults_by_name(NULL, &m, NULL);
+    check(exact(&m, &mapped), "NULL transport gets the mapped values");
+    arb_tp_hints_by_name("ucxx", &h);
+    check(!h.have_intra && h.hwcoll_us == 0, "a longer name is not its prefix's transport");
+    /* The hwcoll per-call default where a transport gives none. */
+    check(ARB_LOGP_HWCOLL_CALL_US == 2.0, "hwcoll default %g", ARB_LOGP_HWCOLL_CALL_US);
 }
 
 static void test_formulas(void)

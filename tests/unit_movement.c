@@ -22,6 +22,7 @@
 #include "algorithms/logp.h"
 #include "algorithms/sched.h"
 #include "arbor.h"
+#include "core/model.h"
 #include "tests/sched_sim.h"
 
 #include <math.h>
@@ -415,7 +416,7 @@ static void test_costs(void)
     size_t cnt[64], dsp[64];
     for (int t = 0; t < 3; t++) {
         arb_logp_t m;
-        arb_logp_default(transports[t], &m);
+        arb_model_defaults_by_name(transports[t], &m, NULL);
         for (int fi = 0; fi < NFAM; fi++) {
             const family_t *f = &families[fi];
             check(f->tab[0].build == NULL && f->tab[0].cost == NULL &&
@@ -458,7 +459,7 @@ static void test_costs(void)
     }
 
     arb_logp_t m;
-    arb_logp_default("ucx", &m);
+    arb_logp_default_mapped(&m);
     const family_t *ag = &families[4], *a2a = &families[6], *sc = &families[0], *ga = &families[2];
     /* allgather: the stores-and-forward log algorithms win small blocks, the ring large ones */
     check(cost_of(ag, "bruck", 16, 8, &m) < cost_of(ag, "ring", 16, 8, &m),
@@ -512,7 +513,7 @@ static void test_costs(void)
 int main(void)
 {
     arb_logp_t m;
-    arb_logp_default("ucx", &m);
+    arb_logp_default_mapped(&m);
     test_correctness(&m);
     test_costs();
     printf("unit_movement: %d checks, %d failures\n", checks, failures);

@@ -209,7 +209,7 @@ static void refused(void)
 
 int main(void)
 {
-    arb_logp_default("ucx", &model);
+    arb_logp_default_mapped(&model);
     same_schedules();
     different_schedules();
     one_field();

@@ -314,7 +314,7 @@ static void test_oversubscribed_node(void)
     arb_topo_t over = one;
     over.shared = all, over.nshared = 4, over.shared_cpus = 2, over.wake = 5;
     arb_logp_t m;
-    arb_logp_default("ucx", &m);
+    arb_logp_default_mapped(&m);
     m.L += 5;
     int n;
     const arb_alg_desc_t *tab = arb_alg_table(ARB_COLL_ALLREDUCE, &n);

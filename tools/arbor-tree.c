@@ -14,6 +14,7 @@
 #include "algorithms/topo.h"
 #include "algorithms/tree.h"
 #include "arbor.h"
+#include "core/model.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -280,8 +281,7 @@ static int parse_memory(opts_t *o)
     o->radix = o->rpn_s ? (int)v : 32; /* ranks per node, in this mode */
     if (!o->depth) o->depth = 4;
     if (!o->chunk) o->chunk = 65536;
-    arb_logp_default(o->transport, &o->model);
-    arb_logp_default_inter(o->transport, &o->inter);
+    arb_model_defaults_by_name(o->transport, &o->model, &o->inter);
     if (o->logp != NULL &&
         arb_logp_parse_levels(o->logp, &o->model, &o->inter, err, sizeof(err)) != ARBOR_OK) {
         fprintf(stderr, "arbor-tree: invalid value \"%s\" for --logp: %s\n", o->logp, err);
@@ -488,8 +488,7 @@ static int parse_args(int argc, char **argv, opts_t *o)
         return bad_value("--root", root_s, want);
     }
     o->root = (int)v;
-    arb_logp_default(o->transport, &o->model);
-    arb_logp_default_inter(o->transport, &o->inter);
+    arb_model_defaults_by_name(o->transport, &o->model, &o->inter);
     if (o->logp != NULL &&
         arb_logp_parse_levels(o->logp, &o->model, &o->inter, err, sizeof(err)) != ARBOR_OK) {
         fprintf(stderr, "arbor-tree: invalid value \"%s\" for --logp: %s\n", o->logp, err);

@@ -159,8 +159,35 @@ typedef struct arb_tp_offload_ops {
     arbor_status_t (*trig_post)(arb_tp_t *tp, const arb_tp_trig_op_t *op, arb_tp_comp_t *comp);
 } arb_tp_offload_ops_t;
 
+/*
+ * Default cost hints: what a backend knows of its own speed before anything is measured, in
+ * the LogGP terms of algorithms/logp.h (microseconds; G, G1, Gc per byte). The core turns them
+ * into the job's model (core/model.c), so the algorithms see numbers and never a transport's
+ * name, and every rank derives the same numbers from the same name.
+ */
+typedef struct {
+    double L, os, orecv, g, G, G1, Gc;
+} arb_tp_loggp_t;
+
+typedef struct {
+    /* One-sided operations between peers of one node. false: they cost what loads and stores
+     * through mapped memory cost (a backend that moves node-local data through shared memory
+     * itself, or one without a figure of its own). */
+    bool have_intra;
+    arb_tp_loggp_t intra;
+    /* Between nodes. false: the network default of algorithms/logp.h (TCP). */
+    bool have_inter;
+    arb_tp_loggp_t inter;
+    /* The per-call cost of a provider collective (what posting and completing it costs besides
+     * its messages), used where ARBOR_HWCOLL_COST is not set. */
+    double hwcoll_us;
+    /* The provider's collectives are software ones (point-to-point messages it schedules
+     * itself), priced per round; false: switch offload, priced as one call and one latency. */
+    bool hwcoll_software;
+} arb_tp_hints_t;
+
 typedef struct arb_tp_ops {
-    const char *name; /* "ucx", "ofi" */
+    const char *name; /* "ucx", "ofi": the value of ARBOR_TRANSPORT that names it */
 
     /* Opens the backend and registers the local segment (params.segment_base, or allocated
      * here and zero-filled).
@@ -240,11 +267,28 @@ typedef struct arb_tp_ops {
 
     uint32_t (*caps)(arb_tp_t *tp);        /* ARB_TP_CAP_* bits */
     const char *(*describe)(arb_tp_t *tp); /* "ucx", "ofi:shm", ... for logs and benchmarks */
+    /* The default cost hints of the backend that describe() names (name, or name:variant such
+     * as "ofi:tcp;ofi_rxm"): a function of the text alone, so that every rank gets the same
+     * numbers and a tool prices a transport it never opened (arb_tp_hints_by_name). */
+    void (*hints)(const char *described, arb_tp_hints_t *out);
 
     const arb_tp_offload_ops_t *offload; /* NULL: no offload hooks */
 } arb_tp_ops_t;
 
-/* The backends compiled in, in preference order, NULL-terminated (transports/registry.c). */
+/* The backends compiled in, in the order "auto" tries them, NULL-terminated
+ * (transports/registry.c, the only list of transports). */
 extern const arb_tp_ops_t *const arb_tp_registry[];
+
+/* The backend ARBOR_TRANSPORT=name selects (case-insensitive): ARBOR_OK and *ops_p;
+ * ARBOR_ERR_UNSUPPORTED for a transport this build left out; ARBOR_ERR_CONFIG for a name no
+ * transport has. */
+arbor_status_t arb_tp_lookup(const char *name, const arb_tp_ops_t **ops_p);
+
+/* The hints of the transport a describe() text names ("ucx", "ofi:shm", ...): its backend's, or
+ * all defaults (zeros, have_* false) when no backend compiled in has that name. */
+void arb_tp_hints_by_name(const char *described, arb_tp_hints_t *out);
+
+/* "ucx|ofi": every name the registry knows, for messages and documentation. */
+void arb_tp_names(char *buf, size_t len);
 
 #endif /* ARB_TRANSPORTS_TRANSPORT_H */

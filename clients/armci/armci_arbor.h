@@ -16,8 +16,10 @@
 /* ARMCI's documented limit; arbor accepts ARBOR_MAX_STRIDE_LEVELS (>= this). */
 #define ARMCIA_MAX_STRIDE_LEVELS 7
 
-extern int armcia_me;    /* rank in ARBOR_TEAM_WORLD */
-extern int armcia_nproc; /* size of ARBOR_TEAM_WORLD */
+/* armci_error.c: the process's state and the error paths. */
+extern int armcia_me;         /* rank in ARBOR_TEAM_WORLD */
+extern int armcia_nproc;      /* size of ARBOR_TEAM_WORLD */
+extern int armcia_init_count; /* ARMCI_Init calls not yet matched by ARMCI_Finalize */
 
 /* Abort the job with a message naming the failed call (ARMCI's void calls have no status). */
 void armcia_die(const char *where, int status) __attribute__((noreturn));

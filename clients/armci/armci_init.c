@@ -1,49 +1,13 @@
-/* ARMCI_Init / Finalize and the error paths. */
+/* ARMCI_Init / Finalize: arbor and every module set up and torn down in order. */
 #include "armci_arbor.h"
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-
-int armcia_me = -1;
-int armcia_nproc = 0;
-static int init_count; /* ARMCI_Init may be called more than once; Finalize as often */
-
-void armcia_die(const char *where, int status)
-{
-    fprintf(stderr, "[armci-arbor %d] %s failed: %s\n", armcia_me, where,
-            arbor_strerror((arbor_status_t)status));
-    fflush(stderr);
-    abort();
-}
-
-int armcia_status(const char *where, arbor_status_t status)
-{
-    if (status == ARBOR_OK) return 0;
-    const char *verbose = getenv("ARMCI_ARBOR_VERBOSE");
-    if (verbose && strcmp(verbose, "0") != 0)
-        fprintf(stderr, "[armci-arbor %d] %s: %s\n", armcia_me, where, arbor_strerror(status));
-    return (int)status;
-}
-
-int armcia_unsupported(const char *name)
-{
-    fprintf(stderr, "[armci-arbor %d] %s is not implemented by libarmci_arbor\n", armcia_me, name);
-    fflush(stderr);
-    return ARBOR_ERR_UNSUPPORTED;
-}
-
-int armcia_check_init(const char *where)
-{
-    if (init_count > 0) return 0;
-    fprintf(stderr, "[armci-arbor] %s called before ARMCI_Init\n", where);
-    return ARBOR_ERR_NOT_INITIALIZED;
-}
 
 int PARMCI_Init(void)
 {
-    if (init_count > 0) {
-        init_count++;
+    if (armcia_init_count > 0) {
+        armcia_init_count++;
         return 0;
     }
     /* ARMCI promises asynchronous progress, and a GA program blocks in MPI between ARMCI calls:
@@ -61,7 +25,7 @@ int PARMCI_Init(void)
         fprintf(stderr, "[armci-arbor] arbor_init: %s\n", arbor_strerror(st));
         return (int)st;
     }
-    init_count = 1;
+    armcia_init_count = 1;
     return 0;
 }
 
@@ -89,13 +53,13 @@ int PARMCI_Init_thread_comm(int armci_requested, MPI_Comm comm)
 
 int PARMCI_Initialized(void)
 {
-    return init_count > 0;
+    return armcia_init_count > 0;
 }
 
 int PARMCI_Finalize(void)
 {
-    if (init_count == 0) return ARBOR_ERR_NOT_INITIALIZED;
-    if (--init_count > 0) return 0;
+    if (armcia_init_count == 0) return ARBOR_ERR_NOT_INITIALIZED;
+    if (--armcia_init_count > 0) return 0;
     int rc = armcia_hdl_wait_proc(-1);
     armcia_mutex_fini();
     armcia_mem_fini();
@@ -113,7 +77,7 @@ void ARMCI_Cleanup(void)
 {
     /* Called on the way to an abort (GA_Error): complete what this rank issued, so that the
      * data already sent is not lost; nothing collective can run here. */
-    if (init_count > 0) (void)arbor_quiet();
+    if (armcia_init_count > 0) (void)arbor_quiet();
 }
 
 void ARMCI_Error(const char *msg, int code)

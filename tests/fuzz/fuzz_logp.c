@@ -21,7 +21,7 @@ int arb_fuzz_logp(const uint8_t *data, size_t size)
     memcpy(text, data, size);
     text[size] = '\0';
     arb_logp_t m;
-    arb_logp_default("ucx", &m);
+    arb_logp_default_mapped(&m);
     if (arb_logp_parse(text, &m, err, sizeof(err)) != ARBOR_OK) return 0;
     const double v[5] = {m.L, m.os, m.orecv, m.g, m.G};
     for (int i = 0; i < 5; i++)

@@ -144,6 +144,10 @@ struct arb_tp {
     uint32_t offload_want;
     struct arb_ofi_coll *colls;
     struct arb_ofi_trig *trig;
+    /* Set by ofi_coll.c while it has contexts: takes a CQ completion (ARBOR_OK) or error entry
+     * of a provider collective or a triggered write, true when op_context was one of ours. A
+     * registration, so that progress, below the collectives, does not call them by name. */
+    bool (*coll_done)(struct arb_tp *tp, void *op_context, arbor_status_t status);
 
     /* what the provider demands or offers */
     bool mr_virt;   /* FI_MR_VIRT_ADDR: remote addresses are virtual addresses */
@@ -192,15 +196,19 @@ struct arb_tp {
     struct arb_tp_flush *spare_flush; /* the last flush object, kept for the next (ofi_flush.c) */
 };
 
-/* ofi_coll.c: provider collectives (offload hooks) */
+/* ofi_coll.c: provider collectives (offload hooks, listed with the triggered ones in
+ * arb_ofi_offload_ops, ofi_fabric.c) */
 extern const arb_tp_offload_ops_t arb_ofi_offload_ops;
+bool arb_ofi_hwcoll_query(arb_tp_t *tp, const arb_tp_hwcoll_args_t *a, int n);
+arbor_status_t arb_ofi_group_join(arb_tp_t *tp, const int *members, int n, arb_tp_group_t **g_p);
+arbor_status_t arb_ofi_group_test(arb_tp_t *tp, arb_tp_group_t *g);
+void arb_ofi_group_free(arb_tp_t *tp, arb_tp_group_t *g);
+arbor_status_t arb_ofi_hwcoll_post(arb_tp_t *tp, arb_tp_group_t *g, const arb_tp_hwcoll_args_t *a,
+                                   arb_tp_comp_t *comp);
 /* After the domain opened: the EQ a join reports on, and ARB_TP_CAP_HW_COLL where the
  * provider runs at least a barrier. Before fi_enable (the EQ is bound to the endpoint). */
 arbor_status_t arb_ofi_coll_open(arb_tp_t *tp);
 void arb_ofi_coll_close(arb_tp_t *tp);
-/* A CQ completion (status ARBOR_OK) or error entry of a provider collective or a triggered
- * write: true when op_context was one of ours. */
-bool arb_ofi_coll_done(arb_tp_t *tp, void *op_context, arbor_status_t status);
 /* Contexts for both (ofi_coll.c): a free one charged to comp, or NULL; its release on failure. */
 struct fi_triggered_context *arb_ofi_coll_ctx(arb_tp_t *tp, arb_tp_comp_t *comp);
 void arb_ofi_coll_ctx_drop(arb_tp_t *tp, struct fi_triggered_context *ctx);
@@ -229,9 +237,11 @@ void arb_ofi_rc_fini(arb_tp_t *tp);
 /* Counters for tests: hits, misses, evictions and live entries. */
 void arb_ofi_rc_stats(arb_tp_t *tp, uint64_t out[4]);
 
-/* ofi_mr.c */
+/* ofi_reg.c: one region registered with the provider (packed key filled in); its release. */
 arbor_status_t arb_ofi_reg(arb_tp_t *tp, void *addr, size_t len, uint64_t access, arb_tp_mr_t *mr);
 void arb_ofi_unreg(arb_tp_mr_t *mr);
+
+/* ofi_mr.c */
 /* A local descriptor for [addr, addr + len): false when FI_MR_LOCAL wants one and the range lies in
  * no registration (stage it instead). */
 bool arb_ofi_local_desc(arb_tp_t *tp, const void *addr, size_t len, void **desc_p);
@@ -269,7 +279,7 @@ arbor_status_t arb_ofi_put_signal(arb_tp_t *tp, const void *src, size_t len, arb
                                   uint64_t sig_add, arb_tp_comp_t *comp);
 arbor_status_t arb_ofi_fence(arb_tp_t *tp, int peer);
 
-/* ofi_progress.c */
+/* ofi_progress.c, ofi_flush.c */
 /* Remote-CQ-data signals: the word's segment offset / 8 in the low bits, the addend above. */
 #define ARB_OFI_SIG_OFF_BITS 40
 #define ARB_OFI_SIG_ADD_MAX  ((UINT64_C(1) << (64 - ARB_OFI_SIG_OFF_BITS)) - 1)
@@ -282,5 +292,7 @@ arbor_status_t arb_ofi_flush_test(arb_tp_t *tp, arb_tp_flush_t *f);
 void arb_ofi_flush_end(arb_tp_t *tp, arb_tp_flush_t *f);
 arbor_status_t arb_ofi_wait_fd(arb_tp_t *tp, int *fd_p);
 arbor_status_t arb_ofi_arm(arb_tp_t *tp);
+/* Default cost hints by the provider a describe() text names (ofi_hints.c). */
+void arb_ofi_hints(const char *described, arb_tp_hints_t *out);
 
 #endif /* ARB_TRANSPORTS_OFI_OFI_H */

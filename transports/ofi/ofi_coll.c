@@ -195,7 +195,7 @@ static size_t bcast_scatter_pieces(int n)
     return (size_t)n - m > m / 2 ? (size_t)n - m : m / 2;
 }
 
-static bool ofi_hwcoll_query(arb_tp_t *tp, const arb_tp_hwcoll_args_t *a, int n)
+bool arb_ofi_hwcoll_query(arb_tp_t *tp, const arb_tp_hwcoll_args_t *a, int n)
 {
     if (!(tp->caps & ARB_TP_CAP_HW_COLL) || (unsigned)a->kind >= NKIND || n < 1) return false;
     if (!cache_ready) cache_fill(tp);
@@ -204,8 +204,9 @@ static bool ofi_hwcoll_query(arb_tp_t *tp, const arb_tp_hwcoll_args_t *a, int n)
     case ARB_TP_HW_BARRIER:
         return max_count[a->kind][0][0] != 0;
     case ARB_TP_HW_BCAST:
-        /* util broadcast pieces: ceil(count / n) bytes each (ofi_hwcoll_post pads), but the
-         * binomial scatter sends several pieces in one message (bcast_scatter_pieces). */
+        /* util broadcast pieces: ceil(count / n) bytes each (arb_arb_arb_arb_arb_ofi_hwcoll_post
+         * pads), but the binomial scatter sends several pieces in one message
+         * (bcast_scatter_pieces). */
         if (strstr(tp->describe, "ofi_rxm") != NULL &&
             (a->count + (size_t)n - 1) / (size_t)n * bcast_scatter_pieces(n) > bcast_piece_max)
             return false;
@@ -217,10 +218,14 @@ static bool ofi_hwcoll_query(arb_tp_t *tp, const arb_tp_hwcoll_args_t *a, int n)
     return false;
 }
 
+static bool coll_done(arb_tp_t *tp, void *op_context, arbor_status_t status);
+
 static arbor_status_t ctx_alloc(arb_tp_t *tp)
 {
     if (tp->colls == NULL) tp->colls = calloc(NCOLL, sizeof(*tp->colls));
-    return tp->colls ? ARBOR_OK : ARBOR_ERR_NO_MEMORY;
+    if (tp->colls == NULL) return ARBOR_ERR_NO_MEMORY;
+    tp->coll_done = coll_done;
+    return ARBOR_OK;
 }
 
 struct fi_triggered_context *arb_ofi_coll_ctx(arb_tp_t *tp, arb_tp_comp_t *comp)
@@ -283,10 +288,13 @@ void arb_ofi_coll_close(arb_tp_t *tp)
     tp->eq = NULL;
     free(tp->colls);
     tp->colls = NULL;
+    tp->coll_done = NULL;
     cache_ready = false;
 }
 
-bool arb_ofi_coll_done(arb_tp_t *tp, void *op_context, arbor_status_t status)
+/* The completion handler progress calls (tp->coll_done): a CQ completion (status ARBOR_OK) or
+ * error entry of a provider collective or a triggered write; true when op_context was ours. */
+static bool coll_done(arb_tp_t *tp, void *op_context, arbor_status_t status)
 {
     uintptr_t p = (uintptr_t)op_context, lo = (uintptr_t)tp->colls;
 
@@ -306,7 +314,7 @@ bool arb_ofi_coll_done(arb_tp_t *tp, void *op_context, arbor_status_t status)
     return true;
 }
 
-static arbor_status_t ofi_group_join(arb_tp_t *tp, const int *members, int n, arb_tp_group_t **g_p)
+arbor_status_t arb_ofi_group_join(arb_tp_t *tp, const int *members, int n, arb_tp_group_t **g_p)
 {
     struct fi_av_set_attr attr = {0};
     fi_addr_t set_addr;
@@ -383,7 +391,7 @@ static arbor_status_t eq_poll(arb_tp_t *tp)
     return ARBOR_OK;
 }
 
-static arbor_status_t ofi_group_test(arb_tp_t *tp, arb_tp_group_t *g)
+arbor_status_t arb_ofi_group_test(arb_tp_t *tp, arb_tp_group_t *g)
 {
     if (g->status != ARBOR_OK) return g->status;
     if (g->joined) return ARBOR_OK;
@@ -397,7 +405,7 @@ static arbor_status_t ofi_group_test(arb_tp_t *tp, arb_tp_group_t *g)
     return ARBOR_OK;
 }
 
-static void ofi_group_free(arb_tp_t *tp, arb_tp_group_t *g)
+void arb_ofi_group_free(arb_tp_t *tp, arb_tp_group_t *g)
 {
     int rc;
 
@@ -419,8 +427,8 @@ static void *desc_of(arb_tp_t *tp, const void *buf, size_t len)
     return desc;
 }
 
-static arbor_status_t ofi_hwcoll_post(arb_tp_t *tp, arb_tp_group_t *g,
-                                      const arb_tp_hwcoll_args_t *a, arb_tp_comp_t *comp)
+arbor_status_t arb_ofi_hwcoll_post(arb_tp_t *tp, arb_tp_group_t *g, const arb_tp_hwcoll_args_t *a,
+                                   arb_tp_comp_t *comp)
 {
     ssize_t rc;
 
@@ -473,14 +481,3 @@ static arbor_status_t ofi_hwcoll_post(arb_tp_t *tp, arb_tp_group_t *g,
               fi_strerror((int)-rc));
     return ARBOR_ERR_TRANSPORT;
 }
-
-const arb_tp_offload_ops_t arb_ofi_offload_ops = {
-    .hwcoll_query = ofi_hwcoll_query,
-    .group_join = ofi_group_join,
-    .group_test = ofi_group_test,
-    .group_free = ofi_group_free,
-    .hwcoll_post = ofi_hwcoll_post,
-    .trig_region = arb_ofi_trig_region,
-    .trig_count = arb_ofi_trig_count,
-    .trig_post = arb_ofi_trig_post,
-};

@@ -438,6 +438,18 @@ static const char *ofi_describe(arb_tp_t *tp)
     return tp->describe;
 }
 
+/* The offload hooks: provider collectives (ofi_coll.c) and triggered writes (ofi_trigger.c). */
+const arb_tp_offload_ops_t arb_ofi_offload_ops = {
+    .hwcoll_query = arb_ofi_hwcoll_query,
+    .group_join = arb_ofi_group_join,
+    .group_test = arb_ofi_group_test,
+    .group_free = arb_ofi_group_free,
+    .hwcoll_post = arb_ofi_hwcoll_post,
+    .trig_region = arb_ofi_trig_region,
+    .trig_count = arb_ofi_trig_count,
+    .trig_post = arb_ofi_trig_post,
+};
+
 const arb_tp_ops_t arb_ofi_ops = {
     .name = "ofi",
     .open = ofi_open,
@@ -466,5 +478,6 @@ const arb_tp_ops_t arb_ofi_ops = {
     .all_connected = ofi_all_connected,
     .caps = ofi_caps,
     .describe = ofi_describe,
+    .hints = arb_ofi_hints,
     .offload = &arb_ofi_offload_ops,
 };

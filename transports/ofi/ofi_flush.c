@@ -1,5 +1,6 @@
 /*
- * libfabric backend: the flush of some peers (transport.h), by per-peer completion counting.
+ * libfabric backend: flush. The flush of every peer waits until nothing is in flight; the flush
+ * of some peers (transport.h) works by per-peer completion counting.
  * libfabric reports completions per endpoint (one CQ, counters per endpoint too), never per
  * peer, so the backend numbers each peer's accepted requests and lists the unfinished ones in
  * acceptance order (ofi_post.c). A flush notes each covered peer's next number when it starts
@@ -17,7 +18,11 @@
 
 #include "core/log.h"
 
+#include <sched.h>
 #include <stdlib.h>
+#include <time.h>
+
+#define CLOCK_CHECK_EVERY 256
 
 struct arb_tp_flush {
     int cap;          /* entries the arrays hold (the object is reused: tp->spare_flush) */
@@ -33,6 +38,34 @@ arbor_status_t arb_ofi_async_take(arb_tp_t *tp)
     tp->async_status = ARBOR_OK;
     for (int p = 0; tp->peers != NULL && p < tp->size; p++) tp->peers[p].status = ARBOR_OK;
     return status;
+}
+
+/* The flush of every peer: progress until nothing is in flight or queued. */
+static double now_s(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+arbor_status_t arb_ofi_flush(arb_tp_t *tp)
+{
+    double deadline = tp->timeout_s > 0 ? now_s() + tp->timeout_s : 0;
+    unsigned polls = 0;
+
+    if (tp->peers == NULL) return ARBOR_OK;
+    while (tp->inflight > 0 || tp->queued > 0) {
+        int n = arb_ofi_progress(tp);
+        if (n < 0) return (arbor_status_t)n;
+        if (n == 0 && tp->yield) sched_yield();
+        if (deadline > 0 && ++polls % CLOCK_CHECK_EVERY == 0 && now_s() > deadline) {
+            arb_error("flush: %ld operations in flight and %ld queued after %.1f s", tp->inflight,
+                      tp->queued, tp->timeout_s);
+            return ARBOR_ERR_TIMEOUT;
+        }
+    }
+    return arb_ofi_async_take(tp);
 }
 
 arbor_status_t arb_ofi_flush_start(arb_tp_t *tp, const int *peers, int n, arb_tp_flush_t **f_p)

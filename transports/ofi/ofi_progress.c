@@ -3,18 +3,15 @@
  * FI_PROGRESS_MANUAL (all three providers here), including the target side of peers' operations
  * on our memory, so every wait loop calls progress. Our completions release contexts and end
  * requests; peers' remote-CQ-data signals are added to their words in our segment (ofi_rma.c);
- * then the peer queues get another chance. Interrupt mode: the CQ's wait descriptor
- * (FI_WAIT_FD, fi_control FI_GETWAIT) and fi_trywait.
+ * then the peer queues get another chance; completions of provider collectives and triggered
+ * writes go to the handler ofi_coll.c registered (tp->coll_done). Interrupt mode: the CQ's wait
+ * descriptor (FI_WAIT_FD, fi_control FI_GETWAIT) and fi_trywait.
  */
 #include "transports/ofi/ofi.h"
 
 #include "core/log.h"
 
-#include <sched.h>
-#include <time.h>
-
-#define CQ_BATCH          16
-#define CLOCK_CHECK_EVERY 256
+#define CQ_BATCH 16
 
 /* Our context, or NULL for a completion of a peer's operation (op_context is then whatever the
  * provider leaves there). */
@@ -55,7 +52,7 @@ static arbor_status_t cq_error(arb_tp_t *tp)
         arb_error("fi_cq_readerr: %s", fi_strerror((int)-rc));
         return ARBOR_ERR_TRANSPORT;
     }
-    if (arb_ofi_coll_done(tp, err.op_context, ARBOR_ERR_TRANSPORT)) {
+    if (tp->coll_done != NULL && tp->coll_done(tp, err.op_context, ARBOR_ERR_TRANSPORT)) {
         arb_error("a provider collective failed: %s (%s)", fi_strerror(err.err),
                   fi_cq_strerror(tp->cq, err.prov_errno, err.err_data, NULL, 0));
         return ARBOR_OK;
@@ -94,7 +91,7 @@ int arb_ofi_progress(arb_tp_t *tp)
                     arb_ofi_ctx_done(tp, ctx, ARBOR_OK);
                 else if (ev[i].flags & FI_REMOTE_CQ_DATA)
                     signal_apply(tp, &ev[i]);
-                else if (arb_ofi_coll_done(tp, ev[i].op_context, ARBOR_OK))
+                else if (tp->coll_done != NULL && tp->coll_done(tp, ev[i].op_context, ARBOR_OK))
                     continue;
                 else
                     arb_warn("a completion that is neither ours nor a signal (flags 0x%llx); "
@@ -115,33 +112,6 @@ int arb_ofi_progress(arb_tp_t *tp)
     }
     if (tp->queued > 0) arb_ofi_drain(tp);
     return seen;
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-arbor_status_t arb_ofi_flush(arb_tp_t *tp)
-{
-    double deadline = tp->timeout_s > 0 ? now_s() + tp->timeout_s : 0;
-    unsigned polls = 0;
-
-    if (tp->peers == NULL) return ARBOR_OK;
-    while (tp->inflight > 0 || tp->queued > 0) {
-        int n = arb_ofi_progress(tp);
-        if (n < 0) return (arbor_status_t)n;
-        if (n == 0 && tp->yield) sched_yield();
-        if (deadline > 0 && ++polls % CLOCK_CHECK_EVERY == 0 && now_s() > deadline) {
-            arb_error("flush: %ld operations in flight and %ld queued after %.1f s", tp->inflight,
-                      tp->queued, tp->timeout_s);
-            return ARBOR_ERR_TIMEOUT;
-        }
-    }
-    return arb_ofi_async_take(tp);
 }
 
 arbor_status_t arb_ofi_wait_fd(arb_tp_t *tp, int *fd_p)

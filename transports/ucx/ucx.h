@@ -130,7 +130,8 @@ arbor_status_t arb_ucx_arm(arb_tp_t *tp);
 void arb_ucx_amo_ctx_free_all(arb_tp_t *tp);
 arb_ucx_amo_ctx_t *arb_ucx_amo_ctx_get(arb_tp_t *tp);
 void arb_ucx_amo_ctx_put(arb_ucx_amo_ctx_t *ctx, ucs_status_t status);
-/* Accounts for what a *_nbx call returned (ucx_rma.c). */
+/* Accounts for what a *_nbx call returned (ucx_req.c, with the status mapping and the pool of
+ * atomic contexts). */
 arbor_status_t arb_ucx_posted(ucs_status_ptr_t req, arb_tp_comp_t *comp, const char *what,
                               int peer);
 

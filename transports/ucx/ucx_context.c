@@ -399,6 +399,15 @@ static const char *ucx_describe(arb_tp_t *tp)
     return "ucx";
 }
 
+/* UCX moves node-local data through shared memory (its sm transports) and crosses hosts over
+ * its network transports: the mapped-memory and network defaults are its own figures, and it
+ * has no provider collectives. */
+static void ucx_hints(const char *described, arb_tp_hints_t *out)
+{
+    (void)described;
+    if (out) *out = (arb_tp_hints_t){0};
+}
+
 const arb_tp_ops_t arb_ucx_ops = {
     .name = "ucx",
     .open = ucx_open,
@@ -426,4 +435,5 @@ const arb_tp_ops_t arb_ucx_ops = {
     .arm = arb_ucx_arm,
     .caps = ucx_caps,
     .describe = ucx_describe,
+    .hints = ucx_hints,
 };

@@ -9,33 +9,9 @@
 #include "core/log.h"
 
 #include <sched.h>
-#include <stdlib.h>
 #include <time.h>
 
 #define CLOCK_CHECK_EVERY 256 /* polls between two deadline checks */
-
-arbor_status_t arb_ucx_status(ucs_status_t status)
-{
-    switch (status) {
-    case UCS_OK:
-        return ARBOR_OK;
-    case UCS_ERR_NO_RESOURCE:
-        return ARB_ERR_AGAIN;
-    case UCS_ERR_NO_MEMORY:
-        return ARBOR_ERR_NO_MEMORY;
-    case UCS_ERR_INVALID_PARAM:
-        return ARBOR_ERR_INVALID_ARG;
-    case UCS_ERR_UNSUPPORTED:
-        return ARBOR_ERR_UNSUPPORTED;
-    case UCS_ERR_TIMED_OUT:
-        return ARBOR_ERR_TIMEOUT;
-    case UCS_ERR_CONNECTION_RESET:
-    case UCS_ERR_ENDPOINT_TIMEOUT:
-        return ARBOR_ERR_PEER_LOST;
-    default:
-        return ARBOR_ERR_TRANSPORT;
-    }
-}
 
 static double now_s(void)
 {
@@ -93,22 +69,6 @@ static void rma_param(ucp_request_param_t *param, arb_tp_comp_t *comp)
     param->user_data = comp;
 }
 
-arbor_status_t arb_ucx_posted(ucs_status_ptr_t req, arb_tp_comp_t *comp, const char *what, int peer)
-{
-    if (req == NULL) return ARBOR_OK;
-    if (UCS_PTR_IS_ERR(req)) {
-        if (UCS_PTR_STATUS(req) != UCS_ERR_NO_RESOURCE)
-            arb_error("%s to peer %d failed: %s", what, peer,
-                      ucs_status_string(UCS_PTR_STATUS(req)));
-        return arb_ucx_status(UCS_PTR_STATUS(req));
-    }
-    if (comp != NULL)
-        arb_tp_comp_begin(comp);
-    else
-        ucp_request_free(req); /* fire and forget: flush completes it */
-    return ARBOR_OK;
-}
-
 /* ARB_ERR_AGAIN while a fence's flush to the peer is in flight; notes emulated traffic. */
 static bool peer_busy(arb_tp_t *tp, const arb_tp_rkey_t *rkey)
 {
@@ -141,31 +101,6 @@ arbor_status_t arb_ucx_get(arb_tp_t *tp, void *dst, size_t len, arb_tp_rkey_t *r
     rma_param(&param, comp);
     return arb_ucx_posted(ucp_get_nbx(rkey->ep, dst, len, rkey->base + off, rkey->rkey, &param),
                           comp, "get", rkey->peer);
-}
-
-arb_ucx_amo_ctx_t *arb_ucx_amo_ctx_get(arb_tp_t *tp)
-{
-    arb_ucx_amo_ctx_t *ctx = tp->free_amo;
-
-    if (ctx != NULL)
-        tp->free_amo = ctx->next;
-    else if ((ctx = malloc(sizeof(*ctx))) == NULL)
-        return NULL;
-    ctx->tp = tp;
-    ctx->comp = NULL;
-    return ctx;
-}
-
-void arb_ucx_amo_ctx_put(arb_ucx_amo_ctx_t *ctx, ucs_status_t status)
-{
-    arb_tp_t *tp = ctx->tp;
-
-    if (ctx->comp != NULL) {
-        if (status != UCS_OK) ctx->comp->status = arb_ucx_status(status);
-        arb_tp_comp_end(ctx->comp);
-    }
-    ctx->next = tp->free_amo;
-    tp->free_amo = ctx;
 }
 
 static void amo_done(void *req, ucs_status_t status, void *user_data)
@@ -454,14 +389,4 @@ arbor_status_t arb_ucx_arm(arb_tp_t *tp)
         return arb_ucx_status(status);
     }
     return ARBOR_OK;
-}
-
-void arb_ucx_amo_ctx_free_all(arb_tp_t *tp)
-{
-    arb_ucx_amo_ctx_t *ctx;
-
-    while ((ctx = tp->free_amo) != NULL) {
-        tp->free_amo = ctx->next;
-        free(ctx);
-    }
 }
