@@ -1,16 +1,16 @@
 /*
- * LogGP parameters (DESIGN.md, "LogP selector"): parsing of the "L=..,os=..,or=..,g=..,G=.."
- * syntax used by ARBOR_LOGP and arbor-tree, and the defaults that belong to no transport: the
- * cost of loads and stores through mapped node-shared memory, and of a network between hosts.
- * A transport's own figures are its hints (transports/transport.h, arb_tp_hints_t), which the
- * core turns into numbers before they reach this folder (core/model.c).
+ * LogGP parameters (docs/PERFORMANCE.md, "Calibration"): parsing of the
+ * "L=..,os=..,or=..,g=..,G=.." syntax used by ARBOR_LOGP and arbor-tree, and the defaults that
+ * belong to no transport: the cost of loads and stores through mapped node-shared memory, and of a
+ * network between hosts. A transport's own figures are its hints (transports/transport.h,
+ * arb_tp_hints_t), which the core turns into numbers before they reach this folder (core/model.c).
  *
- * Mapped same-node shared memory, from the one-way figures in docs/PLATFORM.md (Debian 12,
- * UCX 1.13.1, one host): put + fence + signal one way is 0.08-0.14 us and the raw shared-memory
- * flag ping-pong floor is 0.05-0.06 us, so L = 0.1 and o_s = o_r = g = 0.05. PLATFORM.md's
- * 64 KiB memcpy into a peer segment (0.7 us, about 90 GB/s) is cache-hot; we take
- * G = 0.00008 us/B (about 12 GB/s), what one core streams from DRAM, as the conservative bulk
- * rate.
+ * Mapped same-node shared memory: a put + fence + signal one way costs about a cache line's
+ * trip between cores, so L = 0.1 and o_s = o_r = g = 0.05; a cache-hot copy into a peer's
+ * segment runs far faster than one core streams from DRAM, and the default takes the DRAM
+ * rate, G = 0.00008 us/B (about 12 GB/s), as the conservative bulk rate. The figures behind
+ * these are in docs/TRANSPORTS.md ("Default costs"); ARBOR_LOGP_MEASURE replaces them with
+ * this machine's.
  */
 #include "algorithms/logp.h"
 #include "arbor.h"
@@ -180,12 +180,11 @@ void arb_logp_format(const arb_logp_t *m, char *buf, size_t len)
                                  *key_slot(&c, k));
 }
 
-/* Between nodes arbor goes through the network. Measured on the simulated cluster of
- * tests/cluster (MULTIHOST.md): UCX put latency between hosts over TCP is 20-25 us one way, and
- * ARBOR_LOGP_MEASURE there gives o = 6.4-9 and g = 8.4-14.4 us per message: a TCP message costs
+/* Between nodes arbor goes through the network. On the simulated cluster of tests/cluster
+ * (docs/TOPOLOGY.md; figures in docs/TRANSPORTS.md, "Default costs") a TCP message costs
  * its ends several microseconds of CPU (system calls, the stack on both sides), which the CPU
- * bound of ranks sharing CPUs counts (oversub.c). So o_s = o_r = 7, g = 8, L = 10 (the same 24 us
- * one way as before), G = 0.001 us/B (1 GB/s). On an RDMA fabric these are an order of magnitude
+ * bound of ranks sharing CPUs counts (oversub.c). So o_s = o_r = 7, g = 8, L = 10,
+ * G = 0.001 us/B (1 GB/s). On an RDMA fabric these are an order of magnitude
  * lower: set them with ARBOR_LOGP="inter:..." (or measure). */
 static const arb_logp_t logp_inter_tcp = {
     .L = 10, .os = 7, .orecv = 7, .g = 8, .G = 0.001, .G1 = 0.001};

@@ -1,5 +1,5 @@
 /*
- * LogGP model (DESIGN.md): a message of m bytes sent at t is usable by its receiver at
+ * LogGP model (docs/PERFORMANCE.md): a message of m bytes sent at t is usable by its receiver at
  * t + T(m), T(m) = o_s + L + m*G + o_r; a node can start a new send every s(m) = max(o_s, g, m*G).
  * All times in microseconds, G in microseconds per byte.
  */

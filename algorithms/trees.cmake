@@ -1,5 +1,4 @@
-# LogGP model and broadcast tree builders (DESIGN.md, "LogP selector and Karp-optimal
-# broadcast trees"). Pure C, no transport: arbor-tree and the unit tests use them directly.
+# LogGP model and broadcast tree builders (docs/TOPOLOGY.md, docs/PERFORMANCE.md). Pure C, no transport: arbor-tree and the unit tests use them directly.
 target_sources(arbor_obj PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/logp.c
   ${CMAKE_CURRENT_LIST_DIR}/logp_file.c

@@ -142,8 +142,8 @@ static bool bad_alias(const void *send, size_t slen, const void *recv, size_t rl
     return overlap(send, slen, recv, rlen);
 }
 
-/* Validates everything that can be checked locally (DESIGN.md: bad input returns its code and
- * changes nothing). */
+/* Validates everything that can be checked locally (bad input returns its code and changes
+ * nothing). */
 static arbor_status_t validate(const struct arbor_team *t, const arb_call_t *c, size_t elem)
 {
     arb_coll_t k = arb_coll_shape(c->coll);

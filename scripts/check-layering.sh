@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Layering rules of STYLE.md checked by grep over the library sources (core, algorithms,
+# Layering rules (docs/ARCHITECTURE.md) checked by grep over the library sources (core, algorithms,
 # transports, bootstrap, include): PMIx headers only in bootstrap/, UCX headers only in
 # transports/ucx/, libfabric headers only in transports/ofi/, getenv("ARBOR_...") only in
 # core/config.c, a launcher's variables (OMPI_*, SLURM_*, PMIX_*, ...) only in bootstrap/.

@@ -1,4 +1,4 @@
-# Unit tier (STYLE.md section 6): plain executables, no launcher; each prints a summary and
+# Unit tier: plain executables, no launcher; each prints a summary and
 # exits non-zero on a failure.
 foreach(t logp calib trees peer_copy heap onecopy sched_hash)
   add_executable(unit_${t} ${CMAKE_CURRENT_LIST_DIR}/unit_${t}.c)

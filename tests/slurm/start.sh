@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Start a one-node Slurm cluster on this machine (docs PLATFORM.md, "Slurm on one machine"):
+# Start a one-node Slurm cluster on this machine (README.md, the srun tests):
 # munged as the munge user, slurmctld and slurmd as root with a private slurm.conf in
 # $ARBOR_SLURM_DIR (default /tmp/arbor-slurm), CPUs=8 (config_overrides) so 8 ranks fit on any
 # machine, partition OverSubscribe=FORCE:8, MpiDefault=pmix. Waits (bounded) until sinfo shows

@@ -2,21 +2,21 @@
  * The libfabric backend's default cost hints, chosen by the provider describe() names
  * ("ofi:<provider>"). Every rank derives the same numbers from the same name.
  *
- * - shm: docs/PLATFORM.md has no one-way figure; libfabric's shm provider goes through a
- *   command queue with manual progress, so we take a few times the cost of mapped memory:
- *   L = 0.5, o = g = 0.3, G = 0.0001 us/B (10 GB/s), G1 = G / 2 (one copy reads each line
- *   once). Gc (cross-memory attach, core/cma.h): a 1 MiB process_vm_readv takes 78-120 us, a
- *   1 MiB bcast at P=2 through shm's slots (a provider put and a copy out) 157 us: Gc = 0.6 G
- *   (one copy from about 64 KiB, where the call's 1.5 us stops mattering).
- * - tcp, sockets, net (each also under ofi_rxm): UCX over tcp is 15-25 us one way and a
- *   2-rank 8-byte allreduce over tcp;ofi_rxm about 15 us, so L = 15, o_s = o_r = g = 2,
+ * - shm: libfabric's shm provider goes through a command queue with manual progress, so we
+ *   take a few times the cost of mapped memory: L = 0.5, o = g = 0.3, G = 0.0001 us/B
+ *   (10 GB/s), G1 = G / 2 (one copy reads each line once). Gc (cross-memory attach,
+ *   core/cma.h) = 0.6 G: a cross-memory read beats a provider put and a copy out from about
+ *   64 KiB, where the call's fixed cost stops mattering.
+ * - tcp, sockets, net (each also under ofi_rxm): a message over loopback TCP costs tens of
+ *   microseconds one way and a few of CPU at each end, so L = 15, o_s = o_r = g = 2,
  *   G = G1 = 0.001 us/B (1 GB/s, loopback TCP: no in-place read over a network).
+ * The measurements behind these are in docs/TRANSPORTS.md, "Default costs".
  * - any other provider: no figure of its own (the mapped-memory defaults).
  *
  * Provider collectives: ofi_rxm runs libfabric's util collectives, tagged messages over the
  * same connections scheduled by the provider (recursive doubling for allreduce and barrier,
  * scatter + allgather for broadcast), whose per-call bookkeeping (allocating the operation and
- * its work items, a copy per step) costs about 10 us (docs/OFFLOAD.md has the measurement).
+ * its work items, a copy per step) is taken as 10 us (docs/OFFLOAD.md has the measurement).
  * Others: no figure (the switch-offload default of algorithms/logp.h).
  */
 #include "transports/ofi/ofi.h"

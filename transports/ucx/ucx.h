@@ -2,7 +2,7 @@
  * UCX (ucp) backend: private state shared by the files of transports/ucx/. The segment is the
  * core's node-shared memory, registered; or, when the core passes none (ARBOR_DIRECT=n),
  * allocated by ucp_mem_map(ALLOCATE), the only memory UCX gives true one-sided shared-memory RMA
- * and a ucp_rkey_ptr mapping (PLATFORM.md, UCX section).
+ * and a ucp_rkey_ptr mapping (docs/TRANSPORTS.md, "UCX").
  */
 #ifndef ARB_TRANSPORTS_UCX_UCX_H
 #define ARB_TRANSPORTS_UCX_UCX_H

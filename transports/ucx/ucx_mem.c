@@ -1,7 +1,7 @@
 /*
  * UCX backend: registration of memory other than the segment (ucp_mem_map without ALLOCATE) and
  * remote keys of such memory. On shared memory UCX serves these with software emulation that
- * needs the target's progress (PLATFORM.md); the segment is the fast path.
+ * needs the target's progress (docs/TRANSPORTS.md); the segment is the fast path.
  */
 #include "transports/ucx/ucx.h"
 
