@@ -90,6 +90,25 @@ static void team_collectives(shmem_team_t team, const char *what)
     unsigned long uxor = 0, ux = 1;
     shmem_ulong_xor_reduce(team, &uxor, &ux, 1);
     CHECK(uxor == (unsigned long)(n % 2), "%s xor", what);
+    /* The generic bitwise reductions on signed types: short, int and long are int16_t, int32_t
+     * and int64_t; long long has functions of its own. */
+    static short sand, sall;
+    static int ior, ibit;
+    static long lxor, lone = 1;
+    static long long llor, llbit;
+    sall = (short)(0x70 | (1 << (me % 4)));
+    ibit = 1 << (me % 16);
+    llbit = 1LL << (me % 40 + 20);
+    shmem_and_reduce(team, &sand, &sall, 1);
+    shmem_or_reduce(team, &ior, &ibit, 1);
+    shmem_xor_reduce(team, &lxor, &lone, 1);
+    shmem_or_reduce(team, &llor, &llbit, 1);
+    CHECK(sand == (n == 1 ? sall : 0x70), "%s generic short and %x", what, sand);
+    CHECK(ior == (n >= 16 ? 0xffff : (1 << n) - 1), "%s generic int or %x", what, ior);
+    CHECK(lxor == n % 2, "%s generic long xor %ld", what, lxor);
+    long long llwant = 0;
+    for (int r = 0; r < n; r++) llwant |= 1LL << (r % 40 + 20);
+    CHECK(llor == llwant, "%s generic long long or %llx", what, llor);
     double dsrc = 0.5 * me, dsum = 0;
     shmem_double_sum_reduce(team, &dsum, &dsrc, 1);
     CHECK(dsum == 0.25 * n * (n - 1), "%s double sum %g", what, dsum);
