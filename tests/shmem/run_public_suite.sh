@@ -44,7 +44,7 @@ fi
 for p in $progs; do
     extra=""
     case $p in
-    shmem_ctx | shmem_ctx_pipelined_reduce) extra="-fopenmp" ;;
+    shmem_ctx) extra="-fopenmp" ;;
     rma_coverage_pshmem) continue ;;
     esac
     if ! ${CC:-cc} $cflags $extra -o "$out/bin/$p" "$suite/$p.c" $libs >"$out/build/$p.log" 2>&1; then

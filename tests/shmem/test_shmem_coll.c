@@ -224,6 +224,41 @@ int main(void)
     shmem_team_destroy(xt);
     shmem_team_destroy(yt);
 
+    /* Splits whose PEs pass different layouts, each naming its own team: a team of itself,
+     * then the even and the odd PEs (the odd ones name start 1). */
+    static int self_in, self_out;
+    shmem_team_t self = SHMEM_TEAM_INVALID;
+    CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, me, 1, 1, NULL, 0, &self) == 0 &&
+              self != SHMEM_TEAM_INVALID,
+          "split to a team of one");
+    if (self != SHMEM_TEAM_INVALID) {
+        CHECK(shmem_team_n_pes(self) == 1 && shmem_team_my_pe(self) == 0, "team of one: %d of %d",
+              shmem_team_my_pe(self), shmem_team_n_pes(self));
+        CHECK(shmem_team_translate_pe(self, 0, SHMEM_TEAM_WORLD) == me, "team of one translates");
+        self_in = me + 5;
+        self_out = -1;
+        CHECK(shmem_int_fcollect(self, &self_out, &self_in, 1) == 0 && self_out == me + 5,
+              "team of one fcollect %d", self_out);
+        shmem_team_destroy(self);
+    }
+    shmem_team_t parity = SHMEM_TEAM_INVALID;
+    int pstart = me % 2, psize = (npes - pstart + 1) / 2;
+    CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, pstart, 2, psize, NULL, 0, &parity) == 0 &&
+              parity != SHMEM_TEAM_INVALID,
+          "parity split");
+    if (parity != SHMEM_TEAM_INVALID) {
+        CHECK(shmem_team_n_pes(parity) == psize && shmem_team_my_pe(parity) == me / 2,
+              "parity team: %d of %d", shmem_team_my_pe(parity), shmem_team_n_pes(parity));
+        static int psum, pme;
+        pme = me;
+        shmem_int_sum_reduce(parity, &psum, &pme, 1);
+        int want = 0;
+        for (int r = pstart; r < npes; r += 2) want += r;
+        CHECK(psum == want, "parity sum %d, want %d", psum, want);
+        shmem_team_destroy(parity);
+    }
+    shmem_barrier_all();
+
     /* Deprecated active-set collectives: the world, then the even PEs (logPE_stride 1). */
     long *asrc = shmem_malloc(sizeof(long) * 64), *adst = shmem_malloc(sizeof(long) * 64);
     int *isrc = shmem_malloc(sizeof(int) * N), *idst = shmem_malloc(sizeof(int) * N);
