@@ -30,9 +30,10 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 mkdir -p "$out/bin" "$out/logs" "$out/build"
 : >"$out/results.txt"
 
-# The suite's headers (e.g. pthread_barrier.h) sit beside its sources; SHMEM_INTERNAL_INCLUDE is
-# not set, as the suite builds against an installed shmem.h.
-cflags="-std=gnu11 -O1 -I$src/clients/shmem -I$build/clients/shmem -I$suite"
+# The suite's headers (e.g. pthread_barrier.h) sit beside its sources. ENABLE_SHMEMX_TESTS is
+# what Sandia OpenSHMEM's --enable-shmemx-tests defines: its put-with-signal programs include
+# shmemx.h only then (EXTRA_CFLAGS adds or overrides flags).
+cflags="-std=gnu11 -O1 -DENABLE_SHMEMX_TESTS -I$src/clients/shmem -I$build/clients/shmem -I$suite ${EXTRA_CFLAGS:-}"
 libs="-L$build/lib -Wl,-rpath,$build/lib -lshmem_arbor -larbor -lpthread -lm"
 
 if [ -n "${ONLY:-}" ]; then
