@@ -39,14 +39,16 @@ enum {
     SHMEM_THREAD_MULTIPLE = 3
 };
 
-enum {
+/* The comparison constants. The standard passes them as int; the type name is the one other
+ * implementations give them, which programs written for those declare comparisons with. */
+typedef enum shmem_cmp {
     SHMEM_CMP_EQ = 0,
     SHMEM_CMP_NE = 1,
     SHMEM_CMP_GT = 2,
     SHMEM_CMP_GE = 3,
     SHMEM_CMP_LT = 4,
     SHMEM_CMP_LE = 5
-};
+} shmem_cmp_t;
 #define _SHMEM_CMP_EQ SHMEM_CMP_EQ
 #define _SHMEM_CMP_NE SHMEM_CMP_NE
 #define _SHMEM_CMP_GT SHMEM_CMP_GT

@@ -224,6 +224,8 @@ int main(void)
     int neg = -1;
     unsigned int big = 0xffffffffu;
     CHECK(shmem_int_test(&neg, SHMEM_CMP_LT, 0) == 1, "signed compare");
+    shmem_cmp_t lt = SHMEM_CMP_LT; /* the type other implementations name the constants by */
+    CHECK(shmem_int_test(&neg, lt, 0) == 1, "shmem_cmp_t compare");
     CHECK(shmem_uint_test(&big, SHMEM_CMP_GT, 0u) == 1, "unsigned compare");
     /* Generic wait: the left neighbour sets our short. */
     short *s = shmem_calloc(1, sizeof(short));
