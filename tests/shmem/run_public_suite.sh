@@ -12,8 +12,6 @@
 # (passed through; default ARBOR_TRANSPORT=ucx), MPIRUN (default mpirun), CC (default cc).
 # A program passes when the job exits 0 within the timeout. Results: OUT_DIR/results.txt (one
 # line per program and PE count), OUT_DIR/logs/<program>.<pes>.log, OUT_DIR/build/<program>.log.
-# Programs that need an argument or a special PE count are listed in ARGS below, the way the
-# suite's own Makefile.am runs them.
 set -u
 suite=${1:?usage: run_public_suite.sh SUITE_DIR BUILD_DIR [OUT_DIR]}
 build=${2:?usage: run_public_suite.sh SUITE_DIR BUILD_DIR [OUT_DIR]}
@@ -56,12 +54,8 @@ for p in $progs; do
         continue
     fi
     for n in $pes; do
-        args=""
-        case $p in
-        # As the suite's Makefile runs them: a small problem size where the default is large.
-        bigget | bigput) args="-l 10" ;;
-        esac
-        timeout -k 5 "$limit" $mpirun --oversubscribe --bind-to none -np "$n" "$out/bin/$p" $args \
+        # No arguments: the suite's Makefile runs every program with its defaults.
+        timeout -k 5 "$limit" $mpirun --oversubscribe --bind-to none -np "$n" "$out/bin/$p" \
             >"$out/logs/$p.$n.log" 2>&1 </dev/null
         rc=$?
         case $rc in
