@@ -3,13 +3,15 @@
 # libshmem_arbor, unmodified: builds each program against this build's shmem.h and libraries and
 # runs it at the given PE counts under mpirun, recording pass / fail / build failure / timeout.
 # Not part of ctest or CI, and it fetches nothing: the suite's sources are third-party code and
-# must not be committed here. Fetch them yourself into a folder of your choice, e.g.
-#   git clone https://github.com/Sandia-OpenSHMEM/SOS && cp SOS/test/unit/*.c SOS/test/unit/*.h DIR/
-# (the .f90 and .cpp programs are not built). Usage:
+# must not be committed here. Fetch them yourself into a folder of your choice: from a source
+# release or a clone of Sandia OpenSHMEM, copy test/unit/*.c and test/include/pthread_barrier.h
+# into DIR (the .f90 and .cpp programs are not built). clients/shmem/README.md has the last
+# results. Usage:
 #   tests/shmem/run_public_suite.sh SUITE_DIR BUILD_DIR [OUT_DIR]
 # Environment: PES (default "2 4"), TIMEOUT (seconds per run, default 60), ONLY (space-separated
 # program names to run, default every *.c in SUITE_DIR), ARBOR_TRANSPORT / ARBOR_OFI_PROVIDER
-# (passed through; default ARBOR_TRANSPORT=ucx), MPIRUN (default mpirun), CC (default cc).
+# (passed through; default ARBOR_TRANSPORT=ucx), MPIRUN (default mpirun), CC (default cc),
+# EXTRA_CFLAGS, SHMEM_INCLUDE / SHMEM_LIBDIR (below).
 # A program passes when the job exits 0 within the timeout. Results: OUT_DIR/results.txt (one
 # line per program and PE count), OUT_DIR/logs/<program>.<pes>.log, OUT_DIR/build/<program>.log.
 set -u
@@ -31,8 +33,12 @@ mkdir -p "$out/bin" "$out/logs" "$out/build"
 # The suite's headers (e.g. pthread_barrier.h) sit beside its sources. ENABLE_SHMEMX_TESTS is
 # what Sandia OpenSHMEM's --enable-shmemx-tests defines: its put-with-signal programs include
 # shmemx.h only then (EXTRA_CFLAGS adds or overrides flags).
-cflags="-std=gnu11 -O1 -DENABLE_SHMEMX_TESTS -I$src/clients/shmem -I$build/clients/shmem -I$suite ${EXTRA_CFLAGS:-}"
-libs="-L$build/lib -Wl,-rpath,$build/lib -lshmem_arbor -larbor -lpthread -lm"
+# SHMEM_INCLUDE / SHMEM_LIBDIR point at another shmem.h / libshmem_arbor (another version, to
+# compare); by default this tree's headers and BUILD_DIR/lib.
+incdir=${SHMEM_INCLUDE:-$src/clients/shmem}
+libdir=${SHMEM_LIBDIR:-$build/lib}
+cflags="-std=gnu11 -O1 -DENABLE_SHMEMX_TESTS -I$incdir -I$suite ${EXTRA_CFLAGS:-}"
+libs="-L$libdir -Wl,-rpath,$libdir -L$build/lib -Wl,-rpath,$build/lib -lshmem_arbor -larbor -lpthread -lm"
 
 if [ -n "${ONLY:-}" ]; then
     progs=$ONLY

@@ -33,7 +33,8 @@ static void team_collectives(shmem_team_t team, const char *what)
         shmem_free(src);
         return;
     }
-    /* broadcast from the last member */
+    /* broadcast from the last member: dest is updated on every member, the root included (team
+     * broadcasts of OpenSHMEM 1.5; the active-set ones leave the root's dest alone) */
     for (int i = 0; i < N; i++) src[i] = 100 * world_me + i;
     memset(dst, 0, sizeof(long) * N);
     int root = n - 1, root_world = shmem_team_translate_pe(team, root, SHMEM_TEAM_WORLD);
