@@ -8,8 +8,8 @@
  * Threads of one PE first pass a local gate per lock (a semaphore, so that the thread that
  * clears the lock need not be the one that set it): only one of them at a time competes for the
  * word on PE 0 and the others sleep instead of spinning on it. Without the gate, many threads
- * spinning on compare-and-swap starve the holder on a busy node (a lock round then takes
- * seconds). A PE holds the lock for all its threads, as the word records PEs, not threads.
+ * spinning on compare-and-swap take the cores the holder needs when threads outnumber cores.
+ * A PE holds the lock for all its threads, as the word records PEs, not threads.
  */
 #include <sched.h>
 #include <semaphore.h>
