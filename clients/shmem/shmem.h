@@ -39,14 +39,16 @@ enum {
     SHMEM_THREAD_MULTIPLE = 3
 };
 
-enum {
+/* The comparison constants. The standard passes them as int; the type name is the one other
+ * implementations give them, which programs written for those declare comparisons with. */
+typedef enum shmem_cmp {
     SHMEM_CMP_EQ = 0,
     SHMEM_CMP_NE = 1,
     SHMEM_CMP_GT = 2,
     SHMEM_CMP_GE = 3,
     SHMEM_CMP_LT = 4,
     SHMEM_CMP_LE = 5
-};
+} shmem_cmp_t;
 #define _SHMEM_CMP_EQ SHMEM_CMP_EQ
 #define _SHMEM_CMP_NE SHMEM_CMP_NE
 #define _SHMEM_CMP_GT SHMEM_CMP_GT
@@ -252,6 +254,9 @@ typedef struct {
     X(uint32_t, uint32)                                                                            \
     X(uint64_t, uint64)                                                                            \
     X(size_t, size)
+/* Bitwise team reductions on long long, beyond the standard's list: programs written for other
+ * implementations call them through the generic shmem_and_reduce and friends. */
+#define SHMEM_REDUCE_BITWISE_EXT_TYPES(X) X(long long, longlong)
 /* Team reductions: comparison (max, min). */
 #define SHMEM_REDUCE_MINMAX_TYPES(X)                                                               \
     X(char, char)                                                                                  \
@@ -616,6 +621,7 @@ SHMEM_RMA_TYPES(SHMEM_DECL_COLL_)
 #define SHMEM_DECL_REDUCE_MINMAX_(T, N) SHMEM_DECL_REDUCE_(T, N, max) SHMEM_DECL_REDUCE_(T, N, min)
 #define SHMEM_DECL_REDUCE_ARITH_(T, N)  SHMEM_DECL_REDUCE_(T, N, sum) SHMEM_DECL_REDUCE_(T, N, prod)
 SHMEM_REDUCE_BITWISE_TYPES(SHMEM_DECL_REDUCE_BIT_)
+SHMEM_REDUCE_BITWISE_EXT_TYPES(SHMEM_DECL_REDUCE_BIT_)
 SHMEM_REDUCE_MINMAX_TYPES(SHMEM_DECL_REDUCE_MINMAX_)
 SHMEM_REDUCE_ARITH_TYPES(SHMEM_DECL_REDUCE_ARITH_)
 
@@ -710,13 +716,20 @@ SHMEM_TOALL_ARITH_TYPES(SHMEM_DECL_TOALL_ARITH_)
              : P##uint##S, unsigned long                                                           \
              : P##ulong##S, unsigned long long                                                     \
              : P##ulonglong##S)
+/* The signed bitwise types are the fixed-width ones (int8_t .. int64_t are signed char, short,
+ * int and long here); long long has its own functions, as it is no fixed-width type here. */
 #define SHMEM_G_RED_BIT_(P, X, S)                                                                  \
     _Generic(*(X), unsigned char                                                                   \
              : P##uchar##S, unsigned short                                                         \
              : P##ushort##S, unsigned int                                                          \
              : P##uint##S, unsigned long                                                           \
              : P##ulong##S, unsigned long long                                                     \
-             : P##ulonglong##S)
+             : P##ulonglong##S, int8_t                                                             \
+             : P##int8##S, int16_t                                                                 \
+             : P##int16##S, int32_t                                                                \
+             : P##int32##S, int64_t                                                                \
+             : P##int64##S, long long                                                              \
+             : P##longlong##S)
 #define SHMEM_G_RED_MINMAX_(P, X, S)                                                               \
     _Generic(*(X), char                                                                            \
              : P##char##S, signed char                                                             \

@@ -1,6 +1,6 @@
 /*
  * Point-to-point synchronisation (wait_until / test families, signal_wait_until), ordering and
- * completion (fence, quiet), locks, and the world barriers.
+ * completion (fence, quiet) and the world barriers (locks: shmem_lock.c).
  *
  * The wait_until / test families are arbor_wait_set / arbor_test_set (one word is a set of
  * one). Static data that is not registered (SHMEM_SYMMETRIC_STATIC=0) and words outside the
@@ -304,46 +304,4 @@ void shmem_sync_all(void)
 {
     shm_require_init("shmem_sync_all");
     shm_check(arbor_barrier(ARBOR_TEAM_WORLD), "shmem_sync_all");
-}
-
-/* ---- locks ---------------------------------------------------------------------------- */
-/*
- * A lock is the symmetric long's word on PE 0: 0 free, else 1 + the holder's PE, taken by
- * compare-and-swap and released by an atomic set after a quiet (so that what the holder wrote
- * under the lock is complete before the next holder can take it).
- */
-static long lock_try(long *lock)
-{
-    uint64_t free_word = 0, mine = (uint64_t)shm.me + 1, old = 0;
-    shm_check(arbor_atomic(0, shm_remote(lock, 0), ARBOR_AMO_CSWAP, ARBOR_UINT64, &mine, &free_word,
-                           &old),
-              "shmem_set_lock");
-    return (long)old;
-}
-
-void shmem_set_lock(long *lock)
-{
-    shm_require_init("shmem_set_lock");
-    if (!lock) shm_fatal("shmem_set_lock", "NULL lock");
-    unsigned spins = 0;
-    while (lock_try(lock) != 0) shm_progress(&spins);
-}
-
-int shmem_test_lock(long *lock)
-{
-    shm_require_init("shmem_test_lock");
-    if (!lock) shm_fatal("shmem_test_lock", "NULL lock");
-    return lock_try(lock) == 0 ? 0 : 1;
-}
-
-void shmem_clear_lock(long *lock)
-{
-    shm_require_init("shmem_clear_lock");
-    if (!lock) shm_fatal("shmem_clear_lock", "NULL lock");
-    shmem_quiet();
-    uint64_t mine = (uint64_t)shm.me + 1, free_word = 0, old = 0;
-    shm_check(arbor_atomic(0, shm_remote(lock, 0), ARBOR_AMO_CSWAP, ARBOR_UINT64, &free_word, &mine,
-                           &old),
-              "shmem_clear_lock");
-    if (old != mine) shm_fatal("shmem_clear_lock", "the lock is not held by this PE");
 }

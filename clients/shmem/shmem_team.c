@@ -115,8 +115,35 @@ int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, in
     if (!new_team) return -1;
     *new_team = SHMEM_TEAM_INVALID;
     if (!team_ok(parent_team)) return -1;
+    /* OpenSHMEM lets PEs outside a new team pass other layouts (each PE of a team of one, say,
+     * names itself); arbor's strided split takes one layout for the whole parent. Where the
+     * PEs disagree, each team is made from its members' own layout by a colour split: a PE
+     * joins at most one team, so the team's first member (its start) tells teams apart. */
+    int mine[6] = {start, -start, stride, -stride, size, -size}, agreed[6];
+    arbor_status_t st = arbor_allreduce(parent_team->arbor, mine, agreed, 6, ARBOR_INT, ARBOR_MAX);
+    if (st != ARBOR_OK) return wrap(st, ARBOR_TEAM_NULL, NULL, 0, new_team);
     arbor_team_h h = ARBOR_TEAM_NULL;
-    arbor_status_t st = arbor_team_split_strided(parent_team->arbor, start, stride, size, &h);
+    bool same = true;
+    for (int i = 0; i < 6; i += 2) same = same && agreed[i] == -agreed[i + 1];
+    if (same) {
+        st = arbor_team_split_strided(parent_team->arbor, start, stride, size, &h);
+        return wrap(st, h, config, config_mask, new_team);
+    }
+    int me = parent_team->my_pe, n = parent_team->n_pes, color = -1, key = 0;
+    bool valid = size >= 1 && (stride != 0 || size == 1) && start >= 0 && start < n &&
+                 (long)start + (long)(size - 1) * stride >= 0 &&
+                 (long)start + (long)(size - 1) * stride < n;
+    for (int i = 0; valid && i < size; i++)
+        if ((long)start + (long)i * stride == me) {
+            color = start;
+            key = i;
+            break;
+        }
+    st = arbor_team_split(parent_team->arbor, color, key, &h);
+    if (st == ARBOR_OK && !valid) {
+        if (h != ARBOR_TEAM_NULL) arbor_team_free(&h);
+        return -1;
+    }
     return wrap(st, h, config, config_mask, new_team);
 }
 

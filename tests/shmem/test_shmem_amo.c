@@ -2,6 +2,7 @@
  * forms, fetching _nbi), on heap and static words; locks; the wait_until / test families
  * including the set and vector forms. */
 #include <shmem.h>
+#include <shmemx.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -223,6 +224,8 @@ int main(void)
     int neg = -1;
     unsigned int big = 0xffffffffu;
     CHECK(shmem_int_test(&neg, SHMEM_CMP_LT, 0) == 1, "signed compare");
+    shmem_cmp_t lt = SHMEM_CMP_LT; /* the type other implementations name the constants by */
+    CHECK(shmem_int_test(&neg, lt, 0) == 1, "shmem_cmp_t compare");
     CHECK(shmem_uint_test(&big, SHMEM_CMP_GT, 0u) == 1, "unsigned compare");
     /* Generic wait: the left neighbour sets our short. */
     short *s = shmem_calloc(1, sizeof(short));
@@ -232,6 +235,23 @@ int main(void)
     CHECK(*s == -3, "short wait_until");
     shmem_barrier_all();
     shmem_free(s);
+
+    /* shmemx.h: the pre-1.4 bitwise AMO names reach the same words; the timer advances. */
+    static uint64_t xbits;
+    shmem_barrier_all();
+    shmemx_uint64_atomic_or(&xbits, (uint64_t)1 << (me % 64), 0);
+    shmem_barrier_all();
+    if (me == 0) {
+        uint64_t want = 0;
+        for (int r = 0; r < npes; r++) want |= (uint64_t)1 << (r % 64);
+        CHECK(xbits == want, "shmemx or %llx", (unsigned long long)xbits);
+        CHECK(shmemx_uint64_atomic_fetch_xor(&xbits, want, 0) == want && xbits == 0,
+              "shmemx fetch_xor");
+    }
+    double t0 = shmemx_wtime(), t1 = t0;
+    while (t1 == t0) t1 = shmemx_wtime();
+    CHECK(t0 > 0 && t1 > t0, "shmemx_wtime %g %g", t0, t1);
+    shmem_barrier_all();
     shmem_free(vals);
     shmem_free(flags);
     shmem_free(heap_lock);

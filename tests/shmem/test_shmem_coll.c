@@ -33,7 +33,8 @@ static void team_collectives(shmem_team_t team, const char *what)
         shmem_free(src);
         return;
     }
-    /* broadcast from the last member */
+    /* broadcast from the last member: dest is updated on every member, the root included (team
+     * broadcasts of OpenSHMEM 1.5; the active-set ones leave the root's dest alone) */
     for (int i = 0; i < N; i++) src[i] = 100 * world_me + i;
     memset(dst, 0, sizeof(long) * N);
     int root = n - 1, root_world = shmem_team_translate_pe(team, root, SHMEM_TEAM_WORLD);
@@ -90,6 +91,25 @@ static void team_collectives(shmem_team_t team, const char *what)
     unsigned long uxor = 0, ux = 1;
     shmem_ulong_xor_reduce(team, &uxor, &ux, 1);
     CHECK(uxor == (unsigned long)(n % 2), "%s xor", what);
+    /* The generic bitwise reductions on signed types: short, int and long are int16_t, int32_t
+     * and int64_t; long long has functions of its own. */
+    static short sand, sall;
+    static int ior, ibit;
+    static long lxor, lone = 1;
+    static long long llor, llbit;
+    sall = (short)(0x70 | (1 << (me % 4)));
+    ibit = 1 << (me % 16);
+    llbit = 1LL << (me % 40 + 20);
+    shmem_and_reduce(team, &sand, &sall, 1);
+    shmem_or_reduce(team, &ior, &ibit, 1);
+    shmem_xor_reduce(team, &lxor, &lone, 1);
+    shmem_or_reduce(team, &llor, &llbit, 1);
+    CHECK(sand == (n == 1 ? sall : 0x70), "%s generic short and %x", what, sand);
+    CHECK(ior == (n >= 16 ? 0xffff : (1 << n) - 1), "%s generic int or %x", what, ior);
+    CHECK(lxor == n % 2, "%s generic long xor %ld", what, lxor);
+    long long llwant = 0;
+    for (int r = 0; r < n; r++) llwant |= 1LL << (r % 40 + 20);
+    CHECK(llor == llwant, "%s generic long long or %llx", what, llor);
     double dsrc = 0.5 * me, dsum = 0;
     shmem_double_sum_reduce(team, &dsum, &dsrc, 1);
     CHECK(dsum == 0.25 * n * (n - 1), "%s double sum %g", what, dsum);
@@ -204,6 +224,41 @@ int main(void)
     CHECK(ysum == shmem_team_n_pes(yt), "y team sum");
     shmem_team_destroy(xt);
     shmem_team_destroy(yt);
+
+    /* Splits whose PEs pass different layouts, each naming its own team: a team of itself,
+     * then the even and the odd PEs (the odd ones name start 1). */
+    static int self_in, self_out;
+    shmem_team_t self = SHMEM_TEAM_INVALID;
+    CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, me, 1, 1, NULL, 0, &self) == 0 &&
+              self != SHMEM_TEAM_INVALID,
+          "split to a team of one");
+    if (self != SHMEM_TEAM_INVALID) {
+        CHECK(shmem_team_n_pes(self) == 1 && shmem_team_my_pe(self) == 0, "team of one: %d of %d",
+              shmem_team_my_pe(self), shmem_team_n_pes(self));
+        CHECK(shmem_team_translate_pe(self, 0, SHMEM_TEAM_WORLD) == me, "team of one translates");
+        self_in = me + 5;
+        self_out = -1;
+        CHECK(shmem_int_fcollect(self, &self_out, &self_in, 1) == 0 && self_out == me + 5,
+              "team of one fcollect %d", self_out);
+        shmem_team_destroy(self);
+    }
+    shmem_team_t parity = SHMEM_TEAM_INVALID;
+    int pstart = me % 2, psize = (npes - pstart + 1) / 2;
+    CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, pstart, 2, psize, NULL, 0, &parity) == 0 &&
+              parity != SHMEM_TEAM_INVALID,
+          "parity split");
+    if (parity != SHMEM_TEAM_INVALID) {
+        CHECK(shmem_team_n_pes(parity) == psize && shmem_team_my_pe(parity) == me / 2,
+              "parity team: %d of %d", shmem_team_my_pe(parity), shmem_team_n_pes(parity));
+        static int psum, pme;
+        pme = me;
+        shmem_int_sum_reduce(parity, &psum, &pme, 1);
+        int want = 0;
+        for (int r = pstart; r < npes; r += 2) want += r;
+        CHECK(psum == want, "parity sum %d, want %d", psum, want);
+        shmem_team_destroy(parity);
+    }
+    shmem_barrier_all();
 
     /* Deprecated active-set collectives: the world, then the even PEs (logPE_stride 1). */
     long *asrc = shmem_malloc(sizeof(long) * 64), *adst = shmem_malloc(sizeof(long) * 64);

@@ -2,6 +2,7 @@
  * blocking and _nbi, strided iput / iget, p / g, on heap and static symmetric memory;
  * setup queries, the symmetric heap routines, shmem_ptr, put with signal. */
 #include <shmem.h>
+#include <shmemx.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -218,6 +219,20 @@ int main(void)
     shmem_put_signal(data, isrc, 4, &static_signal, 9, SHMEM_SIGNAL_SET, right);
     shmem_signal_wait_until(&static_signal, SHMEM_CMP_EQ, 9);
     CHECK(data[3] == left * 1000 + 3, "static signal data");
+    shmem_barrier_all();
+    /* shmemx.h: the pre-1.5 spellings set the signal word. */
+    memset(data, 0, sizeof(int) * N);
+    *sig = 0;
+    shmem_barrier_all();
+    shmemx_int_put_signal(data, isrc, 8, sig, 3, right);
+    shmem_signal_wait_until(sig, SHMEM_CMP_EQ, 3);
+    CHECK(data[7] == left * 1000 + 7, "shmemx put_signal data");
+    shmem_barrier_all();
+    shmemx_putmem_signal_nbi(data + 8, isrc + 8, 8 * sizeof(int), sig, 4, right);
+    shmem_quiet();
+    shmem_signal_wait_until(sig, SHMEM_CMP_EQ, 4);
+    CHECK(data[15] == left * 1000 + 15 && shmem_signal_fetch(sig) == 4,
+          "shmemx putmem_signal_nbi sets the signal");
     shmem_barrier_all();
 
     /* fence orders a put before the flag put that follows it, round after round. */

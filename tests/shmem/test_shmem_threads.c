@@ -1,7 +1,9 @@
 /* OpenSHMEM at SHMEM_THREAD_MULTIPLE: two threads per PE, each with its own private context,
  * put into their own slots of the right neighbour and complete with ctx_quiet; a barrier, then
  * every slot is checked. Contexts share arbor's one completion stream (README.md, "Contexts"):
- * this checks that they are correct under threads, not that they are independent. */
+ * this checks that they are correct under threads, not that they are independent. Then threads
+ * of every PE take the same locks (set_lock and test_lock loops) around a read-modify-write
+ * through g / p that only mutual exclusion keeps exact. */
 #include <pthread.h>
 #include <shmem.h>
 #include <stdint.h>
@@ -13,6 +15,29 @@
 
 static long slots[THREADS][ROUNDS];
 static int failures_in_threads;
+
+/* Lock rounds: LOCK_THREADS threads per PE increment every PE's counter under that PE's lock. */
+#define LOCK_THREADS 4
+#define LOCK_ROUNDS  8
+static long counter;
+static long *locks;
+
+static void *locker(void *p)
+{
+    int id = *(int *)p, me = shmem_my_pe(), npes = shmem_n_pes();
+    for (int r = 0; r < LOCK_ROUNDS; r++)
+        for (int pe = 0; pe < npes; pe++) {
+            if ((me + id + r) % 2 == 0)
+                shmem_set_lock(&locks[pe]);
+            else
+                while (shmem_test_lock(&locks[pe])) {
+                }
+            long seen = shmem_long_g(&counter, pe);
+            shmem_long_p(&counter, seen + 1, pe);
+            shmem_clear_lock(&locks[pe]);
+        }
+    return NULL;
+}
 
 struct arg {
     int id, right;
@@ -60,5 +85,19 @@ int main(void)
         for (int r = 0; r < ROUNDS; r++)
             CHECK(slots[t][r] == 1000L * left + 100L * t + r, "slot %d.%d = %ld", t, r,
                   slots[t][r]);
+
+    locks = shmem_calloc((size_t)npes, sizeof(long));
+    shmem_barrier_all();
+    pthread_t lt[LOCK_THREADS];
+    int ids[LOCK_THREADS];
+    for (int t = 0; t < LOCK_THREADS; t++) {
+        ids[t] = t;
+        pthread_create(&lt[t], NULL, locker, &ids[t]);
+    }
+    for (int t = 0; t < LOCK_THREADS; t++) pthread_join(lt[t], NULL);
+    shmem_barrier_all();
+    CHECK(counter == (long)npes * LOCK_THREADS * LOCK_ROUNDS, "locked counter %ld, want %ld",
+          counter, (long)npes * LOCK_THREADS * LOCK_ROUNDS);
+    shmem_free(locks);
     return shmem_check_finish("shmem_threads");
 }
