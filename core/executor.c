@@ -331,26 +331,21 @@ static bool recv_signal(arb_inst_t *inst, const arb_step_t *step, arb_step_state
     return true;
 }
 
-/* Through the transport a step's first message carries the call's signature in the receiver's
- * line, as a mapped sender's does: a message that fits goes in the line itself (one put, as
- * before), a longer one is preceded by the line's first 16 bytes (ticket + 1, signature) in a
- * put_signal that adds nothing, which the data's signal cannot overtake (transport.h). *whole
- * when the message went in the line. The head is posted once, however often the data waits. */
-static arbor_status_t put_head(arb_inst_t *inst, int p, arb_step_state_t *st, uint64_t ticket,
-                               const uint8_t *src, size_t len, bool *whole)
+/* Through the transport a step's first message that fits the receiver's line goes into the
+ * line with its ticket and the call's signature, as a mapped sender's inline message does: one
+ * put_signal, as before, 16 bytes longer. A longer message carries none: a separate put of the
+ * line costs a round trip on providers that run one write per peer at a time (tcp;ofi_rxm),
+ * and staging header and data together would need a buffer per step. */
+static arbor_status_t put_line(arb_inst_t *inst, int p, arb_step_state_t *st, uint64_t ticket,
+                               const uint8_t *src, size_t len)
 {
     struct arbor_team *t = inst->team;
-    *whole = len <= ARB_INLINE_MAX;
-    if (st->head[0] == ticket + 1) return ARBOR_OK;
     st->head[0] = ticket + 1;
     st->head[1] = inst->sig;
-    if (*whole && len) memcpy((uint8_t *)st->head + ARB_INLINE_HDR, src, len);
+    if (len) memcpy((uint8_t *)st->head + ARB_INLINE_HDR, src, len);
     uint64_t line = t->out[p].block + arb_chan_line_off(ticket % (uint64_t)t->depth);
-    arbor_status_t status = arb_ctx.tp_ops->put_signal(
-        arb_ctx.tp, st->head, ARB_INLINE_HDR + (*whole ? len : 0), t->rkey[p], line, t->rkey[p],
-        t->out[p].block + ARB_CHAN_POSTED, *whole ? 1 : 0, &st->comp);
-    if (status != ARBOR_OK) st->head[0] = 0;
-    return status;
+    return arb_ctx.tp_ops->put_signal(arb_ctx.tp, st->head, ARB_INLINE_HDR + len, t->rkey[p], line,
+                                      t->rkey[p], t->out[p].block + ARB_CHAN_POSTED, 1, &st->comp);
 }
 
 /* Posts chunk c of a SEND; false when it cannot go yet. */
@@ -407,12 +402,11 @@ static bool send_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
         store_rel(t->peer_seg[p] + sig, ticket + 1);
         arb_bell_ring(t->world[p]);
     } else {
-        bool whole = false;
         arbor_status_t status =
-            c == 0 && !inst->one_copy ? put_head(inst, p, st, ticket, src, len, &whole) : ARBOR_OK;
-        if (status == ARBOR_OK && !whole)
-            status = arb_ctx.tp_ops->put_signal(arb_ctx.tp, len ? src : NULL, len, t->rkey[p], slot,
-                                                t->rkey[p], sig, 1, &st->comp);
+            c == 0 && !inst->one_copy && len <= ARB_INLINE_MAX
+                ? put_line(inst, p, st, ticket, src, len)
+                : arb_ctx.tp_ops->put_signal(arb_ctx.tp, len ? src : NULL, len, t->rkey[p], slot,
+                                             t->rkey[p], sig, 1, &st->comp);
         if (status == ARB_ERR_AGAIN) return false;
         if (status != ARBOR_OK) {
             arb_error("put to rank %d failed: %s", t->world[p], arbor_strerror(status));
@@ -511,14 +505,17 @@ static bool signature_ok(arb_inst_t *inst, int p, const uint8_t *line)
     return false;
 }
 
-/* Whether the first message of a step from an unmapped p (posted: it has landed) starts a
- * step of the same call: its line holds ticket + 1 and our signature (put_head). */
-static bool head_ok(arb_inst_t *inst, int p, const uint8_t *line, uint64_t ticket)
+/* The first message of a step from an unmapped p has landed (posted passed it): whether it is
+ * of the same call, as far as its line tells (put_line). small: this call expects one that fits
+ * the line, which must then hold the ticket and our signature; otherwise a line holding the
+ * ticket is a short message of another call. */
+static bool head_ok(arb_inst_t *inst, int p, const uint8_t *line, uint64_t ticket, bool small)
 {
     if (load_acq(line) == ticket + 1) return signature_ok(inst, p, line);
-    arb_error("%s (call #%llu of team %p): the message from world rank %d does not start a step "
-              "of a collective, where this call's does: members called mismatched collectives "
-              "(different counts, roots or kinds). ARBOR_CHECK=1 says which argument differs",
+    if (!small) return true;
+    arb_error("%s (call #%llu of team %p): the message from world rank %d is longer than this "
+              "call's: members called mismatched collectives (different counts, roots or "
+              "kinds). ARBOR_CHECK=1 says which argument differs",
               inst->coll < ARB_COLL_KINDS ? arb_coll_name(inst->coll) : "internal collective",
               (unsigned long long)inst->call, (void *)inst->team->handle, inst->team->world[p]);
     inst->status = ARBOR_ERR_MISMATCH;
@@ -558,7 +555,7 @@ static bool recv_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
          * expects one that fits the line: a longer message of another call. */
         if ((slot || t->peer_seg[p]) && !signature_ok(inst, p, line)) return false;
         if (!slot && !t->peer_seg[p] && c == 0 && !inst->one_copy &&
-            !head_ok(inst, p, line, ticket))
+            !head_ok(inst, p, line, ticket, true))
             return false;
     } else if (load_acq(chan + ARB_CHAN_POSTED) <= ticket) {
         /* Posted stays put for an inline message: a mapped sender's short message where this
@@ -570,7 +567,7 @@ static bool recv_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
                !signature_ok(inst, p, chan + arb_chan_line_off(ticket % t->depth))) {
         return false;
     } else if (!t->peer_seg[p] && c == 0 && !inst->one_copy &&
-               !head_ok(inst, p, chan + arb_chan_line_off(ticket % t->depth), ticket)) {
+               !head_ok(inst, p, chan + arb_chan_line_off(ticket % t->depth), ticket, false)) {
         return false;
     }
     uint8_t *dst = chunk_ptr(inst, step->space, step->off, c);

@@ -23,8 +23,8 @@ typedef struct {
     union {
         uint64_t desc[2]; /* one copy to an unmapped peer: the descriptor being put (kept until
                            * the put completes locally) */
-        /* Through the transport, the line of the step's first message: ticket + 1, the call's
-         * signature, and the message itself where it fits (kept until the put completes). */
+        /* Through the transport, the line of a step's first message that fits it: ticket + 1,
+         * the call's signature, the message (kept until the put completes). */
         uint64_t head[8];
     };
 } arb_step_state_t;

@@ -545,17 +545,17 @@ ARBOR_API arbor_status_t arbor_team_translate(arbor_team_h src_team, int src_ran
  *
  * Mismatched calls (members passing different collectives, roots, counts, types, ops, sync
  * flags): by default each message between peers that map each other's memory (one node), and
- * the first message of each step through the transport (other nodes), carries the call's
- * signature, and mapped members tell each other which call waits for what; a
- * receiver that finds another call's message, or a member that finds another waiting for a part
- * its own call does not have (two roots), fails the call with ARBOR_ERR_MISMATCH on every member
- * (a member that finished its part with right data, a root that only sends, fails its next call
- * on the team instead); a barrier against another collective is caught by the await word its
- * waiting side writes (barrier signals carry no signature). Not caught by default, only with
- * ARBOR_CHECK=1 (an up-front exchange per call): between unmapped peers, mismatches no message
- * meets (two roots, a barrier against another collective), one-copy descriptors through the
- * transport, offloaded collectives; such calls time out or fail at the next call. No signature
- * tells a skipped call from its twin of the same signature. */
+ * a step's first message of at most 48 bytes through the transport (other nodes), carries the
+ * call's signature, and mapped members tell each other which call waits for what; a receiver that
+ * finds another call's message, or a member that finds another waiting for a part its own call does
+ * not have (two roots), fails the call with ARBOR_ERR_MISMATCH on every member (a member that
+ * finished its part with right data, a root that only sends, fails its next call on the team
+ * instead); a barrier against another collective is caught by the await word its waiting side
+ * writes (barrier signals carry no signature). Not caught by default, only with ARBOR_CHECK=1 (an
+ * up-front exchange per call): between unmapped peers, two messages longer than 48 bytes (wrong
+ * data is possible), mismatches no message meets (two roots, a barrier against another collective),
+ * one-copy descriptors; offloaded collectives; such calls time out or fail at the next call. No
+ * signature tells a skipped call from its twin of the same signature. */
 #define ARBOR_IN_PLACE ((void *)(intptr_t)-1)
 
 /** Root's @p sendbuf holds size x count elements; rank r receives block r in @p recvbuf. */

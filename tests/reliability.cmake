@@ -114,8 +114,8 @@ arbor_add_launched_test(NAME verdict_args COMMAND $<TARGET_FILE:arbor-test-verdi
 arbor_add_launched_test(NAME verdict_mismatch COMMAND $<TARGET_FILE:arbor-test-verdict> mismatch
                         LABELS reliability RANKS 2 3 TRANSPORTS ${ARB_REL_TRANSPORTS} TIMEOUT 120
                         ENV ARBOR_TIMEOUT=5)
-# Through the transport (nothing mapped, as between nodes) a step's first message carries the
-# signature in the receiver's line: data mismatches fail, roots may time out instead.
+# Through the transport (nothing mapped, as between nodes) a step's first message of at most
+# 48 bytes carries the signature in the receiver's line: data mismatches fail, roots may time out.
 arbor_add_launched_test(NAME verdict_mismatch_transport
                         COMMAND $<TARGET_FILE:arbor-test-verdict> mismatch_transport
                         LABELS reliability RANKS 2 3 TRANSPORTS ${ARB_REL_TRANSPORTS} TIMEOUT 180

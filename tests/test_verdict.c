@@ -13,9 +13,10 @@
  *           with ARBOR_ERR_MISMATCH at the call or, having used no mismatched data, at its next
  *           call on the team.
  *   mismatch_transport: the same with nothing mapped (ARBOR_DIRECT=n, as between nodes): a
- *           step's first message carries the signature through the transport, so every kind
- *           whose members exchange data fails with ARBOR_ERR_MISMATCH; roots and a barrier
- *           against another collective may time out instead, never return ARBOR_OK twice.
+ *           step's first message of at most 48 bytes carries the signature through the
+ *           transport, so with such counts every kind whose members exchange data fails with
+ *           ARBOR_ERR_MISMATCH; roots and a barrier against another collective may time out
+ *           instead, and no rank may return ARBOR_OK twice.
  *   late:   every rank but the last times out in a barrier of a split team; the last arrives
  *           after they cancelled it and must fail it too (not complete it with the signals the
  *           others sent before giving up). About 8 s.
@@ -154,24 +155,25 @@ static void sleep_until(double t0, double at)
 
 /* Case i of a collective that differs on the last rank (odd) in one argument or in kind. */
 static arbor_status_t mismatched(arbor_team_h t, int i, int odd, int64_t *sb, int64_t *rb,
-                                 size_t *counts, size_t *counts2, size_t *displs, size_t *displs2)
+                                 size_t *counts, size_t *counts2, size_t *displs, size_t *displs2,
+                                 size_t n)
 {
     switch (i) {
     case 0:
-        return arbor_allreduce(t, sb, rb, odd ? 10 * N : N, ARBOR_INT64, ARBOR_SUM);
+        return arbor_allreduce(t, sb, rb, odd ? 10 * n : n, ARBOR_INT64, ARBOR_SUM);
     case 1:
         return arbor_bcast(t, rb, odd ? 64 : 8, 0);
     case 2:
         return arbor_bcast(t, rb, 8, odd ? 1 : 0);
     case 3:
-        return arbor_reduce(t, sb, rb, N, ARBOR_INT64, ARBOR_SUM, odd ? 1 : 0);
+        return arbor_reduce(t, sb, rb, n, ARBOR_INT64, ARBOR_SUM, odd ? 1 : 0);
     case 4:
-        return arbor_allreduce(t, sb, rb, N, odd ? ARBOR_UINT64 : ARBOR_INT64, ARBOR_SUM);
+        return arbor_allreduce(t, sb, rb, n, odd ? ARBOR_UINT64 : ARBOR_INT64, ARBOR_SUM);
     case 5:
-        return arbor_allreduce(t, sb, rb, N, ARBOR_INT64, odd ? ARBOR_MAX : ARBOR_SUM);
+        return arbor_allreduce(t, sb, rb, n, ARBOR_INT64, odd ? ARBOR_MAX : ARBOR_SUM);
     case 6:
-        return odd ? arbor_bcast(t, rb, N * 8, 0)
-                   : arbor_allreduce(t, sb, rb, N, ARBOR_INT64, ARBOR_SUM);
+        return odd ? arbor_bcast(t, rb, n * 8, 0)
+                   : arbor_allreduce(t, sb, rb, n, ARBOR_INT64, ARBOR_SUM);
     case 7:
         return arbor_scatter(t, sb, rb, odd ? 2 : 1, ARBOR_INT64, 0);
     case 8:
@@ -195,9 +197,9 @@ static arbor_status_t mismatched(arbor_team_h t, int i, int odd, int64_t *sb, in
     case 17: /* the odd rank's bcast sends, the others wait for barrier signals */
         return odd ? arbor_bcast(t, rb, 8, size - 1) : arbor_barrier(t);
     case 18:
-        return odd ? arbor_barrier(t) : arbor_allreduce(t, sb, rb, N, ARBOR_INT64, ARBOR_SUM);
+        return odd ? arbor_barrier(t) : arbor_allreduce(t, sb, rb, n, ARBOR_INT64, ARBOR_SUM);
     case 19: /* the odd rank waits as the root of a reduce, the others in a barrier */
-        return odd ? arbor_reduce(t, sb, rb, N, ARBOR_INT64, ARBOR_SUM, size - 1)
+        return odd ? arbor_reduce(t, sb, rb, n, ARBOR_INT64, ARBOR_SUM, size - 1)
                    : arbor_barrier(t);
     default:
         return ARBOR_OK;
@@ -224,9 +226,10 @@ static bool needs_words(int i)
     return i == 2 || i == 3 || i == 8 || i == 13 || i == 15 || i >= 16;
 }
 
-/* transport: no peer mapped (ARBOR_DIRECT=n, as between nodes): every kind whose members
- * exchange data must still fail with ARBOR_ERR_MISMATCH; the others may time out instead, but
- * no member may see ARBOR_OK twice. */
+/* transport: no peer mapped (ARBOR_DIRECT=n, as between nodes), where a step's first message
+ * carries the signature when it fits a line (48 bytes): with such counts every kind whose
+ * members exchange data must still fail with ARBOR_ERR_MISMATCH; the others may time out
+ * instead, but no member may see ARBOR_OK twice. */
 static int run_mismatch(bool transport)
 {
     static int64_t sb[N * MAXP], rb[N * MAXP];
@@ -241,7 +244,8 @@ static int run_mismatch(bool transport)
     for (int i = 0; i < kinds; i++) {
         tested++;
         arbor_team_h t = fresh_team();
-        arbor_status_t st = mismatched(t, i, odd, sb, rb, counts, counts2, displs, displs2);
+        arbor_status_t st =
+            mismatched(t, i, odd, sb, rb, counts, counts2, displs, displs2, transport ? 4 : N);
         if (transport && needs_words(i)) {
             arbor_status_t next = st == ARBOR_OK ? arbor_barrier(t) : st;
             CHECK(next == ARBOR_ERR_MISMATCH || next == ARBOR_ERR_TIMEOUT || next == ARBOR_ERR_TEAM,
