@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
-# Layering rules of STYLE.md checked by grep over the library sources (core, algorithms,
-# transports, bootstrap, include): PMIx headers only in src/bootstrap/, UCX headers only in
-# src/transports/ucx/, libfabric headers only in src/transports/ofi/, getenv("ARBOR_...") only in
+# Layering rules of STYLE.md checked by grep over the library sources (src/, include/): PMIx
+# headers only in src/bootstrap/, UCX headers only in src/transports/ucx/, libfabric headers only in src/transports/ofi/, getenv("ARBOR_...") only in
 # src/runtime/config.c, a launcher's variables (OMPI_*, SLURM_*, PMIX_*, ...) only in src/bootstrap/.
 # Benchmarks and tools are clients of the public API: bench/*.c and bench/*.h
 # (not bench/micro, which times internals on purpose, nor the MPI twins bench/mpi*) include
@@ -10,7 +9,8 @@
 # "arbor.h", except tools/arbor-tree.c, which draws the algorithms' trees and legitimately uses
 # src/algorithms/ internals.
 # No library file calls a public arbor_* function (only its definition, the thin wrapper, names
-# it), and core's files form no dependency cycle (scripts/layering.py, which says how).
+# it); includes and calls follow the layer table, and no modules form a cycle
+# (scripts/layering.py, which says how).
 # Prints every violation; exits 1 if there is any.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -37,7 +37,7 @@ rule "a launcher's variable" 'getenv[[:space:]]*\([[:space:]]*"(OMPI_|SLURM_|PMI
 
 # Logging and configuration are a bottom utility: below them nothing of the library (config.h
 # may name log.h for the level values). Transports, the bootstrap and the algorithms take from
-# core/ only the log header; a backend gets its settings as fields of arb_tp_params_t.
+# the layers above util/ nothing, and from util/ the log header; a backend gets its settings as fields of arb_tp_params_t.
 for f in src/util/log.h src/runtime/config.h; do
     [ -f "$f" ] || continue
     hits=$(grep -nHE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"(util|bootstrap|transports|algorithms|runtime|coll|rma|group|api)/' "$f" |
@@ -107,15 +107,21 @@ if [ ${#tools[@]} -gt 0 ]; then
     fi
 fi
 # No call of a public arbor_* function inside the library (definitions, i.e. the thin public
-# wrappers, excepted), and no dependency cycle between core's files (scripts/layering.py).
-lib=()
-for d in src; do [ -d "$d" ] && lib+=("$d"); done
-if [ ${#lib[@]} -gt 0 ] && ! python3 scripts/layering.py public-calls "${lib[@]}"; then
+# wrappers, excepted); every include and call of src/ against the layer table; no dependency
+# cycle between the modules (a .c and its .h) of the library or of a client (scripts/layering.py,
+# which says how and holds the table).
+if [ -d src ] && ! python3 scripts/layering.py public-calls src; then
     echo "[layering] the library calls its own public API (above); call the internal entry"
     bad=1
 fi
-if [ -d src ] && ! python3 scripts/layering.py cycles src/util src/runtime src/coll src/rma src/group src/api; then
-    echo "[layering] core's files form a dependency cycle (above)"
+if [ -d src ] && ! python3 scripts/layering.py layers; then
+    echo "[layering] an include or a call goes against the layer table (above; python3 scripts/layering.py table)"
+    bad=1
+fi
+cyc=()
+for d in src clients; do [ -d "$d" ] && cyc+=("$d"); done
+if [ ${#cyc[@]} -gt 0 ] && ! python3 scripts/layering.py cycles "${cyc[@]}"; then
+    echo "[layering] modules form a dependency cycle (above)"
     bad=1
 fi
 if [ "$bad" -ne 0 ]; then exit 1; fi

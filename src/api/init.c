@@ -15,6 +15,7 @@
 #include "runtime/doorbell.h"
 #include "runtime/tp_call.h"
 #include "coll/executor.h"
+#include "coll/wait.h"
 #include "runtime/flush.h"
 #include "util/log.h"
 #include "group/measure.h"
@@ -391,6 +392,7 @@ static arbor_status_t init_at(int required, int *provided)
         arb_share_oversubscribed(arb_ctx.share_of[arb_ctx.rank]))
         arb_ctx.yield = true;
     if ((status = arb_rma_init()) != ARBOR_OK) goto err;
+    if ((status = arb_coll_progress_register()) != ARBOR_OK) goto err;
 
     /* Every rank saw every header, so all add the same term and build the same trees. */
     arb_tune_env_t tune_env = {.oversubscribed = !arb_ctx.cfg.logp[0] &&

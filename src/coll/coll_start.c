@@ -16,6 +16,7 @@
 #include "coll/coll_verdict.h"
 #include "runtime/dtype.h"
 #include "coll/executor.h"
+#include "coll/wait.h"
 #include "runtime/progress.h"
 #include "util/log.h"
 #include "coll/offload.h"

@@ -31,6 +31,7 @@
 #include "coll/coll.h"
 #include "runtime/dtype.h"
 #include "coll/executor.h"
+#include "coll/wait.h"
 #include "runtime/progress.h"
 #include "util/log.h"
 #include "rma/rma.h"

@@ -17,6 +17,7 @@
 #include "runtime/flush.h"
 #include "runtime/progress.h"
 #include "util/log.h"
+#include "rma/am.h"
 #include "rma/rma_impl.h"
 #include "runtime/tp_call.h"
 
@@ -25,10 +26,24 @@ _Thread_local struct arbor_ctx *arb_rma_cur __attribute__((tls_model("initial-ex
 
 /* ---- init ------------------------------------------------------------------------------ */
 
+/* What the progress thread does for the one-sided layer while no collective is in flight
+ * (runtime/progress.h): active-message handlers, or symmetric allocations on a transport whose
+ * targets must progress, want this layer polled; such a transport with nothing allocated wants
+ * the transport driven, for the credits of peers still inside a collective we have left. */
+static arb_idle_t rma_idle(void)
+{
+    if (arb_am_active()) return ARB_IDLE_POLL;
+    if (!arb_rma_target_progress_needed()) return ARB_IDLE_SLEEP;
+    return arb_mem_any_live() ? ARB_IDLE_POLL : ARB_IDLE_SERVE;
+}
+
+static const arb_progress_hook_t rma_hook = {arb_rma_poll, rma_idle};
+
 arbor_status_t arb_rma_init(void)
 {
     arbor_status_t status = arb_heap_init(&arb_ctx.heap, arb_ctx.seg_size);
     if (status != ARBOR_OK) return status;
+    if ((status = arb_progress_hook_add(&rma_hook)) != ARBOR_OK) return status;
     int P = arb_ctx.size;
     arb_rma.peer_seg = calloc((size_t)P, sizeof(*arb_rma.peer_seg));
     arb_rma.imp = calloc((size_t)P, sizeof(*arb_rma.imp));

@@ -15,11 +15,26 @@
 
 #include "runtime/progress.h"
 
+#include "runtime/context.h"
 #include "runtime/doorbell.h"
-#include "coll/executor.h"
 #include "util/log.h"
-#include "rma/am.h"
-#include "rma/rma.h"
+
+/* The layers above register what the engine drives for them (progress.h); a turn runs them in
+ * registration order, which init fixes: the one-sided layer's per-poll work, then the
+ * collectives in flight. */
+enum { ARB_PROGRESS_HOOKS_MAX = 8 };
+static const arb_progress_hook_t *hooks[ARB_PROGRESS_HOOKS_MAX];
+static int nhooks;
+
+arbor_status_t arb_progress_hook_add(const arb_progress_hook_t *hook)
+{
+    if (!hook || !hook->poll) return ARBOR_ERR_INVALID_ARG;
+    for (int i = 0; i < nhooks; i++)
+        if (hooks[i] == hook) return ARBOR_OK; /* a second init registers nothing new */
+    if (nhooks == ARB_PROGRESS_HOOKS_MAX) return ARBOR_ERR_NO_MEMORY;
+    hooks[nhooks++] = hook;
+    return ARBOR_OK;
+}
 
 int arb_progress_all(void)
 {
@@ -29,13 +44,22 @@ int arb_progress_all(void)
     /* Between mapped peers our data moves by loads and stores: the transport then needs only an
      * occasional turn (its own housekeeping), not one per poll. */
     if (!arb_ctx.all_mapped || (++arb_ctx.polls & 63) == 0) arb_ctx.tp_ops->progress(arb_ctx.tp);
-    moved += arb_rma_poll(); /* one-sided per-poll work (active messages, implicit ops) */
-    for (arb_inst_t *i = arb_ctx.active_head, *next; i; i = next) {
-        next = i->next;
-        moved += arb_exec_advance(i);
-    }
+    for (int i = 0; i < nhooks; i++) moved += hooks[i]->poll();
     arb_ctx.in_progress = false;
     return moved;
+}
+
+/* What the registered layers need from the progress thread while nothing is in flight: the
+ * most any of them asks; *poll_p marks the hooks whose poll the thread runs then. */
+static arb_idle_t idle_need(bool *poll_p)
+{
+    arb_idle_t need = ARB_IDLE_SLEEP;
+    for (int i = 0; i < nhooks; i++) {
+        arb_idle_t n = hooks[i]->idle ? hooks[i]->idle() : ARB_IDLE_SLEEP;
+        poll_p[i] = n == ARB_IDLE_POLL;
+        if (n > need) need = n;
+    }
+    return need;
 }
 
 /* One turn for the non-blocking calls (test, poll). A client spinning on them with more ranks
@@ -49,104 +73,6 @@ int arb_progress_turn(void)
     else if (!moved && arb_ctx.yield)
         sched_yield();
     return moved;
-}
-
-/* The re-check of interrupt mode's waiting step (runtime/doorbell.h). */
-static bool exec_recheck(void *arg)
-{
-    return arb_progress_all() > 0 || arb_inst_complete(arg);
-}
-
-/* The checks at a waiting loop's idle point, for the instance a caller waits for: a lost
- * member or a stall hook's verdict, then ARBOR_TIMEOUT counted from *since (set at the first
- * check). On a verdict the team is failed (inst cancelled) and the verdict returned. */
-/* A member that finished its part and left normally (team freed, finalized) reads as lost (or
- * stopped) at once, while what it sent last may still be on its way to us or to the rank we wait
- * for: a lost peer fails the wait once nothing has moved for ARB_LOST_IDLE_US, or at the latest
- * ARB_LOST_GRACE_US after the loss was first seen (whatever else keeps moving). */
-#define ARB_LOST_IDLE_US  100000.0
-#define ARB_LOST_GRACE_US 1000000.0
-
-static arbor_status_t idle_check(arb_inst_t *inst, double *since)
-{
-    arbor_status_t why = arb_team_stall_reason(inst->team, inst);
-    double now = arb_now_us();
-    if (*since == 0) *since = now;
-    if (why == ARBOR_ERR_PEER_LOST || why == ARBOR_ERR_PEER_STOPPED) {
-        struct arbor_team *t = inst->team;
-        if (t->lost_seen_us == 0) t->lost_seen_us = now;
-        if (now - *since < ARB_LOST_IDLE_US && now - t->lost_seen_us < ARB_LOST_GRACE_US)
-            return ARBOR_OK;
-    }
-    if (why == ARBOR_OK) {
-        if (arb_ctx.cfg.timeout_s <= 0 || now - *since <= arb_ctx.cfg.timeout_s * 1e6)
-            return ARBOR_OK;
-        /* Returning with the instance still running would let late data land in a buffer
-         * the caller frees next: cancel it and fail its team. */
-        why = ARBOR_ERR_TIMEOUT;
-    }
-    arb_team_fail(inst->team, inst, why);
-    return why;
-}
-
-arbor_status_t arb_exec_wait(arb_inst_t *inst)
-{
-    uint64_t seen = arb_ctx.epoch;
-    double since = 0;
-    unsigned idle = 0;
-    arb_nap_t nap = {0};
-
-    /* inst stays valid across the pauses: one thread per handle, and nothing frees an
-     * instance another thread waits for (team_fail only completes it). */
-    while (!arb_inst_complete(inst)) {
-        if (arb_progress_all() || arb_ctx.epoch != seen) {
-            seen = arb_ctx.epoch;
-            idle = 0;
-            since = 0;
-            nap.idle_since = 0;
-            arb_wait_pause(false);
-            continue;
-        }
-        arb_wait_pause(true);
-        if (!arb_bell_nap(&nap, exec_recheck, inst) && ++idle % 256) continue;
-        arbor_status_t why = idle_check(inst, &since);
-        if (why != ARBOR_OK) return why;
-    }
-    return inst->status;
-}
-
-/* The test calls keep the wait's state in the chain's head between calls. The clock is read on
- * every idle call (a vDSO read, no system call) so the verdict comes after the same time
- * however often the caller tests; the checks themselves (the lost-peer probe, the stall hook)
- * run at most once a millisecond. */
-#define ARB_TEST_CHECK_US 1000
-
-arbor_status_t arb_exec_chain_test_idle(arb_inst_t *chain, bool moved)
-{
-    arb_inst_t *inst = chain;
-    while (inst && arb_inst_complete(inst)) inst = inst->agg_next;
-    if (!inst) return ARBOR_OK;
-    if (moved || chain->test_epoch != arb_ctx.epoch || chain->test_idle_since == 0) {
-        chain->test_epoch = arb_ctx.epoch;
-        chain->test_idle_since = chain->test_checked = arb_now_us();
-        return ARBOR_OK;
-    }
-    double now = arb_now_us();
-    if (now - chain->test_checked < ARB_TEST_CHECK_US) return ARBOR_OK;
-    chain->test_checked = now;
-    arbor_status_t why = idle_check(inst, &chain->test_idle_since);
-    if (why != ARBOR_OK)
-        for (arb_inst_t *x = chain; x; x = x->agg_next) arb_exec_cancel(x, why);
-    return why;
-}
-
-arbor_status_t arb_exec_chain_wait(arb_inst_t *inst)
-{
-    for (arb_inst_t *i = inst; i; i = i->agg_next) {
-        arbor_status_t status = arb_exec_wait(i);
-        if (status == ARBOR_ERR_TIMEOUT) return status;
-    }
-    return arb_exec_chain_status(inst);
 }
 
 arbor_status_t arbor_poll(void)
@@ -186,18 +112,19 @@ void arb_threads_fini(void)
  * elsewhere (computing, or blocked in a lock as in figure 1 of the UPC paper), and sleeps
  * while none is in flight, as the GASNet collectives note suggests.
  *
- * With no collective in flight the thread sleeps, except that while symmetric allocations
- * exist on a transport whose targets must progress for one-sided operations aimed at them
- * (docs/ONESIDED.md), or registrations of user memory exist (every transport: ONESIDED.md,
- * "Registered memory"), or active-message handlers are registered (docs/AM.md), it polls the
- * transport and the one-sided hook every ARB_PASSIVE_US: a target computing without calling
+ * With no collective in flight the thread sleeps, except that a registered hook may ask it to
+ * poll the transport and that hook every ARB_PASSIVE_US (the one-sided layer does while
+ * symmetric allocations exist on a transport whose targets must progress for one-sided
+ * operations aimed at them, docs/ONESIDED.md, or registrations of user memory exist, or
+ * active-message handlers are registered, docs/AM.md): a target computing without calling
  * arbor still serves gets, puts, atomics and active messages.
  *
- * On such a transport it also drives the transport at every idle wake (ARB_IDLE_US) even with
- * nothing allocated: peers still inside a collective we have left return credits to us, and
- * those wait for our progress. On ofi:shm an initiator's completions come in posting order, so
- * one credit we never read holds back every later completion of that peer: it stalled until we
- * called arbor again (Global Arrays in ARMCI_Group_create, tests/test_split_leave.c). */
+ * A hook may also ask for the transport alone at every idle wake (ARB_IDLE_US: the one-sided
+ * layer on such a transport, even with nothing allocated): peers still inside a collective we have
+ * left return credits to us, and those wait for our progress. On ofi:shm an initiator's completions
+ * come in posting order, so one credit we never read holds back every later completion of that
+ * peer: it stalled until we called arbor again (Global Arrays in ARMCI_Group_create,
+ * tests/test_split_leave.c). */
 #define ARB_PASSIVE_US 100
 #define ARB_IDLE_US    200
 
@@ -214,13 +141,15 @@ static void *progress_main(void *arg)
     while (!atomic_load_explicit(&arb_ctx.progress_stop, memory_order_acquire)) {
         arb_lock_take();
         bool live = arb_ctx.active_head != NULL, moved = live && arb_progress_all() > 0;
-        bool serve = !live && arb_rma_target_progress_needed();
-        bool passive = (serve && arb_mem_any_live()) || (!live && arb_am_active());
-        if ((serve || passive) && !arb_ctx.in_progress) {
+        bool poll[ARB_PROGRESS_HOOKS_MAX] = {false};
+        arb_idle_t need = live ? ARB_IDLE_SLEEP : idle_need(poll);
+        bool passive = need == ARB_IDLE_POLL;
+        if (need != ARB_IDLE_SLEEP && !arb_ctx.in_progress) {
             arb_ctx.in_progress = true;
             while (arb_ctx.tp_ops->progress(arb_ctx.tp) > 0) {
             }
-            if (passive) arb_rma_poll();
+            for (int i = 0; i < nhooks; i++)
+                if (poll[i]) hooks[i]->poll();
             arb_ctx.in_progress = false;
         }
         pthread_mutex_unlock(&arb_ctx.lock);

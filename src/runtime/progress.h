@@ -1,7 +1,8 @@
 /*
- * The progress engine (progress.c): drives the transport, the one-sided layer and every
- * collective in flight, and the waiting loops built on it. It sits above the executor (which
- * only advances one instance when asked and never waits), so the executor never calls here.
+ * The progress engine (progress.c): drives the transport and what the layers above registered
+ * (the one-sided layer's per-poll work, the collectives in flight), and the progress thread.
+ * It names no layer above it: they register hooks. The waits for a collective instance are the
+ * collective layer's (coll/wait.h).
  */
 #ifndef ARB_CORE_PROGRESS_H
 #define ARB_CORE_PROGRESS_H
@@ -10,22 +11,25 @@
 
 #include "arbor.h"
 
-typedef struct arb_inst arb_inst_t;
-
 /* The progress engine: transport progress + every active instance once. */
 int arb_progress_all(void);
 /* arb_progress_all, yielding the CPU when nothing moved on an oversubscribed node. */
 int arb_progress_turn(void);
-/* Waits for inst, bounded by ARBOR_TIMEOUT seconds without progress. */
-arbor_status_t arb_exec_wait(arb_inst_t *inst);
-/* Waits for every instance of an AGGREGATE run (inst and its agg_next chain), stopping at the
- * first timeout; the first error of the run otherwise. */
-arbor_status_t arb_exec_chain_wait(arb_inst_t *inst);
-/* The idle point of a waiting loop for a caller that tests instead of waiting (arbor_test*):
- * after a turn that left the chain incomplete, runs the lost-peer and ARBOR_TIMEOUT checks of
- * arb_exec_wait at most once a millisecond (a clock read per call, nothing more). On a verdict
- * the team is failed, the whole chain cancelled (complete, with that status) and the verdict
- * returned; ARBOR_OK otherwise. moved: whether the caller's turn moved anything. */
-arbor_status_t arb_exec_chain_test_idle(arb_inst_t *chain, bool moved);
+
+/* What the progress thread does for a hook while no collective is in flight: nothing, drive the
+ * transport (targets that must progress for operations aimed at them), or drive it and run the
+ * hook's poll too. Ordered: the thread does the most any hook asks. */
+typedef enum { ARB_IDLE_SLEEP, ARB_IDLE_SERVE, ARB_IDLE_POLL } arb_idle_t;
+
+/* A layer's work in the engine, registered by that layer (a static object: the engine keeps
+ * the pointer). poll runs on every turn after the transport, in registration order, and
+ * returns how much moved; idle, or NULL, is asked by the progress thread at its idle wakes. */
+typedef struct {
+    int (*poll)(void);
+    arb_idle_t (*idle)(void);
+} arb_progress_hook_t;
+
+/* Registers hook once (again: nothing happens); ARBOR_ERR_NO_MEMORY past the table's room. */
+arbor_status_t arb_progress_hook_add(const arb_progress_hook_t *hook);
 
 #endif /* ARB_CORE_PROGRESS_H */

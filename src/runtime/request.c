@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "coll/executor.h"
+#include "coll/wait.h"
 #include "runtime/progress.h"
 #include "runtime/request.h"
 #include "rma/rma.h"
