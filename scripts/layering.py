@@ -36,8 +36,8 @@ LAYERS = [
     ("transports", ["util"], "the transport contract, the registry, ucx/ and ofi/"),
     ("algorithms", ["util"], "the model: LogGP, trees, schedules, selector, tune (pure)"),
     ("runtime", ["util", "bootstrap", "transports", "algorithms"],
-     "process context, config, lock, doorbell, progress with its hook registry, request table "
-     "with per-kind operations, flush, dtype kernels, peer copy, segment"),
+     "process context, config, lock, doorbell, progress with its hook registry, request table, "
+     "flush, dtype kernels, peer copy, segment, cross-memory attach, model inputs"),
     ("coll", ["runtime", "util", "bootstrap", "transports", "algorithms"],
      "executor, channels, schedule cache, collective start / check / direct / verdict, offload"),
     ("rma", ["runtime", "util", "bootstrap", "transports", "algorithms"],
