@@ -1,5 +1,5 @@
 /*
- * Landing memory at P = 64 without a launcher (group/team.h, docs/PROTOCOL.md "Landing
+ * Landing memory at P = 64 without a launcher (coll/team.h, docs/PROTOCOL.md "Landing
  * channels"). For every collective, at three sizes, on the transports' default models, the
  * selector's choice is built for all 64 ranks; a rank opens one channel per peer its schedules
  * receive from. The test
@@ -20,7 +20,7 @@
 #include "runtime/context.h"
 #include "util/heap.h"
 #include "rma/rma.h"
-#include "group/team.h"
+#include "coll/team.h"
 #include "unit_check.h"
 
 #include <stdlib.h>

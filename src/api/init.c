@@ -28,7 +28,7 @@
 #include "rma/am.h"
 #include "rma/depart.h"
 #include "rma/rma.h"
-#include "group/team.h"
+#include "coll/team.h"
 
 arb_ctx_t arb_ctx;
 

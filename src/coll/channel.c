@@ -1,5 +1,5 @@
 /*
- * Landing channels opened on first use (group/team.h, docs/PROTOCOL.md "Sparse channels"): the
+ * Landing channels opened on first use (coll/team.h, docs/PROTOCOL.md "Sparse channels"): the
  * receiver's block, taken from the top of its own heap, its publication to the sender, refusal
  * when the heap is full, and the return of every block with the team. A leaf of core: it calls
  * only the heap's bookkeeping, the doorbell and the log, so the executor can open channels
@@ -13,7 +13,7 @@
 #include "runtime/doorbell.h"
 #include "util/log.h"
 #include "util/heap.h"
-#include "group/team.h"
+#include "coll/team.h"
 
 /* Returns a block to the heap, cleared first (the heap keeps free space zero-filled). */
 static void give_back(uint64_t off, size_t bytes)

@@ -25,7 +25,7 @@
 #include "runtime/dtype.h"
 #include "coll/executor.h"
 #include "util/log.h"
-#include "group/team.h"
+#include "coll/team.h"
 #include "runtime/tp_call.h"
 
 enum { SIG_VALID, SIG_KIND, SIG_ROOT, SIG_BYTES, SIG_DTYPE, SIG_OP, SIG_SYNC, SIG_N };

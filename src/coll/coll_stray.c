@@ -20,7 +20,7 @@
 #include "coll/coll_verdict.h"
 #include "coll/executor.h"
 #include "util/log.h"
-#include "group/team.h"
+#include "coll/team.h"
 
 /* Members looked at per call start: every one on the small teams, a few loads on large ones
  * (the idle points look at all of them). */

@@ -20,7 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "group/team.h"
+#include "coll/team.h"
 
 /* Kinds of posted verdict. */
 enum { ARB_VERDICT_REFUSED = 1, ARB_VERDICT_CANCELLED = 2, ARB_VERDICT_FINALIZING = 3 };

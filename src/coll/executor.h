@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "coll/sched_cache.h"
-#include "group/team.h"
+#include "coll/team.h"
 
 typedef struct {
     uint64_t ticket; /* channel ticket of the step's first chunk */

@@ -17,7 +17,7 @@
 
 #include "runtime/context.h"
 #include "util/log.h"
-#include "group/team.h"
+#include "coll/team.h"
 #include "runtime/tp_call.h"
 
 struct arb_offload_team {

@@ -27,7 +27,7 @@ typedef struct arb_cached_sched {
     bool one_copy;       /* the model chose one copy (coll/coll_direct.h) */
     bool cma;            /* ... through cross-memory attach (malloc'd buffers, runtime/cma.h) */
     int refs;            /* the cache's own + one per running instance */
-    bool channels_open;  /* every channel its RECV steps use is open (group/team.h): a cached
+    bool channels_open;  /* every channel its RECV steps use is open (coll/team.h): a cached
                           * schedule serves one team, whose channels stay open while it lives */
     struct arb_cached_sched *lru_prev, *lru_next, *hnext;
 } arb_cached_sched_t;

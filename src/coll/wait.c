@@ -6,7 +6,7 @@
  */
 #include "coll/wait.h"
 
-#include "group/team.h"
+#include "coll/team.h"
 #include "runtime/doorbell.h"
 #include "runtime/progress.h"
 

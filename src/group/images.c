@@ -15,7 +15,7 @@
 
 #include "coll/coll.h"
 #include "util/log.h"
-#include "group/team.h"
+#include "coll/team.h"
 
 #ifndef SSIZE_MAX
 #define SSIZE_MAX LONG_MAX

@@ -36,7 +36,7 @@
 #include "util/log.h"
 #include "rma/rma.h"
 #include "group/share.h"
-#include "group/team.h"
+#include "coll/team.h"
 
 enum { REPS = 101 };
 

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "runtime/context.h"
-#include "group/team.h"
+#include "coll/team.h"
 
 /* FNV-1a: the boot id is 36 characters; any stable 64-bit digest will do. */
 static uint64_t hash_text(const char *s)

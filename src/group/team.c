@@ -5,7 +5,7 @@
  * communication); a split team's is a collective heap allocation over the parent
  * (rma/mem.c). Both, and every channel block, return to the heap when the team is freed.
  */
-#include "group/team.h"
+#include "coll/team.h"
 #include "group/share.h"
 
 #include <stdio.h>

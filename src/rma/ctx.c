@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "util/log.h"
-#include "group/team.h"
+#include "coll/team.h"
 #include "rma/rma_impl.h"
 #include "runtime/tp_call.h"
 

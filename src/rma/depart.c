@@ -27,7 +27,7 @@
 #include "runtime/doorbell.h"
 #include "util/log.h"
 #include "rma/rma_impl.h"
-#include "group/team.h"
+#include "coll/team.h"
 #include "runtime/tp_call.h"
 
 enum {

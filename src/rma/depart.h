@@ -27,7 +27,7 @@ arbor_peer_state_t arb_depart_state(int rank);
 
 struct arbor_team;
 
-/* The teams' departure probe (group/team.h, arb_team_set_departures): world rank @p rank is
+/* The teams' departure probe (coll/team.h, arb_team_set_departures): world rank @p rank is
  * stopped, or gave up team @p team_id for a stopped member (its notice on our board). */
 bool arb_depart_stalled(int rank, uint64_t team_id);
 /* The teams' notice: this rank gave up team @p t for a stopped member; every other member's

@@ -15,7 +15,7 @@
 #include "runtime/context.h"
 #include "util/log.h"
 #include "rma/rma_impl.h"
-#include "group/team.h"
+#include "coll/team.h"
 
 /* Live allocations (internal and user), for address checks. */
 static struct arbor_mem **live;
@@ -163,7 +163,7 @@ static arbor_status_t alloc_team(struct arbor_team *t, size_t nbytes, bool inter
             rounds++;
         }
         if (status != ARBOR_OK) break;
-        /* Landing channels open on first use and take blocks of this rank's heap (group/team.h):
+        /* Landing channels open on first use and take blocks of this rank's heap (coll/team.h):
          * the search's own collectives may have taken the agreed offset here after it was
          * computed. So every member takes, then all confirm; after a miss the search runs
          * again (the channels of its collectives are open by then, so it converges). */

@@ -12,7 +12,7 @@
 #include "coll/coll_verdict.h"
 #include "coll/executor.h"
 #include "util/log.h"
-#include "group/team.h"
+#include "coll/team.h"
 
 uint64_t arb_team_child_id(const struct arbor_team *parent, int color)
 {
