@@ -20,7 +20,8 @@
 #include "runtime/context.h"
 #include "util/heap.h"
 #include "rma/rma.h"
-#include "coll/team.h"
+#include "coll/channel.h"
+#include "group/team.h"
 #include "unit_check.h"
 
 #include <stdlib.h>

@@ -5,6 +5,7 @@
 #include "coll/coll.h"
 #include "runtime/request.h"
 #include "coll/team.h"
+#include "group/team.h"
 
 arbor_status_t arb_coll_run(arbor_team_h team, const arb_call_t *call,
                             const arbor_op_params_t *params, arbor_request_h *req_p, int blocking)

@@ -29,6 +29,8 @@
 #include "rma/depart.h"
 #include "rma/rma.h"
 #include "coll/team.h"
+#include "coll/team_fail.h"
+#include "group/team.h"
 
 arb_ctx_t arb_ctx;
 

@@ -8,6 +8,7 @@
 #include "algorithms/coll.h"
 #include "runtime/context.h"
 #include "coll/team.h"
+#include "group/team.h"
 
 arbor_status_t arbor_team_last_collective(arbor_team_h team, arbor_coll_info_t *info)
 {

@@ -13,7 +13,7 @@
 #include "runtime/doorbell.h"
 #include "util/log.h"
 #include "util/heap.h"
-#include "coll/team.h"
+#include "coll/channel.h"
 
 /* Returns a block to the heap, cleared first (the heap keeps free space zero-filled). */
 static void give_back(uint64_t off, size_t bytes)

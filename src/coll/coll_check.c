@@ -27,6 +27,7 @@
 #include "util/log.h"
 #include "coll/team.h"
 #include "runtime/tp_call.h"
+#include "coll/team_fail.h"
 
 enum { SIG_VALID, SIG_KIND, SIG_ROOT, SIG_BYTES, SIG_DTYPE, SIG_OP, SIG_SYNC, SIG_N };
 

@@ -21,6 +21,7 @@
 #include "util/log.h"
 #include "coll/offload.h"
 #include "runtime/request.h"
+#include "coll/team_fail.h"
 
 #define KNOWN_FLAGS                                                                                \
     (ARBOR_IN_NOSYNC | ARBOR_IN_MYSYNC | ARBOR_IN_ALLSYNC | ARBOR_OUT_NOSYNC | ARBOR_OUT_MYSYNC |  \

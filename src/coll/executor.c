@@ -18,6 +18,7 @@
 #include "util/log.h"
 #include "coll/offload.h"
 #include "runtime/peer_copy.h"
+#include "coll/channel.h"
 
 static inline uint64_t load_acq(const uint8_t *p)
 {

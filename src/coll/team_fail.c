@@ -12,7 +12,7 @@
 #include "coll/coll_verdict.h"
 #include "coll/executor.h"
 #include "util/log.h"
-#include "coll/team.h"
+#include "coll/team_fail.h"
 
 uint64_t arb_team_child_id(const struct arbor_team *parent, int color)
 {
@@ -159,5 +159,5 @@ cancel:
         if (i->team == t) arb_exec_cancel(i, why);
     }
     arb_exec_cancel(inst, why); /* not active: an instance that never started moving */
-    if (why == ARBOR_ERR_PEER_STOPPED && stop_notice) stop_notice(t);
+    if (why == ARBOR_ERR_PEER_STOPPED && stop_notice) stop_notice(t->id, t->size, t->world);
 }

@@ -9,6 +9,7 @@
 #include "coll/team.h"
 #include "runtime/doorbell.h"
 #include "runtime/progress.h"
+#include "coll/team_fail.h"
 
 /* The re-check of interrupt mode's waiting step (runtime/doorbell.h). */
 static bool exec_recheck(void *arg)

@@ -16,6 +16,7 @@
 #include "coll/coll.h"
 #include "util/log.h"
 #include "coll/team.h"
+#include "group/team.h"
 
 #ifndef SSIZE_MAX
 #define SSIZE_MAX LONG_MAX

@@ -37,6 +37,7 @@
 #include "rma/rma.h"
 #include "group/share.h"
 #include "coll/team.h"
+#include "group/team.h"
 
 enum { REPS = 101 };
 

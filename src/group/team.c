@@ -5,7 +5,7 @@
  * communication); a split team's is a collective heap allocation over the parent
  * (rma/mem.c). Both, and every channel block, return to the heap when the team is freed.
  */
-#include "coll/team.h"
+#include "group/team.h"
 #include "group/share.h"
 
 #include <stdio.h>
@@ -18,6 +18,8 @@
 #include "coll/offload.h"
 #include "runtime/request.h"
 #include "rma/rma.h"
+#include "coll/channel.h"
+#include "coll/team_fail.h"
 
 /* The worst case of one rank's landing memory: a channel from every other member (alltoall). */
 static size_t worst_bytes(int size, int depth, size_t chunk)

@@ -19,6 +19,7 @@
 #include "coll/team.h"
 #include "rma/rma_impl.h"
 #include "runtime/tp_call.h"
+#include "group/team.h"
 
 struct arbor_ctx *arb_rma_ctx_live;
 

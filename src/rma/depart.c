@@ -27,7 +27,6 @@
 #include "runtime/doorbell.h"
 #include "util/log.h"
 #include "rma/rma_impl.h"
-#include "coll/team.h"
 #include "runtime/tp_call.h"
 
 enum {
@@ -223,14 +222,14 @@ static arbor_status_t announce_closed(bool awaited)
     return first;
 }
 
-void arb_depart_notice(const struct arbor_team *t)
+void arb_depart_notice(uint64_t team_id, int size, const int *world)
 {
     static uint64_t id; /* the put's source must outlive the call */
     if (!dep.ready) return;
-    id = t->id;
+    id = team_id;
     uint64_t mine = (uint64_t)(2 * arb_ctx.size + 1 + arb_ctx.rank);
-    for (int i = 0; i < t->size; i++) {
-        int r = t->world[i];
+    for (int i = 0; i < size; i++) {
+        int r = world[i];
         if (r == arb_ctx.rank || arb_depart_state(r) != ARBOR_PEER_RUNNING) continue;
         arbor_status_t s = put_word(r, mine, &id, "a team's failure notice");
         if (s != ARBOR_OK) arb_debug("failure notice to rank %d: %s", r, arbor_strerror(s));

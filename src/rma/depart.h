@@ -25,14 +25,13 @@ arbor_status_t arb_depart_init(void);
  * sees everything the peer wrote before it departed. */
 arbor_peer_state_t arb_depart_state(int rank);
 
-struct arbor_team;
-
 /* The teams' departure probe (coll/team.h, arb_team_set_departures): world rank @p rank is
  * stopped, or gave up team @p team_id for a stopped member (its notice on our board). */
 bool arb_depart_stalled(int rank, uint64_t team_id);
-/* The teams' notice: this rank gave up team @p t for a stopped member; every other member's
- * board gets t's id in this rank's notice word (8-byte puts, not awaited). */
-void arb_depart_notice(const struct arbor_team *t);
+/* The teams' notice: this rank gave up team @p team_id, of world ranks @p world[0..size), for a
+ * stopped member; every other member's board gets that id in this rank's notice word (8-byte
+ * puts, not awaited). */
+void arb_depart_notice(uint64_t team_id, int size, const int *world);
 
 /* Other ranks stopped or failed, as far as this rank knows. */
 int arb_depart_count(void);

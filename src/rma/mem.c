@@ -16,6 +16,7 @@
 #include "util/log.h"
 #include "rma/rma_impl.h"
 #include "coll/team.h"
+#include "group/team.h"
 
 /* Live allocations (internal and user), for address checks. */
 static struct arbor_mem **live;
