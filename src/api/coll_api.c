@@ -1,14 +1,16 @@
 /*
- * The public collective entry points: each fills an arb_call_t and hands it to arb_coll_run
- * (coll_start.c), blocking or with a handle.
+ * The public collective entry points: each fills an arb_call_t and hands it, with its team
+ * resolved, to arb_coll_run_user (coll_start.c), blocking or with a handle.
  */
 #include "coll/coll.h"
 #include "runtime/request.h"
 #include "coll/team.h"
 #include "group/team.h"
 
-arbor_status_t arb_coll_run(arbor_team_h team, const arb_call_t *call,
-                            const arbor_op_params_t *params, arbor_request_h *req_p, int blocking)
+/* Resolves the handle under the lock and runs the call; a call that fails before its instance
+ * starts has its done hook called here (the instance owns it otherwise). */
+static arbor_status_t run(arbor_team_h team, const arb_call_t *call,
+                          const arbor_op_params_t *params, arbor_request_h *req_p, int blocking)
 {
     bool started = false;
     arbor_status_t status = ARBOR_ERR_NOT_INITIALIZED;
@@ -17,18 +19,6 @@ arbor_status_t arb_coll_run(arbor_team_h team, const arb_call_t *call,
         status = t ? arb_coll_run_user(t, call, params, req_p, blocking, &started) : ARBOR_ERR_TEAM;
         arb_unlock();
     }
-    if (!started && call->done) call->done(call->done_arg, status);
-    return status;
-}
-
-arbor_status_t arb_coll_run_held(arbor_team_h team, const arb_call_t *call,
-                                 const arbor_op_params_t *params, arbor_request_h *req_p,
-                                 int blocking)
-{
-    bool started = false;
-    struct arbor_team *t = arb_team_lookup(team);
-    arbor_status_t status =
-        t ? arb_coll_run_user(t, call, params, req_p, blocking, &started) : ARBOR_ERR_TEAM;
     if (!started && call->done) call->done(call->done_arg, status);
     return status;
 }
@@ -46,27 +36,27 @@ arbor_status_t arbor_coll_fence(arbor_team_h team)
 arbor_status_t arbor_barrier(arbor_team_h team)
 {
     arb_call_t c = {.coll = ARB_COLL_BARRIER};
-    return arb_coll_run(team, &c, NULL, NULL, 1);
+    return run(team, &c, NULL, NULL, 1);
 }
 
 arbor_status_t arbor_barrier_nb(arbor_team_h team, const arbor_op_params_t *params,
                                 arbor_request_h *req_p)
 {
     arb_call_t c = {.coll = ARB_COLL_BARRIER};
-    return arb_coll_run(team, &c, params, req_p, 0);
+    return run(team, &c, params, req_p, 0);
 }
 
 arbor_status_t arbor_bcast(arbor_team_h team, void *buf, size_t nbytes, int root)
 {
     arb_call_t c = {.coll = ARB_COLL_BCAST, .recvbuf = buf, .count = nbytes, .root = root};
-    return arb_coll_run(team, &c, NULL, NULL, 1);
+    return run(team, &c, NULL, NULL, 1);
 }
 
 arbor_status_t arbor_bcast_nb(arbor_team_h team, void *buf, size_t nbytes, int root,
                               const arbor_op_params_t *params, arbor_request_h *req_p)
 {
     arb_call_t c = {.coll = ARB_COLL_BCAST, .recvbuf = buf, .count = nbytes, .root = root};
-    return arb_coll_run(team, &c, params, req_p, 0);
+    return run(team, &c, params, req_p, 0);
 }
 
 arbor_status_t arbor_scatter(arbor_team_h team, const void *sendbuf, void *recvbuf, size_t count,
@@ -78,7 +68,7 @@ arbor_status_t arbor_scatter(arbor_team_h team, const void *sendbuf, void *recvb
                     .count = count,
                     .dtype = dtype,
                     .root = root};
-    return arb_coll_run(team, &c, NULL, NULL, 1);
+    return run(team, &c, NULL, NULL, 1);
 }
 
 arbor_status_t arbor_scatter_nb(arbor_team_h team, const void *sendbuf, void *recvbuf, size_t count,
@@ -91,7 +81,7 @@ arbor_status_t arbor_scatter_nb(arbor_team_h team, const void *sendbuf, void *re
                     .count = count,
                     .dtype = dtype,
                     .root = root};
-    return arb_coll_run(team, &c, params, req_p, 0);
+    return run(team, &c, params, req_p, 0);
 }
 
 arbor_status_t arbor_scatterv(arbor_team_h team, const void *sendbuf, const size_t *sendcounts,
@@ -106,7 +96,7 @@ arbor_status_t arbor_scatterv(arbor_team_h team, const void *sendbuf, const size
                     .own = recvcount,
                     .dtype = dtype,
                     .root = root};
-    return arb_coll_run(team, &c, NULL, NULL, 1);
+    return run(team, &c, NULL, NULL, 1);
 }
 
 arbor_status_t arbor_scatterv_nb(arbor_team_h team, const void *sendbuf, const size_t *sendcounts,
@@ -122,7 +112,7 @@ arbor_status_t arbor_scatterv_nb(arbor_team_h team, const void *sendbuf, const s
                     .own = recvcount,
                     .dtype = dtype,
                     .root = root};
-    return arb_coll_run(team, &c, params, req_p, 0);
+    return run(team, &c, params, req_p, 0);
 }
 
 arbor_status_t arbor_gather(arbor_team_h team, const void *sendbuf, void *recvbuf, size_t count,
@@ -134,7 +124,7 @@ arbor_status_t arbor_gather(arbor_team_h team, const void *sendbuf, void *recvbu
                     .count = count,
                     .dtype = dtype,
                     .root = root};
-    return arb_coll_run(team, &c, NULL, NULL, 1);
+    return run(team, &c, NULL, NULL, 1);
 }
 
 arbor_status_t arbor_gather_nb(arbor_team_h team, const void *sendbuf, void *recvbuf, size_t count,
@@ -147,7 +137,7 @@ arbor_status_t arbor_gather_nb(arbor_team_h team, const void *sendbuf, void *rec
                     .count = count,
                     .dtype = dtype,
                     .root = root};
-    return arb_coll_run(team, &c, params, req_p, 0);
+    return run(team, &c, params, req_p, 0);
 }
 
 arbor_status_t arbor_gatherv(arbor_team_h team, const void *sendbuf, size_t sendcount,
@@ -162,7 +152,7 @@ arbor_status_t arbor_gatherv(arbor_team_h team, const void *sendbuf, size_t send
                     .displs = displs,
                     .dtype = dtype,
                     .root = root};
-    return arb_coll_run(team, &c, NULL, NULL, 1);
+    return run(team, &c, NULL, NULL, 1);
 }
 
 arbor_status_t arbor_gatherv_nb(arbor_team_h team, const void *sendbuf, size_t sendcount,
@@ -178,7 +168,7 @@ arbor_status_t arbor_gatherv_nb(arbor_team_h team, const void *sendbuf, size_t s
                     .displs = displs,
                     .dtype = dtype,
                     .root = root};
-    return arb_coll_run(team, &c, params, req_p, 0);
+    return run(team, &c, params, req_p, 0);
 }
 
 arbor_status_t arbor_allgather(arbor_team_h team, const void *sendbuf, void *recvbuf, size_t count,
@@ -189,7 +179,7 @@ arbor_status_t arbor_allgather(arbor_team_h team, const void *sendbuf, void *rec
                     .recvbuf = recvbuf,
                     .count = count,
                     .dtype = dtype};
-    return arb_coll_run(team, &c, NULL, NULL, 1);
+    return run(team, &c, NULL, NULL, 1);
 }
 
 arbor_status_t arbor_allgather_nb(arbor_team_h team, const void *sendbuf, void *recvbuf,
@@ -201,7 +191,7 @@ arbor_status_t arbor_allgather_nb(arbor_team_h team, const void *sendbuf, void *
                     .recvbuf = recvbuf,
                     .count = count,
                     .dtype = dtype};
-    return arb_coll_run(team, &c, params, req_p, 0);
+    return run(team, &c, params, req_p, 0);
 }
 
 arbor_status_t arbor_allgatherv(arbor_team_h team, const void *sendbuf, size_t sendcount,
@@ -215,7 +205,7 @@ arbor_status_t arbor_allgatherv(arbor_team_h team, const void *sendbuf, size_t s
                     .counts = recvcounts,
                     .displs = displs,
                     .dtype = dtype};
-    return arb_coll_run(team, &c, NULL, NULL, 1);
+    return run(team, &c, NULL, NULL, 1);
 }
 
 arbor_status_t arbor_allgatherv_nb(arbor_team_h team, const void *sendbuf, size_t sendcount,
@@ -230,7 +220,7 @@ arbor_status_t arbor_allgatherv_nb(arbor_team_h team, const void *sendbuf, size_
                     .counts = recvcounts,
                     .displs = displs,
                     .dtype = dtype};
-    return arb_coll_run(team, &c, params, req_p, 0);
+    return run(team, &c, params, req_p, 0);
 }
 
 arbor_status_t arbor_alltoall(arbor_team_h team, const void *sendbuf, void *recvbuf, size_t count,
@@ -241,7 +231,7 @@ arbor_status_t arbor_alltoall(arbor_team_h team, const void *sendbuf, void *recv
                     .recvbuf = recvbuf,
                     .count = count,
                     .dtype = dtype};
-    return arb_coll_run(team, &c, NULL, NULL, 1);
+    return run(team, &c, NULL, NULL, 1);
 }
 
 arbor_status_t arbor_alltoall_nb(arbor_team_h team, const void *sendbuf, void *recvbuf,
@@ -253,7 +243,7 @@ arbor_status_t arbor_alltoall_nb(arbor_team_h team, const void *sendbuf, void *r
                     .recvbuf = recvbuf,
                     .count = count,
                     .dtype = dtype};
-    return arb_coll_run(team, &c, params, req_p, 0);
+    return run(team, &c, params, req_p, 0);
 }
 
 arbor_status_t arbor_alltoallv(arbor_team_h team, const void *sendbuf, const size_t *sendcounts,
@@ -268,7 +258,7 @@ arbor_status_t arbor_alltoallv(arbor_team_h team, const void *sendbuf, const siz
                     .rcounts = recvcounts,
                     .rdispls = rdispls,
                     .dtype = dtype};
-    return arb_coll_run(team, &c, NULL, NULL, 1);
+    return run(team, &c, NULL, NULL, 1);
 }
 
 arbor_status_t arbor_alltoallv_nb(arbor_team_h team, const void *sendbuf, const size_t *sendcounts,
@@ -284,7 +274,7 @@ arbor_status_t arbor_alltoallv_nb(arbor_team_h team, const void *sendbuf, const 
                     .rcounts = recvcounts,
                     .rdispls = rdispls,
                     .dtype = dtype};
-    return arb_coll_run(team, &c, params, req_p, 0);
+    return run(team, &c, params, req_p, 0);
 }
 
 arbor_status_t arbor_reduce(arbor_team_h team, const void *sendbuf, void *recvbuf, size_t count,
@@ -297,7 +287,7 @@ arbor_status_t arbor_reduce(arbor_team_h team, const void *sendbuf, void *recvbu
                     .dtype = dtype,
                     .op = op,
                     .root = root};
-    return arb_coll_run(team, &c, NULL, NULL, 1);
+    return run(team, &c, NULL, NULL, 1);
 }
 
 arbor_status_t arbor_reduce_nb(arbor_team_h team, const void *sendbuf, void *recvbuf, size_t count,
@@ -311,7 +301,7 @@ arbor_status_t arbor_reduce_nb(arbor_team_h team, const void *sendbuf, void *rec
                     .dtype = dtype,
                     .op = op,
                     .root = root};
-    return arb_coll_run(team, &c, params, req_p, 0);
+    return run(team, &c, params, req_p, 0);
 }
 
 arbor_status_t arbor_allreduce(arbor_team_h team, const void *sendbuf, void *recvbuf, size_t count,
@@ -323,7 +313,7 @@ arbor_status_t arbor_allreduce(arbor_team_h team, const void *sendbuf, void *rec
                     .count = count,
                     .dtype = dtype,
                     .op = op};
-    return arb_coll_run(team, &c, NULL, NULL, 1);
+    return run(team, &c, NULL, NULL, 1);
 }
 
 arbor_status_t arbor_allreduce_nb(arbor_team_h team, const void *sendbuf, void *recvbuf,
@@ -336,7 +326,7 @@ arbor_status_t arbor_allreduce_nb(arbor_team_h team, const void *sendbuf, void *
                     .count = count,
                     .dtype = dtype,
                     .op = op};
-    return arb_coll_run(team, &c, params, req_p, 0);
+    return run(team, &c, params, req_p, 0);
 }
 
 arbor_status_t arbor_reduce_scatter(arbor_team_h team, const void *sendbuf, void *recvbuf,
@@ -348,7 +338,7 @@ arbor_status_t arbor_reduce_scatter(arbor_team_h team, const void *sendbuf, void
                     .counts = recvcounts,
                     .dtype = dtype,
                     .op = op};
-    return arb_coll_run(team, &c, NULL, NULL, 1);
+    return run(team, &c, NULL, NULL, 1);
 }
 
 arbor_status_t arbor_reduce_scatter_nb(arbor_team_h team, const void *sendbuf, void *recvbuf,
@@ -361,7 +351,7 @@ arbor_status_t arbor_reduce_scatter_nb(arbor_team_h team, const void *sendbuf, v
                     .counts = recvcounts,
                     .dtype = dtype,
                     .op = op};
-    return arb_coll_run(team, &c, params, req_p, 0);
+    return run(team, &c, params, req_p, 0);
 }
 
 arbor_status_t arbor_scan(arbor_team_h team, const void *sendbuf, void *recvbuf, size_t count,
@@ -373,7 +363,7 @@ arbor_status_t arbor_scan(arbor_team_h team, const void *sendbuf, void *recvbuf,
                     .count = count,
                     .dtype = dtype,
                     .op = op};
-    return arb_coll_run(team, &c, NULL, NULL, 1);
+    return run(team, &c, NULL, NULL, 1);
 }
 
 arbor_status_t arbor_scan_nb(arbor_team_h team, const void *sendbuf, void *recvbuf, size_t count,
@@ -386,7 +376,7 @@ arbor_status_t arbor_scan_nb(arbor_team_h team, const void *sendbuf, void *recvb
                     .count = count,
                     .dtype = dtype,
                     .op = op};
-    return arb_coll_run(team, &c, params, req_p, 0);
+    return run(team, &c, params, req_p, 0);
 }
 
 arbor_status_t arbor_exscan(arbor_team_h team, const void *sendbuf, void *recvbuf, size_t count,
@@ -398,7 +388,7 @@ arbor_status_t arbor_exscan(arbor_team_h team, const void *sendbuf, void *recvbu
                     .count = count,
                     .dtype = dtype,
                     .op = op};
-    return arb_coll_run(team, &c, NULL, NULL, 1);
+    return run(team, &c, NULL, NULL, 1);
 }
 
 arbor_status_t arbor_exscan_nb(arbor_team_h team, const void *sendbuf, void *recvbuf, size_t count,
@@ -411,5 +401,5 @@ arbor_status_t arbor_exscan_nb(arbor_team_h team, const void *sendbuf, void *rec
                     .count = count,
                     .dtype = dtype,
                     .op = op};
-    return arb_coll_run(team, &c, params, req_p, 0);
+    return run(team, &c, params, req_p, 0);
 }

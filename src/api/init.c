@@ -30,6 +30,7 @@
 #include "rma/rma.h"
 #include "coll/team.h"
 #include "coll/team_fail.h"
+#include "group/cma_probe.h"
 #include "group/team.h"
 
 arb_ctx_t arb_ctx;
@@ -335,6 +336,19 @@ static void teardown(void)
     memset(&arb_ctx, 0, sizeof(arb_ctx));
 }
 
+/* Whether every rank maps every other's segment: each rank knows its own part, the world agrees
+ * (the one-sided atomics rule and the one-copy collectives depend on it). */
+static arbor_status_t agree_mapping(void)
+{
+    uint32_t mapped = arb_rma_mapped_here(), all = 0;
+    arbor_status_t status =
+        arb_coll_allreduce_internal(arb_ctx.world, &mapped, &all, 1, ARBOR_UINT32, ARBOR_MIN);
+    if (status != ARBOR_OK) return status;
+    arb_ctx.mapped_everywhere = all != 0;
+    arb_rma_set_mapping();
+    return ARBOR_OK;
+}
+
 /* required: an ARBOR_THREAD_* level, or -1 (plain arbor_init: ARBOR_THREADS alone). */
 static arbor_status_t init_at(int required, int *provided)
 {
@@ -394,7 +408,7 @@ static arbor_status_t init_at(int required, int *provided)
         arb_share_oversubscribed(arb_ctx.share_of[arb_ctx.rank]))
         arb_ctx.yield = true;
     if ((status = arb_rma_init()) != ARBOR_OK) goto err;
-    if ((status = arb_coll_progress_register()) != ARBOR_OK) goto err;
+    if ((status = arb_coll_register()) != ARBOR_OK) goto err;
 
     /* Every rank saw every header, so all add the same term and build the same trees. */
     arb_tune_env_t tune_env = {.oversubscribed = !arb_ctx.cfg.logp[0] &&
@@ -413,6 +427,7 @@ static arbor_status_t init_at(int required, int *provided)
     if ((status = arb_team_create_world(&arb_ctx.world)) != ARBOR_OK) goto err;
     arb_ctx.init_count = 1; /* the measurement runs collectives */
     if ((status = arb_rma_init_world()) != ARBOR_OK) goto err;
+    if ((status = agree_mapping()) != ARBOR_OK) goto err;
     if ((status = arb_cma_init()) != ARBOR_OK) goto err; /* before the measurement uses it */
     if ((status = arb_am_init()) != ARBOR_OK) goto err;
     if ((status = arb_depart_init()) != ARBOR_OK) goto err;

@@ -30,17 +30,9 @@ typedef struct {
     void *done_arg;
 } arb_call_t;
 
-/* Validates and starts the call. Blocking when req_p is NULL and no ASYNC_FENCE / AGGREGATE
- * flag is given (blocking calls take no params). */
-arbor_status_t arb_coll_run(arbor_team_h team, const arb_call_t *call,
-                            const arbor_op_params_t *params, arbor_request_h *req_p, int blocking);
-/* arb_coll_run for an entry point that already holds the engine lock (images.c): the lock is
- * not recursive. */
-arbor_status_t arb_coll_run_held(arbor_team_h team, const arb_call_t *call,
-                                 const arbor_op_params_t *params, arbor_request_h *req_p,
-                                 int blocking);
-
-/* arb_coll_run's work once the handle is resolved and the lock taken; *started tells whether
+/* Validates and starts the call on a resolved team, the lock taken (the public entries resolve
+ * the handle: api/coll_api.c, group/images.c). Blocking when req_p is NULL and no ASYNC_FENCE /
+ * AGGREGATE flag is given (blocking calls take no params); *started tells whether
  * an instance took over call->done. */
 arbor_status_t arb_coll_run_user(struct arbor_team *t, const arb_call_t *call,
                                  const arbor_op_params_t *params, arbor_request_h *req_p,

@@ -11,7 +11,8 @@
 #include "runtime/cma.h"
 #include "runtime/doorbell.h"
 #include "util/log.h"
-#include "rma/rma_impl.h"
+#include "runtime/context.h"
+#include "transports/transport.h"
 
 static inline uint64_t load_acq(const uint8_t *p)
 {
@@ -40,7 +41,8 @@ static bool direct_kind(int coll)
 int arb_direct_eligible(const struct arbor_team *t, int coll, uint64_t flags)
 {
     if (!direct_kind(coll) || t->size < 2) return ARB_DIRECT_NONE;
-    if ((flags & ARBOR_SYMMETRIC) && arb_ctx.cfg.onecopy != ARB_ONECOPY_NEVER && arb_rma.all_mapped)
+    if ((flags & ARBOR_SYMMETRIC) && arb_ctx.cfg.onecopy != ARB_ONECOPY_NEVER &&
+        arb_ctx.mapped_everywhere)
         return ARB_DIRECT_SEGMENT;
     /* Cross-memory attach: a reduction's receiver reads the peer's span into a bounce buffer
      * and combines from there (coll/executor.c); the sender copies nothing. */

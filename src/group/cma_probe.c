@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "group/cma_probe.h"
+
 #include "runtime/cma.h"
 #include "coll/coll.h"
 #include "runtime/context.h"

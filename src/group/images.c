@@ -190,6 +190,20 @@ static void *stage_sources(const img_team_t *T, void *const srclist[], size_t nb
     return s;
 }
 
+/* A collective for an entry point that already holds the engine lock (the lock is not
+ * recursive): resolves the handle and runs the call. */
+static arbor_status_t run_held(arbor_team_h team, const arb_call_t *call,
+                               const arbor_op_params_t *params, arbor_request_h *req_p,
+                               int blocking)
+{
+    bool started = false;
+    struct arbor_team *t = arb_team_lookup(team);
+    arbor_status_t status =
+        t ? arb_coll_run_user(t, call, params, req_p, blocking, &started) : ARBOR_ERR_TEAM;
+    if (!started && call->done) call->done(call->done_arg, status);
+    return status;
+}
+
 static arbor_status_t start(arbor_team_h team, arb_call_t *c, img_op_t *op, const img_team_t *T,
                             arbor_request_h *req_p, int blocking)
 {
@@ -197,7 +211,7 @@ static arbor_status_t start(arbor_team_h team, arb_call_t *c, img_op_t *op, cons
     c->dtype = ARBOR_BYTE;
     c->done = img_done;
     c->done_arg = op;
-    return arb_coll_run_held(team, c, &p, blocking ? NULL : req_p, blocking);
+    return run_held(team, c, &p, blocking ? NULL : req_p, blocking);
 }
 
 static arbor_status_t bcasti(arbor_team_h team, void *const dstlist[], size_t srcimage,

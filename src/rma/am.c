@@ -23,7 +23,6 @@
 #include "runtime/context.h"
 #include "runtime/doorbell.h"
 #include "runtime/tp_call.h"
-#include "coll/executor.h"
 #include "runtime/progress.h"
 #include "util/log.h"
 #include "rma/rma.h"

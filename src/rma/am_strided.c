@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "runtime/context.h"
-#include "coll/executor.h"
 #include "rma/am.h"
 #include "rma/rma.h"
 #include "rma/rma_impl.h"

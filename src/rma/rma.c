@@ -11,9 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coll/coll.h"
 #include "runtime/doorbell.h"
-#include "coll/executor.h"
 #include "runtime/flush.h"
 #include "runtime/progress.h"
 #include "util/log.h"
@@ -72,28 +70,35 @@ arbor_status_t arb_rma_init_world(void)
     }
     arb_rma.notify = (uint64_t *)(arb_ctx.seg + arb_rma.notify_off);
     arb_rma.lock_off = arb_rma.notify_off + (uint64_t)P * sizeof(uint64_t); /* after them */
-    /* The atomics rule (docs/ONESIDED.md): CPU atomics only where every rank maps every
-     * other's segment (one node), and then no atomic on a segment word goes through the
-     * transport; else every atomic, even to self, goes through the transport. So the CPU's
-     * and the provider's atomics never meet on one word: libfabric's software providers (shm,
-     * tcp;ofi_rxm, sockets) apply atomics in the target's progress and UCX emulates them with
-     * messages on the core's registered memory, and neither promises atomicity against loads
-     * and CPU atomics of other processes. The segment is the core's (runtime/segment.h) on every
-     * transport, so a transport without CPU atomics of its own (OFI) takes this path as well;
-     * with a segment the transport allocated (ARBOR_DIRECT=n) only UCX's mapping could. */
-    uint32_t mapped = 1, all_mapped = 0;
-    for (int r = 0; r < P; r++) mapped &= arb_rma.peer_seg[r] != NULL;
-    status = arb_coll_allreduce_internal(arb_ctx.world, &mapped, &all_mapped, 1, ARBOR_UINT32,
-                                         ARBOR_MIN);
-    if (status != ARBOR_OK) return status;
+    return ARBOR_OK;
+}
+
+bool arb_rma_mapped_here(void)
+{
+    bool mapped = true;
+    for (int r = 0; r < arb_ctx.size; r++) mapped &= arb_rma.peer_seg[r] != NULL;
+    return mapped;
+}
+
+/* The atomics rule (docs/ONESIDED.md): CPU atomics only where every rank maps every
+ * other's segment (one node), and then no atomic on a segment word goes through the
+ * transport; else every atomic, even to self, goes through the transport. So the CPU's
+ * and the provider's atomics never meet on one word: libfabric's software providers (shm,
+ * tcp;ofi_rxm, sockets) apply atomics in the target's progress and UCX emulates them with
+ * messages on the core's registered memory, and neither promises atomicity against loads
+ * and CPU atomics of other processes. The segment is the core's (runtime/segment.h) on every
+ * transport, so a transport without CPU atomics of its own (OFI) takes this path as well;
+ * with a segment the transport allocated (ARBOR_DIRECT=n) only UCX's mapping could. */
+void arb_rma_set_mapping(void)
+{
+    bool all_mapped = arb_ctx.mapped_everywhere;
     bool cpu_amo = arb_tp_has(ARB_TP_CAP_MAPPED_CPU_AMO) || arb_ctx.seg_owned;
-    arb_rma.all_mapped = all_mapped != 0;
+    arb_rma.all_mapped = all_mapped;
     arb_rma.cpu_atomics = cpu_amo && all_mapped;
     arb_rma.target_progress = !cpu_amo || !all_mapped;
     arb_debug("one-sided: %s atomics, targets %s their own progress",
               arb_rma.cpu_atomics ? "CPU" : "transport",
               arb_rma.target_progress ? "need" : "do not need");
-    return ARBOR_OK;
 }
 
 static struct {

@@ -25,9 +25,13 @@ struct arbor_team;
 /* After the transport is wired (seg_bases known): the heap over the whole segment. No
  * communication. */
 arbor_status_t arb_rma_init(void);
-/* After the world team exists: the notification area and the one-sided state (collective over
- * the world, but deterministic: no communication). */
+/* After the world team exists: the notification area (the same block of every heap). */
 arbor_status_t arb_rma_init_world(void);
+/* Whether this rank maps every rank's segment; init agrees on it over the world and stores the
+ * answer in arb_ctx.mapped_everywhere. */
+bool arb_rma_mapped_here(void);
+/* The one-sided state that follows from arb_ctx.mapped_everywhere (atomics, target progress). */
+void arb_rma_set_mapping(void);
 /* arbor_quiet without the lock (finalize): every one-sided operation complete at its target. */
 arbor_status_t arb_rma_quiet(void);
 /* Finalize, before the transport closes: frees every allocation and request. */

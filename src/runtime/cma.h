@@ -21,10 +21,7 @@
 
 #include "arbor.h"
 
-/* Probes and agrees at init (group/cma_probe.c: a collective over the world team, after it
- * exists). Never fails for a refusal (that only turns the path off); fails for a failed
- * exchange. */
-arbor_status_t arb_cma_init(void);
+/* The probe and agreement at init: group/cma_probe.h. */
 void arb_cma_fini(void);
 /* Whether every rank may read every other with CMA (agreed at init; the same on every rank). */
 bool arb_cma_usable(void);

@@ -81,6 +81,7 @@ typedef struct {
     uint64_t epoch;                        /* bumped whenever anything moves */
     bool in_progress;                      /* re-entrance guard of the progress engine */
     bool all_mapped;                       /* every peer's segment is mapped here */
+    bool mapped_everywhere; /* every rank maps every other's segment (agreed by all at init) */
     /* Threads (docs/THREADS.md). Everything in this struct below init_count is guarded by lock
      * whenever locking is on; locking changes only while no other thread is inside arbor. */
     int thread_level;          /* ARBOR_THREAD_* provided */

@@ -9,8 +9,8 @@
  * file depends on nothing else in core, so the public calls here work before arbor_init.
  */
 #include "runtime/dtype.h"
+#include "runtime/context.h"
 #include "runtime/dtype_kernels.h"
-#include "coll/executor.h"
 
 #include "algorithms/sched.h"
 
@@ -189,13 +189,20 @@ arbor_status_t arbor_op_create(arbor_user_fn_t *fn, int commute, arbor_op_t *op_
     return status;
 }
 
+static arb_op_in_use_fn op_in_use;
+
+void arb_op_set_in_use_check(arb_op_in_use_fn fn)
+{
+    op_in_use = fn;
+}
+
 arbor_status_t arbor_op_free(arbor_op_t op)
 {
     ARB_ENTER();
     arbor_status_t status = ARBOR_OK;
     if (!user_op_get(op))
         status = ARBOR_ERR_OP; /* built-in, unknown or already freed */
-    else if (arb_exec_op_in_use(op))
+    else if (op_in_use && op_in_use(op))
         status = ARBOR_ERR_BUSY; /* a running reduction would combine with a stale function */
     if (status == ARBOR_OK) {
         size_t slot = (size_t)(op - ARBOR_OP_USER_BASE) % USER_OPS_MAX;

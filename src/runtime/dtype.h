@@ -29,4 +29,9 @@ void arb_reduce(arbor_op_t op, arbor_dtype_t dtype, void *inout, const void *in,
 /* Frees every user op (finalize). */
 void arb_op_cleanup(void);
 
+/* Whether a reduction in flight uses op (arbor_op_free refuses then): asked of the layer that
+ * runs reductions, which registers it at init; none registered: no op is in use. */
+typedef bool (*arb_op_in_use_fn)(arbor_op_t op);
+void arb_op_set_in_use_check(arb_op_in_use_fn fn);
+
 #endif /* ARB_CORE_DTYPE_H */
