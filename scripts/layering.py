@@ -78,18 +78,6 @@ PENDING_PREFIXES = [
 # cycle checks skip exactly these module edges and fail on any other, and on an entry that no
 # longer exists. Format: (from module, to module): how it would go. To be emptied.
 UNFINISHED = {
-    ("src/rma/ctx", "src/coll/team"):
-        "one-sided contexts read a team's members: the public entry would resolve the handle",
-    ("src/rma/mem", "src/coll/team"):
-        "symmetric allocation over a team: it would move up to group/",
-    ("src/rma/mem", "src/coll/coll"):
-        "symmetric allocation runs internal collectives: the team part of mem.c would move up to group/",
-    ("src/rma/mem", "src/coll/coll_start"):
-        "as above",
-    ("src/rma/mem", "src/group/team"):
-        "as above (team lookups of symmetric allocation)",
-    ("src/rma/ctx", "src/group/team"):
-        "one-sided contexts resolve team handles: the lookup would move to the public entry",
     ("src/runtime/request", "src/coll/executor"):
         "the request table dispatches collective handles by name: would become per-kind operations registered by coll",
     ("src/runtime/request", "src/coll/wait"):

@@ -17,6 +17,7 @@
 #include "util/log.h"
 #include "coll/offload.h"
 #include "runtime/request.h"
+#include "group/symmetric.h"
 #include "rma/rma.h"
 #include "coll/channel.h"
 #include "coll/team_fail.h"
@@ -535,6 +536,20 @@ arbor_status_t arbor_team_translate(arbor_team_h src_team, int src_rank, arbor_t
                 break;
             }
     }
+    arb_unlock();
+    return status;
+}
+
+arbor_status_t arbor_team_world_rank(arbor_team_h team, int rank, int *world_rank_p)
+{
+    if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
+    ARB_ENTER();
+    struct arbor_team *t = arb_team_lookup(team);
+    arbor_status_t status = !t                            ? ARBOR_ERR_TEAM
+                            : !world_rank_p               ? ARBOR_ERR_INVALID_ARG
+                            : rank < 0 || rank >= t->size ? ARBOR_ERR_RANK
+                                                          : ARBOR_OK;
+    if (status == ARBOR_OK) *world_rank_p = t->world[rank];
     arb_unlock();
     return status;
 }

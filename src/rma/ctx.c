@@ -16,46 +16,43 @@
 #include <string.h>
 
 #include "util/log.h"
-#include "coll/team.h"
 #include "rma/rma_impl.h"
 #include "runtime/tp_call.h"
-#include "group/team.h"
 
 struct arbor_ctx *arb_rma_ctx_live;
 
-arbor_status_t arbor_ctx_create(arbor_team_h team, unsigned flags, arbor_ctx_h *ctx_p)
+struct arbor_ctx *arb_rma_ctx_alloc(unsigned flags)
 {
-    if (!ctx_p) return ARBOR_ERR_INVALID_ARG;
-    *ctx_p = NULL;
-    if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
-    if (flags & ~ARBOR_CTX_PRIVATE) return ARBOR_ERR_FLAGS;
     struct arbor_ctx *c = calloc(1, sizeof(*c));
-    if (!c) return ARBOR_ERR_NO_MEMORY;
+    if (!c) return NULL;
     c->imp = calloc((size_t)arb_ctx.size, sizeof(*c->imp));
     c->dirty = calloc((size_t)arb_ctx.size, sizeof(*c->dirty));
-    arbor_status_t status = c->imp && c->dirty ? arb_enter() : ARBOR_ERR_NO_MEMORY;
-    bool locked = status == ARBOR_OK;
-    struct arbor_team *t = locked ? arb_team_lookup(team) : NULL;
-    if (locked && !t) status = ARBOR_ERR_TEAM;
-    if (t && !(c->world = malloc((size_t)t->size * sizeof(int)))) status = ARBOR_ERR_NO_MEMORY;
-    if (status != ARBOR_OK) {
-        if (locked) arb_unlock();
-        free(c->world);
-        free(c->imp);
-        free(c->dirty);
-        free(c);
-        return status;
+    if (!c->imp || !c->dirty) {
+        arb_rma_ctx_discard(c);
+        return NULL;
     }
-    memcpy(c->world, t->world, (size_t)t->size * sizeof(int));
-    int n = t->size, me = t->rank;
-    c->magic = ARB_RMA_CTX_MAGIC;
     c->flags = flags;
+    return c;
+}
+
+void arb_rma_ctx_discard(struct arbor_ctx *c)
+{
+    if (!c) return;
+    free(c->world);
+    free(c->imp);
+    free(c->dirty);
+    free(c);
+}
+
+arbor_status_t arb_rma_ctx_attach(struct arbor_ctx *c, const int *world, int n, int me)
+{
+    if (!(c->world = malloc((size_t)n * sizeof(int)))) return ARBOR_ERR_NO_MEMORY;
+    memcpy(c->world, world, (size_t)n * sizeof(int));
+    c->magic = ARB_RMA_CTX_MAGIC;
     c->n = n;
     c->me = me;
     c->next = arb_rma_ctx_live;
     arb_rma_ctx_live = c;
-    arb_unlock();
-    *ctx_p = c;
     return ARBOR_OK;
 }
 

@@ -1,6 +1,8 @@
 /*
- * Symmetric allocations: the collective common-offset search over a team (heap.h), the table of
- * live allocations that remote addresses are checked against, and the public arbor_mem_* calls.
+ * Symmetric allocations as the one-sided layer sees them: the table of live allocations that
+ * remote addresses are checked against, the public handles, and the calls that need no team
+ * (arbor_mem_addr, arbor_mem_usage). Allocating and freeing over a team, which run
+ * collectives, are group/symmetric.c.
  *
  * Zero fill. The heap keeps its free space zero-filled: the segment starts zeroed (the
  * transports clear it at open) and a block is cleared when it is returned, after the free's
@@ -11,12 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coll/coll.h"
 #include "runtime/context.h"
 #include "util/log.h"
 #include "rma/rma_impl.h"
-#include "coll/team.h"
-#include "group/team.h"
 
 /* Live allocations (internal and user), for address checks. */
 static struct arbor_mem **live;
@@ -57,7 +56,7 @@ uint64_t arb_mem_largest_free(void)
     return arb_heap_largest(&arb_ctx.heap);
 }
 
-static void mem_destroy(struct arbor_mem *m)
+void arb_mem_destroy(struct arbor_mem *m)
 {
     if (!m) return;
     free(m->size);
@@ -66,7 +65,7 @@ static void mem_destroy(struct arbor_mem *m)
     free(m);
 }
 
-static arbor_status_t live_add(struct arbor_mem *m)
+arbor_status_t arb_mem_live_add(struct arbor_mem *m)
 {
     if (!arb_rma_xhits && !(arb_rma_xhits = calloc((size_t)arb_ctx.size, sizeof(*arb_rma_xhits))))
         return ARBOR_ERR_NO_MEMORY;
@@ -81,7 +80,7 @@ static arbor_status_t live_add(struct arbor_mem *m)
     return ARBOR_OK;
 }
 
-static void live_remove(struct arbor_mem *m)
+void arb_mem_live_remove(struct arbor_mem *m)
 {
     for (size_t i = 0; i < nlive; i++)
         if (live[i] == m) {
@@ -90,147 +89,6 @@ static void live_remove(struct arbor_mem *m)
         }
     for (int r = 0; arb_rma_xhits && r < arb_ctx.size; r++)
         if (arb_rma_xhits[r].m == m) arb_rma_xhits[r] = (arb_rma_xhit_t){0};
-}
-
-static const int *sort_world;
-static int by_world_rank(const void *a, const void *b)
-{
-    int x = sort_world[*(const int *)a], y = sort_world[*(const int *)b];
-    return (x > y) - (x < y);
-}
-
-static arbor_status_t alloc_team(struct arbor_team *t, size_t nbytes, bool internal,
-                                 struct arbor_mem **mem_p);
-
-/* Symmetric allocations agree on an offset of this rank's one heap in rounds of collectives,
- * which let go of the engine lock while they wait: two threads allocating at once would
- * interleave their searches differently on different ranks. The second is refused. */
-arbor_status_t arb_mem_alloc_team(struct arbor_team *t, size_t nbytes, bool internal,
-                                  struct arbor_mem **mem_p)
-{
-    if (arb_ctx.heap_busy) {
-        arb_error("a symmetric allocation (arbor_mem_alloc or arbor_team_split) while another "
-                  "thread's runs: the application must order them (docs/THREADS.md)");
-        return ARBOR_ERR_BUSY;
-    }
-    arb_ctx.heap_busy = true;
-    arbor_status_t status = alloc_team(t, nbytes, internal, mem_p);
-    arb_ctx.heap_busy = false;
-    return status;
-}
-
-/* The search (heap.h): the first round rides on the allgather of every member's size. */
-static arbor_status_t alloc_team(struct arbor_team *t, size_t nbytes, bool internal,
-                                 struct arbor_mem **mem_p)
-{
-    int n = t->size;
-    struct arbor_mem *m = calloc(1, sizeof(*m));
-    uint64_t *all = malloc(sizeof(uint64_t) * 3 * (size_t)n);
-    if (m) {
-        m->size = calloc((size_t)n, sizeof(*m->size));
-        m->world = calloc((size_t)n, sizeof(*m->world));
-        m->by_world = calloc((size_t)n, sizeof(*m->by_world));
-    }
-    bool ok = m && all && m->size && m->world && m->by_world;
-    /* A rank that cannot even hold the bookkeeping asks for the impossible, so that every
-     * member fails alike. */
-    uint64_t want = ok ? (uint64_t)nbytes : UINT64_MAX, c = 0, v[3];
-    v[0] = want;
-    arb_heap_search_round(&arb_ctx.heap, want, 0, v + 1);
-    arbor_status_t status = ARBOR_ERR_NO_MEMORY;
-    uint64_t mine_v[3] = {v[0], v[1], v[2]};
-    arbor_status_t cs =
-        all ? arb_coll_allgather_internal(t, mine_v, all, 3, ARBOR_UINT64) : ARBOR_ERR_NO_MEMORY;
-    if (cs != ARBOR_OK) {
-        free(all);
-        mem_destroy(m);
-        return cs;
-    }
-    uint64_t r[2] = {0, 0};
-    for (int i = 0; i < n; i++) {
-        if (all[3 * i + 1] > r[0]) r[0] = all[3 * i + 1];
-        if (all[3 * i + 2] > r[1]) r[1] = all[3 * i + 2];
-    }
-    int rounds = 1;
-    for (;;) {
-        while (!arb_heap_search_done(r, &c, &status)) {
-            uint64_t w[2];
-            arb_heap_search_round(&arb_ctx.heap, want, c, w);
-            if ((cs = arb_coll_allreduce_internal(t, w, r, 2, ARBOR_UINT64, ARBOR_MAX)) !=
-                ARBOR_OK) {
-                status = cs;
-                break;
-            }
-            rounds++;
-        }
-        if (status != ARBOR_OK) break;
-        /* Landing channels open on first use and take blocks of this rank's heap (coll/team.h):
-         * the search's own collectives may have taken the agreed offset here after it was
-         * computed. So every member takes, then all confirm; after a miss the search runs
-         * again (the channels of its collectives are open by then, so it converges). */
-        uint64_t took = arb_heap_take(&arb_ctx.heap, c, want) == ARBOR_OK, all_took = 0;
-        cs = arb_coll_allreduce_internal(t, &took, &all_took, 1, ARBOR_UINT64, ARBOR_MIN);
-        if (cs == ARBOR_OK && all_took) break;
-        if (took) arb_heap_give(&arb_ctx.heap, c, want); /* untouched: still zero */
-        if ((status = cs) != ARBOR_OK) break;
-        arb_debug("heap: offset %llu taken meanwhile on some member (a landing channel): "
-                  "searching again",
-                  (unsigned long long)c);
-        uint64_t w[2];
-        arb_heap_search_round(&arb_ctx.heap, want, 0, w);
-        if ((cs = arb_coll_allreduce_internal(t, w, r, 2, ARBOR_UINT64, ARBOR_MAX)) != ARBOR_OK) {
-            status = cs;
-            break;
-        }
-        rounds++;
-    }
-    if (status != ARBOR_OK) {
-        if (status == ARBOR_ERR_NO_MEMORY && ok && arb_heap_round(want) != ARB_HEAP_NONE &&
-            arb_heap_fit(&arb_ctx.heap, want, 0) == ARB_HEAP_NONE)
-            arb_debug("heap: no room for %zu bytes here (largest free block %llu)", nbytes,
-                      (unsigned long long)arb_heap_largest(&arb_ctx.heap));
-        free(all);
-        mem_destroy(m);
-        return status;
-    }
-    arb_debug("heap: %zu bytes at offset %llu after %d round(s)", nbytes, (unsigned long long)c,
-              rounds);
-    m->team = t;
-    m->team_h = t->handle;
-    m->off = c;
-    m->mine = nbytes;
-    m->n = n;
-    m->internal = internal;
-    m->passive = !internal;
-    for (int i = 0; i < n; i++) {
-        m->size[i] = (size_t)all[3 * i];
-        m->world[i] = t->world[i];
-        m->by_world[i] = i;
-    }
-    sort_world = m->world;
-    qsort(m->by_world, (size_t)n, sizeof(int), by_world_rank);
-    free(all);
-    if ((status = live_add(m)) != ARBOR_OK) {
-        arb_heap_give(&arb_ctx.heap, c, want);
-        mem_destroy(m);
-        return status;
-    }
-    *mem_p = m;
-    return ARBOR_OK;
-}
-
-arbor_status_t arb_mem_free_team(struct arbor_mem *m, bool barrier)
-{
-    if (barrier) {
-        struct arbor_team *t = arb_team_lookup(m->team_h);
-        if (t != m->team) return ARBOR_ERR_TEAM;
-        arbor_status_t status = arb_coll_barrier_internal(t);
-        if (status != ARBOR_OK) return status;
-    }
-    live_remove(m);
-    arb_mem_give_local(m->off, m->mine);
-    mem_destroy(m);
-    return ARBOR_OK;
 }
 
 bool arb_mem_team_busy(const struct arbor_team *t)
@@ -317,7 +175,7 @@ arbor_status_t arb_rma_translate(int rank, const void *addr, size_t len, bool in
 
 /* ---- public calls ---------------------------------------------------------------------- */
 
-static arbor_status_t handle_new(struct arbor_mem *m)
+arbor_status_t arb_mem_handle_new(struct arbor_mem *m)
 {
     uint32_t i = 0;
     while (i < nmslots && mslots[i].m) i++;
@@ -343,55 +201,16 @@ static mslot_t *handle_slot(arbor_mem_h h)
     return mslots[idx - 1].m && mslots[idx - 1].gen == gen ? &mslots[idx - 1] : NULL;
 }
 
-static arbor_status_t mem_alloc_unlocked(arbor_team_h team, size_t nbytes, arbor_mem_h *mem_p,
-                                         void **local_p)
+struct arbor_mem *arb_mem_of_handle(arbor_mem_h h)
 {
-    if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
-    struct arbor_team *t = arb_team_lookup(team);
-    if (!t) return ARBOR_ERR_TEAM;
-    if (!mem_p) return ARBOR_ERR_INVALID_ARG;
-    struct arbor_mem *m;
-    arbor_status_t status = arb_mem_alloc_team(t, nbytes, false, &m);
-    if (status != ARBOR_OK) return status;
-    if ((status = handle_new(m)) != ARBOR_OK) {
-        /* Only this rank failed: keep the collective shape (the others hold it) and report. */
-        arb_mem_free_team(m, false);
-        return status;
-    }
-    *mem_p = m->handle;
-    if (local_p) *local_p = nbytes ? arb_ctx.seg + m->off : NULL;
-    return ARBOR_OK;
+    mslot_t *s = handle_slot(h);
+    return s ? s->m : NULL;
 }
 
-static arbor_status_t mem_free_unlocked(arbor_mem_h *mem_p)
+void arb_mem_handle_drop(arbor_mem_h h)
 {
-    if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
-    if (!mem_p) return ARBOR_ERR_INVALID_ARG;
-    mslot_t *s = handle_slot(*mem_p);
-    if (!s) return ARBOR_ERR_HANDLE;
-    arbor_status_t status = arb_mem_free_team(s->m, true);
-    if (status != ARBOR_OK) return status;
-    s = handle_slot(*mem_p); /* the barrier let go of the lock: the table may have moved */
-    s->m = NULL;
-    *mem_p = NULL;
-    return ARBOR_OK;
-}
-
-arbor_status_t arbor_mem_alloc(arbor_team_h team, size_t nbytes, arbor_mem_h *mem_p, void **local_p)
-{
-    ARB_ENTER();
-    arbor_status_t status = mem_alloc_unlocked(team, nbytes, mem_p, local_p);
-    arb_unlock();
-    if (status == ARBOR_OK) arb_rma_passive_check();
-    return status;
-}
-
-arbor_status_t arbor_mem_free(arbor_mem_h *mem_p)
-{
-    ARB_ENTER();
-    arbor_status_t status = mem_free_unlocked(mem_p);
-    arb_unlock();
-    return status;
+    mslot_t *s = handle_slot(h);
+    if (s) s->m = NULL;
 }
 
 arbor_status_t arbor_mem_addr(arbor_mem_h mem, int rank, void **addr_p, size_t *nbytes_p)
@@ -424,24 +243,10 @@ arbor_status_t arbor_mem_usage(size_t *used_p, size_t *free_p, size_t *largest_p
     return ARBOR_OK;
 }
 
-arbor_status_t arbor_team_world_rank(arbor_team_h team, int rank, int *world_rank_p)
-{
-    if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
-    ARB_ENTER();
-    struct arbor_team *t = arb_team_lookup(team);
-    arbor_status_t status = !t                            ? ARBOR_ERR_TEAM
-                            : !world_rank_p               ? ARBOR_ERR_INVALID_ARG
-                            : rank < 0 || rank >= t->size ? ARBOR_ERR_RANK
-                                                          : ARBOR_OK;
-    if (status == ARBOR_OK) *world_rank_p = t->world[rank];
-    arb_unlock();
-    return status;
-}
-
 /* Finalize: every allocation left goes (the heap goes with it). */
 void arb_mem_cleanup(void)
 {
-    for (size_t i = 0; i < nlive; i++) mem_destroy(live[i]);
+    for (size_t i = 0; i < nlive; i++) arb_mem_destroy(live[i]);
     free(live);
     live = NULL;
     nlive = caplive = 0;

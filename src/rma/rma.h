@@ -56,15 +56,20 @@ struct arbor_mem {
                           * arbor (user allocations; set it on internal ones that need it) */
 };
 
-/* Collective over @p t: allocate @p nbytes (may differ per member, 0 allowed) at an offset
- * free on every member (heap.h's search), zero-filled and ARB_HEAP_ALIGN-aligned. ARBOR_ERR_
- * NO_MEMORY on every member when any has no room. Internal allocations get no handle. */
-arbor_status_t arb_mem_alloc_team(struct arbor_team *t, size_t nbytes, bool internal,
-                                  struct arbor_mem **mem_p);
-/* Collective over the allocation's team: a barrier (nobody touches it any more), then the space
- * is cleared and returned to the heap. @p barrier false skips the barrier when the caller has
- * synchronised already (team free). */
-arbor_status_t arb_mem_free_team(struct arbor_mem *m, bool barrier);
+/* The table of live allocations (address checks) and the public handles; allocating over a
+ * team, which runs collectives, is group/symmetric.h. */
+/* Lists m as live (remote addresses are checked against it); ARBOR_ERR_NO_MEMORY. */
+arbor_status_t arb_mem_live_add(struct arbor_mem *m);
+/* Unlists m (and forgets it in the translation cache). */
+void arb_mem_live_remove(struct arbor_mem *m);
+/* Frees m's bookkeeping (not its space in the heap). */
+void arb_mem_destroy(struct arbor_mem *m);
+/* Gives m a public handle (m->handle); ARBOR_ERR_NO_MEMORY. */
+arbor_status_t arb_mem_handle_new(struct arbor_mem *m);
+/* The allocation of a live handle, or NULL (unknown, forged or freed). */
+struct arbor_mem *arb_mem_of_handle(arbor_mem_h h);
+/* Retires a handle: later lookups of it fail. */
+void arb_mem_handle_drop(arbor_mem_h h);
 /* Local: takes [off, off + nbytes) of this rank's heap at init-time (every rank takes the same
  * region in the same order, so no search is needed). */
 arbor_status_t arb_mem_take_local(uint64_t nbytes, uint64_t *off_p);
@@ -83,6 +88,16 @@ bool arb_mem_team_busy(const struct arbor_team *t);
 /* Whether any user-visible or internal allocation beyond init's own exists (the progress
  * thread serves passive targets only then). */
 bool arb_mem_any_live(void);
+
+/* ---- communication contexts (ctx.c) ---------------------------------------------------- */
+
+/* A context's state for flags, not yet attached to members; NULL: no memory. */
+struct arbor_ctx *arb_rma_ctx_alloc(unsigned flags);
+/* Gives c its members (world ranks of team ranks 0..n, this rank me) and makes it live; the
+ * caller holds the lock. ARBOR_ERR_NO_MEMORY leaves c as it was. */
+arbor_status_t arb_rma_ctx_attach(struct arbor_ctx *c, const int *world, int n, int me);
+/* Frees a context that never became live. */
+void arb_rma_ctx_discard(struct arbor_ctx *c);
 
 /* ---- addressing ------------------------------------------------------------------------ */
 
