@@ -78,12 +78,6 @@ PENDING_PREFIXES = [
 # cycle checks skip exactly these module edges and fail on any other, and on an entry that no
 # longer exists. Format: (from module, to module): how it would go. To be emptied.
 UNFINISHED = {
-    ("src/runtime/request", "src/coll/executor"):
-        "the request table dispatches collective handles by name: would become per-kind operations registered by coll",
-    ("src/runtime/request", "src/coll/wait"):
-        "as above",
-    ("src/runtime/request", "src/rma/rma"):
-        "and one-sided handles by a tag: per-kind operations registered by rma",
 }
 
 

@@ -3,7 +3,7 @@
  * resolved, to arb_coll_run_user (coll_start.c), blocking or with a handle.
  */
 #include "coll/coll.h"
-#include "runtime/request.h"
+#include "coll/coll_req.h"
 #include "coll/team.h"
 #include "group/team.h"
 
@@ -28,7 +28,7 @@ arbor_status_t arbor_coll_fence(arbor_team_h team)
     if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
     ARB_ENTER();
     struct arbor_team *t = arb_team_lookup(team);
-    arbor_status_t status = t ? arb_req_fence_wait(t) : ARBOR_ERR_TEAM;
+    arbor_status_t status = t ? arb_coll_fence_wait(t) : ARBOR_ERR_TEAM;
     arb_unlock();
     return status;
 }

@@ -15,7 +15,7 @@
 #include "runtime/doorbell.h"
 #include "runtime/tp_call.h"
 #include "coll/executor.h"
-#include "coll/wait.h"
+#include "coll/coll_init.h"
 #include "runtime/flush.h"
 #include "util/log.h"
 #include "group/measure.h"

@@ -20,7 +20,7 @@
 #include "runtime/progress.h"
 #include "util/log.h"
 #include "coll/offload.h"
-#include "runtime/request.h"
+#include "coll/coll_req.h"
 #include "coll/team_fail.h"
 
 #define KNOWN_FLAGS                                                                                \
@@ -809,12 +809,12 @@ static arbor_status_t run(struct arbor_team *t, const arb_call_t *call,
     }
     inst->agg_next = aggregate_head; /* this call completes the run */
     aggregate_head = NULL;
-    if (flags & ARBOR_ASYNC_FENCE) return arb_req_fence_add(inst);
-    if (!blocking) return arb_req_new(inst, req_p);
+    if (flags & ARBOR_ASYNC_FENCE) return arb_coll_fence_add(inst);
+    if (!blocking) return arb_coll_req_new(inst, req_p);
     status = arb_exec_chain_wait(inst);
     if (status == ARBOR_ERR_TIMEOUT && !arb_exec_chain_complete(inst)) {
         /* Part of the aggregated run is on another team and still running. */
-        arb_req_adopt(inst);
+        arb_coll_adopt(inst);
         return status;
     }
     arb_exec_chain_free(inst);

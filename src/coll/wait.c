@@ -8,7 +8,6 @@
 
 #include "coll/team.h"
 #include "runtime/doorbell.h"
-#include "runtime/dtype.h"
 #include "runtime/progress.h"
 #include "coll/team_fail.h"
 
@@ -124,8 +123,7 @@ static int advance_all(void)
 /* No idle hook: the progress thread sees instances in flight itself (arb_ctx.active_head). */
 static const arb_progress_hook_t coll_hook = {advance_all, NULL};
 
-arbor_status_t arb_coll_register(void)
+arbor_status_t arb_coll_wait_register(void)
 {
-    arb_op_set_in_use_check(arb_exec_op_in_use);
     return arb_progress_hook_add(&coll_hook);
 }

@@ -21,9 +21,7 @@ arbor_status_t arb_exec_chain_wait(arb_inst_t *inst);
  * the team is failed, the whole chain cancelled (complete, with that status) and the verdict
  * returned; ARBOR_OK otherwise. moved: whether the caller's turn moved anything. */
 arbor_status_t arb_exec_chain_test_idle(arb_inst_t *chain, bool moved);
-/* Registers the collective layer with the runtime: the collectives in flight with the progress
- * engine (init calls it after the one-sided layer registered its hook, so a turn runs one-sided
- * work first), and the check whether a user op is in use. */
-arbor_status_t arb_coll_register(void);
+/* Registers the collectives in flight with the progress engine (coll_init.c does). */
+arbor_status_t arb_coll_wait_register(void);
 
 #endif /* ARB_COLL_WAIT_H */

@@ -16,7 +16,7 @@
 #include "runtime/flush.h"
 #include "util/log.h"
 #include "coll/offload.h"
-#include "runtime/request.h"
+#include "coll/coll_req.h"
 #include "group/symmetric.h"
 #include "rma/rma.h"
 #include "coll/channel.h"
@@ -318,7 +318,7 @@ static arbor_status_t arbor_team_free_unlocked(arbor_team_h *team_p)
     /* The barriers below let go of the engine lock while they wait: another thread may grow
      * the slot table meanwhile, so s is looked up again afterwards. */
     struct arbor_team *t = s->t;
-    if (arb_req_team_busy(t) || arb_mem_team_busy(t)) return ARBOR_ERR_BUSY;
+    if (arb_coll_team_busy(t) || arb_mem_team_busy(t)) return ARBOR_ERR_BUSY;
     if (t->failed != ARBOR_OK) {
         /* A failed team frees locally: its members may be gone or out of step. Its region and
          * channel blocks stay out of the heap, since a late message may still land there. */

@@ -14,6 +14,7 @@
 #include "runtime/doorbell.h"
 #include "runtime/flush.h"
 #include "runtime/progress.h"
+#include "runtime/request.h"
 #include "util/log.h"
 #include "rma/am.h"
 #include "rma/rma_impl.h"
@@ -23,6 +24,17 @@ arb_rma_state_t arb_rma;
 _Thread_local struct arbor_ctx *arb_rma_cur __attribute__((tls_model("initial-exec")));
 
 /* ---- init ------------------------------------------------------------------------------ */
+
+/* One-sided handles as a kind of request (runtime/request.h): tagged, in this layer's table. */
+static const arb_req_kind_t rma_kind = {
+    .owns = arb_rma_req_is,
+    .valid = arb_rma_req_valid,
+    .complete = arb_rma_req_done,
+    .wait = arb_rma_req_wait,
+    .test_idle = arb_rma_req_test_idle,
+    .release = arb_rma_req_release,
+    .live = arb_rma_req_live,
+};
 
 /* What the progress thread does for the one-sided layer while no collective is in flight
  * (runtime/progress.h): active-message handlers, or symmetric allocations on a transport whose
@@ -42,6 +54,7 @@ arbor_status_t arb_rma_init(void)
     arbor_status_t status = arb_heap_init(&arb_ctx.heap, arb_ctx.seg_size);
     if (status != ARBOR_OK) return status;
     if ((status = arb_progress_hook_add(&rma_hook)) != ARBOR_OK) return status;
+    if ((status = arb_req_kind_add(&rma_kind)) != ARBOR_OK) return status;
     int P = arb_ctx.size;
     arb_rma.peer_seg = calloc((size_t)P, sizeof(*arb_rma.peer_seg));
     arb_rma.imp = calloc((size_t)P, sizeof(*arb_rma.imp));

@@ -1,96 +1,55 @@
 /*
- * Handles of non-blocking calls. A handle encodes (slot, generation) so a completed, freed or
- * forged handle is recognised (ARBOR_ERR_HANDLE) instead of dereferenced. A handle stands for
- * an instance and the AGGREGATE run chained to it. Instances started with ASYNC_FENCE have no
- * handle: they wait on the fence list until arbor_coll_fence of their team.
- *
- * Handles of one-sided operations carry ARB_RMA_REQ_TAG in their slot word and live in the
- * one-sided layer's table (rma/rma.c); every call here takes either kind.
+ * The public test / wait calls on handles of non-blocking calls, of any kind: each kind (the
+ * collectives' instances, coll/coll_req.c; one-sided operations, rma/rma.c) is registered by
+ * its layer with its operations (request.h), and encodes its handles so that a completed,
+ * freed or forged one is recognised (ARBOR_ERR_HANDLE) instead of dereferenced.
  */
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "coll/executor.h"
-#include "coll/wait.h"
+#include "runtime/context.h"
 #include "runtime/progress.h"
 #include "runtime/request.h"
-#include "rma/rma.h"
 
-/* The slot table lives in the context (arb_ctx.slots): another thread may grow it (realloc)
- * whenever a wait lets go of the engine lock, so no slot pointer is kept across a wait. */
-struct arb_req_slot {
-    arb_inst_t *inst; /* NULL = free slot */
-    uint32_t gen;
-    uint32_t listed; /* check_all's pass that last met this slot: finds a handle listed twice */
-};
-typedef arb_req_slot_t slot_t;
+/* The kinds, in registration order: a handle belongs to the first that owns it. */
+enum { ARB_REQ_KINDS_MAX = 4 };
+static const arb_req_kind_t *kinds[ARB_REQ_KINDS_MAX];
+static int nkinds;
 
-static arbor_request_h encode(uint32_t idx, uint32_t gen)
+arbor_status_t arb_req_kind_add(const arb_req_kind_t *kind)
 {
-    return (arbor_request_h)(uintptr_t)(((uint64_t)gen << 32) | (uint64_t)(idx + 1));
-}
-
-static slot_t *decode(arbor_request_h h)
-{
-    uint64_t v = (uint64_t)(uintptr_t)h;
-    if (arb_rma_req_is(h)) return NULL;
-    uint32_t idx = (uint32_t)(v & 0xffffffffu), gen = (uint32_t)(v >> 32);
-    if (idx == 0 || idx > arb_ctx.nslots) return NULL;
-    slot_t *s = &arb_ctx.slots[idx - 1];
-    return s->inst && s->gen == gen ? s : NULL;
-}
-
-arbor_status_t arb_req_new(arb_inst_t *inst, arbor_request_h *req_p)
-{
-    uint32_t i = arb_ctx.free_hint;
-    while (i < arb_ctx.nslots && arb_ctx.slots[i].inst) i++;
-    if (i == arb_ctx.nslots) {
-        for (i = 0; i < arb_ctx.nslots && arb_ctx.slots[i].inst; i++) {
-        }
-    }
-    if (i == arb_ctx.nslots) {
-        uint32_t n = arb_ctx.nslots ? 2 * arb_ctx.nslots : 64;
-        slot_t *ns = realloc(arb_ctx.slots, n * sizeof(*ns));
-        if (!ns) return ARBOR_ERR_NO_MEMORY;
-        for (uint32_t j = arb_ctx.nslots; j < n; j++) ns[j] = (slot_t){NULL, 0, 0};
-        arb_ctx.slots = ns;
-        arb_ctx.nslots = n;
-    }
-    arb_ctx.slots[i].inst = inst;
-    arb_ctx.slots[i].gen++;
-    arb_ctx.free_hint = i + 1;
-    inst->has_handle = true;
-    *req_p = encode(i, arb_ctx.slots[i].gen);
+    if (!kind || !kind->owns || !kind->complete || !kind->wait || !kind->test_idle ||
+        !kind->release)
+        return ARBOR_ERR_INVALID_ARG;
+    for (int i = 0; i < nkinds; i++)
+        if (kinds[i] == kind) return ARBOR_OK; /* a second init registers nothing new */
+    if (nkinds == ARB_REQ_KINDS_MAX) return ARBOR_ERR_NO_MEMORY;
+    kinds[nkinds++] = kind;
     return ARBOR_OK;
 }
 
-static arbor_status_t release(slot_t *s, arbor_request_h *req)
+static const arb_req_kind_t *kind_of(arbor_request_h h)
 {
-    arbor_status_t status = arb_exec_chain_status(s->inst);
-    arb_exec_chain_free(s->inst);
-    s->inst = NULL;
-    arb_ctx.free_hint = (uint32_t)(s - arb_ctx.slots);
-    *req = NULL;
-    return status;
+    for (int i = 0; i < nkinds; i++)
+        if (kinds[i]->owns(h)) return kinds[i];
+    return NULL;
 }
 
-/* Either kind of handle: valid, complete, wait, release. */
+/* Any kind of handle: valid, complete, wait, release (the kind's operations). */
 static bool h_valid(arbor_request_h h)
 {
-    return arb_rma_req_is(h) ? arb_rma_req_valid(h) : decode(h) != NULL;
+    const arb_req_kind_t *k = kind_of(h);
+    return k && (!k->valid || k->valid(h));
 }
 
 static bool h_complete(arbor_request_h h)
 {
-    return arb_rma_req_is(h) ? arb_rma_req_done(h) : arb_exec_chain_complete(decode(h)->inst);
+    return kind_of(h)->complete(h);
 }
 
 static arbor_status_t h_wait(arbor_request_h h)
 {
-    if (arb_rma_req_is(h)) return arb_rma_req_wait(h);
-    arb_inst_t *inst = decode(h)->inst; /* the slot may move while we wait; the instance not */
-    arbor_status_t status = arb_exec_chain_wait(inst);
-    return status == ARBOR_ERR_TIMEOUT && arb_exec_chain_complete(inst) ? ARBOR_OK : status;
+    return kind_of(h)->wait(h);
 }
 
 /* A test call's idle point (runtime/progress.h): a collective that a lost member or ARBOR_TIMEOUT
@@ -98,8 +57,7 @@ static arbor_status_t h_wait(arbor_request_h h)
  * ARBOR_ERR_TIMEOUT is returned. */
 static arbor_status_t h_test_idle(arbor_request_h h, bool moved)
 {
-    if (arb_rma_req_is(h)) return arb_rma_req_test_idle(h, moved);
-    return arb_exec_chain_test_idle(decode(h)->inst, moved);
+    return kind_of(h)->test_idle(h, moved);
 }
 
 /* Runs the idle point of every listed handle still incomplete after the turn; a verdict that
@@ -116,7 +74,7 @@ static arbor_status_t test_idle_all(size_t n, arbor_request_h *reqs, bool moved)
 
 static arbor_status_t h_release(arbor_request_h *h)
 {
-    return arb_rma_req_is(*h) ? arb_rma_req_release(h) : release(decode(*h), h);
+    return kind_of(*h)->release(h);
 }
 
 static arbor_status_t arbor_test_unlocked(arbor_request_h *req)
@@ -154,17 +112,17 @@ static arbor_status_t check_all(size_t n, arbor_request_h *reqs, size_t *live_p)
     if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
     if (!reqs && n) return ARBOR_ERR_INVALID_ARG;
     if (++arb_ctx.check_pass == 0) { /* wrapped: forget every old mark */
-        for (uint32_t j = 0; j < arb_ctx.nslots; j++) arb_ctx.slots[j].listed = 0;
+        for (int k = 0; k < nkinds; k++)
+            if (kinds[k]->forget_marks) kinds[k]->forget_marks();
         arb_ctx.check_pass = 1;
     }
     for (size_t i = 0; i < n; i++) {
         if (!reqs[i]) continue;
         if (!h_valid(reqs[i])) return ARBOR_ERR_HANDLE;
-        slot_t *s = decode(reqs[i]);
-        if (s) {
-            if (s->listed == arb_ctx.check_pass) return ARBOR_ERR_HANDLE;
-            s->listed = arb_ctx.check_pass;
-        } else { /* a one-sided handle: compare with the earlier entries */
+        const arb_req_kind_t *k = kind_of(reqs[i]);
+        if (k->mark) {
+            if (k->mark(reqs[i], arb_ctx.check_pass)) return ARBOR_ERR_HANDLE;
+        } else { /* a kind without marks: compare with the earlier entries */
             for (size_t j = 0; j < i; j++)
                 if (reqs[j] == reqs[i]) return ARBOR_ERR_HANDLE;
         }
@@ -256,75 +214,18 @@ static arbor_status_t arbor_wait_some_unlocked(size_t n, arbor_request_h *reqs, 
     return collect(n, reqs, done_p, indices);
 }
 
-arbor_status_t arb_req_fence_add(arb_inst_t *inst)
-{
-    inst->fence_next = arb_ctx.fence_head;
-    arb_ctx.fence_head = inst;
-    return ARBOR_OK;
-}
-
-arbor_status_t arb_req_fence_wait(struct arbor_team *t)
-{
-    arbor_status_t first = ARBOR_OK;
-    for (;;) {
-        /* The oldest of t's entries: other threads add and fence entries of their teams while
-         * we wait, so the list is searched again after every wait. */
-        arb_inst_t *i = NULL;
-        for (arb_inst_t *x = arb_ctx.fence_head; x; x = x->fence_next)
-            if (x->team == t) i = x;
-        if (!i) return first;
-        arbor_status_t status = arb_exec_chain_wait(i);
-        if (status == ARBOR_ERR_TIMEOUT) return status;
-        if (status != ARBOR_OK && first == ARBOR_OK) first = status;
-        for (arb_inst_t **pp = &arb_ctx.fence_head; *pp; pp = &(*pp)->fence_next)
-            if (*pp == i) {
-                *pp = i->fence_next;
-                break;
-            }
-        arb_exec_chain_free(i);
-    }
-}
-
-bool arb_req_team_busy(const struct arbor_team *t)
-{
-    for (uint32_t i = 0; i < arb_ctx.nslots; i++)
-        for (const arb_inst_t *x = arb_ctx.slots[i].inst; x; x = x->agg_next)
-            if (x->team == t) return true;
-    for (const arb_inst_t *x = arb_ctx.fence_head; x; x = x->fence_next)
-        if (x->team == t) return true;
-    return false;
-}
-
-void arb_req_adopt(arb_inst_t *inst)
-{
-    arbor_request_h dummy;
-    if (arb_req_new(inst, &dummy) != ARBOR_OK)
-        arb_exec_chain_free(inst);
-    else
-        inst->has_handle = false;
-}
-
 int arb_req_live(void)
 {
     int n = 0;
-    for (uint32_t i = 0; i < arb_ctx.nslots; i++)
-        n += arb_ctx.slots[i].inst && arb_ctx.slots[i].inst->has_handle;
-    for (const arb_inst_t *x = arb_ctx.fence_head; x; x = x->fence_next) n++;
-    return n + arb_rma_req_live();
+    for (int k = 0; k < nkinds; k++)
+        if (kinds[k]->live) n += kinds[k]->live();
+    return n;
 }
 
 void arb_req_cleanup(void)
 {
-    for (uint32_t i = 0; i < arb_ctx.nslots; i++)
-        if (arb_ctx.slots[i].inst) arb_exec_chain_free(arb_ctx.slots[i].inst);
-    while (arb_ctx.fence_head) {
-        arb_inst_t *next = arb_ctx.fence_head->fence_next;
-        arb_exec_chain_free(arb_ctx.fence_head);
-        arb_ctx.fence_head = next;
-    }
-    free(arb_ctx.slots);
-    arb_ctx.slots = NULL;
-    arb_ctx.nslots = arb_ctx.free_hint = 0;
+    for (int k = 0; k < nkinds; k++)
+        if (kinds[k]->cleanup) kinds[k]->cleanup();
 }
 
 /* Entry points: with the engine lock on (docs/THREADS.md), one caller at a time. */
