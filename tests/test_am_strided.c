@@ -15,6 +15,7 @@
 
 #include "arbor.h"
 #include "runtime/context.h"
+#include "runtime/lock.h"
 #include "rma/am.h"
 #include "rma/rma.h"
 

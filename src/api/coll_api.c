@@ -6,6 +6,7 @@
 #include "coll/coll_req.h"
 #include "coll/team.h"
 #include "group/team.h"
+#include "runtime/lock.h"
 
 /* Resolves the handle under the lock and runs the call; a call that fails before its instance
  * starts has its done hook called here (the instance owns it otherwise). */

@@ -5,6 +5,7 @@
 #include "group/team.h"
 #include "rma/rma.h"
 #include "runtime/context.h"
+#include "runtime/lock.h"
 
 arbor_status_t arbor_ctx_create(arbor_team_h team, unsigned flags, arbor_ctx_h *ctx_p)
 {

@@ -12,6 +12,7 @@
 #include "algorithms/coll.h"
 #include "runtime/config.h"
 #include "runtime/context.h"
+#include "runtime/lock.h"
 #include "util/log.h"
 #include "transports/transport.h"
 

@@ -12,6 +12,7 @@
 #include "coll/coll_check.h"
 #include "coll/coll_verdict.h"
 #include "runtime/context.h"
+#include "runtime/lock.h"
 #include "runtime/doorbell.h"
 #include "runtime/tp_call.h"
 #include "coll/executor.h"

@@ -7,6 +7,7 @@
 
 #include "algorithms/coll.h"
 #include "runtime/context.h"
+#include "runtime/lock.h"
 #include "coll/team.h"
 #include "group/team.h"
 

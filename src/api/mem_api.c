@@ -6,6 +6,7 @@
 #include "group/team.h"
 #include "rma/rma.h"
 #include "runtime/context.h"
+#include "runtime/lock.h"
 
 static arbor_status_t mem_alloc_unlocked(arbor_team_h team, size_t nbytes, arbor_mem_h *mem_p,
                                          void **local_p)

@@ -22,6 +22,7 @@
 #include "coll/offload.h"
 #include "coll/coll_req.h"
 #include "coll/team_fail.h"
+#include "runtime/lock.h"
 
 #define KNOWN_FLAGS                                                                                \
     (ARBOR_IN_NOSYNC | ARBOR_IN_MYSYNC | ARBOR_IN_ALLSYNC | ARBOR_OUT_NOSYNC | ARBOR_OUT_MYSYNC |  \

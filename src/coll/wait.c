@@ -10,6 +10,7 @@
 #include "runtime/doorbell.h"
 #include "runtime/progress.h"
 #include "coll/team_fail.h"
+#include "runtime/lock.h"
 
 /* The re-check of interrupt mode's waiting step (runtime/doorbell.h). */
 static bool exec_recheck(void *arg)

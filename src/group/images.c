@@ -17,6 +17,7 @@
 #include "util/log.h"
 #include "coll/team.h"
 #include "group/team.h"
+#include "runtime/lock.h"
 
 #ifndef SSIZE_MAX
 #define SSIZE_MAX LONG_MAX

@@ -38,6 +38,7 @@
 #include "group/share.h"
 #include "coll/team.h"
 #include "group/team.h"
+#include "runtime/lock.h"
 
 enum { REPS = 101 };
 

@@ -21,6 +21,7 @@
 #include "rma/rma.h"
 #include "coll/channel.h"
 #include "coll/team_fail.h"
+#include "runtime/lock.h"
 
 /* The worst case of one rank's landing memory: a channel from every other member (alltoall). */
 static size_t worst_bytes(int size, int depth, size_t chunk)

@@ -27,6 +27,7 @@
 #include "util/log.h"
 #include "rma/rma_impl.h"
 #include "runtime/tp_call.h"
+#include "runtime/lock.h"
 
 static int kind_of(arbor_dtype_t dt)
 {

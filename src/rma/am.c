@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "runtime/context.h"
+#include "runtime/lock.h"
 #include "runtime/doorbell.h"
 #include "runtime/tp_call.h"
 #include "runtime/progress.h"

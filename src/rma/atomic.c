@@ -15,6 +15,7 @@
 #include "runtime/doorbell.h"
 #include "rma/rma_impl.h"
 #include "runtime/tp_call.h"
+#include "runtime/lock.h"
 
 /* Bytes of an integer dtype usable in atomics, 0 for any other type. C's own sizes, which
  * are what runtime/dtype.c records for these types: no table lookup on the hot path. */

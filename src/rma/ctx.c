@@ -18,6 +18,7 @@
 #include "util/log.h"
 #include "rma/rma_impl.h"
 #include "runtime/tp_call.h"
+#include "runtime/lock.h"
 
 struct arbor_ctx *arb_rma_ctx_live;
 

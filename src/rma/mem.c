@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "runtime/context.h"
+#include "runtime/lock.h"
 #include "util/log.h"
 #include "rma/rma_impl.h"
 

@@ -16,6 +16,7 @@
 #include "rma/depart.h"
 #include "rma/rma_impl.h"
 #include "runtime/tp_call.h"
+#include "runtime/lock.h"
 
 static arbor_status_t notify_unlocked(int rank)
 {

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "runtime/context.h"
+#include "runtime/lock.h"
 #include "rma/rma_impl.h"
 
 arbor_status_t arbor_mem_ptr(int rank, const void *remote_addr, void **local_p)

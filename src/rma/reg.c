@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "runtime/context.h"
+#include "runtime/lock.h"
 #include "util/log.h"
 #include "rma/am.h"
 #include "rma/rma_impl.h"

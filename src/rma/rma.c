@@ -19,6 +19,7 @@
 #include "rma/am.h"
 #include "rma/rma_impl.h"
 #include "runtime/tp_call.h"
+#include "runtime/lock.h"
 
 arb_rma_state_t arb_rma;
 _Thread_local struct arbor_ctx *arb_rma_cur __attribute__((tls_model("initial-exec")));

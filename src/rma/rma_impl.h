@@ -6,6 +6,7 @@
 #define ARB_CORE_RMA_RMA_IMPL_H
 
 #include "runtime/context.h"
+#include "runtime/lock.h"
 #include "rma/rma.h"
 
 /* A one-sided operation in flight: completes when comp.pending drops to 0, then finish (if

@@ -25,6 +25,7 @@
 
 #include "util/clock.h"
 #include "runtime/context.h"
+#include "runtime/lock.h"
 #include "util/log.h"
 
 #define BELL_NAME_MAX     48

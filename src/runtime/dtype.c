@@ -10,6 +10,7 @@
  */
 #include "runtime/dtype.h"
 #include "runtime/context.h"
+#include "runtime/lock.h"
 #include "runtime/dtype_kernels.h"
 
 #include "algorithms/sched.h"

@@ -11,6 +11,7 @@
 #include "bootstrap/bootstrap.h"
 #include "util/clock.h"
 #include "runtime/context.h"
+#include "runtime/lock.h"
 #include "runtime/doorbell.h"
 #include "util/log.h"
 #include "runtime/progress.h"

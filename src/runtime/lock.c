@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "runtime/context.h"
+#include "runtime/lock.h"
 #include "util/log.h"
 
 _Thread_local int arb_in_callback __attribute__((tls_model("initial-exec")));

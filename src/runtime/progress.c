@@ -16,6 +16,7 @@
 #include "runtime/progress.h"
 
 #include "runtime/context.h"
+#include "runtime/lock.h"
 #include "runtime/doorbell.h"
 #include "util/log.h"
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "runtime/context.h"
+#include "runtime/lock.h"
 #include "runtime/progress.h"
 #include "runtime/request.h"
 
