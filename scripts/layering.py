@@ -62,7 +62,6 @@ PENDING_CYCLES = [
 # node and none of these folders' headers): reported, not failed, while exactly these sets. A
 # cycle that grows, or a new one, fails. To be emptied.
 UNFINISHED_CYCLES = [
-    ["src/coll/coll_direct", "src/coll/executor", "src/coll/offload"],
     ["src/rma/acc", "src/rma/am", "src/rma/am_strided", "src/rma/atomic", "src/rma/ctx",
      "src/rma/mem", "src/rma/order", "src/rma/reg", "src/rma/rma", "src/rma/rma_impl",
      "src/rma/strided"],

@@ -41,7 +41,7 @@
 #include <stdint.h>
 
 #include "algorithms/coll.h"
-#include "coll/executor.h"
+#include "coll/inst.h"
 
 enum { ARB_DIRECT_NONE = 0, ARB_DIRECT_SEGMENT = 1, ARB_DIRECT_CMA = 2 };
 

@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #include "runtime/config.h"
-#include "coll/executor.h"
+#include "coll/inst.h"
 
 struct arbor_team;
 
