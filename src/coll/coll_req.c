@@ -13,7 +13,7 @@
 #include "coll/wait.h"
 #include "runtime/request.h"
 
-/* The slot table lives in the context (arb_ctx.slots): another thread may grow it (realloc)
+/* The slot table lives in the context (arb_ctx.stream.slots): another thread may grow it (realloc)
  * whenever a wait lets go of the engine lock, so no slot pointer is kept across a wait. */
 struct arb_req_slot {
     arb_inst_t *inst; /* NULL = free slot */
@@ -31,32 +31,32 @@ static slot_t *decode(arbor_request_h h)
 {
     uint64_t v = (uint64_t)(uintptr_t)h;
     uint32_t idx = (uint32_t)(v & 0xffffffffu), gen = (uint32_t)(v >> 32);
-    if (idx == 0 || idx > arb_ctx.nslots) return NULL;
-    slot_t *s = &arb_ctx.slots[idx - 1];
+    if (idx == 0 || idx > arb_ctx.stream.nslots) return NULL;
+    slot_t *s = &arb_ctx.stream.slots[idx - 1];
     return s->inst && s->gen == gen ? s : NULL;
 }
 
 arbor_status_t arb_coll_req_new(arb_inst_t *inst, arbor_request_h *req_p)
 {
-    uint32_t i = arb_ctx.free_hint;
-    while (i < arb_ctx.nslots && arb_ctx.slots[i].inst) i++;
-    if (i == arb_ctx.nslots) {
-        for (i = 0; i < arb_ctx.nslots && arb_ctx.slots[i].inst; i++) {
+    uint32_t i = arb_ctx.stream.free_hint;
+    while (i < arb_ctx.stream.nslots && arb_ctx.stream.slots[i].inst) i++;
+    if (i == arb_ctx.stream.nslots) {
+        for (i = 0; i < arb_ctx.stream.nslots && arb_ctx.stream.slots[i].inst; i++) {
         }
     }
-    if (i == arb_ctx.nslots) {
-        uint32_t n = arb_ctx.nslots ? 2 * arb_ctx.nslots : 64;
-        slot_t *ns = realloc(arb_ctx.slots, n * sizeof(*ns));
+    if (i == arb_ctx.stream.nslots) {
+        uint32_t n = arb_ctx.stream.nslots ? 2 * arb_ctx.stream.nslots : 64;
+        slot_t *ns = realloc(arb_ctx.stream.slots, n * sizeof(*ns));
         if (!ns) return ARBOR_ERR_NO_MEMORY;
-        for (uint32_t j = arb_ctx.nslots; j < n; j++) ns[j] = (slot_t){NULL, 0, 0};
-        arb_ctx.slots = ns;
-        arb_ctx.nslots = n;
+        for (uint32_t j = arb_ctx.stream.nslots; j < n; j++) ns[j] = (slot_t){NULL, 0, 0};
+        arb_ctx.stream.slots = ns;
+        arb_ctx.stream.nslots = n;
     }
-    arb_ctx.slots[i].inst = inst;
-    arb_ctx.slots[i].gen++;
-    arb_ctx.free_hint = i + 1;
+    arb_ctx.stream.slots[i].inst = inst;
+    arb_ctx.stream.slots[i].gen++;
+    arb_ctx.stream.free_hint = i + 1;
     inst->has_handle = true;
-    *req_p = encode(i, arb_ctx.slots[i].gen);
+    *req_p = encode(i, arb_ctx.stream.slots[i].gen);
     return ARBOR_OK;
 }
 
@@ -65,7 +65,7 @@ static arbor_status_t release(slot_t *s, arbor_request_h *req)
     arbor_status_t status = arb_exec_chain_status(s->inst);
     arb_exec_chain_free(s->inst);
     s->inst = NULL;
-    arb_ctx.free_hint = (uint32_t)(s - arb_ctx.slots);
+    arb_ctx.stream.free_hint = (uint32_t)(s - arb_ctx.stream.slots);
     *req = NULL;
     return status;
 }
@@ -109,13 +109,13 @@ static bool coll_mark(arbor_request_h h, uint32_t pass)
 
 static void coll_forget_marks(void)
 {
-    for (uint32_t j = 0; j < arb_ctx.nslots; j++) arb_ctx.slots[j].listed = 0;
+    for (uint32_t j = 0; j < arb_ctx.stream.nslots; j++) arb_ctx.stream.slots[j].listed = 0;
 }
 
 arbor_status_t arb_coll_fence_add(arb_inst_t *inst)
 {
-    inst->fence_next = arb_ctx.fence_head;
-    arb_ctx.fence_head = inst;
+    inst->fence_next = arb_ctx.stream.fence_head;
+    arb_ctx.stream.fence_head = inst;
     return ARBOR_OK;
 }
 
@@ -126,13 +126,13 @@ arbor_status_t arb_coll_fence_wait(struct arbor_team *t)
         /* The oldest of t's entries: other threads add and fence entries of their teams while
          * we wait, so the list is searched again after every wait. */
         arb_inst_t *i = NULL;
-        for (arb_inst_t *x = arb_ctx.fence_head; x; x = x->fence_next)
+        for (arb_inst_t *x = arb_ctx.stream.fence_head; x; x = x->fence_next)
             if (x->team == t) i = x;
         if (!i) return first;
         arbor_status_t status = arb_exec_chain_wait(i);
         if (status == ARBOR_ERR_TIMEOUT) return status;
         if (status != ARBOR_OK && first == ARBOR_OK) first = status;
-        for (arb_inst_t **pp = &arb_ctx.fence_head; *pp; pp = &(*pp)->fence_next)
+        for (arb_inst_t **pp = &arb_ctx.stream.fence_head; *pp; pp = &(*pp)->fence_next)
             if (*pp == i) {
                 *pp = i->fence_next;
                 break;
@@ -143,10 +143,10 @@ arbor_status_t arb_coll_fence_wait(struct arbor_team *t)
 
 bool arb_coll_team_busy(const struct arbor_team *t)
 {
-    for (uint32_t i = 0; i < arb_ctx.nslots; i++)
-        for (const arb_inst_t *x = arb_ctx.slots[i].inst; x; x = x->agg_next)
+    for (uint32_t i = 0; i < arb_ctx.stream.nslots; i++)
+        for (const arb_inst_t *x = arb_ctx.stream.slots[i].inst; x; x = x->agg_next)
             if (x->team == t) return true;
-    for (const arb_inst_t *x = arb_ctx.fence_head; x; x = x->fence_next)
+    for (const arb_inst_t *x = arb_ctx.stream.fence_head; x; x = x->fence_next)
         if (x->team == t) return true;
     return false;
 }
@@ -163,24 +163,24 @@ void arb_coll_adopt(arb_inst_t *inst)
 static int coll_live(void)
 {
     int n = 0;
-    for (uint32_t i = 0; i < arb_ctx.nslots; i++)
-        n += arb_ctx.slots[i].inst && arb_ctx.slots[i].inst->has_handle;
-    for (const arb_inst_t *x = arb_ctx.fence_head; x; x = x->fence_next) n++;
+    for (uint32_t i = 0; i < arb_ctx.stream.nslots; i++)
+        n += arb_ctx.stream.slots[i].inst && arb_ctx.stream.slots[i].inst->has_handle;
+    for (const arb_inst_t *x = arb_ctx.stream.fence_head; x; x = x->fence_next) n++;
     return n;
 }
 
 static void coll_cleanup(void)
 {
-    for (uint32_t i = 0; i < arb_ctx.nslots; i++)
-        if (arb_ctx.slots[i].inst) arb_exec_chain_free(arb_ctx.slots[i].inst);
-    while (arb_ctx.fence_head) {
-        arb_inst_t *next = arb_ctx.fence_head->fence_next;
-        arb_exec_chain_free(arb_ctx.fence_head);
-        arb_ctx.fence_head = next;
+    for (uint32_t i = 0; i < arb_ctx.stream.nslots; i++)
+        if (arb_ctx.stream.slots[i].inst) arb_exec_chain_free(arb_ctx.stream.slots[i].inst);
+    while (arb_ctx.stream.fence_head) {
+        arb_inst_t *next = arb_ctx.stream.fence_head->fence_next;
+        arb_exec_chain_free(arb_ctx.stream.fence_head);
+        arb_ctx.stream.fence_head = next;
     }
-    free(arb_ctx.slots);
-    arb_ctx.slots = NULL;
-    arb_ctx.nslots = arb_ctx.free_hint = 0;
+    free(arb_ctx.stream.slots);
+    arb_ctx.stream.slots = NULL;
+    arb_ctx.stream.nslots = arb_ctx.stream.free_hint = 0;
 }
 
 static const arb_req_kind_t coll_kind = {

@@ -65,7 +65,7 @@ static bool call_of(const struct arbor_team *t, uint64_t sig, uint64_t *c)
 
 static const arb_inst_t *in_flight(const struct arbor_team *t, uint64_t c)
 {
-    for (const arb_inst_t *i = arb_ctx.active_head; i; i = i->next)
+    for (const arb_inst_t *i = arb_ctx.stream.active_head; i; i = i->next)
         if (i->team == t && i->sig && i->call == c) return i;
     return NULL;
 }

@@ -61,10 +61,10 @@ enum { MAX_SPARE = 64 };
 
 static arb_inst_t *take_instance(size_t nsteps, size_t scratch)
 {
-    arb_inst_t *inst = arb_ctx.spare;
+    arb_inst_t *inst = arb_ctx.stream.spare;
     if (inst) {
-        arb_ctx.spare = inst->next;
-        arb_ctx.nspare--;
+        arb_ctx.stream.spare = inst->next;
+        arb_ctx.stream.nspare--;
     } else if (!(inst = calloc(1, sizeof(*inst)))) {
         return NULL;
     }
@@ -146,12 +146,12 @@ arbor_status_t arb_exec_start(struct arbor_team *team, arb_cached_sched_t *cs, v
     }
     inst->seq = team->seq++;
     inst->active = true;
-    inst->prev = arb_ctx.active_tail;
-    if (arb_ctx.active_tail)
-        arb_ctx.active_tail->next = inst;
+    inst->prev = arb_ctx.stream.active_tail;
+    if (arb_ctx.stream.active_tail)
+        arb_ctx.stream.active_tail->next = inst;
     else
-        arb_ctx.active_head = inst;
-    arb_ctx.active_tail = inst;
+        arb_ctx.stream.active_head = inst;
+    arb_ctx.stream.active_tail = inst;
     *inst_p = inst;
     return ARBOR_OK;
 }
@@ -162,11 +162,11 @@ static void deactivate(arb_inst_t *inst)
     if (inst->prev)
         inst->prev->next = inst->next;
     else
-        arb_ctx.active_head = inst->next;
+        arb_ctx.stream.active_head = inst->next;
     if (inst->next)
         inst->next->prev = inst->prev;
     else
-        arb_ctx.active_tail = inst->prev;
+        arb_ctx.stream.active_tail = inst->prev;
     inst->prev = inst->next = NULL;
     inst->active = false;
 }
@@ -187,7 +187,7 @@ static bool sends_pending(const arb_inst_t *inst)
     return false;
 }
 
-/* Instances freed while the transport still held completions of theirs (arb_ctx.kept, see
+/* Instances freed while the transport still held completions of theirs (arb_ctx.stream.kept, see
  * arb_exec_free) are released once the transport is closed. */
 
 void arb_exec_free(arb_inst_t *inst)
@@ -205,14 +205,14 @@ void arb_exec_free(arb_inst_t *inst)
         arb_warn("%s instance freed with sends still in flight: kept until finalize",
                  inst->coll < ARB_COLL_KINDS ? arb_coll_name(inst->coll) : "internal");
         inst->buf[ARB_BUF_SRC] = inst->buf[ARB_BUF_DST] = NULL;
-        inst->next = arb_ctx.kept;
-        arb_ctx.kept = inst;
+        inst->next = arb_ctx.stream.kept;
+        arb_ctx.stream.kept = inst;
         return;
     }
-    if (arb_ctx.nspare < MAX_SPARE) {
-        inst->next = arb_ctx.spare;
-        arb_ctx.spare = inst;
-        arb_ctx.nspare++;
+    if (arb_ctx.stream.nspare < MAX_SPARE) {
+        inst->next = arb_ctx.stream.spare;
+        arb_ctx.stream.spare = inst;
+        arb_ctx.stream.nspare++;
         return;
     }
     free(inst->buf[ARB_BUF_SCRATCH]);
@@ -222,25 +222,25 @@ void arb_exec_free(arb_inst_t *inst)
 
 void arb_exec_release_kept(void)
 {
-    while (arb_ctx.kept) {
-        arb_inst_t *next = arb_ctx.kept->next;
-        free(arb_ctx.kept->buf[ARB_BUF_SCRATCH]);
-        free(arb_ctx.kept->st);
-        free(arb_ctx.kept);
-        arb_ctx.kept = next;
+    while (arb_ctx.stream.kept) {
+        arb_inst_t *next = arb_ctx.stream.kept->next;
+        free(arb_ctx.stream.kept->buf[ARB_BUF_SCRATCH]);
+        free(arb_ctx.stream.kept->st);
+        free(arb_ctx.stream.kept);
+        arb_ctx.stream.kept = next;
     }
 }
 
 void arb_exec_cleanup(void)
 {
-    while (arb_ctx.spare) {
-        arb_inst_t *next = arb_ctx.spare->next;
-        free(arb_ctx.spare->buf[ARB_BUF_SCRATCH]);
-        free(arb_ctx.spare->st);
-        free(arb_ctx.spare);
-        arb_ctx.spare = next;
+    while (arb_ctx.stream.spare) {
+        arb_inst_t *next = arb_ctx.stream.spare->next;
+        free(arb_ctx.stream.spare->buf[ARB_BUF_SCRATCH]);
+        free(arb_ctx.stream.spare->st);
+        free(arb_ctx.stream.spare);
+        arb_ctx.stream.spare = next;
     }
-    arb_ctx.nspare = 0;
+    arb_ctx.stream.nspare = 0;
 }
 
 /* The first message to team rank p: whether p has published the channel block (the directory
@@ -670,7 +670,7 @@ bool arb_exec_advance(arb_inst_t *inst)
         inst->round++;
         moved = true;
     }
-    if (moved) arb_ctx.epoch++;
+    if (moved) arb_ctx.stream.epoch++;
     return moved;
 }
 
@@ -725,7 +725,7 @@ int arb_exec_awaited(const arb_inst_t *inst, int *world, int max)
 
 bool arb_exec_op_in_use(arbor_op_t op)
 {
-    for (const arb_inst_t *i = arb_ctx.active_head; i; i = i->next)
+    for (const arb_inst_t *i = arb_ctx.stream.active_head; i; i = i->next)
         if (!arb_inst_complete(i) && i->op == op) return true;
     return false;
 }

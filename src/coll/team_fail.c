@@ -111,10 +111,10 @@ void arb_team_fail_all(struct arbor_team *t, arbor_status_t why)
     t->failed = why;
     /* From the oldest call it cancels: the calls before it completed here, and may elsewhere. */
     uint64_t from = t->calls ? t->calls - 1 : 0;
-    for (arb_inst_t *i = arb_ctx.active_head; i; i = i->next)
+    for (arb_inst_t *i = arb_ctx.stream.active_head; i; i = i->next)
         if (i->team == t && i->call < from) from = i->call;
     arb_verdict_cancelled(t, from, ARB_VERDICT_INTERNAL, why);
-    for (arb_inst_t *i = arb_ctx.active_head, *next; i; i = next) {
+    for (arb_inst_t *i = arb_ctx.stream.active_head, *next; i; i = next) {
         next = i->next;
         if (i->team == t) arb_exec_cancel(i, why);
     }
@@ -154,7 +154,7 @@ void arb_team_fail(struct arbor_team *t, arb_inst_t *inst, arbor_status_t why)
      * not the members it still waited for: coll/coll_verdict.h). */
     arb_verdict_cancelled_except(t, inst->call, inst->coll, why, awaited, n);
 cancel:
-    for (arb_inst_t *i = arb_ctx.active_head, *next; i; i = next) {
+    for (arb_inst_t *i = arb_ctx.stream.active_head, *next; i; i = next) {
         next = i->next;
         if (i->team == t) arb_exec_cancel(i, why);
     }

@@ -52,7 +52,7 @@ static arbor_status_t idle_check(arb_inst_t *inst, double *since)
 
 arbor_status_t arb_exec_wait(arb_inst_t *inst)
 {
-    uint64_t seen = arb_ctx.epoch;
+    uint64_t seen = arb_ctx.stream.epoch;
     double since = 0;
     unsigned idle = 0;
     arb_nap_t nap = {0};
@@ -60,8 +60,8 @@ arbor_status_t arb_exec_wait(arb_inst_t *inst)
     /* inst stays valid across the pauses: one thread per handle, and nothing frees an
      * instance another thread waits for (team_fail only completes it). */
     while (!arb_inst_complete(inst)) {
-        if (arb_progress_all() || arb_ctx.epoch != seen) {
-            seen = arb_ctx.epoch;
+        if (arb_progress_all() || arb_ctx.stream.epoch != seen) {
+            seen = arb_ctx.stream.epoch;
             idle = 0;
             since = 0;
             nap.idle_since = 0;
@@ -87,8 +87,8 @@ arbor_status_t arb_exec_chain_test_idle(arb_inst_t *chain, bool moved)
     arb_inst_t *inst = chain;
     while (inst && arb_inst_complete(inst)) inst = inst->agg_next;
     if (!inst) return ARBOR_OK;
-    if (moved || chain->test_epoch != arb_ctx.epoch || chain->test_idle_since == 0) {
-        chain->test_epoch = arb_ctx.epoch;
+    if (moved || chain->test_epoch != arb_ctx.stream.epoch || chain->test_idle_since == 0) {
+        chain->test_epoch = arb_ctx.stream.epoch;
         chain->test_idle_since = chain->test_checked = arb_now_us();
         return ARBOR_OK;
     }
@@ -114,14 +114,15 @@ arbor_status_t arb_exec_chain_wait(arb_inst_t *inst)
 static int advance_all(void)
 {
     int moved = 0;
-    for (arb_inst_t *i = arb_ctx.active_head, *next; i; i = next) {
+    for (arb_inst_t *i = arb_ctx.stream.active_head, *next; i; i = next) {
         next = i->next;
         moved += arb_exec_advance(i);
     }
     return moved;
 }
 
-/* No idle hook: the progress thread sees instances in flight itself (arb_ctx.active_head). */
+/* No idle hook: the progress thread sees instances in flight itself (arb_ctx.stream.active_head).
+ */
 static const arb_progress_hook_t coll_hook = {advance_all, NULL};
 
 arbor_status_t arb_coll_wait_register(void)

@@ -288,14 +288,14 @@ static bool wait_recheck(void *arg)
 arbor_status_t arb_rma_wait_until_pred(bool (*done)(void *), void *arg, bool yield_when_stalled,
                                        const char *what)
 {
-    uint64_t seen = arb_ctx.epoch;
+    uint64_t seen = arb_ctx.stream.epoch;
     double since = 0;
     unsigned idle = 0;
     arb_nap_t nap = {0};
     wait_arg_t w = {done, arg};
     while (!done(arg)) {
-        if (arb_rma_progress_once() || arb_ctx.epoch != seen) {
-            seen = arb_ctx.epoch;
+        if (arb_rma_progress_once() || arb_ctx.stream.epoch != seen) {
+            seen = arb_ctx.stream.epoch;
             idle = 0;
             since = 0;
             nap.idle_since = 0;
@@ -484,8 +484,8 @@ arbor_status_t arb_rma_req_test_idle(arbor_request_h h, bool moved)
     arb_rma_req_t *r = decode(h);
     if (!r || arb_rma_req_test(r)) return ARBOR_OK;
     double now = arb_now_us();
-    if (moved || r->test_epoch != arb_ctx.epoch || r->test_idle_since == 0) {
-        r->test_epoch = arb_ctx.epoch;
+    if (moved || r->test_epoch != arb_ctx.stream.epoch || r->test_idle_since == 0) {
+        r->test_epoch = arb_ctx.stream.epoch;
         r->test_idle_since = now;
         return ARBOR_OK;
     }

@@ -153,8 +153,8 @@ int arb_rma_progress_once(void);
 
 /* Waits until done(arg) holds, driving arb_rma_progress_once; the turns yield the CPU when this
  * node has more ranks than cores. ARBOR_ERR_TIMEOUT (logged with what) after ARBOR_TIMEOUT s in
- * which neither this wait nor any collective (arb_ctx.epoch) moved. yield_when_stalled: after
- * 1 ms of nothing moving, also yield on a node with a core to spare (the peer a notification
+ * which neither this wait nor any collective (arb_ctx.stream.epoch) moved. yield_when_stalled:
+ * after 1 ms of nothing moving, also yield on a node with a core to spare (the peer a notification
  * comes from may need ours). */
 arbor_status_t arb_rma_wait_until_pred(bool (*done)(void *), void *arg, bool yield_when_stalled,
                                        const char *what);

@@ -31,6 +31,26 @@ typedef struct {
     double total_us;
 } arb_alg_stats_t;
 
+/* The state of one stream of communication: what the progress engine drives and the waits
+ * and tests read. The context below holds one; the resources all streams share (config,
+ * bootstrap, transport, segment, heap, models, topology, teams, threads) stay in the context
+ * itself, so that communication contexts can each get a stream of their own. */
+typedef struct {
+    arb_inst_t *active_head, *active_tail; /* collectives in flight, initiation order */
+    uint64_t epoch;                        /* bumped whenever anything moves */
+    bool in_progress;                      /* re-entrance guard of the progress engine */
+    unsigned polls;                        /* engine turns (the transport's turn every 64th) */
+    /* Handles of non-blocking collectives (coll/coll_req.c) and the ASYNC_FENCE list. */
+    arb_req_slot_t *slots;
+    uint32_t nslots, free_hint, check_pass;
+    arb_inst_t *fence_head;
+    /* Finished instances kept for reuse, and freed ones the transport may still write to
+     * (coll/executor.c). */
+    arb_inst_t *spare, *kept;
+    int nspare;
+} arb_stream_t;
+
+/* The process-wide context: the resources every stream shares, and the stream. */
 typedef struct {
     int init_count;
     arb_config_t cfg;
@@ -77,10 +97,7 @@ typedef struct {
     /* The wake-up a message to a yielded rank costs on oversubscribed CPUs: ARBOR_OVERSUB_WAKE,
      * or measured (group/measure.c); what teams put in topo.wake. */
     double wake_us;
-    arb_inst_t *active_head, *active_tail; /* collectives in flight, initiation order */
-    uint64_t epoch;                        /* bumped whenever anything moves */
-    bool in_progress;                      /* re-entrance guard of the progress engine */
-    bool all_mapped;                       /* every peer's segment is mapped here */
+    bool all_mapped;        /* every peer's segment is mapped here */
     bool mapped_everywhere; /* every rank maps every other's segment (agreed by all at init) */
     /* Threads (docs/THREADS.md). Everything in this struct below init_count is guarded by lock
      * whenever locking is on; locking changes only while no other thread is inside arbor. */
@@ -92,19 +109,11 @@ typedef struct {
     atomic_int lock_wanted;    /* threads blocked on lock: waiting loops yield to them */
     atomic_bool progress_stop; /* asks the progress thread to leave */
     pthread_t progress_thread;
-    /* Handles of non-blocking collectives (request.c) and the ASYNC_FENCE list. */
-    arb_req_slot_t *slots;
-    uint32_t nslots, free_hint, check_pass;
-    arb_inst_t *fence_head;
     /* Teams other than the world (team.c): handle = (slot, generation). */
     arb_team_slot_t *team_slots;
     uint32_t nteam_slots;
-    /* Finished instances kept for reuse, and freed ones the transport may still write to
-     * (executor.c). */
-    arb_inst_t *spare, *kept;
-    int nspare;
-    unsigned polls;
     arb_alg_stats_t stats[ARB_COLL_KINDS][16];
+    arb_stream_t stream; /* the one stream of communication there is today */
 } arb_ctx_t;
 
 extern arb_ctx_t arb_ctx;

@@ -223,7 +223,7 @@ bool arb_bell_nap(arb_nap_t *nap, bool (*check)(void *), void *arg)
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     bool woke = true;
     if (!check(arg) && drain_and_arm()) {
-        if (arb_ctx.locking && !arb_ctx.in_progress) {
+        if (arb_ctx.locking && !arb_ctx.stream.in_progress) {
             /* Never sleep holding the engine lock (docs/THREADS.md): other threads run while we
              * sleep, and the bell is drained once the lock is ours again. */
             pthread_mutex_unlock(&arb_ctx.lock);
@@ -258,7 +258,7 @@ void arb_bell_thread_nap(unsigned max_us, bool live, const arb_bell_thread_hooks
      * then never loses its ring to us (a datagram read by one of two pollers wakes only that
      * one). */
     h->lock();
-    bool armed = false, counted = !arb_ctx.in_progress;
+    bool armed = false, counted = !arb_ctx.stream.in_progress;
     if (counted) {
         __atomic_store_n(&bell.mine->rung, 0, __ATOMIC_SEQ_CST);
         __atomic_fetch_add(&bell.mine->sleepers, 1, __ATOMIC_SEQ_CST);

@@ -40,7 +40,7 @@ arbor_status_t arb_callback_refused(void)
 
 void arb_wait_pause_locked(bool idle)
 {
-    if (arb_ctx.in_progress) { /* inside a progress turn: the lock stays ours */
+    if (arb_ctx.stream.in_progress) { /* inside a progress turn: the lock stays ours */
         if (idle && arb_ctx.yield) sched_yield();
         return;
     }

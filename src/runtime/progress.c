@@ -40,13 +40,14 @@ arbor_status_t arb_progress_hook_add(const arb_progress_hook_t *hook)
 int arb_progress_all(void)
 {
     int moved = 0;
-    if (arb_ctx.in_progress) return 0; /* a combine callback called back into arbor */
-    arb_ctx.in_progress = true;
+    if (arb_ctx.stream.in_progress) return 0; /* a combine callback called back into arbor */
+    arb_ctx.stream.in_progress = true;
     /* Between mapped peers our data moves by loads and stores: the transport then needs only an
      * occasional turn (its own housekeeping), not one per poll. */
-    if (!arb_ctx.all_mapped || (++arb_ctx.polls & 63) == 0) arb_ctx.tp_ops->progress(arb_ctx.tp);
+    if (!arb_ctx.all_mapped || (++arb_ctx.stream.polls & 63) == 0)
+        arb_ctx.tp_ops->progress(arb_ctx.tp);
     for (int i = 0; i < nhooks; i++) moved += hooks[i]->poll();
-    arb_ctx.in_progress = false;
+    arb_ctx.stream.in_progress = false;
     return moved;
 }
 
@@ -132,7 +133,7 @@ void arb_threads_fini(void)
 /* What the thread's sleep in interrupt mode needs from the engine (runtime/doorbell.h). */
 static bool thread_recheck(void)
 {
-    return arb_ctx.active_head && arb_progress_all() > 0;
+    return arb_ctx.stream.active_head && arb_progress_all() > 0;
 }
 static const arb_bell_thread_hooks_t thread_hooks = {arb_lock, arb_unlock, thread_recheck};
 
@@ -141,17 +142,17 @@ static void *progress_main(void *arg)
     (void)arg;
     while (!atomic_load_explicit(&arb_ctx.progress_stop, memory_order_acquire)) {
         arb_lock_take();
-        bool live = arb_ctx.active_head != NULL, moved = live && arb_progress_all() > 0;
+        bool live = arb_ctx.stream.active_head != NULL, moved = live && arb_progress_all() > 0;
         bool poll[ARB_PROGRESS_HOOKS_MAX] = {false};
         arb_idle_t need = live ? ARB_IDLE_SLEEP : idle_need(poll);
         bool passive = need == ARB_IDLE_POLL;
-        if (need != ARB_IDLE_SLEEP && !arb_ctx.in_progress) {
-            arb_ctx.in_progress = true;
+        if (need != ARB_IDLE_SLEEP && !arb_ctx.stream.in_progress) {
+            arb_ctx.stream.in_progress = true;
             while (arb_ctx.tp_ops->progress(arb_ctx.tp) > 0) {
             }
             for (int i = 0; i < nhooks; i++)
                 if (poll[i]) hooks[i]->poll();
-            arb_ctx.in_progress = false;
+            arb_ctx.stream.in_progress = false;
         }
         pthread_mutex_unlock(&arb_ctx.lock);
         if (!live || !moved)

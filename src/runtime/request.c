@@ -112,17 +112,17 @@ static arbor_status_t check_all(size_t n, arbor_request_h *reqs, size_t *live_p)
     size_t live = 0;
     if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
     if (!reqs && n) return ARBOR_ERR_INVALID_ARG;
-    if (++arb_ctx.check_pass == 0) { /* wrapped: forget every old mark */
+    if (++arb_ctx.stream.check_pass == 0) { /* wrapped: forget every old mark */
         for (int k = 0; k < nkinds; k++)
             if (kinds[k]->forget_marks) kinds[k]->forget_marks();
-        arb_ctx.check_pass = 1;
+        arb_ctx.stream.check_pass = 1;
     }
     for (size_t i = 0; i < n; i++) {
         if (!reqs[i]) continue;
         if (!h_valid(reqs[i])) return ARBOR_ERR_HANDLE;
         const arb_req_kind_t *k = kind_of(reqs[i]);
         if (k->mark) {
-            if (k->mark(reqs[i], arb_ctx.check_pass)) return ARBOR_ERR_HANDLE;
+            if (k->mark(reqs[i], arb_ctx.stream.check_pass)) return ARBOR_ERR_HANDLE;
         } else { /* a kind without marks: compare with the earlier entries */
             for (size_t j = 0; j < i; j++)
                 if (reqs[j] == reqs[i]) return ARBOR_ERR_HANDLE;
