@@ -1,6 +1,7 @@
 /*
- * The public entries of symmetric allocation: they resolve the team and memory handles and run
- * the allocation over the team (group/symmetric.c).
+ * The public entries of symmetric allocation (they resolve the team and memory handles and run
+ * the allocation over the team, group/symmetric.c) and of registration (rma/reg.c): each starts
+ * the passive-target progress thread afterwards when the transport needs it.
  */
 #include "group/symmetric.h"
 #include "group/team.h"
@@ -57,4 +58,14 @@ arbor_status_t arbor_mem_free(arbor_mem_h *mem_p)
     arbor_status_t status = mem_free_unlocked(mem_p);
     arb_unlock();
     return status;
+}
+
+arbor_status_t arbor_mem_register(void *base, size_t nbytes, unsigned flags, arbor_reg_h *reg_p)
+{
+    ARB_ENTER();
+    arbor_status_t st = arb_reg_register(base, nbytes, flags, reg_p);
+    arb_unlock();
+    /* Peers' operations on it need this rank's progress: the passive thread serves them. */
+    if (st == ARBOR_OK) arb_rma_passive_check();
+    return st;
 }

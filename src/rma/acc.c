@@ -78,6 +78,16 @@ arbor_status_t arb_acc_check(arbor_dtype_t dtype, arbor_op_t op, acc_t *a)
     return ARBOR_OK;
 }
 
+arbor_status_t arb_rma_begin(int rank, arbor_request_h *req_p, arbor_dtype_t dtype, arbor_op_t op,
+                             acc_t *acc)
+{
+    if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
+    arbor_status_t status = arb_rma_check_rank(rank);
+    if (status != ARBOR_OK) return status;
+    if (req_p) *req_p = NULL;
+    return acc ? arb_acc_check(dtype, op, acc) : ARBOR_OK;
+}
+
 /* y' = scale * y (SUM with a scale), element bits in yb[i] (4-byte kinds in the low half). */
 static void scaled(const acc_t *a, const void *src, size_t n, const void *scale, uint64_t *yb)
 {

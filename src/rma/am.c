@@ -361,7 +361,7 @@ static int am_poll(void *arg)
 
 /* ---- init / fini ------------------------------------------------------------------------ */
 
-arbor_status_t arb_am_init(void)
+arbor_status_t arb_am_mailbox_init(void)
 {
     arbor_status_t st;
     memset(&am, 0, sizeof(am));
@@ -370,30 +370,32 @@ arbor_status_t arb_am_init(void)
     am.peer_sent = calloc((size_t)arb_ctx.size, sizeof(*am.peer_sent));
     am.rma_sent = calloc((size_t)arb_ctx.size, sizeof(*am.rma_sent));
     if (!am.peer_head || !am.to_release || !am.peer_sent || !am.rma_sent) {
-        arb_am_fini();
+        arb_am_mailbox_fini();
         return ARBOR_ERR_NO_MEMORY;
     }
     if ((st = arb_mem_take_local(AM_BYTES, &am.base)) != ARBOR_OK) {
         arb_error("no room for the active-message mailbox (%u bytes) in the segment",
                   (unsigned)AM_BYTES);
-        arb_am_fini();
+        arb_am_mailbox_fini();
         return st;
     }
     if ((st = arb_rma_poll_register(am_poll, NULL)) != ARBOR_OK) {
         arb_mem_give_local(am.base, AM_BYTES);
-        arb_am_fini();
+        arb_am_mailbox_fini();
         return st;
     }
     am.ready = true;
-    arb_am_strided_init();
-    arb_reg_am_init();
     return ARBOR_OK;
 }
 
-void arb_am_fini(void)
+bool arb_am_ready(void)
+{
+    return am.ready;
+}
+
+void arb_am_mailbox_fini(void)
 {
     if (am.ready) {
-        arb_am_strided_fini();
         arb_rma_poll_unregister(am_poll, NULL);
         arb_mem_give_local(am.base, AM_BYTES);
     }

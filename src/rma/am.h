@@ -11,10 +11,17 @@
 
 #include "arbor.h"
 
-/* After arb_rma_init_world: takes the mailbox (no communication) and registers the hook. */
+/* After arb_rma_init_world: takes the mailbox (no communication) and registers the hook, then
+ * sets up what rides on active messages (the strided pack path, the registration exchange);
+ * rma_init.c. */
 arbor_status_t arb_am_init(void);
-/* Before arb_rma_fini: unregisters the hook, returns the mailbox, forgets the handlers. */
+/* Before arb_rma_fini: the reverse of arb_am_init. */
 void arb_am_fini(void);
+/* The mailbox alone (am.c): taken and the poll hook registered; returned, hook unregistered,
+ * handlers forgotten; whether it is set up. */
+arbor_status_t arb_am_mailbox_init(void);
+void arb_am_mailbox_fini(void);
+bool arb_am_ready(void);
 /* Handlers are registered: the progress thread must keep polling for requests. */
 bool arb_am_active(void);
 

@@ -16,6 +16,7 @@
 #include "runtime/context.h"
 #include "runtime/lock.h"
 #include "util/log.h"
+#include "runtime/progress.h"
 #include "rma/rma_impl.h"
 
 /* Live allocations (internal and user), for address checks. */
@@ -32,30 +33,6 @@ typedef struct {
 } mslot_t;
 static mslot_t *mslots;
 static uint32_t nmslots;
-
-arbor_status_t arb_mem_take_local(uint64_t nbytes, uint64_t *off_p)
-{
-    uint64_t off = arb_heap_fit(&arb_ctx.heap, nbytes, 0);
-    if (off == ARB_HEAP_NONE) return ARBOR_ERR_NO_MEMORY;
-    arbor_status_t status = arb_heap_take(&arb_ctx.heap, off, nbytes);
-    if (status == ARBOR_OK) *off_p = off;
-    return status;
-}
-
-void arb_mem_give_local(uint64_t off, uint64_t nbytes)
-{
-    uint64_t len = arb_heap_round(nbytes);
-    if (len == 0 || len == ARB_HEAP_NONE) return;
-    memset(arb_ctx.seg + off, 0, len);
-    if (arb_heap_give(&arb_ctx.heap, off, nbytes) != ARBOR_OK)
-        arb_error("heap: returning [%llu, +%llu) failed (not taken?)", (unsigned long long)off,
-                  (unsigned long long)len);
-}
-
-uint64_t arb_mem_largest_free(void)
-{
-    return arb_heap_largest(&arb_ctx.heap);
-}
 
 void arb_mem_destroy(struct arbor_mem *m)
 {
@@ -242,6 +219,23 @@ arbor_status_t arbor_mem_usage(size_t *used_p, size_t *free_p, size_t *largest_p
     if (largest_p) *largest_p = (size_t)arb_heap_largest(&arb_ctx.heap);
     arb_unlock();
     return ARBOR_OK;
+}
+
+/* Registered user memory needs its owner's progress on every transport (UCX emulates RMA on
+ * memory it did not allocate; OFI progress is manual): docs/ONESIDED.md. */
+bool arb_rma_target_progress_needed(void)
+{
+    return arb_rma.target_progress || arb_reg_any_local();
+}
+
+void arb_rma_passive_check(void)
+{
+    if (!arb_rma_target_progress_needed() || arb_enter() != ARBOR_OK) return;
+    bool start = !arb_ctx.threaded && arb_mem_any_live();
+    arb_unlock();
+    if (start && arb_progress_thread_start() == ARBOR_OK)
+        arb_debug("progress thread started: this transport needs target-side progress for "
+                  "one-sided operations");
 }
 
 /* Finalize: every allocation left goes (the heap goes with it). */

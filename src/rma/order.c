@@ -25,9 +25,11 @@
  * after a packed put the next transport operation to that target waits until the put has run
  * (without an address: a packed put covers a strided pattern).
  */
+#include "rma/order.h"
+
 #include <stdlib.h>
 
-#include "rma/rma_impl.h"
+#include "runtime/context.h"
 #include "runtime/tp_call.h"
 
 typedef struct {
@@ -38,9 +40,11 @@ typedef struct {
 
 static extents_t *ext; /* [arb_ctx.size], NULL when location order is off */
 static arb_rma_fence_fn packed_wait;
+static arb_rma_fence_fn complete_to; /* the transfers' completion toward a target (rma.c) */
 
-arbor_status_t arb_rma_order_init(void)
+arbor_status_t arb_rma_order_init(arb_rma_fence_fn complete)
 {
+    complete_to = complete;
     if (!arb_ctx.cfg.rma_location_order || arb_ctx.cfg.rma_ordered) return ARBOR_OK;
     ext = calloc((size_t)arb_ctx.size, sizeof(*ext));
     return ext ? ARBOR_OK : ARBOR_ERR_NO_MEMORY;
@@ -116,7 +120,7 @@ arbor_status_t arb_rma_order_packed(int rank, bool put)
     if (e->wlo < e->whi || (put && e->rlo < e->rhi)) {
         /* The request ring may be reached by mapping (UCX on one node), which no transport
          * fence orders: what is outstanding to rank completes first. */
-        arbor_status_t st = arb_rma_complete_to(rank);
+        arbor_status_t st = complete_to(rank);
         if (st != ARBOR_OK) return st;
         e->wlo = e->whi = e->rlo = e->rhi = 0;
     }

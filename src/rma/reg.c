@@ -199,7 +199,7 @@ static bool overlaps_segment(int rank, uint64_t base, uint64_t nbytes)
 
 /* ---- public calls ---------------------------------------------------------------------- */
 
-static arbor_status_t reg_unlocked(void *base, size_t nbytes, unsigned flags, arbor_reg_h *reg_p)
+arbor_status_t arb_reg_register(void *base, size_t nbytes, unsigned flags, arbor_reg_h *reg_p)
 {
     if (!reg_p) return ARBOR_ERR_INVALID_ARG;
     *reg_p = NULL;
@@ -249,16 +249,6 @@ static arbor_status_t reg_unlocked(void *base, size_t nbytes, unsigned flags, ar
     arb_debug("registered %zu bytes at %p (registration %llu, key %zu bytes)", nbytes, base,
               (unsigned long long)r->id, r->packed_len);
     return ARBOR_OK;
-}
-
-arbor_status_t arbor_mem_register(void *base, size_t nbytes, unsigned flags, arbor_reg_h *reg_p)
-{
-    ARB_ENTER();
-    arbor_status_t st = reg_unlocked(base, nbytes, flags, reg_p);
-    arb_unlock();
-    /* Peers' operations on it need this rank's progress: the passive thread serves them. */
-    if (st == ARBOR_OK) arb_rma_passive_check();
-    return st;
 }
 
 static void reg_destroy(struct arbor_reg *r)

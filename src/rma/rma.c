@@ -1,6 +1,7 @@
 /*
- * The one-sided core: state and init, completion (requests, the implicit counters, fence,
- * quiet, order), the per-poll hook, and the contiguous put / get.
+ * The one-sided transfers: their state, completion (requests, the implicit counters, fence,
+ * quiet, order) and the per-poll hook, which every other file of the layer calls. Init and
+ * finalize: rma_init.c; the contiguous put / get entries: contig.c.
  *
  * Paths. A target whose segment is mapped here (the core's mapping of this node's peers,
  * runtime/segment.h, on every transport; self always) is reached with memcpy; any other through the
@@ -16,104 +17,12 @@
 #include "runtime/progress.h"
 #include "runtime/request.h"
 #include "util/log.h"
-#include "rma/am.h"
 #include "rma/rma_impl.h"
 #include "runtime/tp_call.h"
 #include "runtime/lock.h"
 
 arb_rma_state_t arb_rma;
 _Thread_local struct arbor_ctx *arb_rma_cur __attribute__((tls_model("initial-exec")));
-
-/* ---- init ------------------------------------------------------------------------------ */
-
-/* One-sided handles as a kind of request (runtime/request.h): tagged, in this layer's table. */
-static const arb_req_kind_t rma_kind = {
-    .owns = arb_rma_req_is,
-    .valid = arb_rma_req_valid,
-    .complete = arb_rma_req_done,
-    .wait = arb_rma_req_wait,
-    .test_idle = arb_rma_req_test_idle,
-    .release = arb_rma_req_release,
-    .live = arb_rma_req_live,
-};
-
-/* What the progress thread does for the one-sided layer while no collective is in flight
- * (runtime/progress.h): active-message handlers, or symmetric allocations on a transport whose
- * targets must progress, want this layer polled; such a transport with nothing allocated wants
- * the transport driven, for the credits of peers still inside a collective we have left. */
-static arb_idle_t rma_idle(void)
-{
-    if (arb_am_active()) return ARB_IDLE_POLL;
-    if (!arb_rma_target_progress_needed()) return ARB_IDLE_SLEEP;
-    return arb_mem_any_live() ? ARB_IDLE_POLL : ARB_IDLE_SERVE;
-}
-
-static const arb_progress_hook_t rma_hook = {arb_rma_poll, rma_idle};
-
-arbor_status_t arb_rma_init(void)
-{
-    arbor_status_t status = arb_heap_init(&arb_ctx.heap, arb_ctx.seg_size);
-    if (status != ARBOR_OK) return status;
-    if ((status = arb_progress_hook_add(&rma_hook)) != ARBOR_OK) return status;
-    if ((status = arb_req_kind_add(&rma_kind)) != ARBOR_OK) return status;
-    int P = arb_ctx.size;
-    arb_rma.peer_seg = calloc((size_t)P, sizeof(*arb_rma.peer_seg));
-    arb_rma.imp = calloc((size_t)P, sizeof(*arb_rma.imp));
-    arb_rma.consumed = calloc((size_t)P, sizeof(*arb_rma.consumed));
-    if (!arb_rma.peer_seg || !arb_rma.imp || !arb_rma.consumed) return ARBOR_ERR_NO_MEMORY;
-    if ((status = arb_rma_order_init()) != ARBOR_OK) return status;
-    for (int r = 0; r < P; r++) {
-        if (r == arb_ctx.rank)
-            arb_rma.peer_seg[r] = arb_ctx.seg;
-        else
-            arb_rma.peer_seg[r] = arb_peer_map(r);
-    }
-    return ARBOR_OK;
-}
-
-arbor_status_t arb_rma_init_world(void)
-{
-    int P = arb_ctx.size;
-    /* The notification counters: the same block of every heap (init takes the same blocks in
-     * the same order everywhere). */
-    arbor_status_t status =
-        arb_mem_take_local((uint64_t)(P + 1) * sizeof(uint64_t), &arb_rma.notify_off);
-    if (status != ARBOR_OK) {
-        arb_error("no room in the segment for %d notification counters", P);
-        return status;
-    }
-    arb_rma.notify = (uint64_t *)(arb_ctx.seg + arb_rma.notify_off);
-    arb_rma.lock_off = arb_rma.notify_off + (uint64_t)P * sizeof(uint64_t); /* after them */
-    return ARBOR_OK;
-}
-
-bool arb_rma_mapped_here(void)
-{
-    bool mapped = true;
-    for (int r = 0; r < arb_ctx.size; r++) mapped &= arb_rma.peer_seg[r] != NULL;
-    return mapped;
-}
-
-/* The atomics rule (docs/ONESIDED.md): CPU atomics only where every rank maps every
- * other's segment (one node), and then no atomic on a segment word goes through the
- * transport; else every atomic, even to self, goes through the transport. So the CPU's
- * and the provider's atomics never meet on one word: libfabric's software providers (shm,
- * tcp;ofi_rxm, sockets) apply atomics in the target's progress and UCX emulates them with
- * messages on the core's registered memory, and neither promises atomicity against loads
- * and CPU atomics of other processes. The segment is the core's (runtime/segment.h) on every
- * transport, so a transport without CPU atomics of its own (OFI) takes this path as well;
- * with a segment the transport allocated (ARBOR_DIRECT=n) only UCX's mapping could. */
-void arb_rma_set_mapping(void)
-{
-    bool all_mapped = arb_ctx.mapped_everywhere;
-    bool cpu_amo = arb_tp_has(ARB_TP_CAP_MAPPED_CPU_AMO) || arb_ctx.seg_owned;
-    arb_rma.all_mapped = all_mapped;
-    arb_rma.cpu_atomics = cpu_amo && all_mapped;
-    arb_rma.target_progress = !cpu_amo || !all_mapped;
-    arb_debug("one-sided: %s atomics, targets %s their own progress",
-              arb_rma.cpu_atomics ? "CPU" : "transport",
-              arb_rma.target_progress ? "need" : "do not need");
-}
 
 static struct {
     arb_rma_poll_fn fn;
@@ -133,18 +42,36 @@ static arb_rma_req_t *free_reqs;
 static arb_rma_req_t **rslots;
 static uint32_t *rgens, nrslots, rfree_hint;
 
-void arb_rma_fini(void)
+arbor_status_t arb_rma_state_init(void)
 {
-    arb_reg_cleanup();
-    arb_mem_cleanup();
-    arb_heap_fini(&arb_ctx.heap);
+    int P = arb_ctx.size;
+    arb_rma.peer_seg = calloc((size_t)P, sizeof(*arb_rma.peer_seg));
+    arb_rma.imp = calloc((size_t)P, sizeof(*arb_rma.imp));
+    arb_rma.consumed = calloc((size_t)P, sizeof(*arb_rma.consumed));
+    if (!arb_rma.peer_seg || !arb_rma.imp || !arb_rma.consumed) return ARBOR_ERR_NO_MEMORY;
+    for (int r = 0; r < P; r++) {
+        if (r == arb_ctx.rank)
+            arb_rma.peer_seg[r] = arb_ctx.seg;
+        else
+            arb_rma.peer_seg[r] = arb_peer_map(r);
+    }
+    return ARBOR_OK;
+}
+
+/* The transfers' request table (finalize). */
+void arb_rma_req_table_fini(void)
+{
     for (uint32_t i = 0; i < nrslots; i++) free(rslots[i]);
     free(rslots);
     free(rgens);
     rslots = NULL;
     rgens = NULL;
     nrslots = rfree_hint = 0;
-    arb_rma_ctx_fini();
+}
+
+/* The transfers' state (finalize, after the request table and the contexts). */
+void arb_rma_state_fini(void)
+{
     while (arb_rma.implicit) {
         arb_rma_req_t *n = arb_rma.implicit->next;
         free(arb_rma.implicit);
@@ -155,7 +82,6 @@ void arb_rma_fini(void)
         free(free_reqs);
         free_reqs = n;
     }
-    arb_rma_order_fini();
     free(arb_rma.peer_seg);
     free(arb_rma.imp);
     free(arb_rma.consumed);
@@ -181,23 +107,6 @@ void arb_rma_target_at(int rank, uint64_t off, arb_rma_target_t *tgt)
     tgt->off = off;
     tgt->mem = NULL;
     tgt->reg = false;
-}
-
-/* Registered user memory needs its owner's progress on every transport (UCX emulates RMA on
- * memory it did not allocate; OFI progress is manual): docs/ONESIDED.md. */
-bool arb_rma_target_progress_needed(void)
-{
-    return arb_rma.target_progress || arb_reg_any_local();
-}
-
-void arb_rma_passive_check(void)
-{
-    if (!arb_rma_target_progress_needed() || arb_enter() != ARBOR_OK) return;
-    bool start = !arb_ctx.threaded && arb_mem_any_live();
-    arb_unlock();
-    if (start && arb_progress_thread_start() == ARBOR_OK)
-        arb_debug("progress thread started: this transport needs target-side progress for "
-                  "one-sided operations");
 }
 
 /* ---- progress ---------------------------------------------------------------------------- */
@@ -832,155 +741,7 @@ arbor_status_t arbor_quiet(void)
     return status;
 }
 
-/* ---- contiguous put / get ------------------------------------------------------------------ */
-
-/* A mapped copy: the word sizes inline (a load, then a store: overlapping ranges of a self put
- * stay safe, as with memmove), anything else through memmove. */
-#define COPY_WORD(T)                                                                               \
-    do {                                                                                           \
-        T v_;                                                                                      \
-        memcpy(&v_, src, sizeof(T));                                                               \
-        memcpy(dst, &v_, sizeof(T));                                                               \
-    } while (0)
-static inline void mapped_copy(void *dst, const void *src, size_t n)
-{
-    switch (n) {
-    case 1:
-        COPY_WORD(uint8_t);
-        break;
-    case 2:
-        COPY_WORD(uint16_t);
-        break;
-    case 4:
-        COPY_WORD(uint32_t);
-        break;
-    case 8:
-        COPY_WORD(uint64_t);
-        break;
-    default:
-        memmove(dst, src, n);
-        break;
-    }
-}
-#undef COPY_WORD
-
-static arbor_status_t xfer(bool put, int rank, void *dst, const void *src, size_t nbytes,
-                           arbor_request_h *req_p, bool blocking)
-{
-    if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
-    arbor_status_t status = arb_rma_check_rank(rank);
-    if (status != ARBOR_OK) return status;
-    if (req_p) *req_p = NULL;
-    if (nbytes == 0) return req_p ? arb_rma_req_done_handle(rank, req_p) : ARBOR_OK;
-    if (!dst || !src) return ARBOR_ERR_BUFFER;
-    arb_rma_target_t tgt;
-    if ((status = arb_rma_translate(rank, put ? dst : src, nbytes, false, &tgt)) != ARBOR_OK)
-        return status;
-    if (tgt.ptr) { /* mapped (or self): done here; a handle asked for comes back complete */
-        if (put) {
-            mapped_copy(tgt.ptr, src, nbytes);
-            arb_bell_ring(rank); /* the target may wait_until on what we wrote */
-        } else
-            mapped_copy(dst, tgt.ptr, nbytes);
-        return req_p ? arb_rma_req_done_handle(rank, req_p) : ARBOR_OK;
-    }
-    if (!blocking && !req_p)
-        return put ? arb_rma_tp_put(rank, tgt.rkey, tgt.off, src, nbytes, NULL)
-                   : arb_rma_tp_get(rank, tgt.rkey, tgt.off, dst, nbytes, NULL);
-    arb_rma_req_t *req = arb_rma_req_get(rank);
-    if (!req) return ARBOR_ERR_NO_MEMORY;
-    status = put ? arb_rma_tp_put(rank, tgt.rkey, tgt.off, src, nbytes, &req->comp)
-                 : arb_rma_tp_get(rank, tgt.rkey, tgt.off, dst, nbytes, &req->comp);
-    if (status != ARBOR_OK) {
-        /* nothing was accepted (the transport refuses before counting): drop the request */
-        arb_rma_req_commit(req, NULL, true);
-        return status;
-    }
-    return arb_rma_req_commit(req, req_p, blocking);
-}
-
-/* The fast path of a put to a mapped user allocation found in the translation cache (no lock
- * to take, no handle to make): the copy, nothing else. False: take the normal path. */
-static inline bool fast_put(int rank, void *dst, const void *src, size_t nbytes)
-{
-    uint8_t *p = arb_rma_fast_mapped(rank, dst, nbytes);
-    if (!p || !src) return false;
-    mapped_copy(p, src, nbytes);
-    arb_bell_ring(rank);
-    return true;
-}
-
-static inline bool fast_get(int rank, void *dst, const void *src, size_t nbytes)
-{
-    uint8_t *p = arb_rma_fast_mapped(rank, src, nbytes);
-    if (!p || !dst) return false;
-    mapped_copy(dst, p, nbytes);
-    return true;
-}
-
-arbor_status_t arbor_put(int rank, void *dst, const void *src, size_t nbytes)
-{
-    if (fast_put(rank, dst, src, nbytes)) return ARBOR_OK;
-    ARB_RMA_LOCKED(xfer(true, rank, dst, src, nbytes, NULL, true));
-}
-
-arbor_status_t arbor_get(int rank, void *dst, const void *src, size_t nbytes)
-{
-    if (fast_get(rank, dst, src, nbytes)) return ARBOR_OK;
-    ARB_RMA_LOCKED(xfer(false, rank, dst, src, nbytes, NULL, true));
-}
-
-arbor_status_t arbor_put_nb(int rank, void *dst, const void *src, size_t nbytes,
-                            arbor_request_h *req_p)
-{
-    if (!req_p && fast_put(rank, dst, src, nbytes)) return ARBOR_OK;
-    ARB_RMA_LOCKED_NB(req_p, xfer(true, rank, dst, src, nbytes, req_p, false));
-}
-
-arbor_status_t arbor_get_nb(int rank, void *dst, const void *src, size_t nbytes,
-                            arbor_request_h *req_p)
-{
-    if (!req_p && fast_get(rank, dst, src, nbytes)) return ARBOR_OK;
-    ARB_RMA_LOCKED_NB(req_p, xfer(false, rank, dst, src, nbytes, req_p, false));
-}
-
-/* ---- contiguous put / get on a context --------------------------------------------------- */
-
-static arbor_status_t ctx_xfer(arbor_ctx_h ctx, bool put, int rank, void *dst, const void *src,
-                               size_t nbytes, bool blocking)
-{
-    int w;
-    arbor_status_t status = arb_rma_ctx_world(ctx, rank, &w);
-    if (status != ARBOR_OK) return status;
-    /* Mapped: a copy, complete at issue, no lock (any context). */
-    if (put ? fast_put(w, dst, src, nbytes) : fast_get(w, dst, src, nbytes)) return ARBOR_OK;
-    ARB_RMA_ON_CTX(ctx, status = xfer(put, w, dst, src, nbytes, NULL, blocking));
-    return status;
-}
-
-arbor_status_t arbor_ctx_put(arbor_ctx_h ctx, int rank, void *dst, const void *src, size_t nbytes)
-{
-    return ctx_xfer(ctx, true, rank, dst, src, nbytes, true);
-}
-
-arbor_status_t arbor_ctx_get(arbor_ctx_h ctx, int rank, void *dst, const void *src, size_t nbytes)
-{
-    return ctx_xfer(ctx, false, rank, dst, src, nbytes, true);
-}
-
-arbor_status_t arbor_ctx_put_nbi(arbor_ctx_h ctx, int rank, void *dst, const void *src,
-                                 size_t nbytes)
-{
-    return ctx_xfer(ctx, true, rank, dst, src, nbytes, false);
-}
-
-arbor_status_t arbor_ctx_get_nbi(arbor_ctx_h ctx, int rank, void *dst, const void *src,
-                                 size_t nbytes)
-{
-    return ctx_xfer(ctx, false, rank, dst, src, nbytes, false);
-}
-
-/* The active-message layer's fence (packed strided puts) for a context's fence (ctx.c). */
+/* The active-message layer's fence over every target (contexts' fences and quiets). */
 arbor_status_t arb_rma_ctx_fence_packed(void)
 {
     return fence_fn ? fence_fn(-1) : ARBOR_OK;

@@ -17,6 +17,7 @@
 #include "arbor.h"
 #include "util/heap.h"
 #include "transports/transport.h"
+#include "runtime/segment.h"
 
 struct arbor_team;
 
@@ -70,14 +71,6 @@ arbor_status_t arb_mem_handle_new(struct arbor_mem *m);
 struct arbor_mem *arb_mem_of_handle(arbor_mem_h h);
 /* Retires a handle: later lookups of it fail. */
 void arb_mem_handle_drop(arbor_mem_h h);
-/* Local: takes [off, off + nbytes) of this rank's heap at init-time (every rank takes the same
- * region in the same order, so no search is needed). */
-arbor_status_t arb_mem_take_local(uint64_t nbytes, uint64_t *off_p);
-/* Local: returns what arb_mem_take_local took (after the caller synchronised). The space is
- * cleared first (the heap keeps free space zero-filled; see mem.c). */
-void arb_mem_give_local(uint64_t off, uint64_t nbytes);
-/* Largest free block of this rank's heap. */
-uint64_t arb_mem_largest_free(void);
 /* Finalize: forgets every allocation. */
 void arb_mem_cleanup(void);
 /* After an allocation, outside the lock: starts the passive-target progress thread when the
@@ -135,6 +128,8 @@ arbor_status_t arb_reg_translate(int rank, uint64_t addr, size_t len, arb_rma_ta
 /* Registrations of this rank's memory exist (its peers' operations on them need this rank's
  * progress on every transport: docs/ONESIDED.md). */
 bool arb_reg_any_local(void);
+/* arbor_mem_register's work, the lock held (the public entry: api/mem_api.c). */
+arbor_status_t arb_reg_register(void *base, size_t nbytes, unsigned flags, arbor_reg_h *reg_p);
 /* Finalize, before the transport closes: every attachment and registration released. */
 void arb_reg_cleanup(void);
 

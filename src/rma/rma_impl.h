@@ -7,6 +7,7 @@
 
 #include "runtime/context.h"
 #include "runtime/lock.h"
+#include "rma/order.h"
 #include "rma/rma.h"
 
 /* A one-sided operation in flight: completes when comp.pending drops to 0, then finish (if
@@ -180,19 +181,6 @@ void arb_rma_after_post(int rank);
 /* The transport op at off of @p key (NULL: rank's segment; else the key of one of rank's
  * registrations, arb_rma_target_t.rkey), waiting on comp (NULL: the implicit counter of rank).
  * Retries while the transport pushes back. */
-/* Location order (order.c): operations from this rank to one location of a target take effect
- * in issue order. arb_rma_order_access runs before each transport operation on [off, off + len)
- * of rank's key (write: put, accumulate, atomic), fencing when it overlaps an earlier one not
- * yet ordered; arb_rma_order_packed before each packed strided operation; reset once
- * everything to rank (-1: every rank) is complete or fenced. All are no-ops when
- * ARBOR_RMA_LOCATION_ORDER is off (or ARBOR_RMA_ORDERED fences every operation anyway). */
-arbor_status_t arb_rma_order_init(void);
-void arb_rma_order_fini(void);
-bool arb_rma_order_on(void);
-void arb_rma_order_packed_register(arb_rma_fence_fn fn);
-arbor_status_t arb_rma_order_access(int rank, uint64_t off, size_t len, bool write);
-arbor_status_t arb_rma_order_packed(int rank, bool put);
-void arb_rma_order_reset(int rank);
 
 arbor_status_t arb_rma_tp_put(int rank, arb_tp_rkey_t *key, uint64_t off, const void *src,
                               size_t len, arb_tp_comp_t *comp);
@@ -219,16 +207,10 @@ typedef struct {
 arbor_status_t arb_acc_check(arbor_dtype_t dtype, arbor_op_t op, acc_t *a);
 
 /* The prologue the one-sided entry points share: arbor initialised, rank valid, *req_p (when
- * given) cleared, and with acc non-NULL dtype and op checked for accumulate (filling *acc). */
-static inline arbor_status_t arb_rma_begin(int rank, arbor_request_h *req_p, arbor_dtype_t dtype,
-                                           arbor_op_t op, acc_t *acc)
-{
-    if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
-    arbor_status_t status = arb_rma_check_rank(rank);
-    if (status != ARBOR_OK) return status;
-    if (req_p) *req_p = NULL;
-    return acc ? arb_acc_check(dtype, op, acc) : ARBOR_OK;
-}
+ * given) cleared, and with acc non-NULL dtype and op checked for accumulate (filling *acc).
+ * In acc.c, with the accumulate check. */
+arbor_status_t arb_rma_begin(int rank, arbor_request_h *req_p, arbor_dtype_t dtype, arbor_op_t op,
+                             acc_t *acc);
 
 /* Runs an entry point's body under the engine lock and returns its status. */
 #define ARB_RMA_LOCKED(_call)                                                                      \
@@ -249,5 +231,12 @@ static inline arbor_status_t arb_rma_begin(int rank, arbor_request_h *req_p, arb
  * pipelined atomics may stay in flight on it (*pending_p true); else complete on return. */
 arbor_status_t arb_acc_piece(const acc_t *a, int rank, const arb_rma_target_t *tgt, const void *src,
                              size_t n, const void *scale, arb_tp_comp_t *comp, bool *pending_p);
+
+/* The transfers' state (rma.c), set up and torn down by the layer's lifecycle (rma_init.c):
+ * the per-rank arrays and the mapped segments; the request table; the rest, after the
+ * contexts. */
+arbor_status_t arb_rma_state_init(void);
+void arb_rma_req_table_fini(void);
+void arb_rma_state_fini(void);
 
 #endif /* ARB_CORE_RMA_RMA_IMPL_H */

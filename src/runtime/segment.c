@@ -168,3 +168,29 @@ void arb_seg_fini(void)
     if (arb_ctx.seg_owned && arb_ctx.seg) munmap(arb_ctx.seg, arb_ctx.seg_alloc);
     arb_ctx.seg_owned = false;
 }
+
+/* ---- local blocks of this rank's heap (segment.h) ---- */
+
+arbor_status_t arb_mem_take_local(uint64_t nbytes, uint64_t *off_p)
+{
+    uint64_t off = arb_heap_fit(&arb_ctx.heap, nbytes, 0);
+    if (off == ARB_HEAP_NONE) return ARBOR_ERR_NO_MEMORY;
+    arbor_status_t status = arb_heap_take(&arb_ctx.heap, off, nbytes);
+    if (status == ARBOR_OK) *off_p = off;
+    return status;
+}
+
+void arb_mem_give_local(uint64_t off, uint64_t nbytes)
+{
+    uint64_t len = arb_heap_round(nbytes);
+    if (len == 0 || len == ARB_HEAP_NONE) return;
+    memset(arb_ctx.seg + off, 0, len);
+    if (arb_heap_give(&arb_ctx.heap, off, nbytes) != ARBOR_OK)
+        arb_error("heap: returning [%llu, +%llu) failed (not taken?)", (unsigned long long)off,
+                  (unsigned long long)len);
+}
+
+uint64_t arb_mem_largest_free(void)
+{
+    return arb_heap_largest(&arb_ctx.heap);
+}

@@ -37,4 +37,15 @@ void arb_seg_unlink(void);
 /* Unmaps the peers' segments and ours (after the transport has deregistered it). */
 void arb_seg_fini(void);
 
+/* Blocks of this rank's heap over the segment, outside any symmetric allocation (init's own
+ * regions, mailboxes, team regions). */
+/* Local: takes [off, off + nbytes) of this rank's heap at init-time (every rank takes the same
+ * region in the same order, so no search is needed). */
+arbor_status_t arb_mem_take_local(uint64_t nbytes, uint64_t *off_p);
+/* Local: returns what arb_mem_take_local took (after the caller synchronised). The space is
+ * cleared first (the heap keeps free space zero-filled: group/symmetric.c). */
+void arb_mem_give_local(uint64_t off, uint64_t nbytes);
+/* Largest free block of this rank's heap. */
+uint64_t arb_mem_largest_free(void);
+
 #endif /* ARB_CORE_SEGMENT_H */
