@@ -1,7 +1,7 @@
 /*
  * The contiguous put / get entry points, blocking, explicit and implicit, on the default
  * context and on a communication context: the mapped path by memcpy, any other through the
- * transfers of rma.c at the address's translation (mem.c).
+ * transfers of transfer.c at the address's translation (mem.c).
  */
 #include <string.h>
 

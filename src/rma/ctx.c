@@ -4,7 +4,7 @@
  * (per-target counters, the list of operations with a finish step, which targets it posted to
  * through the transport), so its quiet waits for its own operations and flushes only the
  * targets it wrote to. The operations themselves are the default context's code paths, run
- * with arb_rma_cur pointing here (rma.c, atomic.c, notify.c).
+ * with arb_rma_cur pointing here (transfer.c, atomic.c, notify.c).
  *
  * A private context is used by one thread: what that thread's calls write (the marks, the
  * list) is read by that thread alone, so a quiet or fence with nothing posted through the
@@ -94,7 +94,7 @@ arbor_status_t arbor_ctx_quiet(arbor_ctx_h ctx)
         return status;
     }
     if (arb_in_callback == ARB_CB_NONE && private_idle(ctx)) {
-        __atomic_thread_fence(__ATOMIC_SEQ_CST); /* arbor_fence's barrier: rma.c says why */
+        __atomic_thread_fence(__ATOMIC_SEQ_CST); /* arbor_fence's barrier: transfer.c says why */
         return ARBOR_OK;
     }
     ARB_ENTER();

@@ -40,7 +40,7 @@ typedef struct {
 
 static extents_t *ext; /* [arb_ctx.size], NULL when location order is off */
 static arb_rma_fence_fn packed_wait;
-static arb_rma_fence_fn complete_to; /* the transfers' completion toward a target (rma.c) */
+static arb_rma_fence_fn complete_to; /* the transfers' completion toward a target (transfer.c) */
 
 arbor_status_t arb_rma_order_init(arb_rma_fence_fn complete)
 {

@@ -1,6 +1,6 @@
 /*
  * Private to rma/: the one-sided state, requests and the helpers the operation files
- * (rma.c, atomic.c, acc.c, notify.c, strided.c) share. Other modules use rma.h.
+ * (transfer.c, atomic.c, acc.c, notify.c, strided.c) share. Other modules use rma.h.
  */
 #ifndef ARB_CORE_RMA_RMA_IMPL_H
 #define ARB_CORE_RMA_RMA_IMPL_H
@@ -26,7 +26,7 @@ struct arb_rma_req {
     unsigned rsize, shift;              /* result bytes and bit position in word */
     uint32_t slot;                      /* handle slot + 1 (0: none) */
     arb_rma_req_t *next;                /* implicit list / free list */
-    uint64_t test_epoch;                /* a spinning arbor_test's idle watch (rma.c) */
+    uint64_t test_epoch;                /* a spinning arbor_test's idle watch (transfer.c) */
     double test_idle_since;
 };
 
@@ -232,7 +232,7 @@ arbor_status_t arb_rma_begin(int rank, arbor_request_h *req_p, arbor_dtype_t dty
 arbor_status_t arb_acc_piece(const acc_t *a, int rank, const arb_rma_target_t *tgt, const void *src,
                              size_t n, const void *scale, arb_tp_comp_t *comp, bool *pending_p);
 
-/* The transfers' state (rma.c), set up and torn down by the layer's lifecycle (rma_init.c):
+/* The transfers' state (transfer.c), set up and torn down by the layer's lifecycle (rma_init.c):
  * the per-rank arrays and the mapped segments; the request table; the rest, after the
  * contexts. */
 arbor_status_t arb_rma_state_init(void);

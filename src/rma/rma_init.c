@@ -1,6 +1,6 @@
 /*
  * The one-sided layer's lifecycle and what it registers with the runtime: init and finalize of
- * every part (the transfers' state in rma.c, location order, registrations, allocations,
+ * every part (the transfers' state in transfer.c, location order, registrations, allocations,
  * contexts, active messages and what rides on them), the progress hook with its idle need and
  * the request kind. Above the parts: they never call here.
  */

@@ -338,7 +338,7 @@ static arbor_status_t ctx_strided(arbor_ctx_h ctx, int kind, int rank, void *dst
     int w;
     arbor_status_t s = arb_rma_ctx_world(ctx, rank, &w);
     if (s != ARBOR_OK) return s;
-    /* A packed put completes at the target through the active-message layer's fence (rma.c):
+    /* A packed put completes at the target through the active-message layer's fence (transfer.c):
      * the context's quiet and fence run it when the context issued strided operations. */
     ARB_RMA_ON_CTX(ctx, if (ctx) ctx->strided = true;
                    s = strided_any(kind, w, dst, dst_stride, src, src_stride, count, stride_levels,

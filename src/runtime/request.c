@@ -1,6 +1,6 @@
 /*
  * The public test / wait calls on handles of non-blocking calls, of any kind: each kind (the
- * collectives' instances, coll/coll_req.c; one-sided operations, rma/rma.c) is registered by
+ * collectives' instances, coll/coll_req.c; one-sided operations, rma/transfer.c) is registered by
  * its layer with its operations (request.h), and encodes its handles so that a completed,
  * freed or forged one is recognised (ARBOR_ERR_HANDLE) instead of dereferenced.
  */
