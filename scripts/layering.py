@@ -58,10 +58,6 @@ PENDING_CYCLES = [
     ["src/transports/ofi/ofi_mr", "src/transports/ofi/ofi_rcache"],
     ["src/transports/ucx/ucx_am", "src/transports/ucx/ucx_rma"],
 ]
-# Cycles inside one layer's folder not yet taken apart: reported, not failed, while exactly
-# these sets; a cycle that grows, or a new one, fails. rma.h is both the one-sided layer's
-# interface and rma.c's header, which rma_impl.h includes: rma.c moves to its own name next.
-UNFINISHED_CYCLES = []
 PENDING_PREFIXES = [
     "clients/armci/",  # the other branch reworks armci_init (error helpers, every finalize)
     "clients/shmem/",  # the same pattern (shmem_init's shm_fatal / shm_check); no branch yet
@@ -296,10 +292,9 @@ def cycles(dirs):
         graph, why = graph_of(folders, roots)
         for comp in sccs(graph):
             members = set(comp)
-            pending = comp in PENDING_CYCLES or comp in UNFINISHED_CYCLES or any(
+            pending = comp in PENDING_CYCLES or any(
                 all(m.startswith(p) for m in comp) for p in PENDING_PREFIXES)
-            head = ("unfinished (listed in UNFINISHED_CYCLES)" if comp in UNFINISHED_CYCLES
-                    else "pending (another branch takes it apart)" if pending else "cycle")
+            head = "pending (another branch takes it apart)" if pending else "cycle"
             print(f"[cycles] {head}: " + ", ".join(comp))
             if pending:
                 continue  # the listed sets: one line each (run without the list for the edges)
@@ -311,7 +306,7 @@ def cycles(dirs):
     if lib:
         graph, _ = graph_of(lib, ["src"])
         found = sccs(graph)
-        for comp in PENDING_CYCLES + UNFINISHED_CYCLES:
+        for comp in PENDING_CYCLES:
             if comp not in found:
                 print("[cycles] stale pending cycle (gone: remove it from PENDING_CYCLES): " +
                       ", ".join(comp))
