@@ -1,4 +1,4 @@
-# Active messages (core/rma/am.c): ping-pong with checked payloads up to the maximum, an
+# Active messages (src/rma/am.c): ping-pong with checked payloads up to the maximum, an
 # all-to-one storm, the handler rules and bad input, on every transport; and a busy target
 # served by the progress thread (ARBOR_PROGRESS=thread) at P = 2 and 4.
 add_executable(arbor-test-am ${CMAKE_CURRENT_SOURCE_DIR}/test_am.c)

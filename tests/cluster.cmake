@@ -52,7 +52,7 @@ if(NOT ARBOR_SANITIZE AND CMAKE_SYSTEM_NAME STREQUAL "Linux")
       TIMEOUT 300 SKIP_RETURN_CODE 77 RESOURCE_LOCK simcluster PROCESSORS 2
       LABELS "cluster;launched;reliability")
   endforeach()
-  # The leaders' one-level exchanges (algorithms/node_leaders.c) forced: the model does not pick
+  # The leaders' one-level exchanges (src/algorithms/node_leaders.c) forced: the model does not pick
   # them on this bed (six ranks on two CPUs, where they send more TCP messages than the trees).
   # One bed runs the barrier suite (files checked after every barrier) and the collective suite
   # (every allreduce type and op, split teams: one rank per node, reversed ranks).
@@ -65,7 +65,7 @@ if(NOT ARBOR_SANITIZE AND CMAKE_SYSTEM_NAME STREQUAL "Linux")
       ENVIRONMENT "${cluster_env};ARBOR_TRANSPORT=ucx;ARBOR_BARRIER_ALGORITHM=leader_dissem;ARBOR_ALLREDUCE_ALGORITHM=leader_direct"
       TIMEOUT 300 SKIP_RETURN_CODE 77 RESOURCE_LOCK simcluster PROCESSORS 2 LABELS "cluster;launched")
   endif()
-  # Both LogGP levels measured at init (core/measure.c) on a job that spans hosts.
+  # Both LogGP levels measured at init (src/group/measure.c) on a job that spans hosts.
   if(ARBOR_WITH_UCX)
     add_test(NAME cluster.coll_measured.ucx.3x2 COMMAND ${cluster_run} 3 2 $<TARGET_FILE:arbor-test-coll>)
     set_tests_properties(cluster.coll_measured.ucx.3x2 PROPERTIES

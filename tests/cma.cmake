@@ -1,4 +1,4 @@
-# One copy on malloc'd buffers through cross-memory attach (core/cma.h, docs/PERFORMANCE.md):
+# One copy on malloc'd buffers through cross-memory attach (src/runtime/cma.h, docs/PERFORMANCE.md):
 # bcast, scatter, gather from / to every root, allgather and alltoall, plain and in place, at
 # odd sizes, allreduce, reduce and reduce_scatter (uint32 sums, read into a bounce buffer and
 # combined from there), and calls in flight together, every byte checked. ARBOR_CMA=always forces the path

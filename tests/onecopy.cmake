@@ -1,7 +1,7 @@
-# One-copy collectives on symmetric buffers (core/coll_direct.h): bcast from every root,
+# One-copy collectives on symmetric buffers (src/coll/coll_direct.h): bcast from every root,
 # allgather, alltoall at 1, 48, 49, 64 KiB + 3 and 1 MiB + 7 bytes, the flag on malloc'd
 # buffers, symmetric and plain calls in flight together. On one node every rank maps every
-# other on every transport (core/segment.h): the test also checks that the large calls read in
+# other on every transport (src/runtime/segment.h): the test also checks that the large calls read in
 # place (ONECOPY_EXPECT=1), and once more with ARBOR_ONECOPY=always (descriptors down to 49-byte
 # chunks). With ARBOR_DIRECT=n nothing is mapped and the path must not be taken
 # (ONECOPY_EXPECT=0; ARBOR_CMA=never on ofi:shm, as there the model would take cross-memory
@@ -18,7 +18,7 @@ if(ARBOR_WITH_UCX)
   arbor_add_launched_test(NAME onecopy_check COMMAND $<TARGET_FILE:arbor-test-onecopy>
                           LABELS onecopy TRANSPORTS ucx RANKS 2 TIMEOUT 180
                           ENV ONECOPY_EXPECT=1 ARBOR_CHECK=1)
-  # ARBOR_LOGP_MEASURE measures G1 too (core/measure.c): the model line must say so, and the
+  # ARBOR_LOGP_MEASURE measures G1 too (src/group/measure.c): the model line must say so, and the
   # model still chooses one copy for the large calls.
   arbor_add_launched_test(NAME onecopy_measured COMMAND $<TARGET_FILE:arbor-test-onecopy>
                           LABELS onecopy TRANSPORTS ucx RANKS 2 TIMEOUT 180

@@ -121,7 +121,7 @@ arbor_add_launched_test(NAME verdict_mismatch_transport
                         LABELS reliability RANKS 2 3 TRANSPORTS ${ARB_REL_TRANSPORTS} TIMEOUT 180
                         ENV ARBOR_TIMEOUT=2 ARBOR_DIRECT=n)
 # A late rank is told of the cancellation only where the others map its segment (through the
-# transport they do not write to a rank that makes no progress: core/coll_verdict.h).
+# transport they do not write to a rank that makes no progress: src/coll/coll_verdict.h).
 arbor_add_launched_test(NAME verdict_late COMMAND $<TARGET_FILE:arbor-test-verdict> late
                         LABELS reliability RANKS 2 3 TRANSPORTS ${ARB_REL_TRANSPORTS} TIMEOUT 60
                         ENV ARBOR_TIMEOUT=2)

@@ -1,4 +1,4 @@
-# Registered user memory (arbor_mem_register / pack / attach, core/rma/reg.c) and fences that
+# Registered user memory (arbor_mem_register / pack / attach, src/rma/reg.c) and fences that
 # cover packed strided puts (active messages): every transport at P = 1, 2, 3, UCX at P = 5.
 # Internal header use (the pack path's count): links arbor_internal.
 add_executable(arbor-test-rma-reg ${CMAKE_CURRENT_SOURCE_DIR}/test_rma_reg.c)
@@ -12,7 +12,7 @@ endif()
 # The libfabric registration cache (ARBOR_REG_CACHE) in the build that forces FI_MR_LOCAL,
 # which no provider here asks for (tests/transport_ofi.cmake does the same for the contract).
 if(ARBOR_WITH_OFI)
-  file(GLOB ARBOR_OFI_SOURCES ${CMAKE_SOURCE_DIR}/transports/ofi/*.c)
+  file(GLOB ARBOR_OFI_SOURCES ${CMAKE_SOURCE_DIR}/src/transports/ofi/*.c)
   add_executable(arbor-test-rma-reg-mrlocal ${CMAKE_CURRENT_SOURCE_DIR}/test_rma_reg.c
                  ${ARBOR_OFI_SOURCES})
   target_link_libraries(arbor-test-rma-reg-mrlocal PRIVATE arbor_internal PkgConfig::OFI)

@@ -1,6 +1,6 @@
 /*
  * In-process schedule simulator for unit tests: runs every rank's schedule of one collective
- * together, as core/executor.c would (rounds, dependencies, per-channel ticket order), over
+ * together, as coll/executor.c would (rounds, dependencies, per-channel ticket order), over
  * in-memory FIFO channels, on real buffers, so a builder's result can be checked byte by byte
  * for every P without a launcher. It reports a SEND/RECV size mismatch, a message left
  * unreceived, and deadlock (no rank can move).
@@ -26,7 +26,7 @@ typedef void (*arb_sim_combine_fn_t)(void *inout, const void *in, size_t bytes, 
 int arb_sim_run(int size, const arb_sched_t *scheds, arb_sim_rank_t *ranks,
                 arb_sim_combine_fn_t combine, void *arg, char *err, size_t errlen);
 
-/* The same as the one-copy path runs it (core/coll_direct.h): a SEND from SRC or DST hands over
+/* The same as the one-copy path runs it (coll/coll_direct.h): a SEND from SRC or DST hands over
  * a reference, and the receiver reads the sender's buffer when its RECV runs, as late as the
  * schedules allow (receives wait until nothing else can move, then go one at a time), so a
  * schedule that rewrites a region a peer has yet to read gives wrong results here. */

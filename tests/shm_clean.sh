@@ -1,5 +1,5 @@
 #!/bin/sh
-# Nothing left in /dev/shm (core/segment.h): runs tests/test_shm_clean.c under the launcher,
+# Nothing left in /dev/shm (src/runtime/segment.h): runs tests/test_shm_clean.c under the launcher,
 # SHM_CLEAN_MODE=normal or kill (a rank SIGKILLs itself, the others leave without finalize),
 # and checks that no /dev/shm object named after one of the job's pids (arbor-<pid>-...: the
 # segments and libfabric's shm regions) is left. Also plants an arbor-<pid>- object of a dead

@@ -1,5 +1,5 @@
 /*
- * Launched test of the strided pack path over active messages (core/rma/am_strided.c), called
+ * Launched test of the strided pack path over active messages (rma/am_strided.c), called
  * directly since the one-sided layer decides when to use it: packed gets and puts of a 2 x 100
  * section of a 10 x 300 array of doubles in the symmetric heap, a 3-level shape with strides
  * that are not multiples of 8, a negative stride, and 64 rows of 1 KiB (several messages), each
@@ -14,9 +14,10 @@
 #include <string.h>
 
 #include "arbor.h"
-#include "core/context.h"
-#include "core/rma/am.h"
-#include "core/rma/rma.h"
+#include "runtime/context.h"
+#include "runtime/lock.h"
+#include "rma/am.h"
+#include "rma/rma.h"
 
 #include "launched_check.h"
 

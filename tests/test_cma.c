@@ -1,5 +1,5 @@
 /*
- * Launched test of one copy on malloc'd buffers through cross-memory attach (core/cma.h):
+ * Launched test of one copy on malloc'd buffers through cross-memory attach (runtime/cma.h):
  * bcast, scatter and gather from / to every root, allgather and alltoall, plain and in place
  * (ARBOR_IN_PLACE), at odd sizes (1, 48, 49 bytes, 64 KiB + 3, and 1 MiB + 7 up to P = 4,
  * 256 KiB + 5 above), on ordinary malloc'd buffers; allreduce, reduce and reduce_scatter (uint32

@@ -5,7 +5,7 @@
 
 #include "arbor.h"
 #include "algorithms/coll.h"
-#include "core/config.h"
+#include "runtime/config.h"
 
 static int failures;
 

@@ -166,7 +166,7 @@ static void suite(arbor_team_h t, size_t n, landing_t *l)
 
 /* Fills rank 0's heap with allocations on the world (rank 0 asks for its largest free block, the
  * others for nothing) until no channel block fits there: the smallest block is
- * 2 KiB + 1 x (64 + 1 KiB) bytes (core/team.h). */
+ * 2 KiB + 1 x (64 + 1 KiB) bytes (coll/team.h). */
 enum { MIN_BLOCK = 2048 + 64 + 1024, MAX_FILL = 64 };
 
 static int exhaust(void)

@@ -1,6 +1,6 @@
 /*
  * Launched test of one-copy collectives on symmetric buffers (ARBOR_SYMMETRIC,
- * core/coll_direct.h): bcast, scatter and gather from / to every root, allgather and alltoall,
+ * coll/coll_direct.h): bcast, scatter and gather from / to every root, allgather and alltoall,
  * on buffers from
  * arbor_mem_alloc, at odd sizes (1, 48, 49 bytes, 64 KiB + 3, 1 MiB + 7); the flag on buffers
  * that are not in the heap (the promise broken: still correct, through landing slots); and

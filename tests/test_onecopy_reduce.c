@@ -1,6 +1,6 @@
 /*
  * Launched test of one-copy reductions on symmetric buffers (ARBOR_SYMMETRIC,
- * core/coll_direct.h): allreduce, reduce to every root and reduce_scatter (even and uneven
+ * coll/coll_direct.h): allreduce, reduce to every root and reduce_scatter (even and uneven
  * counts, a zero among them) on buffers from arbor_mem_alloc, for built-in ops on every kind
  * of type (integers, floating point, complex, long double, MINLOC / MAXLOC pairs) and user ops
  * (commutative and not: composition of affine maps, where any deviation from rank order changes
@@ -340,7 +340,7 @@ static void test_reduce_scatter(int c, size_t count, unsigned char *send, unsign
     CHECK_OK(arbor_wait(&req));
     check_result(c, recv, mine_at, counts[rank], "reduce_scatter", count, in_place);
     if (!in_place) CHECK(recv[counts[rank] * e] == 0x3C, "reduce_scatter wrote past its piece");
-    /* In place the input is copied out of the heap first (core/coll_start.c), so nothing is
+    /* In place the input is copied out of the heap first (coll/coll_start.c), so nothing is
      * read in place; the choice is still one copy. */
     check_path("reduce_scatter", before, total * e, !in_place && counts[rank] > 0, true);
 }

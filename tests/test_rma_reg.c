@@ -1,6 +1,6 @@
 /*
- * Launched test of registered user memory (arbor_mem_register / pack / attach / detach, core/rma/
- * reg.c) and of fences that cover packed strided puts (core/rma/am_strided.c). Every rank
+ * Launched test of registered user memory (arbor_mem_register / pack / attach / detach, rma/
+ * reg.c) and of fences that cover packed strided puts (rma/am_strided.c). Every rank
  * registers a malloc'd buffer, publishes its descriptor with an allgather and attaches its
  * peers'; then, each byte checked against a pattern:
  *   - put / get (blocking, explicit, implicit) of 1 .. 64 KiB and 1 MiB + 3 unaligned bytes
@@ -27,9 +27,10 @@
 #include <time.h>
 
 #include "arbor.h"
-#include "core/context.h"
-#include "core/rma/am.h"
-#include "core/rma/rma.h"
+#include "runtime/context.h"
+#include "runtime/lock.h"
+#include "rma/am.h"
+#include "rma/rma.h"
 
 #include "launched_check.h"
 

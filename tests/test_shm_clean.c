@@ -1,5 +1,5 @@
 /*
- * Nothing left in /dev/shm (core/segment.h): each rank records its pid in SHM_CLEAN_DIR after
+ * Nothing left in /dev/shm (runtime/segment.h): each rank records its pid in SHM_CLEAN_DIR after
  * init and some traffic between every pair (puts and an allreduce, so that every transport
  * connection is in use), then SHM_CLEAN_MODE=normal finalizes, and =kill has the last rank
  * SIGKILL itself while the others wait in a barrier and leave without finalizing once it fails

@@ -5,7 +5,7 @@
  * streaming stores show a stale or missing byte), every byte checked. Run with ARBOR_CMA=never
  * so that every byte goes through the slots. SLOT_EXPECT_DEPTH=d: after the first bcast each
  * non-root rank must hold channels of d slots (arbor_team_landing_bytes), so the test
- * fails if the depth did not grow as core/team.c's fit_depth says (or grew where it should not).
+ * fails if the depth did not grow as group/team.c's fit_depth says (or grew where it should not).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -29,7 +29,7 @@ enum { NSIZES = sizeof(sizes) / sizeof(sizes[0]), ROUNDS = 3 };
 /* The first bcast, from rank 0: every other rank then has the one channel from its parent. */
 static void check_depth(uint8_t *buf)
 {
-    /* A node with more ranks than cores keeps ARBOR_CHANNEL_DEPTH (core/team.c, fit_depth):
+    /* A node with more ranks than cores keeps ARBOR_CHANNEL_DEPTH (group/team.c, fit_depth):
      * SLOT_OVERSUB_DEPTH then. */
     char over[8] = "";
     CHECK_OK(arbor_info_get("topology.oversubscribed", over, sizeof over));

@@ -6,7 +6,7 @@
  * software-emulated paths (which need target progress) are exercised too. Every wait is bounded.
  * Exit 0: pass; 77: backend not built or not runnable here; 1: a check failed.
  */
-#include "core/config.h"
+#include "runtime/config.h"
 #include "transports/transport.h"
 #ifdef ARBOR_WITH_UCX
 #include "transports/ucx/ucx.h" /* the put_signal path switch, and which peers use messages */

@@ -1,12 +1,12 @@
 /*
- * Unit test of core/dtype.c and the generated kernels: for every (type, op) pair, whether it
+ * Unit test of runtime/dtype.c and the generated kernels: for every (type, op) pair, whether it
  * is defined (the rules of arbor.h, restated here by hand), and for defined pairs the result of
  * arb_reduce in both combine orders against a scalar reference that computes in int64 /
  * uint64 / long double / long double _Complex; MINLOC / MAXLOC ties; user ops, commutative and
  * not, over more elements than dtype.c stages at a time; the public calls' argument checks.
  * Runs without arbor_init: these calls must not depend on it. Exits 1 on any failure.
  */
-#include "core/dtype.h"
+#include "runtime/dtype.h"
 
 #include "algorithms/sched.h"
 #include "arbor.h"

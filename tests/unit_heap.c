@@ -1,12 +1,12 @@
 /*
- * Unit test of the symmetric heap's free list (core/heap.c), no launcher: first fit,
+ * Unit test of the symmetric heap's free list (util/heap.c), no launcher: first fit,
  * splitting, coalescing on both sides, refusal of bad gives, and the collective common-offset
  * search run over several heaps in one process (the allreduce is a loop here).
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/rma/heap.h"
+#include "util/heap.h"
 #include "unit_check.h"
 
 #define A ARB_HEAP_ALIGN

@@ -1,5 +1,5 @@
 /*
- * Landing memory at P = 64 without a launcher (core/team.h, docs/PROTOCOL.md "Landing
+ * Landing memory at P = 64 without a launcher (coll/team.h, docs/PROTOCOL.md "Landing
  * channels"). For every collective, at three sizes, on the transports' default models, the
  * selector's choice is built for all 64 ranks; a rank opens one channel per peer its schedules
  * receive from. The test
@@ -17,11 +17,12 @@
  *     ARB_CHAN_REFUSED to its sender and fails the team.
  */
 #include "algorithms/coll.h"
-#include "core/context.h"
-#include "core/model.h"
-#include "core/rma/heap.h"
-#include "core/rma/rma.h"
-#include "core/team.h"
+#include "runtime/context.h"
+#include "runtime/model.h"
+#include "util/heap.h"
+#include "rma/rma.h"
+#include "coll/channel.h"
+#include "group/team.h"
 #include "unit_check.h"
 
 #include <stdlib.h>

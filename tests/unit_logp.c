@@ -5,7 +5,7 @@
  */
 #include "algorithms/logp.h"
 #include "arbor.h"
-#include "core/model.h"
+#include "runtime/model.h"
 #include "transports/transport.h"
 
 #include <math.h>

@@ -22,7 +22,7 @@
 #include "algorithms/logp.h"
 #include "algorithms/sched.h"
 #include "arbor.h"
-#include "core/model.h"
+#include "runtime/model.h"
 #include "tests/sched_sim.h"
 
 #include <math.h>

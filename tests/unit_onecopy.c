@@ -1,5 +1,5 @@
 /*
- * Unit test of the one-copy choice (core/coll_direct.c, no launcher): with the ucx model a
+ * Unit test of the one-copy choice (coll/coll_direct.c, no launcher): with the ucx model a
  * small symmetric call stays two-copy (the readers' completion signal costs more than the copy
  * it saves) and a large one goes one-copy, for every eligible collective at P = 2..9; an
  * algorithm that sends from its scratch (bruck) is never the one-copy choice; a forced
@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "algorithms/coll.h"
-#include "core/coll_direct.h"
-#include "core/context.h"
+#include "coll/coll_direct.h"
+#include "runtime/context.h"
 
 #include "unit_check.h"
 

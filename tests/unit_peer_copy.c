@@ -1,11 +1,11 @@
 /*
- * Unit test of core/peer_copy.c: every length 0..300 and a few large ones, at every
+ * Unit test of runtime/peer_copy.c: every length 0..300 and a few large ones, at every
  * destination and source misalignment within a cache line, with streaming on and off, copies
  * exactly the bytes asked and touches nothing around them; arb_peer_copy_pick likewise over
  * enough chunks to take both kinds of stores, with both measured and a probe taken. Exits 1 on
  * any failure.
  */
-#include "core/peer_copy.h"
+#include "runtime/peer_copy.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -18,7 +18,7 @@
 #include "algorithms/logp.h"
 #include "algorithms/sched.h"
 #include "arbor.h"
-#include "core/coll_direct.h"
+#include "coll/coll_direct.h"
 #include "tests/sched_sim.h"
 
 #include <math.h>
@@ -343,7 +343,7 @@ static bool one_copy_ok(arb_coll_t coll, const char *name, int P, int root, int 
     return ok;
 }
 
-/* The one-copy rule (core/coll_direct.c) admits the reduction schedules built for it and
+/* The one-copy rule (coll/coll_direct.c) admits the reduction schedules built for it and
  * refuses those that combine into what they just sent; the simulator's one-copy mode shows
  * why: recursive doubling run that way (each rank combining into the vector its partner is
  * still to read) gives wrong results. */

@@ -14,7 +14,7 @@
 #include "algorithms/topo.h"
 #include "algorithms/tree.h"
 #include "arbor.h"
-#include "core/model.h"
+#include "runtime/model.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -9,7 +9,7 @@
  * the landing-slot protocol of docs/PROTOCOL.md with nothing around it. One iteration is one
  * message: the writer notes the clock when it starts, the reader when its last chunk is out
  * (CLOCK_MONOTONIC is one clock for both processes); the reader starts the next iteration.
- * Writer stores: plain memcpy, or streaming (non-temporal) stores as core/peer_copy.c does.
+ * Writer stores: plain memcpy, or streaming (non-temporal) stores as runtime/peer_copy.c does.
  * Also the writer's own time in its copies (us per KiB: what arb_peer_copy_pick compares).
  * Hot: the same source and destination every iteration (a benchmark loop, arbor-bench's case);
  * cold: rotating through 64 MiB pools, larger than the 32 MiB L3. The memcpy reference runs in
@@ -116,7 +116,7 @@ static uint8_t *buf_of(uint8_t *pool, int i)
 }
 
 /* The writer's own time in its copies, us per KiB, median over the iterations of the last run
- * (what core/peer_copy.c's arb_peer_copy_pick sees when it chooses between plain and streaming
+ * (what runtime/peer_copy.c's arb_peer_copy_pick sees when it chooses between plain and streaming
  * stores). */
 static double writer_us_per_kib;
 static double copy_us[MAX_ITERS];

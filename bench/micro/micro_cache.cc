@@ -1,4 +1,4 @@
-// Micro benchmarks of what a collective call pays to find its schedule (core/sched_cache.h):
+// Micro benchmarks of what a collective call pays to find its schedule (coll/sched_cache.h):
 // a hit in the per-team cache (the steady state of every repeated call) against a miss, which
 // runs the selector over every candidate and builds the chosen schedule. The hit must be a few
 // nanoseconds and allocate nothing, so selection never shows in a small-message profile.
@@ -7,7 +7,7 @@
 extern "C" {
 #include "algorithms/coll.h"
 #include "algorithms/logp.h"
-#include "core/sched_cache.h"
+#include "coll/sched_cache.h"
 }
 
 namespace

@@ -14,7 +14,7 @@
 #include <vector>
 
 extern "C" {
-#include "core/dtype.h"
+#include "runtime/dtype.h"
 }
 
 namespace

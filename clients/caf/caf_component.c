@@ -124,7 +124,6 @@ void caf_component_register(size_t size, int type, caf_token_t *token, caf_desc_
         caf_report(stat, errmsg, errmsg_len, CAF_STAT_ERROR, "libcaf_arbor: register: no token");
         return;
     }
-    if (!caf_state.initialized) _gfortran_caf_init(NULL, NULL);
     caf_component_t *k = NULL;
     /* REGISTER_ONLY is given a fresh slot (gfortran copies the structure afterwards); the
      * other kinds the slot of a component registered before, or a null one. */

@@ -33,6 +33,7 @@ void _gfortran_caf_register(size_t size, int type, caf_token_t *token, caf_desc_
      * the token tells (a coarray's token is never inside a coarray). */
     if (type == CAF_REG_REGISTER_ONLY || type == CAF_REG_ALLOCATE_ONLY ||
         (type == CAF_REG_ALLOC && token && caf_component_slot(token))) {
+        if (!caf_state.initialized) _gfortran_caf_init(NULL, NULL); /* see below */
         caf_component_register(size, type, token, desc, stat, errmsg, errmsg_len);
         return;
     }

@@ -1,5 +1,5 @@
 /*
- * Library setup and teardown, queries, global exit, shmem_ptr, and the symmetric global and
+ * Library setup and teardown, queries, global exit, and the symmetric global and
  * static data of the program (registered with arbor at init).
  */
 #ifndef _GNU_SOURCE
@@ -19,25 +19,6 @@
 shm_state_t shm = {.alloc_lock = PTHREAD_MUTEX_INITIALIZER};
 struct shmem_ctx_s shm_ctx_default = {.team = &shm_team_world, .options = 0};
 shmem_ctx_t SHMEM_CTX_DEFAULT = &shm_ctx_default;
-
-void shm_fatal(const char *what, const char *why)
-{
-    fprintf(stderr, "shmem: PE %d: %s: %s; ending the job\n", shm.initialized ? shm.me : -1, what,
-            why);
-    fflush(stderr);
-    arbor_abort(1);
-    exit(1); /* arbor_abort returns only for a code outside 0..255 */
-}
-
-void shm_check(arbor_status_t status, const char *what)
-{
-    if (__builtin_expect(status != ARBOR_OK, 0)) shm_fatal(what, arbor_strerror(status));
-}
-
-void shm_require_init(const char *what)
-{
-    if (__builtin_expect(!shm.initialized, 0)) shm_fatal(what, "called before shmem_init");
-}
 
 void shm_progress(unsigned *spins)
 {
@@ -313,17 +294,6 @@ int shmem_addr_accessible(const void *addr, int pe)
     }
     pthread_mutex_unlock(&shm.alloc_lock);
     return found;
-}
-
-void *shmem_ptr(const void *dest, int pe)
-{
-    shm_require_init("shmem_ptr");
-    if (!dest || pe < 0 || pe >= shm.npes) return NULL;
-    void *local = NULL;
-    /* NULL where arbor reaches the peer only through the transport, or dest is no symmetric
-     * address: both are "not accessible by load/store" to the caller. */
-    if (arbor_mem_ptr(pe, shm_remote(dest, pe), &local) != ARBOR_OK) return NULL;
-    return local;
 }
 
 void shmem_info_get_version(int *major, int *minor)

@@ -1,7 +1,7 @@
 /*
- * Symmetric heap: shmem_malloc and friends over arbor_mem_alloc on the world team. Each call is
- * collective (every PE passes the same size), so the block lies at the same offset of every
- * PE's segment and shm_remote's per-PE delta reaches it.
+ * Symmetric heap: shmem_malloc and friends over arbor_mem_alloc on the world team, and
+ * shmem_ptr. Each allocation is collective (every PE passes the same size), so the block lies
+ * at the same offset of every PE's segment and shm_remote's per-PE delta reaches it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,27 +40,6 @@ static shm_alloc_t forget(void *base)
             __atomic_add_fetch(&shm.alloc_generation, 1, __ATOMIC_RELEASE);
             break;
         }
-    pthread_mutex_unlock(&shm.alloc_lock);
-    return found;
-}
-
-_Thread_local uintptr_t shm_hit_lo, shm_hit_hi;
-_Thread_local unsigned shm_hit_generation;
-
-bool shm_heap_range_slow(uintptr_t addr, size_t len)
-{
-    bool found = false;
-    pthread_mutex_lock(&shm.alloc_lock);
-    unsigned generation = __atomic_load_n(&shm.alloc_generation, __ATOMIC_ACQUIRE);
-    for (size_t i = 0; i < shm.nallocs && !found; i++) {
-        uintptr_t lo = (uintptr_t)shm.allocs[i].base, hi = lo + shm.allocs[i].common;
-        if (addr >= lo && addr < hi && len <= hi - addr) {
-            found = true;
-            shm_hit_lo = lo;
-            shm_hit_hi = hi;
-            shm_hit_generation = generation;
-        }
-    }
     pthread_mutex_unlock(&shm.alloc_lock);
     return found;
 }
@@ -198,4 +177,15 @@ void *shrealloc(void *ptr, size_t size)
 void shfree(void *ptr)
 {
     shmem_free(ptr);
+}
+
+void *shmem_ptr(const void *dest, int pe)
+{
+    shm_require_init("shmem_ptr");
+    if (!dest || pe < 0 || pe >= shm.npes) return NULL;
+    void *local = NULL;
+    /* NULL where arbor reaches the peer only through the transport, or dest is no symmetric
+     * address: both are "not accessible by load/store" to the caller. */
+    if (arbor_mem_ptr(pe, shm_remote(dest, pe), &local) != ARBOR_OK) return NULL;
+    return local;
 }

@@ -6,14 +6,6 @@
 
 #include "shmem_internal.h"
 
-int shm_ctx_world_pe(shmem_ctx_t ctx, int pe, const char *what)
-{
-    if (__builtin_expect(!ctx, 0)) shm_fatal(what, "invalid context (SHMEM_CTX_INVALID)");
-    struct shmem_team_s *t = ctx->team;
-    if (__builtin_expect(pe < 0 || pe >= t->n_pes, 0)) shm_fatal(what, "PE out of range");
-    return t->world_of[pe];
-}
-
 static inline void put_bytes(shm_tgt_t t, void *dest, const void *src, size_t nbytes, bool nbi,
                              const char *what)
 {

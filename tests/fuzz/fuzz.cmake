@@ -1,8 +1,8 @@
 # libFuzzer targets: the ARBOR_* parser, ARBOR_LOGP, ARBOR_TUNE, the schedule
 # builders and the calibration file (ARBOR_LOGP_FILE), in one binary (bin/arbor-fuzz, target
 # chosen by ARB_FUZZ_TARGET). libFuzzer comes with clang only, so the binary is built by clang
-# whatever compiles the library: the sources it needs (algorithms/, core/config.c,
-# core/status.c) are compiled again, with -fsanitize=fuzzer,address,undefined. Without a clang
+# whatever compiles the library: the sources it needs (src/algorithms/, src/runtime/config.c,
+# src/util/status.c) are compiled again, with -fsanitize=fuzzer,address,undefined. Without a clang
 # there are no fuzz tests.
 #
 # CI runs each target for a few seconds on the corpus in tests/fuzz/corpus/<target> (new
@@ -25,8 +25,8 @@ if(NOT ARB_FUZZ_CC)
 endif()
 
 set(ARB_FUZZ_DIR ${CMAKE_CURRENT_LIST_DIR})
-file(GLOB ARB_FUZZ_LIB_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/algorithms/*.c)
-list(APPEND ARB_FUZZ_LIB_SOURCES ${CMAKE_SOURCE_DIR}/core/config.c ${CMAKE_SOURCE_DIR}/core/status.c
+file(GLOB ARB_FUZZ_LIB_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/src/algorithms/*.c)
+list(APPEND ARB_FUZZ_LIB_SOURCES ${CMAKE_SOURCE_DIR}/src/runtime/config.c ${CMAKE_SOURCE_DIR}/src/util/status.c
      ${CMAKE_SOURCE_DIR}/tests/sched_sim.c)
 set(ARB_FUZZ_SOURCES ${ARB_FUZZ_DIR}/fuzz_main.c ${ARB_FUZZ_DIR}/fuzz_config.c
     ${ARB_FUZZ_DIR}/fuzz_logp.c ${ARB_FUZZ_DIR}/fuzz_tune.c ${ARB_FUZZ_DIR}/fuzz_sched.c
@@ -36,7 +36,7 @@ add_custom_command(OUTPUT ${ARB_FUZZ_BIN}
   COMMAND ${ARB_FUZZ_CC} -std=c11 -D_GNU_SOURCE -DARBOR_VERSION_STRING="fuzz" -g -O1
           -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
           -Wall -Wextra -Werror
-          -I${CMAKE_SOURCE_DIR}/include -I${CMAKE_SOURCE_DIR}
+          -I${CMAKE_SOURCE_DIR}/include -I${CMAKE_SOURCE_DIR}/src -I${CMAKE_SOURCE_DIR}
           ${ARB_FUZZ_SOURCES} ${ARB_FUZZ_LIB_SOURCES} -lm -o ${ARB_FUZZ_BIN}
   DEPENDS ${ARB_FUZZ_SOURCES} ${ARB_FUZZ_LIB_SOURCES} ${ARB_FUZZ_DIR}/fuzz.h
   COMMENT "Building arbor-fuzz with ${ARB_FUZZ_CC}"

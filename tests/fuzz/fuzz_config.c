@@ -1,5 +1,5 @@
 /*
- * libFuzzer target: the ARBOR_* parser (core/config.c). The first input byte picks a row of
+ * libFuzzer target: the ARBOR_* parser (runtime/config.c). The first input byte picks a row of
  * the table, the rest is the value. The parser must accept it or return ARBOR_ERR_CONFIG
  * naming the variable; an accepted value must lie in the row's bounds (nan, inf, negative
  * and wrapping values never get through).
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "tests/fuzz/fuzz.h"
-#include "core/config.h"
+#include "runtime/config.h"
 
 int arb_fuzz_config(const uint8_t *data, size_t size)
 {

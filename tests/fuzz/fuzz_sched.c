@@ -94,7 +94,7 @@ int arb_fuzz_sched(const uint8_t *data, size_t size)
         dst[r] = malloc(b * blocks_out + 1);
         for (size_t i = 0; i < b * blocks_in; i++) src[r][i] = pattern(r, i);
         memset(dst[r], SENT, b * blocks_out + 1);
-        /* bcast runs in one buffer: the root's holds the data (core/coll_start.c). */
+        /* bcast runs in one buffer: the root's holds the data (coll/coll_start.c). */
         if (coll == ARB_COLL_BCAST && r == root) memcpy(dst[r], src[r], b);
         rk[r].buf[ARB_BUF_SRC] = coll == ARB_COLL_BCAST ? dst[r] : src[r];
         rk[r].buf[ARB_BUF_DST] = dst[r];

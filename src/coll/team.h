@@ -1,0 +1,168 @@
+/*
+ * Teams and their landing channels (docs/PROTOCOL.md, "Landing channels"). Landing memory is
+ * sparse: it grows with the peers a rank actually receives from, not with the team size.
+ *
+ * Fixed part, a region at the same offset of every member's segment: one 64-byte link line per
+ * peer p (link[p]), written only by p:
+ *   word 0  consumed: our messages p has copied out (credits)
+ *   word 1  directory: where p put the channel block for our messages to it, published once
+ *           (block offset | 1), or ARB_CHAN_REFUSED when p could not allocate it
+ *   word 2  signal: payload-free messages p has sent us (a schedule step of 0 bytes: barrier
+ *           signals). They take tickets from out/in[p].next_signal, not from the channel, and
+ *           need no slot, so no credit (docs/PROTOCOL.md, "Signals")
+ *   word 3  verdict: p's last refusal, cancellation or finalize (coll/coll_verdict.h)
+ *   word 4  want: the signature of p's call that waits for our channel block, written by a
+ *           mapped p while it waits (coll/coll_stray.h)
+ *   word 5  await: the signature of p's call that waits for a message or signal from us, written
+ *           by a mapped p at its wait's idle points (coll/coll_stray.h)
+ * and after them one line, word 0 of which counts the verdicts posted here (any member adds).
+ * Channel block of the channel s -> r, allocated by the receiver r from the top of its own heap (a
+ * local, not symmetric, allocation) when the first collective whose schedule receives from s
+ * starts, and starting arb_chan_skew lines into the allocation:
+ *   posted       64-byte line: messages s has put into our slots
+ *   lines[k]     depth 64-byte lines for tiny messages from a mapped s
+ *   slots[k]     depth slots of chunk bytes
+ * The sender waits, on its first message to r, until r's directory word in its own link[r] is
+ * set (bounded by ARBOR_TIMEOUT through the instance's wait, never blocking other progress).
+ * Both ends learn that a channel is used from their own copy of the schedule: the publication
+ * is the only extra message, once per channel for the team's life; blocks go back with the team.
+ *
+ * A message on the channel s -> r is the ticket-th put into slot ticket mod depth, signalled by
+ * posted > ticket; the sender waits for a credit (ticket - consumed < depth). Tickets are
+ * assigned when a collective starts, and collectives start in the same order on every member,
+ * so both ends agree on the order of messages without headers or matching.
+ *
+ * A message of at most ARB_INLINE_MAX bytes from a mapped peer travels in line k instead: the
+ * payload at byte 16 and ticket + 1 in the first word, stored last with release. The receiver's
+ * one cache miss then brings signal and payload together (a slot and posted are two lines,
+ * two misses in a row). Such a message does not touch posted; a later one that does is
+ * stored after it, so a receiver that sees posted pass the ticket also sees the line.
+ */
+#ifndef ARB_CORE_TEAM_H
+#define ARB_CORE_TEAM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "runtime/context.h"
+#include "runtime/peer_copy.h"
+#include "coll/sched_cache.h"
+
+/* Directory word values besides (offset | 1). */
+enum { ARB_CHAN_NONE = 0, ARB_CHAN_REFUSED = 2 };
+
+/* State of one end of a channel. */
+enum { ARB_CHAN_CLOSED, ARB_CHAN_OPEN, ARB_CHAN_FAILED };
+
+typedef struct {
+    uint64_t next_ticket; /* assigned at collective start */
+    uint64_t next_done;   /* sent (out) or received (in) so far */
+    uint64_t next_signal; /* signals (payload-free messages, no slot) assigned at start */
+    uint64_t signal_done; /* out: signals sent so far (in ticket order) */
+    uint64_t credit;      /* out: the peer's consumed count as last read (it only grows) */
+    uint32_t unreturned;  /* in, through the transport: consumed, credit not yet sent */
+    uint64_t block;       /* offset of the channel block in the receiver's segment, once OPEN */
+    uint8_t state;        /* ARB_CHAN_*: in: block allocated here; out: directory word seen */
+    bool publish;         /* in: the directory word is still to be written at the sender */
+    uint64_t want;        /* out, mapped peer: the signature last written to its want word */
+    /* out, to a mapped peer: plain or streaming stores (runtime/peer_copy.h) */
+    arb_store_pick_t pick;
+} arb_chan_t;
+
+struct arbor_team {
+    arbor_team_h handle;
+    int rank, size;
+    int *world;                   /* team rank -> world rank */
+    uint64_t region;              /* offset of the link lines in every member's segment */
+    struct arbor_mem *region_mem; /* the heap allocation holding it (NULL: the world's) */
+    size_t chunk;
+    int depth;
+    uint8_t *local;       /* our link lines */
+    uint8_t **peer_seg;   /* peer's segment mapped here, or NULL (then RMA through rkey) */
+    arb_tp_rkey_t **rkey; /* peer's segment key */
+    arb_chan_t *out, *in;
+    int open_in;           /* channel blocks allocated here (in state OPEN) */
+    int *node;             /* [size] node index (0..topo.nnodes-1) of each member, in team order */
+    arb_topo_t topo;       /* what the selector sees (topo.node = node) */
+    int *shared;           /* topo.shared: members on the busiest oversubscribed CPUs */
+    uint64_t seq;          /* collectives started */
+    uint64_t id;           /* equal on every member, differs between teams (team_fail.c) */
+    bool closing;          /* finalize's last barrier: return no credits (no one needs them) */
+    arbor_status_t failed; /* ARBOR_OK, or why the team failed (team_fail.c): calls refused */
+    /* Verdicts (coll/coll_verdict.h): calls numbered (accepted or refused), which of the last
+     * 64 this rank refused (bit i: call calls - 1 - i), the count of posts last seen here, our
+     * own last posted verdict, the call of finalize's closing barrier once in it. */
+    uint64_t calls, refused_bits, verdicts_seen, verdict_posted, finalize_call;
+    uint64_t open_bits; /* as refused_bits: calls not decided yet (one runs ARBOR_CHECK's own) */
+    bool finalizing;
+    uint8_t *verdict_todo; /* [size]: members our last verdict has not reached yet, or NULL */
+    int verdict_todo_n;
+    double lost_seen_us;    /* when a wait first saw a member lost (progress.c's grace), or 0 */
+    double members_next_us; /* idle points read every member's lines again from then on */
+    arb_sched_cache_t cache;
+    struct arb_offload_team *offload; /* provider group and ordering (coll/offload.c), or NULL */
+    struct {
+        bool valid; /* a user collective has started on the team */
+        int coll, alg;
+        double predicted_us;
+        uint64_t seq;
+        bool one_copy;           /* chosen for it (coll/coll_direct.h) */
+        bool cma;                /* ... through cross-memory attach */
+        uint64_t one_copy_bytes; /* read in place from peers' buffers, every collective */
+    } last;                      /* what arbor_team_last_collective reports */
+};
+
+/* Link line of peer p in the team region (add t->region for a segment offset). */
+static inline uint64_t arb_team_link_off(int p)
+{
+    return (uint64_t)p * 64;
+}
+enum {
+    ARB_LINK_CONSUMED = 0,
+    ARB_LINK_DIR = 8,
+    ARB_LINK_SIGNAL = 16,
+    ARB_LINK_VERDICT = 24,
+    ARB_LINK_WANT = 32,
+    ARB_LINK_AWAIT = 40
+};
+/* After the link lines, one line written by every member: word 0 counts the verdicts posted
+ * here (coll/coll_verdict.h). An offset from the start of the region. */
+static inline uint64_t arb_team_verdict_off(const struct arbor_team *t)
+{
+    return (uint64_t)t->size * 64;
+}
+/* Within a channel block: */
+enum { ARB_INLINE_HDR = 16, ARB_INLINE_MAX = 64 - ARB_INLINE_HDR, ARB_CHAN_POSTED = 0 };
+/* Word 1 of a message's line: its collective call's signature (inline messages and slot
+ * messages from a mapped sender; docs/PROTOCOL.md, "Signatures"). */
+enum { ARB_LINE_SIG = 8 };
+static inline uint64_t arb_chan_line_off(uint64_t k)
+{
+    return 64 + k * 64;
+}
+static inline uint64_t arb_chan_slot_off(const struct arbor_team *t, uint64_t k)
+{
+    return 64 + (uint64_t)t->depth * 64 + k * t->chunk;
+}
+/* A channel block starts (rank in the team mod ARB_CHAN_SKEW) lines into what the receiver
+ * allocated. Heaps of different ranks fill alike, so without it the two blocks of a pair of
+ * ranks (r's for s, s's for r) would lie at one offset, and a rank's stores into its peer's lines
+ * would alias in the low 12 address bits with its loads of its own (4K aliasing: the load waits
+ * for the unrelated store). */
+enum { ARB_CHAN_SKEW = 32 };
+static inline uint64_t arb_chan_skew(const struct arbor_team *t)
+{
+    return (uint64_t)(t->rank % ARB_CHAN_SKEW) * 64;
+}
+/* Bytes of one channel block as allocated (skew room, posted, lines, slots), and of a team's
+ * fixed region. */
+static inline size_t arb_chan_bytes(int depth, size_t chunk)
+{
+    return (size_t)ARB_CHAN_SKEW * 64 + (size_t)depth * (64 + chunk);
+}
+static inline size_t arb_team_region_bytes(int size)
+{
+    return (size_t)(size + 1) * 64;
+}
+
+#endif /* ARB_CORE_TEAM_H */
