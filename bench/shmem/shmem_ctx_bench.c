@@ -3,8 +3,8 @@
  * SHMEM_THREAD_MULTIPLE. Each thread puts 8 bytes to its own slot on the next PE and quiets its
  * context, for a fixed number of operations; PE 0 prints each thread count's rate per thread
  * ("RESULT ctx_put_quiet threads T per_thread_Mops"), so the scaling from 1 to T threads reads
- * off directly (the target in clients/shmem/README.md: each of 2 threads at least 0.8 of one thread alone).
- *   shmem-ctx-bench [max threads] [operations per thread]
+ * off directly (the target in clients/shmem/README.md: each of 2 threads at least 0.8 of one thread
+ * alone). shmem-ctx-bench [max threads] [operations per thread]
  */
 #include <pthread.h>
 #include <shmem.h>

@@ -31,10 +31,14 @@ int arb_sched_cache_init(arb_sched_cache_t *c, size_t cap)
 
 static void lru_unlink(arb_sched_cache_t *c, arb_cached_sched_t *e)
 {
-    if (e->lru_prev) e->lru_prev->lru_next = e->lru_next;
-    else c->lru_head = e->lru_next;
-    if (e->lru_next) e->lru_next->lru_prev = e->lru_prev;
-    else c->lru_tail = e->lru_prev;
+    if (e->lru_prev)
+        e->lru_prev->lru_next = e->lru_next;
+    else
+        c->lru_head = e->lru_next;
+    if (e->lru_next)
+        e->lru_next->lru_prev = e->lru_prev;
+    else
+        c->lru_tail = e->lru_prev;
     e->lru_prev = e->lru_next = NULL;
 }
 
