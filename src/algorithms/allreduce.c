@@ -207,8 +207,7 @@ static arbor_status_t build_ring(const arb_alg_desc_t *alg, const arb_coll_args_
     size_t n = a->count;
     /* DST starts as SRC but for this rank's own segment: each other segment is combined into
      * once in the reduce-scatter, while the own one goes out from SRC at the first step and
-     * comes back finished at the last (1 / P of the vector not copied: 11 us of a 1 MiB call at
-     * P = 2 on the 2-core VM). */
+     * comes back finished at the last (1 / P of the vector not copied). */
     uint64_t mlo = P > 1 ? seg(n, P, me) : n, mhi = P > 1 ? seg(n, P, me + 1) : n;
     if (mlo) arb_sched_copy(s, 0, ARB_BUF_DST, 0, ARB_BUF_SRC, 0, mlo, -1);
     if (mhi < n) arb_sched_copy(s, 0, ARB_BUF_DST, mhi, ARB_BUF_SRC, mhi, n - mhi, -1);

@@ -33,8 +33,8 @@
  * G1 = G / 2 on mapped memory.
  *
  * Gc (one copy through cross-memory attach, runtime/cma.h; docs/PERFORMANCE.md "Cross-memory
- * attach"): a 1 MiB process_vm_readv took 78-120 us, against 51 us for a 1 MiB bcast at P=2
- * through mapped slots: Gc = 1.25 G (two copies kept). */
+ * attach"): a process_vm_readv of a large block measured slower than a whole bcast of it through
+ * mapped slots: Gc = 1.25 G (two copies kept). */
 static const arb_logp_t logp_mapped = {
     .L = 0.1, .os = 0.05, .orecv = 0.05, .g = 0.05, .G = 0.00008, .G1 = 0.00004, .Gc = 0.0001};
 

@@ -145,11 +145,11 @@ arbor_status_t arb_tune_parse(const char *text, arb_tune_t *tune, char *err, siz
 void arb_tune_defaults(arb_tune_t *tune, const arb_tune_env_t *env)
 {
     memset(tune, 0, sizeof(*tune));
-    /* Oversubscribed: the barrier is flat. Measured with 4 ranks on 2 cores it takes one
-     * context switch like direct (10.6 vs 10.5 us) and dissemination's good runs, but rank 0
-     * releases everyone and so leaves first: a collective rooted at 0 that follows has sent
-     * before its receivers wake (an 8-byte bcast after it: 0.16 us, against 10.4 us after a
-     * direct barrier). */
+    /* Oversubscribed: the barrier is flat. With more ranks than cores it takes one context
+     * switch like direct and dissemination's good runs, but rank 0 releases everyone and so
+     * leaves first: a collective rooted at 0 that follows has sent before its receivers wake,
+     * and costs a fraction of what it costs after a direct barrier (docs/PERFORMANCE.md, "The
+     * model on an oversubscribed node"). */
     if (env->oversubscribed) {
         int n;
         const arb_alg_desc_t *tab = arb_alg_table(ARB_COLL_BARRIER, &n);

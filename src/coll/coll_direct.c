@@ -139,14 +139,12 @@ static bool one_copy_candidate(const arb_alg_desc_t *alg, const arb_coll_args_t 
  * every rank sends P - 1 blocks and receives P - 1 in the same rounds, and through the slots each
  * byte costs it a copy on each side, on one core, where LogGP prices a message's bytes once (G)
  * as if the two copies overlapped on two. Where every rank has a core that bound, 2 (P - 1)
- * bytes G, is what was measured (docs/PERFORMANCE.md: allgather / alltoall at P = 2 through the
- * slots 10 us at 64 KiB, 143 us at 1 MiB; with cross-memory attach 7.8 and 103). With more
+ * bytes G, is what was measured (docs/PERFORMANCE.md, "allgather / alltoall at P = 2"). With more
  * ranks than cores both paths share the cores alike and the bound says nothing: 0. Where the
  * team's slots are deep enough for plain stores (plain_slots), each of those copies costs about
- * one memcpy (G1), not a streamed copy (G): at P = 2 on 2 MiB of slots allgather / alltoall of
- * 256 KiB and 1 MiB measured 21-24 and 75-107 us through the slots against 27-41 and 102-161
- * through cross-memory attach, interleaved, three rounds; a block of one chunk (64 KiB) 10.7
- * against 7.8-8.8, so it stays at G (docs/PERFORMANCE.md). The same on
+ * one memcpy (G1), not a streamed copy (G), except a block of one chunk, which stays at G
+ * (measured both ways: docs/PERFORMANCE-JOURNAL.md, "Deep slots against cross-memory attach").
+ * The same on
  * every rank (collective, size, block, team geometry, the agreed oversubscription). */
 static double exchange_cpu(const arb_coll_args_t *a, const arb_logp_t *m)
 {

@@ -133,9 +133,9 @@ static int fit_depth(int P, uint64_t avail, size_t chunk)
 {
     int depth = arb_ctx.cfg.channel_depth;
     /* Not where some node has more ranks than cores: nothing streams there, and the receiver,
-     * often next on the writer's core, finds a short channel's lines in that core's cache (P = 4
-     * on 2 cores: allreduce 1 MiB 515-574 -> 1556-6287 us with 2 MiB of slots). Agreed by every
-     * rank (every rank saw every header). */
+     * often next on the writer's core, finds a short channel's lines in that core's cache (deep
+     * slots measured up to several times slower there). Agreed by every rank (every rank saw
+     * every header). */
     size_t want = arb_ctx.any_oversubscribed ? 0 : arb_ctx.cfg.channel_bytes;
     while (want && chunk && (size_t)depth * chunk < want && depth <= 512 &&
            worst_bytes(P, depth * 2, chunk) <= avail / 4)

@@ -389,8 +389,8 @@ static arbor_status_t acc_locked_tp(const acc_t *a, int rank, arb_tp_rkey_t *key
                                     const uint8_t *src, size_t n, const void *scale)
 {
     /* Each chunk's get and put may wait on the target's progress (OFI shm); bigger chunks mean
-     * fewer of those waits (1 MiB on OFI shm: 64 KiB chunks 420 us, 256 KiB 320 us), at the
-     * price of two CHUNK buffers. */
+     * fewer of those waits (measured: 256 KiB chunks beat 64 KiB ones by about a quarter on a
+     * 1 MiB accumulate over OFI shm), at the price of two CHUNK buffers. */
     enum { CHUNK = 256 * 1024 };
     size_t bytes = n * a->esz, per = CHUNK - CHUNK % a->esz;
     size_t len = bytes < per ? bytes : per, nchunks = (bytes + per - 1) / per;

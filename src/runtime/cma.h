@@ -35,9 +35,8 @@ int arb_cma_read_pid(uint64_t pid, void *dst, uintptr_t addr, size_t len);
  * process_vm_readv costs about 1.5 us besides its pages, more than a whole two-copy call. */
 #define ARB_CMA_MIN_BYTES 4096
 /* The same for reductions (a reduce_scatter's block): reading into a bounce buffer and combining
- * from there measured slower than the slots at 64 KiB on ofi:shm (P = 2: reduce_scatter 16.3
- * against 12.9 us, reduce 11.4 against 9.9), even or faster from 128 KiB (reduce_scatter 22.4
- * against 30.2, reduce 18.4 against 19.5; 1 MiB 145 against 275 and 151 against 190). */
+ * from there measured slower than the slots at 64 KiB on ofi:shm, even or faster from 128 KiB
+ * (docs/PERFORMANCE.md, "Large reductions through cross-memory attach"). */
 #define ARB_CMA_REDUCE_MIN_BYTES (128 * 1024)
 /* A reduction reads a peer's span into a bounce buffer and combines it from there
  * (coll/executor.c), this many chunks at a time. */

@@ -2,18 +2,13 @@
  * Copying a chunk into a mapped peer's landing slot. Large chunks go out with non-temporal
  * (streaming) stores: a plain memcpy must first take ownership of every destination line, which
  * the receiver still holds from copying the previous message out of the same slot, so each line
- * would cross between the cores twice. Streaming stores skip that round trip (1 MiB bcast at
- * P=2, 64 KiB chunks: 35-37 us -> 31-32 us on the 2-core VM). They are weakly ordered: the
- * function ends with a store fence, so the release store of the signal that follows cannot
- * overtake them. The executor streams only where it measured a gain. At first that was 64 KiB
- * and up, not reductions (1 MiB at P=2, medians of six interleaved runs: bcast -13%, gather -8%,
- * allgather -6%, alltoall -4%, but reduce +10%, reduce_scatter +3%). Measured again later
- * (docs/PERFORMANCE.md, "Streaming from 4 KiB"), a plain memcpy into the slot turned out slow
- * from 4 KiB to 64 KiB and bimodal (a 32 KiB bcast 17 us, against 3.9 us streamed, medians of
- * three interleaved runs at P=2), and reductions gained as much (allreduce 64 KiB 35 -> 9 us,
- * 1 MiB 837 -> 149 us, medians of five): everything from 4 KiB streams. With more ranks than
- * cores (4 ranks on 2 cores) the receiver often runs next on the writer's own core, where the
- * lines were cached: nothing streams then (streaming there measured 1.2-2.4x slower at P=4).
+ * would cross between the cores twice. Streaming stores skip that round trip. They are weakly
+ * ordered: the function ends with a store fence, so the release store of the signal that
+ * follows cannot overtake them. The executor streams where it measured a gain: a plain memcpy
+ * into the slot is slow and bimodal from 4 KiB up, reductions included, so everything from
+ * 4 KiB streams (docs/PERFORMANCE.md, "Streaming from 4 KiB", has the runs). With more ranks
+ * than cores the receiver often runs next on the writer's own core, where the lines were
+ * cached: nothing streams then (streaming measured slower there).
  */
 #ifndef ARB_CORE_PEER_COPY_H
 #define ARB_CORE_PEER_COPY_H

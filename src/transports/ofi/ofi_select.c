@@ -8,7 +8,7 @@
  *
  * Manual progress: shm only has it, tcp;ofi_rxm defaults to it, and sockets' automatic progress
  * thread competes with the ranks for the cores: with more ranks than cores (the tests run 8 on
- * 2) every operation waits for a time slice, 15 ms per put_signal measured. The core drives
+ * 2) every operation waits for a time slice (milliseconds per put_signal). The core drives
  * progress in every wait loop anyway, because shm and tcp need the target's calls.
  */
 #include "transports/ofi/ofi.h"
