@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Layering rules (docs/ARCHITECTURE.md) checked by grep over the library sources (src/,
-# include/): PMIx headers only in src/bootstrap/, UCX headers only in src/transports/ucx/,
-# libfabric headers only in src/transports/ofi/, getenv("ARBOR_...") only in
+# bootstrap/, transports/, include/): PMIx headers only in bootstrap/, UCX headers only in transports/ucx/,
+# libfabric headers only in transports/ofi/, getenv("ARBOR_...") only in
 # src/runtime/config.c, a launcher's variables (OMPI_*, SLURM_*, PMIX_*, ...) only in
-# src/bootstrap/.
+# bootstrap/.
 # Benchmarks and tools are clients of the public API: bench/*.c and bench/*.h
 # (not bench/micro, which times internals on purpose, nor the MPI twins bench/mpi*) include
 # only system headers, "arbor.h" and "bench/..." headers; client runtimes (clients/<name>/)
@@ -17,7 +17,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 dirs=()
-for d in src include; do [ -d "$d" ] && dirs+=("$d"); done
+for d in src bootstrap transports include; do [ -d "$d" ] && dirs+=("$d"); done
 [ ${#dirs[@]} -gt 0 ] || { echo "[layering] no library sources"; exit 0; }
 
 bad=0
@@ -31,11 +31,11 @@ rule() {
         bad=1
     fi
 }
-rule "PMIx header" '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]pmix' src/bootstrap/
-rule "UCX header" '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"](ucp|uct|ucs)/' src/transports/ucx/
-rule "libfabric header" '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]rdma/' src/transports/ofi/
+rule "PMIx header" '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]pmix' bootstrap/
+rule "UCX header" '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"](ucp|uct|ucs)/' transports/ucx/
+rule "libfabric header" '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]rdma/' transports/ofi/
 rule "getenv of an ARBOR_ variable" 'getenv[[:space:]]*\([[:space:]]*"ARBOR_' src/runtime/config.c
-rule "a launcher's variable" 'getenv[[:space:]]*\([[:space:]]*"(OMPI_|SLURM_|PMIX_|PMI_|PRTE_|PALS_|HYDRA_|I_MPI_|MV2_|MPI_LOCAL)' src/bootstrap/
+rule "a launcher's variable" 'getenv[[:space:]]*\([[:space:]]*"(OMPI_|SLURM_|PMIX_|PMI_|PRTE_|PALS_|HYDRA_|I_MPI_|MV2_|MPI_LOCAL)' bootstrap/
 
 # Logging and configuration are a bottom utility: below them nothing of the library (config.h
 # may name log.h for the level values). Transports, the bootstrap and the algorithms take from
@@ -51,11 +51,11 @@ for f in src/util/log.h src/runtime/config.h; do
     fi
 done
 below=()
-for d in src/transports src/bootstrap src/algorithms; do [ -d "$d" ] && below+=("$d"); done
+for d in transports bootstrap src/algorithms; do [ -d "$d" ] && below+=("$d"); done
 if [ ${#below[@]} -gt 0 ]; then
     hits=$(grep -rnE --include='*.c' --include='*.h' '^[[:space:]]*#[[:space:]]*include[[:space:]]*"(util|runtime|coll|rma|group|api)/' "${below[@]}" |
         grep -vE '#[[:space:]]*include[[:space:]]*"util/log\.h"' || true)
-    hits2=$(grep -rnwE --include='*.c' --include='*.h' 'arb_ctx|arb_config_t' src/transports src/bootstrap 2>/dev/null || true)
+    hits2=$(grep -rnwE --include='*.c' --include='*.h' 'arb_ctx|arb_config_t' transports bootstrap 2>/dev/null || true)
     if [ -n "$hits$hits2" ]; then
         echo "[layering] transports / bootstrap / algorithms reach into core (only util/log.h allowed; settings come in arb_tp_params_t):"
         printf '%s\n' "$hits" "$hits2" | grep -v '^$'
@@ -112,7 +112,7 @@ fi
 # wrappers, excepted); every include and call of src/ against the layer table; no dependency
 # cycle between the modules (a .c and its .h) of the library or of a client (scripts/layering.py,
 # which says how and holds the table).
-if [ -d src ] && ! python3 scripts/layering.py public-calls src; then
+if [ -d src ] && ! python3 scripts/layering.py public-calls src bootstrap transports; then
     echo "[layering] the library calls its own public API (above); call the internal entry"
     bad=1
 fi
@@ -121,7 +121,7 @@ if [ -d src ] && ! python3 scripts/layering.py layers; then
     bad=1
 fi
 cyc=()
-for d in src clients; do [ -d "$d" ] && cyc+=("$d"); done
+for d in src bootstrap transports clients; do [ -d "$d" ] && cyc+=("$d"); done
 if [ ${#cyc[@]} -gt 0 ] && ! python3 scripts/layering.py cycles "${cyc[@]}"; then
     echo "[layering] modules form a dependency cycle (above)"
     bad=1

@@ -197,13 +197,21 @@ def module(rel):
     return os.path.splitext(rel)[0]
 
 
+# The library: src/<layer>/, and the two bottom layers that keep folders of their own at the top
+# of the tree (the only homes of PMIx, UCX and libfabric headers).
+LIB_DIRS = ["src", "bootstrap", "transports"]
+LIB_ROOTS = ["src", "."]
+
+
 def layer(rel):
     parts = rel.split("/")
+    if parts[0] in ("bootstrap", "transports") and len(parts) > 1:
+        return parts[0]
     return parts[1] if len(parts) > 2 and parts[0] == "src" else None
 
 
 def layers():
-    src = Sources(["src"], ["src"])
+    src = Sources(LIB_DIRS, LIB_ROOTS)
     bad = 0
     known = {name for name, _, _ in LAYERS}
     for rel in sorted(src.text):
@@ -276,7 +284,7 @@ def cycles(dirs):
     sets = []  # (folders, include roots): the library is one set, each client another
     lib = [d for d in dirs if not d.startswith("clients")]
     if lib:
-        sets.append((lib, ["src"]))
+        sets.append((lib, LIB_ROOTS))
     for d in dirs:
         if d.startswith("clients"):
             base = os.path.join(ROOT, d)
@@ -299,7 +307,7 @@ def cycles(dirs):
                           (f"; +{len(why[a, b]) - 3} more" if len(why[a, b]) > 3 else ""))
             bad = 1
     if lib:
-        graph, _ = graph_of(lib, ["src"])
+        graph, _ = graph_of(lib, LIB_ROOTS)
         found = sccs(graph)
         for comp in PENDING_CYCLES:
             if comp not in found:

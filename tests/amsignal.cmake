@@ -1,4 +1,4 @@
-# put_signal as one UCX active message (src/transports/ucx/ucx_am.c). UCX_TLS=tcp,self on one host
+# put_signal as one UCX active message (transports/ucx/ucx_am.c). UCX_TLS=tcp,self on one host
 # gives endpoints without atomic lanes, as between hosts: the contract then runs on the message
 # path (TP_CONTRACT_EXPECT_AM=1 checks every peer took it) and, switched off, on the old path
 # (put, endpoint flush, emulated atomic). The collective, RMA and active-message suites run on

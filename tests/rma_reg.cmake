@@ -12,7 +12,7 @@ endif()
 # The libfabric registration cache (ARBOR_REG_CACHE) in the build that forces FI_MR_LOCAL,
 # which no provider here asks for (tests/transport_ofi.cmake does the same for the contract).
 if(ARBOR_WITH_OFI)
-  file(GLOB ARBOR_OFI_SOURCES ${CMAKE_SOURCE_DIR}/src/transports/ofi/*.c)
+  file(GLOB ARBOR_OFI_SOURCES ${CMAKE_SOURCE_DIR}/transports/ofi/*.c)
   add_executable(arbor-test-rma-reg-mrlocal ${CMAKE_CURRENT_SOURCE_DIR}/test_rma_reg.c
                  ${ARBOR_OFI_SOURCES})
   target_link_libraries(arbor-test-rma-reg-mrlocal PRIVATE arbor_internal PkgConfig::OFI)

@@ -1,4 +1,4 @@
-# Transport contract (src/transports/transport.h) over every backend built and every rank count:
+# Transport contract (transports/transport.h) over every backend built and every rank count:
 # arbor_add_launched_test sets ARBOR_TRANSPORT (and ARBOR_OFI_PROVIDER) per entry, which
 # arbor-tp-contract reads when it gets no argument. Exit 77 (skip): backend not runnable here.
 add_executable(arbor-tp-contract ${CMAKE_CURRENT_SOURCE_DIR}/tp_contract.c)

@@ -1,5 +1,5 @@
 # libfabric paths that no provider on this machine takes by itself, forced in test builds of the
-# OFI backend (src/transports/ofi/ofi_fabric.c): FI_MR_LOCAL (local descriptors, staging through
+# OFI backend (transports/ofi/ofi_fabric.c): FI_MR_LOCAL (local descriptors, staging through
 # registered bounce slots), a small maximum message size (transfers split into many chunks,
 # more chunks than operation contexts, so requests queue and drain) and put_signal without
 # remote CQ data (the signal atomic waits until the data is delivery-complete; shm then also
@@ -7,7 +7,7 @@
 # test runs on top of each, for every provider. The backend's sources are compiled into the
 # executable with the test switches; its symbols then come from there, not from the archive.
 if(ARBOR_WITH_OFI)
-  file(GLOB ARBOR_OFI_SOURCES ${CMAKE_SOURCE_DIR}/src/transports/ofi/*.c)
+  file(GLOB ARBOR_OFI_SOURCES ${CMAKE_SOURCE_DIR}/transports/ofi/*.c)
   foreach(variant mrlocal maxmsg dcsignal)
     set(exe arbor-tp-contract-ofi-${variant})
     add_executable(${exe} ${CMAKE_CURRENT_SOURCE_DIR}/tp_contract.c ${ARBOR_OFI_SOURCES})
