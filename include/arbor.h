@@ -822,6 +822,21 @@ ARBOR_API arbor_status_t arbor_mem_free(arbor_mem_h *mem_p);
  * ARBOR_ERR_HANDLE, ARBOR_ERR_RANK.
  */
 ARBOR_API arbor_status_t arbor_mem_addr(arbor_mem_h mem, int rank, void **addr_p, size_t *nbytes_p);
+/** How the atomics (arbor_atomic, accumulates, put-with-signal's signal) on an allocation's
+ * words are carried out: docs/ONESIDED.md, "Atomics: one mechanism per word". */
+typedef enum {
+    ARBOR_ATOMICS_TRANSPORT = 0, /**< by the transport (the network's atomics or its emulation) */
+    ARBOR_ATOMICS_CPU = 1,       /**< by CPU instructions on mapped memory: every member maps
+                                  * every other (one node), so no access comes through a NIC; a
+                                  * runtime may apply them itself through arbor_mem_ptr */
+} arbor_atomics_t;
+/**
+ * @brief Which mechanism serves atomics on @p mem's words (the same answer on every member).
+ * CPU atomics where every rank of the job maps every other, or where every member of the
+ * allocation's team does (a team of one node's ranks in a job that spans nodes); the
+ * transport's otherwise. Local. ARBOR_ERR_HANDLE, ARBOR_ERR_INVALID_ARG (NULL @p kind_p).
+ */
+ARBOR_API arbor_status_t arbor_mem_atomics(arbor_mem_h mem, arbor_atomics_t *kind_p);
 /**
  * @brief The heap's use on this rank: bytes in live allocations and bytes still free (the
  * largest free block in @p largest_p). Any output may be NULL. Local.

@@ -215,7 +215,7 @@ static arbor_status_t atomic_any(int rank, void *dst, arbor_amo_t op, arbor_dtyp
     uint64_t cmp = compare ? load_operand(compare, size) : 0;
 
     /* CPU path: complete here. */
-    if (arb_rma.cpu_atomics && tgt.ptr) {
+    if (arb_rma_cpu_amo(&tgt)) {
         cpu_amo(rank, tgt.ptr, size, op, v, cmp, result);
         return req_p ? arb_rma_req_done_handle(rank, req_p) : ARBOR_OK;
     }
@@ -275,12 +275,12 @@ static inline bool fast_atomic(int rank, void *dst, arbor_amo_t op, arbor_dtype_
                                const void *operand, const void *compare, void *result)
 {
     unsigned size = amo_size(dtype);
-    if (!arb_rma.cpu_atomics || !size || (unsigned)op >= ARBOR_AMO_COUNT ||
-        (op != ARBOR_AMO_FETCH && !operand) || (op == ARBOR_AMO_CSWAP && !compare) ||
-        (fetching(op) && !result) || ((uintptr_t)dst & (size - 1)))
+    if (!size || (unsigned)op >= ARBOR_AMO_COUNT || (op != ARBOR_AMO_FETCH && !operand) ||
+        (op == ARBOR_AMO_CSWAP && !compare) || (fetching(op) && !result) ||
+        ((uintptr_t)dst & (size - 1)))
         return false;
     uint8_t *p = arb_rma_fast_mapped(rank, dst, size);
-    if (!p) return false;
+    if (!p || !(arb_rma.cpu_atomics || arb_rma_xhits[rank].m->cpu_atomics)) return false;
     cpu_amo(rank, p, size, op, operand ? load_operand(operand, size) : 0,
             compare ? load_operand(compare, size) : 0, result);
     return true;

@@ -210,6 +210,20 @@ arbor_status_t arbor_mem_addr(arbor_mem_h mem, int rank, void **addr_p, size_t *
     return status;
 }
 
+arbor_status_t arbor_mem_atomics(arbor_mem_h mem, arbor_atomics_t *kind_p)
+{
+    if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
+    if (!kind_p) return ARBOR_ERR_INVALID_ARG;
+    ARB_ENTER();
+    mslot_t *s = handle_slot(mem);
+    arbor_status_t status = s ? ARBOR_OK : ARBOR_ERR_HANDLE;
+    if (s)
+        *kind_p =
+            arb_rma.cpu_atomics || s->m->cpu_atomics ? ARBOR_ATOMICS_CPU : ARBOR_ATOMICS_TRANSPORT;
+    arb_unlock();
+    return status;
+}
+
 arbor_status_t arbor_mem_usage(size_t *used_p, size_t *free_p, size_t *largest_p)
 {
     if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;

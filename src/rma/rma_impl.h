@@ -34,6 +34,8 @@ typedef struct {
     uint8_t **peer_seg;      /* [size] mapped segment of each rank (self: ours), or NULL */
     arb_tp_comp_t *imp;      /* [size] implicit operations without a finish step, per target */
     bool cpu_atomics;        /* atomics use CPU instructions on mapped memory (docs/ONESIDED.md) */
+    bool cpu_amo_capable;    /* CPU atomics could serve mapped words (the core's segment, or a
+                              * transport that allows them beside its own) */
     bool all_mapped;         /* every rank maps every other's segment (agreed by all at init) */
     bool target_progress;    /* targets need their own progress (OFI, unmapped UCX peers) */
     bool posted;             /* a transport operation was posted since the last flush */
@@ -140,6 +142,15 @@ static inline uint8_t *arb_rma_fast_mapped(int rank, const void *addr, size_t le
     uint64_t a = (uint64_t)(uintptr_t)addr;
     if (!h->mapped_user || a < h->lo || a > h->hi || len > h->hi - a) return NULL;
     return (uint8_t *)(uintptr_t)(a + h->delta);
+}
+
+/* The atomics rule for one target (docs/ONESIDED.md, "Atomics: one mechanism per word"): CPU
+ * instructions where the word is mapped and either every rank maps every other or every member
+ * of the word's allocation does; the transport's otherwise. Every path that changes a word
+ * atomically decides by this, so the two kinds never meet on one word. */
+static inline bool arb_rma_cpu_amo(const arb_rma_target_t *t)
+{
+    return t->ptr && (arb_rma.cpu_atomics || (t->mem && t->mem->cpu_atomics));
 }
 
 /* Entry-point prologue checks. */
