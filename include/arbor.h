@@ -96,7 +96,10 @@ ARBOR_API const char *arbor_version(void);
  *
  * @return ARBOR_OK, ARBOR_ERR_CONFIG (a bad ARBOR_* value; the message names the variable and
  *         what it accepts), ARBOR_ERR_BOOTSTRAP (PMIx failed, or the ranks disagree on their
- *         uniform settings), ARBOR_ERR_TIMEOUT (a rank did not join within ARBOR_TIMEOUT),
+ *         uniform settings), ARBOR_ERR_TIMEOUT (a rank did not join within ARBOR_TIMEOUT: the
+ *         same on every rank that waited, as the PMIx server ends the fence for all),
+ *         ARBOR_ERR_PEER_LOST (a rank of the job ended before joining, e.g. the others had
+ *         given up on this one, which started more than ARBOR_TIMEOUT late),
  *         ARBOR_ERR_UNSUPPORTED (the transport ARBOR_TRANSPORT names is not in this build or
  *         cannot run here), ARBOR_ERR_TRANSPORT (no transport opened or wired up),
  *         ARBOR_ERR_NO_MEMORY (allocation, or a segment too small for the world's landing
