@@ -3,8 +3,9 @@
  * four inits of one process:
  *   1. ARBOR_CMA_MEASURE=n: Gc is the transport default (CMA_DEFAULT_GC), nothing measured;
  *   2. the default: every rank reports the same agreed ratio (exact) and the same Gc, which is
- *      the default scaled by ratio / 4 (or, where the ranks' readings were discarded, every rank
- *      says so and keeps the default);
+ *      the default scaled by ratio / the fit's ratio (model.cma names it), the ratio within the
+ *      sane range (1-32x; or, where the ranks' readings were discarded, every rank says so and
+ *      keeps the default);
  *   3. ARBOR_LOGP=Gc=0.000123: the given Gc wins, nothing measured;
  *   4. ARBOR_LOGP without Gc (G1 only): Gc is measured as in 2.
  * Where cross-memory attach is not permitted here, every init must say so and the test checks
@@ -93,10 +94,14 @@ static bool run(const char *measure, const char *logp, state_t *s)
 static void check_measured(const char *what, const state_t *s, const state_t *off)
 {
     if (s->ratio > 0) {
-        CHECK(s->ratio >= 0.5 && s->ratio <= 16, "%s: ratio %g outside the sane range", what,
+        const char *fit_at = strstr(s->cma, "the defaults assume ");
+        double fit = 0;
+        CHECK(fit_at && sscanf(fit_at, "the defaults assume %lfx", &fit) == 1 && fit > 0,
+              "%s: model.cma '%s' names no fit", what, s->cma);
+        CHECK(s->ratio >= 1 && s->ratio <= 32, "%s: ratio %g outside the sane range", what,
               s->ratio);
-        CHECK(near(s->gc, off->gc * s->ratio / 4), "%s: Gc %g, want %g x %g / 4", what, s->gc,
-              off->gc, s->ratio);
+        CHECK(fit > 0 && near(s->gc, off->gc * s->ratio / fit), "%s: Gc %g, want %g x %g / %g",
+              what, s->gc, off->gc, s->ratio, fit);
         CHECK(strstr(s->cma, "measured at init") != NULL, "%s: model.cma '%s'", what, s->cma);
         CHECK(strstr(s->source, "Gc measured at init") != NULL, "%s: model.source '%s'", what,
               s->source);

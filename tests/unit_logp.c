@@ -206,14 +206,14 @@ static void test_cma_price(void)
     check(arb_model_cma_agree(four, 4, NULL) == 3.5, "median of 4 unsorted: %g",
           arb_model_cma_agree(four, 4, NULL));
     /* A descheduled rank's reading (far out of range either way) is discarded, not averaged. */
-    const double noisy[] = {4.0, 400.0, 4.4, 0.01, 4.2};
+    const double noisy[] = {4.0, 400.0, 4.4, 0.5, 4.2};
     check(arb_model_cma_agree(noisy, 5, &out) == 4.2 && out == 2, "out of range discarded: %g, %d",
           arb_model_cma_agree(noisy, 5, NULL), out);
     const double one_bad[] = {4.0, 90.0};
     check(arb_model_cma_agree(one_bad, 2, &out) == 4.0 && out == 1, "one of two sane: %g",
           arb_model_cma_agree(one_bad, 2, NULL));
     /* Fewer than half sane, unmeasured (0) or not a number: no price, the defaults stay. */
-    const double mostly_bad[] = {4.0, 90.0, 0.1};
+    const double mostly_bad[] = {4.0, 90.0, 0.9};
     check(arb_model_cma_agree(mostly_bad, 3, &out) == 0 && out == 2, "minority sane: %g",
           arb_model_cma_agree(mostly_bad, 3, NULL));
     const double none[] = {0, NAN, INFINITY};

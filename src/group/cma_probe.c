@@ -34,9 +34,11 @@ typedef struct {
 enum { CARD_WORDS = sizeof(cma_card_t) / sizeof(uint64_t) };
 
 /* The timed span: large enough that the per-page cost, not the system call, dominates (as in
- * the large calls the choice is about), small enough to stay in cache, so that what is timed is
- * the copy path and not DRAM; a few repetitions, the best of each kind kept, since a rank
- * descheduled in one of them must not set the price. About 0.1 ms per rank. */
+ * the large calls the choice is about), small enough that both spans stay in a core's cache, so
+ * that what is timed is the copy path and not DRAM (a span of 1 MiB, beyond one core's cache
+ * here, spread the ratio as widely under load); a few repetitions, the best of each kind kept,
+ * since a rank descheduled in one of them must not set the price. About 0.4 ms per rank, most
+ * of it faulting in the two spans. */
 #define MEASURE_BYTES (256 * 1024)
 #define MEASURE_REPS  4
 
@@ -67,13 +69,16 @@ static int probe(const cma_card_t *cards, int *bad)
 
 /* This rank's ratio: the best of MEASURE_REPS process_vm_readv of the next rank's span against
  * the best of as many memcpy of this rank's own into the same destination, alternated so that a
- * burst of load falls on both kinds; 0 when it could not be timed. */
+ * burst of load falls on both kinds; 0 when it could not be timed. Each timed memcpy follows an
+ * untimed one: without it, whether another process ran on the core in between (and took the
+ * cache) decided the copy's time, and the ratio spread 2x between runs under load. */
 static double time_ratio(const cma_card_t *cards, const uint8_t *span, uint8_t *dst)
 {
     int peer = (arb_ctx.rank + 1) % arb_ctx.size;
     if (!span || !dst || !cards[peer].span_addr) return 0;
     double copy = INFINITY, read = INFINITY;
     for (int k = 0; k < MEASURE_REPS; k++) {
+        memcpy(dst, span, MEASURE_BYTES); /* both spans in cache, whoever ran here meanwhile */
         double t0 = arb_now_us();
         memcpy(dst, span, MEASURE_BYTES);
         double t1 = arb_now_us();
@@ -132,6 +137,7 @@ arbor_status_t arb_cma_init(void)
     double *ratio = calloc((size_t)P, sizeof(*ratio));
     /* Without memory for the span a rank publishes none and measures nothing: its peer's ratio
      * and its own are 0, discarded at the agreement. */
+    double t0 = arb_now_us(); /* what pricing adds to init, for the log */
     uint8_t *span = measure ? malloc(MEASURE_BYTES) : NULL;
     uint8_t *dst = measure ? malloc(MEASURE_BYTES) : NULL;
     if (!cards || !pid || !said || !ratio) {
@@ -144,6 +150,7 @@ arbor_status_t arb_cma_init(void)
         memset(dst, 0, MEASURE_BYTES);
         mine.span_addr = (uintptr_t)span;
     }
+    double spent = arb_now_us() - t0;
     cookie = cookie_of(arb_ctx.rank);
     char why[160] = "permitted";
     uint64_t worst = 0;
@@ -152,7 +159,11 @@ arbor_status_t arb_cma_init(void)
     if (status == ARBOR_OK) {
         for (int r = 0; r < P; r++) pid[r] = cards[r].pid;
         int bad = -1, err = probe(cards, &bad);
+        t0 = arb_now_us();
         double mine_ratio = !err && measure ? time_ratio(cards, span, dst) : 0;
+        if (measure)
+            arb_info("cross-memory attach: ratio %.3g, priced in %.0f us (buffers and copies)",
+                     mine_ratio, spent + arb_now_us() - t0);
         /* Agreement: the largest (errno, rank) pair wins, so every rank names the same one;
          * every rank sees every ratio, so all agree the same price. The gather also tells each
          * rank that its peer has done reading its span. */
