@@ -35,12 +35,12 @@ enum { CARD_WORDS = sizeof(cma_card_t) / sizeof(uint64_t) };
 
 /* The timed span: large enough that the per-page cost, not the system call, dominates (as in
  * the large calls the choice is about), small enough that both spans stay in a core's cache, so
- * that what is timed is the copy path and not DRAM (a span of 1 MiB, beyond one core's cache
- * here, spread the ratio as widely under load); a few repetitions, the best of each kind kept,
- * since a rank descheduled in one of them must not set the price. About 0.4 ms per rank, most
- * of it faulting in the two spans. */
+ * that what is timed is the copy path and not DRAM (a span beyond one core's cache made the
+ * ratio no steadier and the init longer: docs/PERFORMANCE.md, "Priced at init"); a few
+ * repetitions, the best of each kind kept, since a rank descheduled in one of them must not set
+ * the price. Most of the time it adds to init is faulting in the two spans. */
 #define MEASURE_BYTES (256 * 1024)
-#define MEASURE_REPS  4
+#define MEASURE_REPS  6
 
 static uint64_t cookie;
 
@@ -71,7 +71,7 @@ static int probe(const cma_card_t *cards, int *bad)
  * the best of as many memcpy of this rank's own into the same destination, alternated so that a
  * burst of load falls on both kinds; 0 when it could not be timed. Each timed memcpy follows an
  * untimed one: without it, whether another process ran on the core in between (and took the
- * cache) decided the copy's time, and the ratio spread 2x between runs under load. */
+ * cache) decided the copy's time, and so the ratio, from one run to the next. */
 static double time_ratio(const cma_card_t *cards, const uint8_t *span, uint8_t *dst)
 {
     int peer = (arb_ctx.rank + 1) % arb_ctx.size;

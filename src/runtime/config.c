@@ -140,7 +140,7 @@ static const row_t rows[] = {
     {"CMA_MEASURE", "y",
      "where cross-memory attach is permitted and the model chooses it (ARBOR_CMA=auto), time at "
      "init a process_vm_readv of 256 KiB from a node peer against a memcpy of the same span "
-     "(best of 6, about 0.4 ms) and scale the model's Gc by the ratio the ranks agree (their "
+     "(best of 6, about 0.5 ms) and scale the model's Gc by the ratio the ranks agree (their "
      "median; readings outside 1-32x are discarded); n: the transport defaults' Gc. A Gc "
      "given by ARBOR_LOGP, ARBOR_LOGP_FILE or ARBOR_LOGP_MEASURE wins (nothing is timed then)",
      T_BOOL, OFF(cma_measure), NULL, 0, 0, F_UNIFORM},

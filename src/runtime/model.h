@@ -42,8 +42,8 @@ void arb_model_logp_over_measured(void);
  * at init every rank times a process_vm_readv of a span of a node peer against a memcpy of the
  * same span (group/cma_probe.c), and the ranks agree one ratio, which scales the model's Gc.
  * The transport defaults' Gc were fitted on a machine where this measurement gives about
- * ARB_CMA_RATIO_FIT (a 2-core VM: 7.9-10.9 over 16 runs under load, a memcpy in cache against a
- * read of pages the peer's core holds). A ratio outside [ARB_CMA_RATIO_MIN, ARB_CMA_RATIO_MAX]
+ * ARB_CMA_RATIO_FIT (docs/PERFORMANCE.md, "Priced at init": a memcpy in cache against a read of
+ * pages the peer's core holds). A ratio outside [ARB_CMA_RATIO_MIN, ARB_CMA_RATIO_MAX]
  * is no reading of the copy path (a read cannot beat a copy in cache; a rank descheduled in
  * every one of its reads) and is discarded.
  */
