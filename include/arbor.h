@@ -309,9 +309,12 @@ ARBOR_API arbor_status_t arbor_algorithm_names(const char *collective, const cha
  * Keys answered after arbor_init (ARBOR_ERR_NOT_INITIALIZED before): "rank", "size",
  * "transport", "model.intra" / "model.inter" ("L=.. os=.. or=.. g=.. G=.. G1=.. Gop=..", in
  * microseconds, G, G1 and Gop per byte, with what stands in for G1 and Gop where they are not
- * known), "model.source", "model.calibration" (what ARBOR_LOGP_MEASURE measured at this init,
- * as the text of a calibration file for ARBOR_LOGP_FILE; ARBOR_ERR_UNSUPPORTED when nothing
- * was measured), "topology.nodes", "topology.node" ("<this rank's node> <ranks on it>"),
+ * known), "model.source", "model.cma" ("Gc=.. (where it came from)": one copy through
+ * cross-memory attach per byte, or why that path is not taken), "model.cma_ratio" (what a
+ * process_vm_readv cost against a memcpy of the same span, as the ranks agreed at this init, %.17g;
+ * ARBOR_ERR_UNSUPPORTED when not measured), "model.calibration" (what ARBOR_LOGP_MEASURE measured
+ * at this init, as the text of a calibration file for ARBOR_LOGP_FILE; ARBOR_ERR_UNSUPPORTED when
+ * nothing was measured), "topology.nodes", "topology.node" ("<this rank's node> <ranks on it>"),
  * "topology.oversubscribed" (y / n), "segment.bytes", "heap.bytes", "heap.used".
  * @return ARBOR_OK, ARBOR_ERR_INVALID_ARG (NULL argument, @p len 0 or unknown key),
  *         ARBOR_ERR_COUNT (the answer did not fit: cut short), or as above.

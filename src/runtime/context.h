@@ -85,6 +85,11 @@ typedef struct {
     bool intra_mapped;     /* the intra-node level goes through mapped segments (agreed) */
     arb_calib_t measured;  /* what ARBOR_LOGP_MEASURE measured at this init (have = 0: none) */
     bool measured_oversub; /* ... on a node with more ranks than cores */
+    /* Cross-memory attach's price (runtime/model.c, arb_model_cma_measured): the ratio of a
+     * process_vm_readv to a memcpy of the same span that the ranks agreed at init (0: not
+     * measured), and where Gc came from, for arbor_info_get("model.cma"). */
+    double cma_ratio;
+    char gc_source[128];
     arb_tune_t tune;
     bool yield;
     bool node_oversubscribed; /* this rank's node has more ranks than cores */
