@@ -133,6 +133,21 @@ program caf_components
     sync all
   end do
 
+  ! A right side longer than the left side (not conforming): its leading elements are assigned,
+  ! as OpenCoarrays does.
+  x%c = 0
+  sync all
+  res = [(-me * i, i = 1, right + 3)]
+  x[right]%c(1:right + 1:2) = res
+  sync all
+  call check(all(x%c(1:me + 1:2) == [(-left * i, i = 1, size(x%c(1:me + 1:2)))]) .and. &
+             all(x%c(2:me + 1:2) == 0), 'x[i]%c(::2) = longer right side')
+  sync all
+  rs = [0.0, 0.0]
+  rs(1:1) = x[right]%c(1:right + 1)
+  call check(rs(1) == real(-me) .and. rs(2) == 0.0, 'read of a longer right side')
+  sync all
+
   ! co_broadcast of a derived type with allocatable components (allocated alike everywhere).
   allocate(m%v(4), m%w)
   m%v = 0
