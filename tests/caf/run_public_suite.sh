@@ -43,8 +43,8 @@ ocaf_dir=${CAF_OPENMPI:-$(dirname "$(find /usr/lib /usr/local/lib -name 'libcaf_
 # programs use; libcaf_arbor has no such module, so those do not build against it.
 ocaf_mod=$(dirname "$(find /usr/lib /usr/local/lib -name 'opencoarrays.mod' 2>/dev/null | head -n 1)")
 
-# Image counts from OpenCoarrays' CMakeLists (add_caf_test); programs it does not name run at 2,
-# the collectives at 4. A program can be listed at several counts.
+# Image counts from OpenCoarrays' CMakeLists (add_mpi_test / add_caf_test) as far as the copies
+# read name them; other programs run at 2, the collectives at 4. A program can have several.
 images_of() {
     case $1 in
     co_sum | co_min | co_max | co_reduce | co_reduce_res_im | co_reduce_string | \
