@@ -191,15 +191,25 @@ static void private_translation_checks(void)
     arbor_mem_h mbig, msmall;
     OK(arbor_mem_alloc(ARBOR_TEAM_WORLD, 4096, &mbig, (void **)&big));
     uint64_t *far = at(mbig, big, next, big + 400);
-    for (int i = 0; i < 3; i++) OK(arbor_ctx_put(ctx, next, far, &v, sizeof(v)));
+    uint64_t one = 1, old = 0;
+    uint64_t *far_word = at(mbig, big, next, big + 401);
+    for (int i = 0; i < 3; i++) {
+        OK(arbor_ctx_put(ctx, next, far, &v, sizeof(v)));
+        OK(arbor_ctx_atomic(ctx, next, far_word, ARBOR_AMO_FADD, ARBOR_UINT64, &one, NULL, &old));
+        CHECK(old == (uint64_t)i, "private context fetch-add %d: %llu", i, (unsigned long long)old);
+    }
     OK(arbor_ctx_quiet(ctx));
     OK(arbor_barrier(ARBOR_TEAM_WORLD));
-    CHECK(big[400] == 5, "private context put: %llu", (unsigned long long)big[400]);
+    CHECK(big[400] == 5 && big[401] == 3, "private context put, fetch-add: %llu %llu",
+          (unsigned long long)big[400], (unsigned long long)big[401]);
     OK(arbor_barrier(ARBOR_TEAM_WORLD));
     OK(arbor_mem_free(&mbig));
     OK(arbor_mem_alloc(ARBOR_TEAM_WORLD, 64, &msmall, (void **)&small));
     CHECK(arbor_ctx_put(ctx, next, far, &v, sizeof(v)) == ARBOR_ERR_ADDRESS,
           "a put to a freed allocation through a private context's translation");
+    CHECK(arbor_ctx_atomic(ctx, next, far_word, ARBOR_AMO_FADD, ARBOR_UINT64, &one, NULL, &old) ==
+              ARBOR_ERR_ADDRESS,
+          "an atomic on a freed allocation through a private context's translation");
     uint64_t *near = at(msmall, small, next, small + 1);
     v = 6;
     OK(arbor_ctx_put(ctx, next, near, &v, sizeof(v)));
