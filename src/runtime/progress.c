@@ -135,8 +135,8 @@ void arb_threads_fini(void)
  * skipped (and counts as finding nothing) when the application drove the transport itself since
  * the last one, as it does in every wait. A wake costs its process a context switch and the
  * lock: at a fixed 100 us, on a node with fewer free cores than threads, the wakes of a job
- * whose targets were idle or inside arbor anyway slowed OpenSHMEM's mapped 1 MiB puts and small
- * collectives by a fifth or more (clients/shmem/README.md). A target that computes without
+ * whose targets were idle or inside arbor anyway slowed OpenSHMEM's mapped large puts and small
+ * collectives (clients/shmem/README.md has the figures). A target that computes without
  * calling arbor still serves a peer's first operation within ARB_PASSIVE_MAX_US and the ones
  * that follow it within ARB_PASSIVE_US. */
 #define ARB_PASSIVE_US     100
