@@ -65,6 +65,11 @@ struct arbor_ctx {
     bool strided;            /* strided calls since the quiet (maybe packed: the AM fence) */
     arb_rma_req_t *implicit; /* implicit requests with a finish step */
     struct arbor_ctx *next;  /* the live contexts (finalize completes them) */
+    /* A private context's own translations of mapped user allocations, per world rank: its one
+     * thread fills them under the lock and reads them without it, so that at THREAD_MULTIPLE
+     * its mapped puts and gets take no lock shared with other contexts (arb_rma_ctx_fast_mapped).
+     */
+    struct arb_rma_pxhit *pxhits; /* [world size]; NULL for shared contexts */
 };
 extern _Thread_local struct arbor_ctx *arb_rma_cur __attribute__((tls_model("initial-exec")));
 static inline arb_tp_comp_t *arb_rma_imp(int rank)
@@ -128,6 +133,19 @@ typedef struct {
 } arb_rma_xhit_t;
 extern arb_rma_xhit_t *arb_rma_xhits; /* [arb_ctx.size] or NULL */
 
+/* A private context's copy of a mapped entry of the cache, valid while arb_rma_xgen still has
+ * the value it was taken under: every allocation freed bumps it (under the lock), so an entry
+ * never outlives its allocation, and the owner thread reads it without the lock. */
+struct arb_rma_pxhit {
+    uint64_t lo, hi, delta;
+    unsigned gen;     /* 0: empty (arb_rma_xgen starts at 1) */
+    bool cpu_atomics; /* the entry's allocation takes CPU atomics (arb_rma_cpu_amo) */
+};
+extern unsigned arb_rma_xgen; /* atomic: bumped (release) when an allocation is freed */
+/* After a context call under the lock: keeps the cache's entry for world rank w in private
+ * context c's own copy when it is a mapped user allocation. */
+void arb_rma_ctx_learn(struct arbor_ctx *c, int w);
+
 /* The entry points' fast path, taken when no lock is needed (arb_ctx.locking off) and the
  * caller is not inside a callback: the mapped address of [addr, addr + len) in a user
  * allocation of rank, from the translation cache; NULL when anything is not so (bad rank,
@@ -151,6 +169,22 @@ static inline uint8_t *arb_rma_fast_mapped(int rank, const void *addr, size_t le
 static inline bool arb_rma_cpu_amo(const arb_rma_target_t *t)
 {
     return t->ptr && (arb_rma.cpu_atomics || (t->mem && t->mem->cpu_atomics));
+}
+
+/* The lock-free path of a private context at any thread level: the mapped address of
+ * [addr, addr + len) at world rank w from c's own copy of the cache, or NULL (then the locked
+ * path decides, and learns the entry). Not inside a callback: the handler's thread holds the
+ * lock and its calls take the normal path. */
+static inline uint8_t *arb_rma_ctx_fast_mapped(const struct arbor_ctx *c, int w, const void *addr,
+                                               size_t len)
+{
+    if (!c->pxhits || arb_in_callback != ARB_CB_NONE) return NULL;
+    const struct arb_rma_pxhit *h = &c->pxhits[w];
+    uint64_t a = (uint64_t)(uintptr_t)addr;
+    if (h->gen != __atomic_load_n(&arb_rma_xgen, __ATOMIC_ACQUIRE) || a < h->lo || a > h->hi ||
+        len > h->hi - a)
+        return NULL;
+    return (uint8_t *)(uintptr_t)(a + h->delta);
 }
 
 /* Entry-point prologue checks. */

@@ -40,6 +40,8 @@ typedef struct {
     uint64_t epoch;                        /* bumped whenever anything moves */
     bool in_progress;                      /* re-entrance guard of the progress engine */
     unsigned polls;                        /* engine turns (the transport's turn every 64th) */
+    unsigned tp_turns; /* turns that drove the transport (the progress thread skips its own
+                        * passive poll when the application drove it since the last one) */
     /* Handles of non-blocking collectives (coll/coll_req.c) and the ASYNC_FENCE list. */
     arb_req_slot_t *slots;
     uint32_t nslots, free_hint, check_pass;

@@ -21,6 +21,7 @@
 
 #include "runtime/context.h"
 #include "util/log.h"
+#include "util/map.h"
 
 #define SHM_DIR "/dev/shm"
 
@@ -83,7 +84,7 @@ arbor_status_t arb_seg_create(size_t len)
         what = "ftruncate";
         if (ftruncate(fd, (off_t)bytes) == 0) {
             what = "mmap";
-            seg = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+            seg = arb_map_aligned(bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd);
         }
         close(fd);
     }
