@@ -6,6 +6,7 @@
 #include "transports/ofi/ofi.h"
 
 #include "util/log.h"
+#include "util/map.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -189,31 +190,6 @@ err:
     return ARBOR_ERR_TRANSPORT;
 }
 
-/* Anonymous memory at a multiple of the smallest power of two >= len (at most 1 GiB), as the
- * core places its own segment (src/util/map.c, which transports may not include): symmetric
- * offsets then give addresses aligned alike on every rank, which OpenSHMEM's shmem_align needs.
- * A plain mmap where the reservation fails. */
-static void *map_aligned(size_t len)
-{
-    const int prot = PROT_READ | PROT_WRITE, flags = MAP_PRIVATE | MAP_ANONYMOUS;
-    size_t align = 1;
-    while (align < len && align < ((size_t)1 << 30)) align <<= 1;
-    uint8_t *res = len <= SIZE_MAX - align
-                       ? mmap(NULL, len + align, PROT_NONE, flags | MAP_NORESERVE, -1, 0)
-                       : MAP_FAILED;
-    if (res == MAP_FAILED) return mmap(NULL, len, prot, flags, -1, 0);
-    uintptr_t at = ((uintptr_t)res + align - 1) & ~(uintptr_t)(align - 1);
-    void *p = mmap((void *)at, len, prot, flags | MAP_FIXED, -1, 0);
-    if (p == MAP_FAILED) {
-        munmap(res, len + align);
-        return mmap(NULL, len, prot, flags, -1, 0);
-    }
-    if (at > (uintptr_t)res) munmap(res, at - (uintptr_t)res);
-    uintptr_t end = at + len, res_end = (uintptr_t)res + len + align;
-    if (res_end > end) munmap((void *)end, res_end - end);
-    return p;
-}
-
 static arbor_status_t seg_init(arb_tp_t *tp, void *given, size_t len)
 {
     long page = sysconf(_SC_PAGESIZE);
@@ -230,7 +206,9 @@ static arbor_status_t seg_init(arb_tp_t *tp, void *given, size_t len)
     }
     /* Anonymous pages are zero and committed only when touched, so a large segment costs
      * nothing at init (posix_memalign + memset committed all of it). */
-    seg = map_aligned(len);
+    /* at an address aligned like the core's own segment (util/map.h): symmetric offsets then
+     * give addresses aligned alike on every rank, which OpenSHMEM's shmem_align needs */
+    seg = arb_map_aligned(len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1);
     if (seg == MAP_FAILED) {
         arb_error("segment of %zu bytes: mmap failed: %s", len, strerror(errno));
         return ARBOR_ERR_NO_MEMORY;
