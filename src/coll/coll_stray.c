@@ -138,14 +138,14 @@ arbor_status_t arb_stray_check(struct arbor_team *t, const struct arb_inst *inst
     if (t->failed != ARBOR_OK) return t->failed;
     bool full = inst != NULL;
     if (full) say_awaited(t, inst);
-    static _Thread_local int cursor;
-    int n = full || t->size < STARTS_LOOK ? t->size : STARTS_LOOK;
-    for (int k = 0; k < n; k++) {
-        int p = full ? k : (cursor + k) % t->size;
+    /* a call start on a large team: a few members, from where the last one stopped */
+    bool few = !full && t->size > STARTS_LOOK;
+    int n = few ? STARTS_LOOK : t->size, p = few ? t->stray_cursor : 0;
+    for (int k = 0; k < n; k++, p = p + 1 == t->size ? 0 : p + 1) {
         if (p == t->rank || !t->peer_seg[p]) continue;
         arbor_status_t status = look(t, p, full);
         if (status != ARBOR_OK) return status;
     }
-    if (!full) cursor = (cursor + n) % t->size;
+    if (few) t->stray_cursor = p;
     return ARBOR_OK;
 }

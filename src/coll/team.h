@@ -94,6 +94,7 @@ struct arbor_team {
      * own last posted verdict, the call of finalize's closing barrier once in it. */
     uint64_t calls, refused_bits, verdicts_seen, verdict_posted, finalize_call;
     uint64_t open_bits; /* as refused_bits: calls not decided yet (one runs ARBOR_CHECK's own) */
+    int stray_cursor;   /* the member a call start's stray look begins with (coll_stray.c) */
     bool finalizing;
     uint8_t *verdict_todo; /* [size]: members our last verdict has not reached yet, or NULL */
     int verdict_todo_n;
