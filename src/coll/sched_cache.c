@@ -11,7 +11,10 @@ static size_t hash_key(const arb_sched_key_t *k, size_t n)
     h ^= (uint64_t)(unsigned)k->root + 0x85EBCA77C2B2AE63ull + (h << 6) + (h >> 2);
     h ^= k->bytes * 0xC2B2AE3D27D4EB4Full + (h << 6) + (h >> 2);
     h ^= (uint64_t)k->variant * 0x165667B19E3779F9ull + (h << 6) + (h >> 2);
-    return (size_t)(h % n);
+    /* n is a power of two: a mask, not a division (this runs at every collective call) */
+    h ^= h >> 31;
+    h *= 0xBF58476D1CE4E5B9ull;
+    return (size_t)(h >> 32) & (n - 1);
 }
 
 static int same_key(const arb_sched_key_t *a, const arb_sched_key_t *b)
@@ -24,7 +27,8 @@ int arb_sched_cache_init(arb_sched_cache_t *c, size_t cap)
 {
     memset(c, 0, sizeof(*c));
     c->cap = cap;
-    c->nbuckets = 2 * cap + 1;
+    c->nbuckets = 2;
+    while (c->nbuckets < 2 * cap) c->nbuckets *= 2;
     c->buckets = calloc(c->nbuckets, sizeof(*c->buckets));
     return c->buckets ? 0 : -1;
 }
@@ -78,6 +82,12 @@ void arb_sched_cache_destroy(arb_sched_cache_t *c)
 
 arb_cached_sched_t *arb_sched_cache_get(arb_sched_cache_t *c, const arb_sched_key_t *key)
 {
+    arb_cached_sched_t *head = c->lru_head;
+    if (head && same_key(&head->key, key)) { /* the same call again: no hash, no reorder */
+        c->hits++;
+        head->refs++;
+        return head;
+    }
     for (arb_cached_sched_t *e = c->buckets[hash_key(key, c->nbuckets)]; e; e = e->hnext) {
         if (same_key(&e->key, key)) {
             if (c->lru_head != e) {
