@@ -16,7 +16,9 @@
  *           counts whose messages fit a line (48 bytes): a step's first message carries the
  *           signature through the transport, and a wait that sees nothing move tells the members
  *           it waits for which call waits, so every kind, roots and a barrier against another
- *           collective included, ends the same way (ARBOR_ERR_MISMATCH, not ARBOR_ERR_TIMEOUT).
+ *           collective included, ends the same way (ARBOR_ERR_MISMATCH, not ARBOR_ERR_TIMEOUT; a
+ *           member with right data at a later call: the next, or the one after where the stray
+ *           message landed after the next call's start had looked).
  *   late:   every rank but the last times out in a barrier of a split team; the last arrives
  *           after they cancelled it and must fail it too (not complete it with the signals the
  *           others sent before giving up). About 8 s.
@@ -201,6 +203,12 @@ static arbor_status_t mismatched(arbor_team_h t, int i, int odd, int64_t *sb, in
     case 19: /* the odd rank waits as the root of a reduce, the others in a barrier */
         return odd ? arbor_reduce(t, sb, rb, n, ARBOR_INT64, ARBOR_SUM, size - 1)
                    : arbor_barrier(t);
+    case 20: /* two roots whose messages land in channels matched calls opened: nobody waits */
+        for (int root = 0; root < size; root++) {
+            arbor_status_t st = arbor_bcast(t, rb, 8, root);
+            if (st != ARBOR_OK) return st;
+        }
+        return arbor_bcast(t, rb, 8, odd ? 1 : 0);
     default:
         return ARBOR_OK;
     }
@@ -213,7 +221,7 @@ static const char *const mismatch_what[] = {
     "allgather count",   "alltoall type",  "reduce_scatter counts",
     "allgatherv displs", "gatherv root",   "reduce_scatter op",
     "scatterv root",     "barrier/bcast",  "bcast/barrier",
-    "barrier/allreduce", "reduce/barrier",
+    "barrier/allreduce", "reduce/barrier", "bcast root, open channels",
 };
 
 /* Mismatched calls at default settings: every rank must end with ARBOR_ERR_MISMATCH, at the
@@ -240,6 +248,10 @@ static int run_mismatch(bool transport)
             mismatched(t, i, odd, sb, rb, counts, counts2, displs, displs2, transport ? 4 : N);
         if (st == ARBOR_OK) {
             arbor_status_t next = arbor_barrier(t);
+            /* Through the transport a stray message may land (OFI: be counted, when this rank
+             * reads its completion queue) only after the next call's start looked: the call
+             * after it finds it. */
+            if (transport && next == ARBOR_OK) next = arbor_barrier(t);
             CHECK(next == ARBOR_ERR_MISMATCH || next == ARBOR_ERR_TEAM,
                   "'%s': ARBOR_OK here, then %s at the next call", mismatch_what[i],
                   arbor_strerror(next));
