@@ -179,6 +179,7 @@ static void say(struct arbor_team *t, int p, uint64_t word, uint64_t sig, uint64
     arbor_status_t status =
         arb_tp_amo(ARB_TP_AMO_SWAP, t->rkey[p], off, sig, 0, &slot->old, &slot->comp);
     if (status == ARB_ERR_AGAIN) return;
+    if (status == ARBOR_OK) arb_bell_ring(t->world[p]); /* a node peer may sleep in its wait */
     if (status != ARBOR_OK)
         arb_debug("could not tell world rank %d which call waits on team %p: %s", t->world[p],
                   (void *)t->handle, arbor_strerror(status));
