@@ -191,6 +191,28 @@ static void fence_done(pmix_status_t status, void *cbdata)
     call_finish(cbdata, status);
 }
 
+/* PMIx's answers that mean a process of the job ended (or cannot be reached) while this call
+ * waited for it: on a late start, the ranks that gave up first and left. They are told apart
+ * from a failure of PMIx itself, so that every rank's error names what happened. */
+static bool proc_gone(pmix_status_t rc)
+{
+    switch (rc) {
+    case PMIX_ERR_UNREACH:
+    case PMIX_ERR_LOST_CONNECTION:
+    case PMIX_ERR_PROC_REQUESTED_ABORT:
+    case PMIX_ERR_PROC_TERM_WO_SYNC:
+    case PMIX_EVENT_PROC_TERMINATED:
+    case PMIX_ERR_PROC_KILLED_BY_CMD:
+    case PMIX_ERR_PROC_ABORTED_BY_SIG:
+    case PMIX_ERR_EXIT_NONZERO_TERM:
+    case PMIX_ERR_JOB_TERM_WO_SYNC:
+    case PMIX_ERR_JOB_ABORTED:
+        return true;
+    default:
+        return false;
+    }
+}
+
 static arbor_status_t p_fence(arb_boot_t *b)
 {
     bool collect = true;
@@ -221,6 +243,13 @@ static arbor_status_t p_fence(arb_boot_t *b)
                   "some rank never reached it",
                   b->timeout_s);
         return ARBOR_ERR_TIMEOUT;
+    }
+    if (proc_gone(rc)) {
+        arb_error("the bootstrap's fence failed: a rank of the job ended before reaching it "
+                  "(PMIx: %s); a rank that starts later than ARBOR_TIMEOUT after the others finds "
+                  "them gone",
+                  PMIx_Error_string(rc));
+        return ARBOR_ERR_PEER_LOST;
     }
     if (rc != PMIX_SUCCESS) {
         arb_error("PMIx_Fence failed: %s", PMIx_Error_string(rc));
@@ -262,7 +291,9 @@ static arbor_status_t p_get(arb_boot_t *b, int peer, const char *key, void **dat
     if (rc != PMIX_SUCCESS) {
         arb_error("PMIx_Get of %s from rank %d failed: %s", key, peer, PMIx_Error_string(rc));
         call_free(c);
-        return rc == PMIX_ERR_TIMEOUT ? ARBOR_ERR_TIMEOUT : ARBOR_ERR_BOOTSTRAP;
+        return rc == PMIX_ERR_TIMEOUT ? ARBOR_ERR_TIMEOUT
+               : proc_gone(rc)        ? ARBOR_ERR_PEER_LOST
+                                      : ARBOR_ERR_BOOTSTRAP;
     }
     *data_p = c->bytes;
     *len_p = c->len;

@@ -96,7 +96,10 @@ ARBOR_API const char *arbor_version(void);
  *
  * @return ARBOR_OK, ARBOR_ERR_CONFIG (a bad ARBOR_* value; the message names the variable and
  *         what it accepts), ARBOR_ERR_BOOTSTRAP (PMIx failed, or the ranks disagree on their
- *         uniform settings), ARBOR_ERR_TIMEOUT (a rank did not join within ARBOR_TIMEOUT),
+ *         uniform settings), ARBOR_ERR_TIMEOUT (a rank did not join within ARBOR_TIMEOUT: the
+ *         same on every rank that waited, as the PMIx server ends the fence for all),
+ *         ARBOR_ERR_PEER_LOST (a rank of the job ended before joining, e.g. the others had
+ *         given up on this one, which started more than ARBOR_TIMEOUT late),
  *         ARBOR_ERR_UNSUPPORTED (the transport ARBOR_TRANSPORT names is not in this build or
  *         cannot run here), ARBOR_ERR_TRANSPORT (no transport opened or wired up),
  *         ARBOR_ERR_NO_MEMORY (allocation, or a segment too small for the world's landing
@@ -306,9 +309,12 @@ ARBOR_API arbor_status_t arbor_algorithm_names(const char *collective, const cha
  * Keys answered after arbor_init (ARBOR_ERR_NOT_INITIALIZED before): "rank", "size",
  * "transport", "model.intra" / "model.inter" ("L=.. os=.. or=.. g=.. G=.. G1=.. Gop=..", in
  * microseconds, G, G1 and Gop per byte, with what stands in for G1 and Gop where they are not
- * known), "model.source", "model.calibration" (what ARBOR_LOGP_MEASURE measured at this init,
- * as the text of a calibration file for ARBOR_LOGP_FILE; ARBOR_ERR_UNSUPPORTED when nothing
- * was measured), "topology.nodes", "topology.node" ("<this rank's node> <ranks on it>"),
+ * known), "model.source", "model.cma" ("Gc=.. (where it came from)": one copy through
+ * cross-memory attach per byte, or why that path is not taken), "model.cma_ratio" (what a
+ * process_vm_readv cost against a memcpy of the same span, as the ranks agreed at this init, %.17g;
+ * ARBOR_ERR_UNSUPPORTED when not measured), "model.calibration" (what ARBOR_LOGP_MEASURE measured
+ * at this init, as the text of a calibration file for ARBOR_LOGP_FILE; ARBOR_ERR_UNSUPPORTED when
+ * nothing was measured), "topology.nodes", "topology.node" ("<this rank's node> <ranks on it>"),
  * "topology.oversubscribed" (y / n), "segment.bytes", "heap.bytes", "heap.used".
  * @return ARBOR_OK, ARBOR_ERR_INVALID_ARG (NULL argument, @p len 0 or unknown key),
  *         ARBOR_ERR_COUNT (the answer did not fit: cut short), or as above.
@@ -823,6 +829,21 @@ ARBOR_API arbor_status_t arbor_mem_free(arbor_mem_h *mem_p);
  * ARBOR_ERR_HANDLE, ARBOR_ERR_RANK.
  */
 ARBOR_API arbor_status_t arbor_mem_addr(arbor_mem_h mem, int rank, void **addr_p, size_t *nbytes_p);
+/** How the atomics (arbor_atomic, accumulates, put-with-signal's signal) on an allocation's
+ * words are carried out: docs/ONESIDED.md, "Atomics: one mechanism per word". */
+typedef enum {
+    ARBOR_ATOMICS_TRANSPORT = 0, /**< by the transport (the network's atomics or its emulation) */
+    ARBOR_ATOMICS_CPU = 1,       /**< by CPU instructions on mapped memory: every member maps
+                                  * every other (one node), so no access comes through a NIC; a
+                                  * runtime may apply them itself through arbor_mem_ptr */
+} arbor_atomics_t;
+/**
+ * @brief Which mechanism serves atomics on @p mem's words (the same answer on every member).
+ * CPU atomics where every rank of the job maps every other, or where every member of the
+ * allocation's team does (a team of one node's ranks in a job that spans nodes); the
+ * transport's otherwise. Local. ARBOR_ERR_HANDLE, ARBOR_ERR_INVALID_ARG (NULL @p kind_p).
+ */
+ARBOR_API arbor_status_t arbor_mem_atomics(arbor_mem_h mem, arbor_atomics_t *kind_p);
 /**
  * @brief The heap's use on this rank: bytes in live allocations and bytes still free (the
  * largest free block in @p largest_p). Any output may be NULL. Local.

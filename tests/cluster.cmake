@@ -21,7 +21,7 @@ if(NOT ARBOR_SANITIZE AND CMAKE_SYSTEM_NAME STREQUAL "Linux")
       endif()
       set(tp_env ARBOR_TRANSPORT=ofi "ARBOR_OFI_PROVIDER=tcp\\;ofi_rxm")
     endif()
-    foreach(prog coll colls rma am)
+    foreach(prog coll colls rma am mem-atomics)
       add_test(NAME cluster.${prog}.${tp}.3x2
                COMMAND ${cluster_run} 3 2 $<TARGET_FILE:arbor-test-${prog}>)
       set_tests_properties(cluster.${prog}.${tp}.3x2 PROPERTIES ENVIRONMENT "${cluster_env};${tp_env}"

@@ -7,7 +7,8 @@
 # P = 1..5 and 8. ARBOR_CMA=never and ARBOR_CMA=refuse (the init probe answers EPERM: the real
 # fallback, agreed by every rank and printed under ARBOR_PRINT_ALGORITHM) must not take it
 # (CMA_EXPECT=0). With ARBOR_CMA=auto the model decides: priced cheap through ARBOR_LOGP's Gc
-# it must choose one copy for the calls of 64 KiB blocks and more; ARBOR_LOGP_MEASURE measures Gc.
+# it must choose one copy for the calls of 64 KiB blocks and more; ARBOR_LOGP_MEASURE measures Gc;
+# by default each init times cross-memory attach against memcpy and scales Gc (cma_price).
 add_executable(arbor-test-cma ${CMAKE_CURRENT_SOURCE_DIR}/test_cma.c)
 target_link_libraries(arbor-test-cma PRIVATE arbor)
 set(_cma_tps)
@@ -60,6 +61,19 @@ if(_cma_tps AND CMAKE_SYSTEM_NAME STREQUAL "Linux")
                               TRANSPORTS ucx RANKS 2 4 TIMEOUT 300
                               ENV ONECOPY_EXPECT=1 ARBOR_CMA=always ARBOR_DIRECT=n)
     endif()
+  endif()
+  # Gc priced at init (runtime/model.h, ARBOR_CMA_MEASURE): agreed on every rank, scaled from
+  # the default, overridden by ARBOR_LOGP's Gc, off with ARBOR_CMA_MEASURE=n (the default Gc:
+  # the mapped peers' 1e-4, and ofi:shm's own 0.6 G = 6e-5 where nothing is mapped).
+  add_executable(arbor-test-cma-measure ${CMAKE_CURRENT_SOURCE_DIR}/test_cma_measure.c)
+  target_link_libraries(arbor-test-cma-measure PRIVATE arbor m)
+  arbor_add_launched_test(NAME cma_price COMMAND $<TARGET_FILE:arbor-test-cma-measure>
+                          LABELS cma TRANSPORTS ${_cma_tps} RANKS 2 3 TIMEOUT 180
+                          ENV CMA_DEFAULT_GC=0.0001)
+  if(ARBOR_WITH_OFI)
+    arbor_add_launched_test(NAME cma_price_nodirect COMMAND $<TARGET_FILE:arbor-test-cma-measure>
+                            LABELS cma TRANSPORTS "ofi:shm" RANKS 2 TIMEOUT 180
+                            ENV CMA_DEFAULT_GC=0.00006 ARBOR_DIRECT=n)
   endif()
   arbor_add_launched_test(NAME cma_measured COMMAND $<TARGET_FILE:arbor-test-cma> LABELS cma
                           TRANSPORTS ucx RANKS 2 TIMEOUT 180

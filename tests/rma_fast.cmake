@@ -18,3 +18,17 @@ if(ARBOR_RMA_FAST_TRANSPORTS)
                           LABELS rma RANKS 3 TRANSPORTS ${ARBOR_RMA_FAST_TRANSPORTS} TIMEOUT 120
                           ENV ARBOR_THREADS=multiple)
 endif()
+
+# The atomics rule per allocation (docs/ONESIDED.md, "Atomics: one mechanism per word"): the
+# same answer on every member, CPU exactly where every member maps every other, and atomics,
+# accumulates and signals from every member add up (label rma; the cluster bed runs it across
+# simulated hosts, where the node's allocation is CPU and the world's the transport's).
+add_executable(arbor-test-mem-atomics ${CMAKE_CURRENT_SOURCE_DIR}/test_mem_atomics.c)
+target_link_libraries(arbor-test-mem-atomics PRIVATE arbor)
+if(ARBOR_RMA_FAST_TRANSPORTS)
+  arbor_add_launched_test(NAME mem_atomics COMMAND $<TARGET_FILE:arbor-test-mem-atomics>
+                          LABELS rma RANKS 1 3 TRANSPORTS ${ARBOR_RMA_FAST_TRANSPORTS} TIMEOUT 120)
+  arbor_add_launched_test(NAME mem_atomics_unmapped COMMAND $<TARGET_FILE:arbor-test-mem-atomics>
+                          LABELS rma RANKS 3 TRANSPORTS ${ARBOR_RMA_FAST_TRANSPORTS} TIMEOUT 120
+                          ENV ARBOR_DIRECT=n)
+endif()

@@ -6,7 +6,9 @@
  * every rank checks every word it received. Then, from one thread: a context on a reversed
  * split team (team-rank addressing), put-with-signal and strided put / get on a context,
  * fence, the default context
- * through ARBOR_CTX_DEFAULT, and the argument errors. Every value is checked.
+ * through ARBOR_CTX_DEFAULT, and the argument errors; a private context's own translations of
+ * mapped allocations end with the allocation (a put to a freed range fails, also when a smaller
+ * allocation took its place). Every value is checked.
  * Usage: arbor-test-ctx [rounds]
  */
 #include <pthread.h>
@@ -177,6 +179,49 @@ static void single_thread_checks(void)
     OK(arbor_mem_free(&mem));
 }
 
+/* A private context keeps its own translations of mapped allocations (so that its puts take no
+ * lock at THREAD_MULTIPLE): freeing the allocation must end them, so a put to the freed range,
+ * even where a smaller allocation now starts at the same place, is refused, not copied. */
+static void private_translation_checks(void)
+{
+    arbor_ctx_h ctx;
+    OK(arbor_ctx_create(ARBOR_TEAM_WORLD, ARBOR_CTX_PRIVATE, &ctx));
+    int next = (rank + 1) % size;
+    uint64_t *big, *small, v = 5;
+    arbor_mem_h mbig, msmall;
+    OK(arbor_mem_alloc(ARBOR_TEAM_WORLD, 4096, &mbig, (void **)&big));
+    uint64_t *far = at(mbig, big, next, big + 400);
+    uint64_t one = 1, old = 0;
+    uint64_t *far_word = at(mbig, big, next, big + 401);
+    for (int i = 0; i < 3; i++) {
+        OK(arbor_ctx_put(ctx, next, far, &v, sizeof(v)));
+        OK(arbor_ctx_atomic(ctx, next, far_word, ARBOR_AMO_FADD, ARBOR_UINT64, &one, NULL, &old));
+        CHECK(old == (uint64_t)i, "private context fetch-add %d: %llu", i, (unsigned long long)old);
+    }
+    OK(arbor_ctx_quiet(ctx));
+    OK(arbor_barrier(ARBOR_TEAM_WORLD));
+    CHECK(big[400] == 5 && big[401] == 3, "private context put, fetch-add: %llu %llu",
+          (unsigned long long)big[400], (unsigned long long)big[401]);
+    OK(arbor_barrier(ARBOR_TEAM_WORLD));
+    OK(arbor_mem_free(&mbig));
+    OK(arbor_mem_alloc(ARBOR_TEAM_WORLD, 64, &msmall, (void **)&small));
+    CHECK(arbor_ctx_put(ctx, next, far, &v, sizeof(v)) == ARBOR_ERR_ADDRESS,
+          "a put to a freed allocation through a private context's translation");
+    CHECK(arbor_ctx_atomic(ctx, next, far_word, ARBOR_AMO_FADD, ARBOR_UINT64, &one, NULL, &old) ==
+              ARBOR_ERR_ADDRESS,
+          "an atomic on a freed allocation through a private context's translation");
+    uint64_t *near = at(msmall, small, next, small + 1);
+    v = 6;
+    OK(arbor_ctx_put(ctx, next, near, &v, sizeof(v)));
+    OK(arbor_ctx_quiet(ctx));
+    OK(arbor_barrier(ARBOR_TEAM_WORLD));
+    CHECK(small[1] == 6, "private context put after a new allocation: %llu",
+          (unsigned long long)small[1]);
+    OK(arbor_barrier(ARBOR_TEAM_WORLD));
+    OK(arbor_ctx_destroy(&ctx));
+    OK(arbor_mem_free(&msmall));
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1) rounds = atoi(argv[1]);
@@ -209,6 +254,7 @@ int main(int argc, char **argv)
               (unsigned long long)counter[t]);
     OK(arbor_barrier(ARBOR_TEAM_WORLD));
     single_thread_checks();
+    private_translation_checks();
     OK(arbor_mem_free(&mb));
     OK(arbor_mem_free(&mc));
     int f = atomic_load(&failures), all = 0;

@@ -108,6 +108,12 @@ int main(void)
     CHECK(arbor_info_get("heap.used", buf, sizeof(buf)) == ARBOR_OK, "heap.used");
     CHECK(arbor_info_get("model.intra", buf, sizeof(buf)) == ARBOR_OK && !strncmp(buf, "L=", 2),
           "model.intra %s", buf);
+    /* One rank: cross-memory attach has no peer, so nothing is priced and the key says why. */
+    CHECK(arbor_info_get("model.cma", buf, sizeof(buf)) == ARBOR_OK && !strncmp(buf, "Gc=", 3) &&
+              strstr(buf, "not taken: one rank"),
+          "model.cma %s", buf);
+    CHECK(arbor_info_get("model.cma_ratio", buf, sizeof(buf)) == ARBOR_ERR_UNSUPPORTED,
+          "model.cma_ratio of a singleton '%s'", buf);
     arbor_finalize();
     printf("info: %s\n", failures ? "FAILED" : "passed");
     return failures ? 1 : 0;

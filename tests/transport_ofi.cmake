@@ -14,7 +14,7 @@ if(ARBOR_WITH_OFI)
     target_link_libraries(${exe} PRIVATE arbor_internal PkgConfig::OFI)
     arbor_add_launched_test(NAME tp_contract_${variant} COMMAND $<TARGET_FILE:${exe}> ofi
                             RANKS 2 3 TRANSPORTS "ofi:shm" "ofi:tcp^ofi_rxm" "ofi:sockets"
-                            TIMEOUT 180 LABELS transport)
+                            TIMEOUT 300 LABELS transport)
   endforeach()
   # 1000 bytes: not a power of two, so chunk offsets that assume one show up.
   target_compile_definitions(arbor-tp-contract-ofi-mrlocal PRIVATE ARB_OFI_TEST_MR_LOCAL=1)

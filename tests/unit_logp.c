@@ -1,7 +1,7 @@
 /*
  * Unit test (no launcher) of the LogGP model helpers (algorithms/logp.h): arb_logp_parse on
- * good and bad strings, the per-transport defaults, T(m) and s(m). Prints a summary; exits
- * non-zero on any failure.
+ * good and bad strings, the per-transport defaults, T(m) and s(m), the agreement of the init
+ * price of cross-memory attach and its Gc. Prints a summary; exits non-zero on any failure.
  */
 #include "algorithms/logp.h"
 #include "arbor.h"
@@ -191,12 +191,60 @@ static void test_formulas(void)
     check(arb_logp_gap(&m, 2) == 3, "s = o_s when o_s dominates");
 }
 
+/* The init price of cross-memory attach (runtime/model.h): the agreement of the ranks' ratios
+ * and the Gc it gives. */
+static void test_cma_price(void)
+{
+    int out = -1;
+    const double three[] = {4.2, 3.9, 5.1};
+    check(arb_model_cma_agree(three, 3, &out) == 4.2 && out == 0, "median of 3: %g",
+          arb_model_cma_agree(three, 3, NULL));
+    const double two[] = {3.0, 5.0};
+    check(arb_model_cma_agree(two, 2, &out) == 4.0 && out == 0, "median of 2: mean of both");
+    /* The rank order does not matter: every rank holds the same array, but not sorted. */
+    const double four[] = {6.0, 2.0, 4.0, 3.0};
+    check(arb_model_cma_agree(four, 4, NULL) == 3.5, "median of 4 unsorted: %g",
+          arb_model_cma_agree(four, 4, NULL));
+    /* A descheduled rank's reading (far out of range either way) is discarded, not averaged. */
+    const double noisy[] = {4.0, 400.0, 4.4, 0.5, 4.2};
+    check(arb_model_cma_agree(noisy, 5, &out) == 4.2 && out == 2, "out of range discarded: %g, %d",
+          arb_model_cma_agree(noisy, 5, NULL), out);
+    const double one_bad[] = {4.0, 90.0};
+    check(arb_model_cma_agree(one_bad, 2, &out) == 4.0 && out == 1, "one of two sane: %g",
+          arb_model_cma_agree(one_bad, 2, NULL));
+    /* Fewer than half sane, unmeasured (0) or not a number: no price, the defaults stay. */
+    const double mostly_bad[] = {4.0, 90.0, 0.9};
+    check(arb_model_cma_agree(mostly_bad, 3, &out) == 0 && out == 2, "minority sane: %g",
+          arb_model_cma_agree(mostly_bad, 3, NULL));
+    const double none[] = {0, NAN, INFINITY};
+    check(arb_model_cma_agree(none, 3, &out) == 0 && out == 3, "none sane");
+    check(arb_model_cma_agree(NULL, 3, &out) == 0 && arb_model_cma_agree(three, 0, NULL) == 0,
+          "no ratios");
+    /* The range ends are sane. */
+    const double ends[] = {ARB_CMA_RATIO_MIN, ARB_CMA_RATIO_MAX};
+    check(arb_model_cma_agree(ends, 2, &out) == (ARB_CMA_RATIO_MIN + ARB_CMA_RATIO_MAX) / 2 &&
+              out == 0,
+          "range ends");
+
+    /* Gc: the model's, scaled by ratio / fit; where the model has none, 1.25 G stands in. */
+    arb_logp_t m = {.G = 0.00008, .Gc = 0.0001};
+    check(fabs(arb_model_cma_gc(&m, ARB_CMA_RATIO_FIT) - 0.0001) < 1e-15, "ratio at the fit");
+    check(fabs(arb_model_cma_gc(&m, 2 * ARB_CMA_RATIO_FIT) - 0.0002) < 1e-15, "twice the fit");
+    m.Gc = 0;
+    check(fabs(arb_model_cma_gc(&m, ARB_CMA_RATIO_FIT / 2) - 0.00005) < 1e-15,
+          "no Gc: 1.25 G scaled, %g", arb_model_cma_gc(&m, ARB_CMA_RATIO_FIT / 2));
+    m.Gc = 0.0001;
+    check(arb_model_cma_gc(&m, 0) == 0.0001 && arb_model_cma_gc(&m, NAN) == 0.0001,
+          "no ratio: Gc kept");
+}
+
 int main(void)
 {
     test_good();
     test_bad();
     test_defaults();
     test_formulas();
+    test_cma_price();
     printf("unit_logp: %d checks, %d failures\n", checks, failures);
     return failures == 0 ? 0 : 1;
 }

@@ -141,16 +141,10 @@ static int print_runtime(void)
         fprintf(stderr, "arbor-info: arbor_init: %s\n", arbor_strerror(status));
         return 1;
     }
-    static const char *const keys[] = {"transport",
-                                       "model.source",
-                                       "model.intra",
-                                       "model.inter",
-                                       "topology.nodes",
-                                       "topology.node",
-                                       "topology.oversubscribed",
-                                       "segment.bytes",
-                                       "heap.bytes",
-                                       "heap.used"};
+    static const char *const keys[] = {
+        "transport",     "model.source",   "model.intra",   "model.cma",
+        "model.inter",   "topology.nodes", "topology.node", "topology.oversubscribed",
+        "segment.bytes", "heap.bytes",     "heap.used"};
     char rank[16], size[16], buf[512];
     info(rank, sizeof(rank), "rank");
     info(size, sizeof(size), "size");

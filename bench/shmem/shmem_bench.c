@@ -112,7 +112,7 @@ static void measure(enum op op, size_t bytes, int iters)
     double med = t[rounds / 2];
     if (me == 0) {
         double mbps = op == PUTBW || op == PUT || op == GET ? bytes / med : 0;
-        printf("RESULT %s %zu %d %.3f %.1f\n", names[op], bytes, npes, med, mbps);
+        printf("RESULT %s %zu %d %.4f %.1f\n", names[op], bytes, npes, med, mbps);
         fflush(stdout);
     }
 }

@@ -398,7 +398,7 @@ void _gfortran_caf_get_by_ref(caf_token_t token, int image_index, caf_desc_t *ds
     if (o.code != RESOLVED) {
         report(stat, o, image_index, "coindexed read");
     } else if ((dst_reallocatable && shape_result(dst, &t.s) != 0) ||
-               caf_section_init(&ls, dst, NULL, dst_kind) != 0 || (ls.n != t.s.n && t.s.n != 1) ||
+               caf_section_init(&ls, dst, NULL, dst_kind) != 0 || !caf_section_fits(ls.n, t.s.n) ||
                !(packed = malloc(t.s.n * t.s.elem + 1))) {
         caf_report(stat, NULL, 0, CAF_STAT_ERROR, "libcaf_arbor: get_by_ref: shapes differ");
     } else {
@@ -430,7 +430,7 @@ void _gfortran_caf_send_by_ref(caf_token_t token, int image_index, caf_desc_t *s
     char *packed = NULL;
     if (o.code != RESOLVED) {
         report(stat, o, image_index, "coindexed write");
-    } else if (caf_section_init(&ls, src, NULL, src_kind) != 0 || (ls.n != t.s.n && ls.n != 1) ||
+    } else if (caf_section_init(&ls, src, NULL, src_kind) != 0 || !caf_section_fits(t.s.n, ls.n) ||
                !(packed = malloc(t.s.n * t.s.elem + 1)) ||
                caf_pack(packed, &t.s, src->base_addr, &ls) != 0) {
         caf_report(stat, NULL, 0, CAF_STAT_ERROR, "libcaf_arbor: send_by_ref: shapes differ");
@@ -471,7 +471,7 @@ void _gfortran_caf_sendget_by_ref(caf_token_t dst_token, int dst_image_index, vo
         report(dst_stat, o, dst_image_index, "coindexed copy");
         goto out;
     }
-    if ((dt.s.n != st.s.n && st.s.n != 1) || !(in = malloc(st.s.n * st.s.elem + 1)) ||
+    if (!caf_section_fits(dt.s.n, st.s.n) || !(in = malloc(st.s.n * st.s.elem + 1)) ||
         !(out = malloc(dt.s.n * dt.s.elem + 1))) {
         caf_report(dst_stat, NULL, 0, CAF_STAT_ERROR,
                    "libcaf_arbor: sendget_by_ref: shapes differ");

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "caf_bcast_keep.h"
 #include "caf_section.h"
 #include "caf_api.h"
 #include "caf_state.h"
@@ -284,11 +285,30 @@ void _gfortran_caf_co_broadcast(caf_desc_t *a, int source_image, int *stat, char
         caf_report(stat, errmsg, errmsg_len, CAF_STAT_ERROR, "libcaf_arbor: bad descriptor");
         return;
     }
+    if (s.n * s.elem == 0) { /* zero-sized everywhere (the shape is the same on every image) */
+        caf_coll_check(stat, errmsg, errmsg_len, ARBOR_OK, "co_broadcast");
+        return;
+    }
+    if (!a->base_addr) {
+        /* gfortran passes each allocatable component of a derived type on its own: one that is
+         * not allocated here cannot receive (nor can this runtime allocate it). */
+        caf_report(stat, errmsg, errmsg_len, CAF_STAT_ERROR,
+                   "libcaf_arbor: co_broadcast: the data (or one of its allocatable components) "
+                   "is not allocated on image %d",
+                   caf_state.current->rank + 1);
+        return;
+    }
     int owned;
     char *buf = pack_local(a, &s, &owned);
     arbor_status_t st = ARBOR_ERR_NO_MEMORY;
+    caf_kept_t kept = {0, NULL};
+    int receiver = source_image - 1 != caf_state.current->rank;
+    if (buf && receiver && a->dtype.type == CAF_BT_DERIVED)
+        (void)caf_bcast_keep(&kept, buf, s.n * s.elem); /* on failure nothing is kept */
     if (buf) st = arbor_bcast(caf_state.current->handle, buf, s.n * s.elem, source_image - 1);
+    if (buf && kept.n) caf_bcast_restore(&kept, buf);
     if (buf) unpack_local(a, &s, buf, owned);
+    if (st == ARBOR_OK) caf_bcast_note(a->base_addr);
     caf_coll_check(stat, errmsg, errmsg_len, st, "co_broadcast");
 }
 

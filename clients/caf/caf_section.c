@@ -95,6 +95,11 @@ int caf_section_contiguous(const caf_section_t *s)
     return 1;
 }
 
+int caf_section_fits(size_t dst_n, size_t src_n)
+{
+    return src_n >= dst_n || src_n == 1;
+}
+
 int caf_same_repr(const caf_section_t *a, const caf_section_t *b)
 {
     return a->type == b->type && a->kind == b->kind && a->elem == b->elem;

@@ -37,6 +37,11 @@ int caf_section_contiguous(const caf_section_t *s);
  * -1 for a kind it does not know. */
 int caf_convert(void *dst, int dst_type, int dst_kind, size_t dst_len, const void *src,
                 int src_type, int src_kind, size_t src_len);
+/* True when a right side of @p src_n elements can be assigned to a left side of @p dst_n: the
+ * same count, a scalar (repeated), or more elements than the left side needs. The last is not
+ * conforming Fortran, but the reference runtime (OpenCoarrays) assigns the leading elements and
+ * programs written against it rely on that, so the leading elements are taken here too. */
+int caf_section_fits(size_t dst_n, size_t src_n);
 /* True when elements of the two sides are the same bytes (no conversion needed). */
 int caf_same_repr(const caf_section_t *a, const caf_section_t *b);
 

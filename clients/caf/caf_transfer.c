@@ -111,7 +111,7 @@ void _gfortran_caf_get(caf_token_t token, size_t offset, int image_index, caf_de
     caf_section_t rs, ls;
     int bad = caf_section_init(&rs, src, src_vector, src_kind) |
               caf_section_init(&ls, dest, NULL, dst_kind);
-    if (bad || (rs.n != ls.n && rs.n != 1)) {
+    if (bad || !caf_section_fits(ls.n, rs.n)) {
         caf_report(stat, NULL, 0, CAF_STAT_ERROR, "libcaf_arbor: get: unsupported section");
         goto out;
     }
@@ -143,7 +143,7 @@ void _gfortran_caf_send(caf_token_t token, size_t offset, int image_index, caf_d
     caf_section_t rs, ls;
     int bad = caf_section_init(&rs, dest, dst_vector, dst_kind) |
               caf_section_init(&ls, src, NULL, src_kind);
-    if (bad || (rs.n != ls.n && ls.n != 1)) {
+    if (bad || !caf_section_fits(rs.n, ls.n)) {
         caf_report(stat, NULL, 0, CAF_STAT_ERROR, "libcaf_arbor: send: unsupported section");
         goto out;
     }
@@ -183,7 +183,7 @@ void _gfortran_caf_sendget(caf_token_t dst_token, size_t dst_offset, int dst_ima
     char *in = NULL, *out = NULL;
     int bad = caf_section_init(&ds, dest, dst_vector, dst_kind) |
               caf_section_init(&ss, src, src_vector, src_kind);
-    if (bad || (ds.n != ss.n && ss.n != 1)) {
+    if (bad || !caf_section_fits(ds.n, ss.n)) {
         caf_report(stat, NULL, 0, CAF_STAT_ERROR, "libcaf_arbor: sendget: unsupported section");
         goto out;
     }

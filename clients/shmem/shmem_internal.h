@@ -66,7 +66,7 @@ typedef struct {
     /* Mapped heap: where arbor maps every PE's heap here (arbor_mem_ptr non-NULL for all,
      * agreed by all PEs), a heap address plus mapped_delta[pe] is PE pe's object, reached with
      * loads, stores and CPU atomics, as arbor itself does on that path (docs/ONESIDED.md,
-     * "Atomics: one mechanism per job"), without arbor's entry costs. */
+     * "Atomics: one mechanism per word"), without arbor's entry costs. */
     bool heap_mapped;
     intptr_t *mapped_delta;    /* [npes] */
     unsigned alloc_generation; /* bumped when an allocation goes (stale range caches) */

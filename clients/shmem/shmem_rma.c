@@ -6,13 +6,44 @@
 
 #include "shmem_internal.h"
 
+/* A mapped copy: the word sizes as one load and one store (a p / g, or an 8-byte put, would
+ * otherwise pay a call into the C library's memmove for a single word), anything else through
+ * memmove (a put to this PE's own object may overlap its source). */
+#define COPY_WORD(T)                                                                               \
+    do {                                                                                           \
+        T v_;                                                                                      \
+        memcpy(&v_, src, sizeof(T));                                                               \
+        memcpy(dst, &v_, sizeof(T));                                                               \
+    } while (0)
+static inline void mapped_copy(void *dst, const void *src, size_t n)
+{
+    switch (n) {
+    case 1:
+        COPY_WORD(uint8_t);
+        break;
+    case 2:
+        COPY_WORD(uint16_t);
+        break;
+    case 4:
+        COPY_WORD(uint32_t);
+        break;
+    case 8:
+        COPY_WORD(uint64_t);
+        break;
+    default:
+        memmove(dst, src, n);
+        break;
+    }
+}
+#undef COPY_WORD
+
 static inline void put_bytes(shm_tgt_t t, void *dest, const void *src, size_t nbytes, bool nbi,
                              const char *what)
 {
     if (!nbytes) return;
     void *mapped = shm_mapped(dest, nbytes, t.wpe);
     if (mapped) { /* complete at issue, as arbor's mapped path */
-        memmove(mapped, src, nbytes);
+        mapped_copy(mapped, src, nbytes);
         return;
     }
     void *r = shm_remote(dest, t.wpe);
@@ -28,7 +59,7 @@ static inline void get_bytes(shm_tgt_t t, void *dest, const void *src, size_t nb
     if (!nbytes) return;
     void *mapped = shm_mapped(src, nbytes, t.wpe);
     if (mapped) {
-        memmove(dest, mapped, nbytes);
+        mapped_copy(dest, mapped, nbytes);
         return;
     }
     void *r = shm_remote(src, t.wpe);

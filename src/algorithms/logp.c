@@ -34,7 +34,8 @@
  *
  * Gc (one copy through cross-memory attach, runtime/cma.h; docs/PERFORMANCE.md "Cross-memory
  * attach"): a process_vm_readv of a large block measured slower than a whole bcast of it through
- * mapped slots: Gc = 1.25 G (two copies kept). */
+ * mapped slots: Gc = 1.25 G (two copies kept). Each start scales it by what the read costs
+ * against a memcpy on its machine (runtime/model.h, arb_model_cma_measured). */
 static const arb_logp_t logp_mapped = {
     .L = 0.1, .os = 0.05, .orecv = 0.05, .g = 0.05, .G = 0.00008, .G1 = 0.00004, .Gc = 0.0001};
 

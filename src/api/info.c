@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "algorithms/coll.h"
+#include "runtime/cma.h"
 #include "runtime/config.h"
 #include "runtime/context.h"
 #include "runtime/lock.h"
@@ -150,6 +151,17 @@ static arbor_status_t runtime_key(const char *key, char *buf, size_t len)
     if (!strcmp(key, "model.intra")) return model_text(&arb_ctx.model, buf, len);
     if (!strcmp(key, "model.inter")) return model_text(&arb_ctx.model_inter, buf, len);
     if (!strcmp(key, "model.source")) return put(buf, len, "%s", arb_ctx.model_source);
+    if (!strcmp(key, "model.cma")) {
+        /* What one copy through cross-memory attach costs per byte, and where that came from. */
+        double gc = arb_logp_cma(&arb_ctx.model).G;
+        if (!arb_cma_usable()) return put(buf, len, "Gc=%g (not taken: %s)", gc, arb_cma_why());
+        return put(buf, len, "Gc=%g (%s)", gc, arb_ctx.gc_source);
+    }
+    if (!strcmp(key, "model.cma_ratio")) {
+        /* The agreed ratio of the init measurement, exact, so ranks' answers compare. */
+        if (!(arb_ctx.cma_ratio > 0)) return ARBOR_ERR_UNSUPPORTED;
+        return put(buf, len, "%.17g", arb_ctx.cma_ratio);
+    }
     if (!strcmp(key, "model.calibration")) {
         /* What ARBOR_LOGP_MEASURE measured at this init, as a calibration file. */
         if (!arb_ctx.measured.have) return ARBOR_ERR_UNSUPPORTED;
@@ -186,6 +198,8 @@ arbor_status_t arbor_info_get(const char *key, char *buf, size_t len)
                                           "model.intra",
                                           "model.inter",
                                           "model.source",
+                                          "model.cma",
+                                          "model.cma_ratio",
                                           "model.calibration",
                                           "topology.nodes",
                                           "topology.node",

@@ -468,10 +468,11 @@ static arbor_status_t init_at(int required, int *provided)
     if (arb_ctx.rank == 0 && (arb_ctx.cfg.stats || arb_ctx.cfg.print_algorithm)) {
         fprintf(stderr,
                 "arbor: transport %s, LogGP L=%g os=%g or=%g g=%g G=%g G1=%g Gc=%g (%s); "
-                "cross-memory attach %s\n",
+                "cross-memory attach %s%s%s\n",
                 arb_ctx.tp_name, arb_ctx.model.L, arb_ctx.model.os, arb_ctx.model.orecv,
                 arb_ctx.model.g, arb_ctx.model.G, arb_logp_one_copy(&arb_ctx.model).G,
-                arb_logp_cma(&arb_ctx.model).G, arb_ctx.model_source, arb_cma_why());
+                arb_logp_cma(&arb_ctx.model).G, arb_ctx.model_source, arb_cma_why(),
+                arb_cma_usable() ? "; Gc: " : "", arb_cma_usable() ? arb_ctx.gc_source : "");
         print_topology();
     }
     arb_ctx.init_count = 1;

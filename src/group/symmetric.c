@@ -47,13 +47,16 @@ arbor_status_t arb_mem_alloc_team(struct arbor_team *t, size_t nbytes, bool inte
     return status;
 }
 
-/* The search (heap.h): the first round rides on the allgather of every member's size. */
+/* The search (heap.h): the first round rides on the allgather of every member's size, and so
+ * does the atomics rule of a user allocation: CPU atomics when every member maps every other
+ * member (arb_rma_maps_all; each says so, and all must). */
 static arbor_status_t alloc_team(struct arbor_team *t, size_t nbytes, bool internal,
                                  struct arbor_mem **mem_p)
 {
+    enum { W = 4 }; /* words per member: size, the search's first round (2), CPU atomics */
     int n = t->size;
     struct arbor_mem *m = calloc(1, sizeof(*m));
-    uint64_t *all = malloc(sizeof(uint64_t) * 3 * (size_t)n);
+    uint64_t *all = malloc(sizeof(uint64_t) * W * (size_t)n);
     if (m) {
         m->size = calloc((size_t)n, sizeof(*m->size));
         m->world = calloc((size_t)n, sizeof(*m->world));
@@ -62,22 +65,24 @@ static arbor_status_t alloc_team(struct arbor_team *t, size_t nbytes, bool inter
     bool ok = m && all && m->size && m->world && m->by_world;
     /* A rank that cannot even hold the bookkeeping asks for the impossible, so that every
      * member fails alike. */
-    uint64_t want = ok ? (uint64_t)nbytes : UINT64_MAX, c = 0, v[3];
+    uint64_t want = ok ? (uint64_t)nbytes : UINT64_MAX, c = 0, v[W];
     v[0] = want;
     arb_heap_search_round(&arb_ctx.heap, want, 0, v + 1);
+    v[3] = !internal && arb_rma_maps_all(t->world, n);
     arbor_status_t status = ARBOR_ERR_NO_MEMORY;
-    uint64_t mine_v[3] = {v[0], v[1], v[2]};
     arbor_status_t cs =
-        all ? arb_coll_allgather_internal(t, mine_v, all, 3, ARBOR_UINT64) : ARBOR_ERR_NO_MEMORY;
+        all ? arb_coll_allgather_internal(t, v, all, W, ARBOR_UINT64) : ARBOR_ERR_NO_MEMORY;
     if (cs != ARBOR_OK) {
         free(all);
         arb_mem_destroy(m);
         return cs;
     }
     uint64_t r[2] = {0, 0};
+    bool cpu_atomics = true;
     for (int i = 0; i < n; i++) {
-        if (all[3 * i + 1] > r[0]) r[0] = all[3 * i + 1];
-        if (all[3 * i + 2] > r[1]) r[1] = all[3 * i + 2];
+        if (all[W * i + 1] > r[0]) r[0] = all[W * i + 1];
+        if (all[W * i + 2] > r[1]) r[1] = all[W * i + 2];
+        cpu_atomics &= all[W * i + 3] == 1;
     }
     int rounds = 1;
     for (;;) {
@@ -130,8 +135,9 @@ static arbor_status_t alloc_team(struct arbor_team *t, size_t nbytes, bool inter
     m->n = n;
     m->internal = internal;
     m->passive = !internal;
+    m->cpu_atomics = cpu_atomics;
     for (int i = 0; i < n; i++) {
-        m->size[i] = (size_t)all[3 * i];
+        m->size[i] = (size_t)all[W * i];
         m->world[i] = t->world[i];
         m->by_world[i] = i;
     }

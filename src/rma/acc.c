@@ -468,7 +468,7 @@ arbor_status_t arb_acc_piece(const acc_t *a, int rank, const arb_rma_target_t *t
         size_t k = n - done < BATCH ? n - done : BATCH;
         scaled(a, (const uint8_t *)src + done * a->esz, k, scale, yb);
         size_t nw = words_of(a, tgt->off + done * a->esz, k, yb, w);
-        if (arb_rma.cpu_atomics && tgt->ptr) {
+        if (arb_rma_cpu_amo(tgt)) {
             acc_cpu(a, arb_rma.peer_seg[rank], w, nw);
             arb_bell_ring(rank);
         } else {
@@ -501,7 +501,7 @@ static arbor_status_t acc_any(int rank, void *dst, const void *src, size_t count
         return status;
     if (t.off % a.esz) return ARBOR_ERR_ALIGNMENT;
     bool pending;
-    if (t.ptr && (arb_rma.cpu_atomics || !is_int(a.kind))) {
+    if (arb_rma_cpu_amo(&t) || (t.ptr && !is_int(a.kind))) {
         /* Mapped: CPU atomics or the locked in-place combine, complete here (nothing is left
          * in flight, so no request to track it). */
         status = arb_acc_piece(&a, rank, &t, src, count, scale, NULL, &pending);

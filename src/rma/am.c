@@ -161,7 +161,7 @@ static arbor_status_t wait_comp(arb_tp_comp_t *comp, const char *what)
  * every rank maps every other (then every rank uses them), else the transport's. */
 static bool cpu_path(const arb_rma_target_t *t)
 {
-    return arb_rma.cpu_atomics && t->ptr;
+    return arb_rma_cpu_amo(t);
 }
 
 static arbor_status_t fetch_add(int rank, uint64_t rel, uint64_t *old)

@@ -215,7 +215,7 @@ static arbor_status_t atomic_any(int rank, void *dst, arbor_amo_t op, arbor_dtyp
     uint64_t cmp = compare ? load_operand(compare, size) : 0;
 
     /* CPU path: complete here. */
-    if (arb_rma.cpu_atomics && tgt.ptr) {
+    if (arb_rma_cpu_amo(&tgt)) {
         cpu_amo(rank, tgt.ptr, size, op, v, cmp, result);
         return req_p ? arb_rma_req_done_handle(rank, req_p) : ARBOR_OK;
     }
@@ -269,18 +269,25 @@ static arbor_status_t atomic_any(int rank, void *dst, arbor_amo_t op, arbor_dtyp
 }
 
 /* The fast path of a blocking atomic on a mapped user word found in the translation cache
- * under the CPU-atomics rule, its arguments valid and the word aligned (else the normal path
- * decides, errors included): the instruction, nothing else. */
-static inline bool fast_atomic(int rank, void *dst, arbor_amo_t op, arbor_dtype_t dtype,
-                               const void *operand, const void *compare, void *result)
+ * (or, on private context c, in the context's own copy of it) under the CPU-atomics rule, its
+ * arguments valid and the word aligned (else the normal path decides, errors included): the
+ * instruction, nothing else. */
+static inline bool fast_atomic(const struct arbor_ctx *c, int rank, void *dst, arbor_amo_t op,
+                               arbor_dtype_t dtype, const void *operand, const void *compare,
+                               void *result)
 {
     unsigned size = amo_size(dtype);
-    if (!arb_rma.cpu_atomics || !size || (unsigned)op >= ARBOR_AMO_COUNT ||
-        (op != ARBOR_AMO_FETCH && !operand) || (op == ARBOR_AMO_CSWAP && !compare) ||
-        (fetching(op) && !result) || ((uintptr_t)dst & (size - 1)))
+    if (!size || (unsigned)op >= ARBOR_AMO_COUNT || (op != ARBOR_AMO_FETCH && !operand) ||
+        (op == ARBOR_AMO_CSWAP && !compare) || (fetching(op) && !result) ||
+        ((uintptr_t)dst & (size - 1)))
         return false;
     uint8_t *p = arb_rma_fast_mapped(rank, dst, size);
-    if (!p) return false;
+    bool cpu = p && (arb_rma.cpu_atomics || arb_rma_xhits[rank].m->cpu_atomics);
+    if (!p && c) {
+        p = arb_rma_ctx_fast_mapped(c, rank, dst, size);
+        cpu = p && (arb_rma.cpu_atomics || c->pxhits[rank].cpu_atomics);
+    }
+    if (!cpu) return false;
     cpu_amo(rank, p, size, op, operand ? load_operand(operand, size) : 0,
             compare ? load_operand(compare, size) : 0, result);
     return true;
@@ -289,7 +296,7 @@ static inline bool fast_atomic(int rank, void *dst, arbor_amo_t op, arbor_dtype_
 arbor_status_t arbor_atomic(int rank, void *dst, arbor_amo_t op, arbor_dtype_t dtype,
                             const void *operand, const void *compare, void *result)
 {
-    if (fast_atomic(rank, dst, op, dtype, operand, compare, result)) return ARBOR_OK;
+    if (fast_atomic(NULL, rank, dst, op, dtype, operand, compare, result)) return ARBOR_OK;
     ARB_ENTER();
     arbor_status_t s = atomic_any(rank, dst, op, dtype, operand, compare, result, NULL, true);
     arb_unlock();
@@ -300,7 +307,8 @@ arbor_status_t arbor_atomic_nb(int rank, void *dst, arbor_amo_t op, arbor_dtype_
                                const void *operand, const void *compare, void *result,
                                arbor_request_h *req_p)
 {
-    if (!req_p && fast_atomic(rank, dst, op, dtype, operand, compare, result)) return ARBOR_OK;
+    if (!req_p && fast_atomic(NULL, rank, dst, op, dtype, operand, compare, result))
+        return ARBOR_OK;
     ARB_RMA_LOCKED_NB(req_p,
                       atomic_any(rank, dst, op, dtype, operand, compare, result, req_p, false));
 }
@@ -312,9 +320,9 @@ static arbor_status_t ctx_atomic(arbor_ctx_h ctx, int rank, void *dst, arbor_amo
     int w;
     arbor_status_t s = arb_rma_ctx_world(ctx, rank, &w);
     if (s != ARBOR_OK) return s;
-    if (fast_atomic(w, dst, op, dtype, operand, compare, result)) return ARBOR_OK;
-    ARB_RMA_ON_CTX(ctx,
-                   s = atomic_any(w, dst, op, dtype, operand, compare, result, NULL, blocking));
+    if (fast_atomic(ctx, w, dst, op, dtype, operand, compare, result)) return ARBOR_OK;
+    ARB_RMA_ON_CTX(ctx, s = atomic_any(w, dst, op, dtype, operand, compare, result, NULL, blocking);
+                   if (s == ARBOR_OK) arb_rma_ctx_learn(ctx, w));
     return s;
 }
 

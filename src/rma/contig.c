@@ -128,9 +128,20 @@ static arbor_status_t ctx_xfer(arbor_ctx_h ctx, bool put, int rank, void *dst, c
     int w;
     arbor_status_t status = arb_rma_ctx_world(ctx, rank, &w);
     if (status != ARBOR_OK) return status;
-    /* Mapped: a copy, complete at issue, no lock (any context). */
+    /* Mapped: a copy, complete at issue, no lock (any context; a private one also where the
+     * shared cache needs the lock, from its own copy). */
     if (put ? fast_put(w, dst, src, nbytes) : fast_get(w, dst, src, nbytes)) return ARBOR_OK;
-    ARB_RMA_ON_CTX(ctx, status = xfer(put, w, dst, src, nbytes, NULL, blocking));
+    uint8_t *p = ctx ? arb_rma_ctx_fast_mapped(ctx, w, put ? dst : src, nbytes) : NULL;
+    if (p && (put ? src : dst)) {
+        if (put) {
+            mapped_copy(p, src, nbytes);
+            arb_bell_ring(w);
+        } else
+            mapped_copy(dst, p, nbytes);
+        return ARBOR_OK;
+    }
+    ARB_RMA_ON_CTX(ctx, status = xfer(put, w, dst, src, nbytes, NULL, blocking);
+                   if (status == ARBOR_OK) arb_rma_ctx_learn(ctx, w));
     return status;
 }
 

@@ -10,7 +10,9 @@
  * list) is read by that thread alone, so a quiet or fence with nothing posted through the
  * transport is one memory barrier and takes no lock, and mapped operations never take it.
  * The counters are the exception: the transport's progress (any thread, under the lock)
- * completes operations on them, which is why they are atomic (arb_tp_comp_t).
+ * completes operations on them, which is why they are atomic (arb_tp_comp_t). Its mapped puts
+ * and gets find the peer's address in its own copy of the translation cache (pxhits), so at
+ * THREAD_MULTIPLE, where the shared cache needs the lock, they still take none.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +30,8 @@ struct arbor_ctx *arb_rma_ctx_alloc(unsigned flags)
     if (!c) return NULL;
     c->imp = calloc((size_t)arb_ctx.size, sizeof(*c->imp));
     c->dirty = calloc((size_t)arb_ctx.size, sizeof(*c->dirty));
-    if (!c->imp || !c->dirty) {
+    if (flags & ARBOR_CTX_PRIVATE) c->pxhits = calloc((size_t)arb_ctx.size, sizeof(*c->pxhits));
+    if (!c->imp || !c->dirty || ((flags & ARBOR_CTX_PRIVATE) && !c->pxhits)) {
         arb_rma_ctx_discard(c);
         return NULL;
     }
@@ -42,6 +45,7 @@ void arb_rma_ctx_discard(struct arbor_ctx *c)
     free(c->world);
     free(c->imp);
     free(c->dirty);
+    free(c->pxhits);
     free(c);
 }
 
@@ -136,6 +140,7 @@ static void ctx_free(struct arbor_ctx *c)
     free(c->world);
     free(c->imp);
     free(c->dirty);
+    free(c->pxhits);
     free(c);
 }
 

@@ -25,6 +25,7 @@ static size_t nlive, caplive;
 
 /* The translation cache (rma_impl.h), one entry per world rank, allocated with the live table. */
 arb_rma_xhit_t *arb_rma_xhits;
+unsigned arb_rma_xgen = 1;
 
 /* Public handles: (slot, generation), so a freed handle is recognised. */
 typedef struct {
@@ -67,6 +68,19 @@ void arb_mem_live_remove(struct arbor_mem *m)
         }
     for (int r = 0; arb_rma_xhits && r < arb_ctx.size; r++)
         if (arb_rma_xhits[r].m == m) arb_rma_xhits[r] = (arb_rma_xhit_t){0};
+    /* Private contexts' copies (any allocation's: they do not record which) go stale; 0 is
+     * skipped, it marks an empty copy. */
+    if (__atomic_add_fetch(&arb_rma_xgen, 1, __ATOMIC_RELEASE) == 0)
+        __atomic_store_n(&arb_rma_xgen, 1, __ATOMIC_RELEASE);
+}
+
+void arb_rma_ctx_learn(struct arbor_ctx *c, int w)
+{
+    const arb_rma_xhit_t *h = arb_rma_xhits ? &arb_rma_xhits[w] : NULL;
+    if (!c || !c->pxhits || !h || !h->m || !h->mapped_user) return;
+    c->pxhits[w] = (struct arb_rma_pxhit){h->lo, h->hi, h->delta,
+                                          __atomic_load_n(&arb_rma_xgen, __ATOMIC_RELAXED),
+                                          arb_rma.cpu_atomics || h->m->cpu_atomics};
 }
 
 bool arb_mem_team_busy(const struct arbor_team *t)
@@ -206,6 +220,20 @@ arbor_status_t arbor_mem_addr(arbor_mem_h mem, int rank, void **addr_p, size_t *
             *addr_p = n ? (void *)(uintptr_t)(arb_ctx.seg_bases[m->world[rank]] + m->off) : NULL;
         if (nbytes_p) *nbytes_p = n;
     }
+    arb_unlock();
+    return status;
+}
+
+arbor_status_t arbor_mem_atomics(arbor_mem_h mem, arbor_atomics_t *kind_p)
+{
+    if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
+    if (!kind_p) return ARBOR_ERR_INVALID_ARG;
+    ARB_ENTER();
+    mslot_t *s = handle_slot(mem);
+    arbor_status_t status = s ? ARBOR_OK : ARBOR_ERR_HANDLE;
+    if (s)
+        *kind_p =
+            arb_rma.cpu_atomics || s->m->cpu_atomics ? ARBOR_ATOMICS_CPU : ARBOR_ATOMICS_TRANSPORT;
     arb_unlock();
     return status;
 }

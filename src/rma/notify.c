@@ -123,7 +123,7 @@ static arbor_status_t put_signal_any(int rank, void *dst, const void *src, size_
     if (!nbytes || data.ptr) {
         if (nbytes) memmove(data.ptr, src, nbytes);
         __atomic_thread_fence(__ATOMIC_RELEASE);
-        if (arb_rma.cpu_atomics && st.ptr) {
+        if (arb_rma_cpu_amo(&st)) {
             if (sig_op == ARBOR_SIGNAL_ADD)
                 __atomic_fetch_add((uint64_t *)st.ptr, value, __ATOMIC_SEQ_CST);
             else

@@ -55,6 +55,8 @@ struct arbor_mem {
                           * one-sided calls may not address it */
     bool passive;        /* targets must serve one-sided traffic aimed here without calling
                           * arbor (user allocations; set it on internal ones that need it) */
+    bool cpu_atomics;    /* every member maps every other: atomics on it are CPU atomics even
+                          * where the job's rule is the transport's (docs/ONESIDED.md) */
 };
 
 /* The table of live allocations (address checks) and the public handles; allocating over a
@@ -115,6 +117,10 @@ arbor_status_t arb_rma_translate(int rank, const void *addr, size_t len, bool in
                                  arb_rma_target_t *tgt);
 /* The same for a known allocation and segment offset (no search): mapped pointer and key. */
 void arb_rma_target_at(int rank, uint64_t off, arb_rma_target_t *tgt);
+/* Whether CPU atomics may serve words that only these n world ranks reach: the core can use
+ * them here and this rank maps every one of their segments (an allocation's members agree on
+ * it before it is used: group/symmetric.c). */
+bool arb_rma_maps_all(const int *world, int n);
 /* Segment base address of world rank r in its own address space. */
 uint64_t arb_rma_seg_base(int rank);
 /* Mapped pointer to byte 0 of rank r's segment (self included), or NULL (transport path). */

@@ -34,6 +34,8 @@ typedef struct {
     uint8_t **peer_seg;      /* [size] mapped segment of each rank (self: ours), or NULL */
     arb_tp_comp_t *imp;      /* [size] implicit operations without a finish step, per target */
     bool cpu_atomics;        /* atomics use CPU instructions on mapped memory (docs/ONESIDED.md) */
+    bool cpu_amo_capable;    /* CPU atomics could serve mapped words (the core's segment, or a
+                              * transport that allows them beside its own) */
     bool all_mapped;         /* every rank maps every other's segment (agreed by all at init) */
     bool target_progress;    /* targets need their own progress (OFI, unmapped UCX peers) */
     bool posted;             /* a transport operation was posted since the last flush */
@@ -63,6 +65,11 @@ struct arbor_ctx {
     bool strided;            /* strided calls since the quiet (maybe packed: the AM fence) */
     arb_rma_req_t *implicit; /* implicit requests with a finish step */
     struct arbor_ctx *next;  /* the live contexts (finalize completes them) */
+    /* A private context's own translations of mapped user allocations, per world rank: its one
+     * thread fills them under the lock and reads them without it, so that at THREAD_MULTIPLE
+     * its mapped puts and gets take no lock shared with other contexts (arb_rma_ctx_fast_mapped).
+     */
+    struct arb_rma_pxhit *pxhits; /* [world size]; NULL for shared contexts */
 };
 extern _Thread_local struct arbor_ctx *arb_rma_cur __attribute__((tls_model("initial-exec")));
 static inline arb_tp_comp_t *arb_rma_imp(int rank)
@@ -126,6 +133,19 @@ typedef struct {
 } arb_rma_xhit_t;
 extern arb_rma_xhit_t *arb_rma_xhits; /* [arb_ctx.size] or NULL */
 
+/* A private context's copy of a mapped entry of the cache, valid while arb_rma_xgen still has
+ * the value it was taken under: every allocation freed bumps it (under the lock), so an entry
+ * never outlives its allocation, and the owner thread reads it without the lock. */
+struct arb_rma_pxhit {
+    uint64_t lo, hi, delta;
+    unsigned gen;     /* 0: empty (arb_rma_xgen starts at 1) */
+    bool cpu_atomics; /* the entry's allocation takes CPU atomics (arb_rma_cpu_amo) */
+};
+extern unsigned arb_rma_xgen; /* atomic: bumped (release) when an allocation is freed */
+/* After a context call under the lock: keeps the cache's entry for world rank w in private
+ * context c's own copy when it is a mapped user allocation. */
+void arb_rma_ctx_learn(struct arbor_ctx *c, int w);
+
 /* The entry points' fast path, taken when no lock is needed (arb_ctx.locking off) and the
  * caller is not inside a callback: the mapped address of [addr, addr + len) in a user
  * allocation of rank, from the translation cache; NULL when anything is not so (bad rank,
@@ -139,6 +159,31 @@ static inline uint8_t *arb_rma_fast_mapped(int rank, const void *addr, size_t le
     const arb_rma_xhit_t *h = &arb_rma_xhits[rank];
     uint64_t a = (uint64_t)(uintptr_t)addr;
     if (!h->mapped_user || a < h->lo || a > h->hi || len > h->hi - a) return NULL;
+    return (uint8_t *)(uintptr_t)(a + h->delta);
+}
+
+/* The atomics rule for one target (docs/ONESIDED.md, "Atomics: one mechanism per word"): CPU
+ * instructions where the word is mapped and either every rank maps every other or every member
+ * of the word's allocation does; the transport's otherwise. Every path that changes a word
+ * atomically decides by this, so the two kinds never meet on one word. */
+static inline bool arb_rma_cpu_amo(const arb_rma_target_t *t)
+{
+    return t->ptr && (arb_rma.cpu_atomics || (t->mem && t->mem->cpu_atomics));
+}
+
+/* The lock-free path of a private context at any thread level: the mapped address of
+ * [addr, addr + len) at world rank w from c's own copy of the cache, or NULL (then the locked
+ * path decides, and learns the entry). Not inside a callback: the handler's thread holds the
+ * lock and its calls take the normal path. */
+static inline uint8_t *arb_rma_ctx_fast_mapped(const struct arbor_ctx *c, int w, const void *addr,
+                                               size_t len)
+{
+    if (!c->pxhits || arb_in_callback != ARB_CB_NONE) return NULL;
+    const struct arb_rma_pxhit *h = &c->pxhits[w];
+    uint64_t a = (uint64_t)(uintptr_t)addr;
+    if (h->gen != __atomic_load_n(&arb_rma_xgen, __ATOMIC_ACQUIRE) || a < h->lo || a > h->hi ||
+        len > h->hi - a)
+        return NULL;
     return (uint8_t *)(uintptr_t)(a + h->delta);
 }
 

@@ -70,9 +70,19 @@ bool arb_rma_mapped_here(void)
     return mapped;
 }
 
-/* The atomics rule (docs/ONESIDED.md): CPU atomics only where every rank maps every
+bool arb_rma_maps_all(const int *world, int n)
+{
+    if (!arb_rma.cpu_amo_capable) return false;
+    for (int i = 0; i < n; i++)
+        if (world[i] < 0 || world[i] >= arb_ctx.size || !arb_rma.peer_seg[world[i]]) return false;
+    return true;
+}
+
+/* The job's atomics rule (docs/ONESIDED.md): CPU atomics where every rank maps every
  * other's segment (one node), and then no atomic on a segment word goes through the
- * transport; else every atomic, even to self, goes through the transport. So the CPU's
+ * transport; else every atomic, even to self, goes through the transport, except on an
+ * allocation whose members all map each other (arb_rma_cpu_amo): no other rank can address
+ * its words. So the CPU's
  * and the provider's atomics never meet on one word: libfabric's software providers (shm,
  * tcp;ofi_rxm, sockets) apply atomics in the target's progress and UCX emulates them with
  * messages on the core's registered memory, and neither promises atomicity against loads
@@ -84,6 +94,7 @@ void arb_rma_set_mapping(void)
     bool all_mapped = arb_ctx.mapped_everywhere;
     bool cpu_amo = arb_tp_has(ARB_TP_CAP_MAPPED_CPU_AMO) || arb_ctx.seg_owned;
     arb_rma.all_mapped = all_mapped;
+    arb_rma.cpu_amo_capable = cpu_amo;
     arb_rma.cpu_atomics = cpu_amo && all_mapped;
     arb_rma.target_progress = !cpu_amo || !all_mapped;
     arb_debug("one-sided: %s atomics, targets %s their own progress",

@@ -174,13 +174,14 @@ int arb_rma_strided_choose(size_t piece, size_t npieces, bool mapped)
 typedef struct {
     int kind; /* 0 put, 1 get, 2 accumulate */
     int rank;
-    uint8_t *rptr;       /* mapped remote byte at base, or NULL */
-    int64_t base;        /* segment offset of the remote base address (may be "negative"); in a
-                          * registration: the offset from its base */
-    arb_tp_rkey_t *key;  /* the remote key (segment or registration) */
-    bool reg;            /* the remote range is registered user memory (no mapping, no CPU
-                          * atomics) */
-    arb_tp_comp_t *comp; /* NULL: the implicit counter / complete each piece */
+    uint8_t *rptr;         /* mapped remote byte at base, or NULL */
+    int64_t base;          /* segment offset of the remote base address (may be "negative"); in a
+                            * registration: the offset from its base */
+    arb_tp_rkey_t *key;    /* the remote key (segment or registration) */
+    bool reg;              /* the remote range is registered user memory (no mapping, no CPU
+                            * atomics) */
+    struct arbor_mem *mem; /* the allocation it lies in (its atomics rule), or NULL */
+    arb_tp_comp_t *comp;   /* NULL: the implicit counter / complete each piece */
     const acc_t *acc;
     const void *scale;
     bool pending; /* accumulate atomics left in flight on comp */
@@ -197,6 +198,7 @@ static arbor_status_t run_piece(void *arg, int64_t r, uint8_t *l, size_t len)
             t = (arb_rma_target_t){.rank = a->rank, .rkey = a->key, .off = off, .reg = true};
         else
             arb_rma_target_at(a->rank, off, &t);
+        t.mem = a->mem;
         arbor_status_t status =
             arb_acc_piece(a->acc, a->rank, &t, l, len / a->acc->esz, a->scale, a->comp, &pend);
         a->pending |= pend;
@@ -227,6 +229,7 @@ static arbor_status_t run_op(int kind, int rank, const arb_rma_target_t *t, int6
                    .base = base_off,
                    .key = t->rkey,
                    .reg = t->reg,
+                   .mem = t->mem,
                    .acc = acc,
                    .scale = scale};
     if (t->ptr && kind != 2) {
@@ -402,9 +405,10 @@ typedef struct {
     const arbor_iov_t *iov;
     size_t niov;
     bool remote_dst;
-    int64_t *roff;        /* validated segment offset of every remote segment */
-    arb_tp_rkey_t **rkey; /* its key (segment, or one registration) */
-    bool *reg;            /* whether it lies in registered memory */
+    int64_t *roff;          /* validated segment offset of every remote segment */
+    arb_tp_rkey_t **rkey;   /* its key (segment, or one registration) */
+    bool *reg;              /* whether it lies in registered memory */
+    struct arbor_mem **mem; /* the allocation it lies in (NULL: registered) */
 } vec_ctx_t;
 
 static arbor_status_t issue_vector(void *ctx, run_arg_t *a)
@@ -417,6 +421,7 @@ static arbor_status_t issue_vector(void *ctx, run_arg_t *a)
             uint8_t *l = c->remote_dst ? c->iov[j].src[i] : c->iov[j].dst[i];
             a->key = c->rkey[k];
             a->reg = c->reg[k];
+            a->mem = c->mem[k];
             arbor_status_t status = run_piece(a, c->roff[k], l, c->iov[j].nbytes);
             if (status != ARBOR_OK) return status;
         }
@@ -444,9 +449,10 @@ static arbor_status_t vector_any(int kind, int rank, const arbor_iov_t *iov, siz
                    kind != 1,
                    malloc(sizeof(int64_t) * nalloc),
                    malloc(sizeof(arb_tp_rkey_t *) * nalloc),
-                   malloc(sizeof(bool) * nalloc)};
-    if (!c.roff || !c.rkey || !c.reg) {
-        free(c.roff), free(c.rkey), free(c.reg);
+                   malloc(sizeof(bool) * nalloc),
+                   malloc(sizeof(struct arbor_mem *) * nalloc)};
+    if (!c.roff || !c.rkey || !c.reg || !c.mem) {
+        free(c.roff), free(c.rkey), free(c.reg), free(c.mem);
         return ARBOR_ERR_NO_MEMORY;
     }
     /* validate every segment before anything moves */
@@ -467,6 +473,7 @@ static arbor_status_t vector_any(int kind, int rank, const arbor_iov_t *iov, siz
             c.roff[k] = (int64_t)t.off;
             c.rkey[k] = t.rkey;
             c.reg[k] = t.reg;
+            c.mem[k] = t.mem;
             if (!any) first = t;
             /* mapped copies need every segment mapped: one registered segment sends them all
              * through the transport (segment keys reach mapped peers too) */
@@ -474,7 +481,7 @@ static arbor_status_t vector_any(int kind, int rank, const arbor_iov_t *iov, siz
             any = true;
         }
     if (status == ARBOR_OK && !any) {
-        free(c.roff), free(c.rkey), free(c.reg);
+        free(c.roff), free(c.rkey), free(c.reg), free(c.mem);
         return req_p ? arb_rma_req_done_handle(rank, req_p) : ARBOR_OK;
     }
     if (status == ARBOR_OK) {
@@ -484,7 +491,7 @@ static arbor_status_t vector_any(int kind, int rank, const arbor_iov_t *iov, siz
         if (any_reg) base.ptr = NULL;
         status = run_op(kind, rank, &base, 0, &acc, scale, issue_vector, &c, req_p, blocking);
     }
-    free(c.roff), free(c.rkey), free(c.reg);
+    free(c.roff), free(c.rkey), free(c.reg), free(c.mem);
     return status;
 }
 

@@ -88,7 +88,8 @@ static const row_t rows[] = {
      "who advances collectives: poll (inside arbor calls) or thread (also a "
      "background thread that, while no collective is in flight, sleeps, or on a transport whose "
      "targets must progress (OFI) only reads the transport every 200 us); the thread also starts "
-     "by itself, polling every 100 us, once symmetric allocations exist on a transport whose "
+     "by itself, polling every 100 us (backing off to 1 ms while its polls find nothing), once "
+     "symmetric allocations exist on a transport whose "
      "one-sided targets must progress (docs/ONESIDED.md); or interrupt (set on every rank): a "
      "wait that sees nothing move for ARBOR_SPIN_US blocks in poll() on the transport's wait "
      "descriptor and a doorbell that mapped peers ring (docs/PROGRESS.md), falling back to "
@@ -137,6 +138,13 @@ static const row_t rows[] = {
      "always takes it wherever permitted, never turns it off, refuse simulates the kernel "
      "refusing it at init (tests)",
      T_ENUM, OFF(cma), cma_names, 0, 0, F_UNIFORM},
+    {"CMA_MEASURE", "y",
+     "where cross-memory attach is permitted and the model chooses it (ARBOR_CMA=auto), time at "
+     "init a process_vm_readv of 256 KiB from a node peer against a memcpy of the same span "
+     "(best of 6, about 0.5 ms) and scale the model's Gc by the ratio the ranks agree (their "
+     "median; readings outside 1-32x are discarded); n: the transport defaults' Gc. A Gc "
+     "given by ARBOR_LOGP, ARBOR_LOGP_FILE or ARBOR_LOGP_MEASURE wins (nothing is timed then)",
+     T_BOOL, OFF(cma_measure), NULL, 0, 0, F_UNIFORM},
     {"CHECK", "n",
      "check every collective: the members exchange a signature (kind, root, byte count, type, "
      "op, sync flags, whether the arguments were valid) before data moves, and a difference "

@@ -35,13 +35,14 @@ struct arb_config {
     size_t stream_min; /* chunks this large go to a mapped peer with streaming stores; 0 never */
     double timeout_s;  /* 0 = wait forever */
     int poll_yield;
-    int progress;   /* ARB_PROGRESS_* */
-    double spin_us; /* interrupt mode: idle polling before a wait sleeps */
-    int threads;    /* ARBOR_THREAD_* level of a plain arbor_init */
-    bool direct;    /* use mapped peer segments where the transport offers them */
-    bool check;     /* ARBOR_CHECK: exchange a signature per collective (coll_check.c) */
-    int onecopy;    /* ARB_ONECOPY_*: symmetric-buffer collectives (coll/coll_direct.c) */
-    int cma;        /* ARB_CMA_*: malloc'd-buffer collectives by cross-memory attach (cma.h) */
+    int progress;     /* ARB_PROGRESS_* */
+    double spin_us;   /* interrupt mode: idle polling before a wait sleeps */
+    int threads;      /* ARBOR_THREAD_* level of a plain arbor_init */
+    bool direct;      /* use mapped peer segments where the transport offers them */
+    bool check;       /* ARBOR_CHECK: exchange a signature per collective (coll_check.c) */
+    int onecopy;      /* ARB_ONECOPY_*: symmetric-buffer collectives (coll/coll_direct.c) */
+    int cma;          /* ARB_CMA_*: malloc'd-buffer collectives by cross-memory attach (cma.h) */
+    bool cma_measure; /* time cross-memory attach at init and scale Gc (runtime/model.h) */
     /* ARB_OFFLOAD_*: which transport hooks collectives may use (coll/offload.h) */
     int offload;
     /* microseconds per provider collective call; 0 = the provider's default */

@@ -40,6 +40,8 @@ typedef struct {
     uint64_t epoch;                        /* bumped whenever anything moves */
     bool in_progress;                      /* re-entrance guard of the progress engine */
     unsigned polls;                        /* engine turns (the transport's turn every 64th) */
+    unsigned tp_turns; /* turns that drove the transport (the progress thread skips its own
+                        * passive poll when the application drove it since the last one) */
     /* Handles of non-blocking collectives (coll/coll_req.c) and the ASYNC_FENCE list. */
     arb_req_slot_t *slots;
     uint32_t nslots, free_hint, check_pass;
@@ -85,6 +87,11 @@ typedef struct {
     bool intra_mapped;     /* the intra-node level goes through mapped segments (agreed) */
     arb_calib_t measured;  /* what ARBOR_LOGP_MEASURE measured at this init (have = 0: none) */
     bool measured_oversub; /* ... on a node with more ranks than cores */
+    /* Cross-memory attach's price (runtime/model.c, arb_model_cma_measured): the ratio of a
+     * process_vm_readv to a memcpy of the same span that the ranks agreed at init (0: not
+     * measured), and where Gc came from, for arbor_info_get("model.cma"). */
+    double cma_ratio;
+    char gc_source[128];
     arb_tune_t tune;
     bool yield;
     bool node_oversubscribed; /* this rank's node has more ranks than cores */

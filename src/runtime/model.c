@@ -8,8 +8,10 @@
  *      ARBOR_LOGP is set;
  *   4. ARBOR_LOGP: each key it gives, per level, over the values above;
  * and later ARBOR_LOGP_MEASURE (group/measure.c) replaces 1-3 with what it measured, ARBOR_LOGP's
- * keys again on top. Every rank composes the same model: the file's digest travels in the
- * wire-up header and init fails on every rank where one differs.
+ * keys again on top. Where none of these gives Gc (cross-memory attach), the ranks measure how
+ * a process_vm_readv compares with a memcpy at init (group/cma_probe.c) and Gc is scaled by
+ * the ratio they agree (arb_model_cma_measured). Every rank composes the same model: the file's
+ * digest travels in the wire-up header and init fails on every rank where one differs.
  */
 #include "runtime/model.h"
 
@@ -117,6 +119,26 @@ void arb_model_oversubscribed(arb_logp_t *intra, double wake_us)
     intra->L += wake_us;
 }
 
+/* Whether the job's intra-node Gc was given (arb_model_gc_given); set by arb_model_compose. */
+static bool gc_given;
+
+static void gc_source(const char *fmt, const char *what)
+{
+    int n = snprintf(arb_ctx.gc_source, sizeof(arb_ctx.gc_source), fmt, what);
+    (void)n; /* a cut text is still the start of the right one */
+}
+
+/* Whether ARBOR_LOGP gives the intra-node level a Gc (validated by arb_model_compose). */
+static bool logp_gives_gc(void)
+{
+    char err[512];
+    arb_logp_t intra = {.Gc = -1}, inter = {0};
+    if (!arb_ctx.cfg.logp[0] ||
+        arb_logp_parse_levels(arb_ctx.cfg.logp, &intra, &inter, err, sizeof(err)) != ARBOR_OK)
+        return false;
+    return intra.Gc != -1;
+}
+
 static arb_logp_t from_hint(const arb_tp_loggp_t *h)
 {
     return (arb_logp_t){
@@ -171,6 +193,8 @@ arbor_status_t arb_model_compose(bool oversubscribed)
     arb_ctx.tp_ops->hints(arb_ctx.tp_name, &hints);
     arb_model_defaults(&hints, arb_ctx.intra_mapped, &arb_ctx.model, &arb_ctx.model_inter);
     source("%s%s", "transport defaults", arb_ctx.intra_mapped ? " (mapped node peers)" : "");
+    gc_given = false;
+    gc_source("%s", "transport defaults");
     if (arb_ctx.logp_file_state == ARB_LOGP_FILE_LOADED) {
         const arb_calib_t *c = &arb_ctx.logp_file;
         if (strcmp(c->transport, arb_ctx.tp_name)) {
@@ -180,9 +204,12 @@ arbor_status_t arb_model_compose(bool oversubscribed)
             return ARBOR_ERR_CONFIG;
         }
         int intra = arb_ctx.intra_mapped ? ARB_CALIB_INTRA_MAPPED : ARB_CALIB_INTRA_RMA;
-        if (c->have & (1u << intra))
+        if (c->have & (1u << intra)) {
             arb_ctx.model = c->m[intra];
-        else if (arb_ctx.rank == 0)
+            gc_given = c->m[intra].Gc > 0;
+            gc_source("%s",
+                      gc_given ? "ARBOR_LOGP_FILE" : "ARBOR_LOGP_FILE's line has none: 1.25 G");
+        } else if (arb_ctx.rank == 0)
             arb_warn("ARBOR_LOGP_FILE=%s has no \"%s\" line: the intra-node level keeps the "
                      "transport defaults",
                      arb_ctx.cfg.logp_file, arb_calib_path_name(intra));
@@ -214,7 +241,82 @@ arbor_status_t arb_model_compose(bool oversubscribed)
         source("%s%s", arb_ctx.logp_file_state == ARB_LOGP_FILE_LOADED ? "ARBOR_LOGP_FILE + " : "",
                "ARBOR_LOGP");
     }
+    if (arb_ctx.cfg.logp_measure) {
+        gc_given = true; /* measured with the rest (group/measure.c) */
+        gc_source("%s", "ARBOR_LOGP_MEASURE");
+    }
+    if (logp_gives_gc()) {
+        gc_given = true;
+        gc_source("%s", "ARBOR_LOGP");
+    }
     return ARBOR_OK;
+}
+
+bool arb_model_gc_given(void)
+{
+    return gc_given;
+}
+
+/* Appends text to the string at dst (cap bytes), cut to fit. */
+static void append(char *dst, size_t cap, const char *text)
+{
+    size_t used = strnlen(dst, cap - 1), n = strlen(text);
+    if (n > cap - 1 - used) n = cap - 1 - used;
+    memcpy(dst + used, text, n);
+    dst[used + n] = '\0';
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double arb_model_cma_agree(const double *ratio, int n, int *discarded)
+{
+    if (discarded) *discarded = n > 0 ? n : 0;
+    if (!ratio || n <= 0) return 0;
+    double *sane = malloc((size_t)n * sizeof(*sane));
+    if (!sane) return 0;
+    int k = 0;
+    for (int i = 0; i < n; i++) /* NaN fails both comparisons: discarded too */
+        if (ratio[i] >= ARB_CMA_RATIO_MIN && ratio[i] <= ARB_CMA_RATIO_MAX) sane[k++] = ratio[i];
+    if (discarded) *discarded = n - k;
+    double agreed = 0;
+    /* A majority of sane readings, so one quiet rank does not speak for a loaded node. */
+    if (k > 0 && 2 * k >= n) {
+        qsort(sane, (size_t)k, sizeof(*sane), compare_doubles);
+        agreed = k % 2 ? sane[k / 2] : (sane[k / 2 - 1] + sane[k / 2]) / 2;
+    }
+    free(sane);
+    return agreed;
+}
+
+double arb_model_cma_gc(const arb_logp_t *m, double ratio)
+{
+    if (!m || !(ratio > 0)) return m ? m->Gc : 0;
+    return arb_logp_cma(m).G * ratio / ARB_CMA_RATIO_FIT;
+}
+
+void arb_model_cma_measured(double ratio, int n)
+{
+    if (!(ratio > 0)) return;
+    arb_ctx.cma_ratio = ratio;
+    arb_ctx.model.Gc = arb_model_cma_gc(&arb_ctx.model, ratio);
+    char how[sizeof(arb_ctx.gc_source)];
+    snprintf(how, sizeof(how),
+             "measured at init: process_vm_readv %.3gx memcpy, median of %d rank%s; the "
+             "defaults assume %gx",
+             ratio, n, n == 1 ? "" : "s", ARB_CMA_RATIO_FIT);
+    gc_source("%s", how);
+    append(arb_ctx.model_source, sizeof(arb_ctx.model_source), " + Gc measured at init");
+}
+
+void arb_model_gc_note(const char *why)
+{
+    append(arb_ctx.gc_source, sizeof(arb_ctx.gc_source), " (");
+    append(arb_ctx.gc_source, sizeof(arb_ctx.gc_source), why ? why : "");
+    append(arb_ctx.gc_source, sizeof(arb_ctx.gc_source), ")");
 }
 
 void arb_model_logp_over_measured(void)

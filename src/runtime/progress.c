@@ -44,8 +44,10 @@ int arb_progress_all(void)
     arb_ctx.stream.in_progress = true;
     /* Between mapped peers our data moves by loads and stores: the transport then needs only an
      * occasional turn (its own housekeeping), not one per poll. */
-    if (!arb_ctx.all_mapped || (++arb_ctx.stream.polls & 63) == 0)
+    if (!arb_ctx.all_mapped || (++arb_ctx.stream.polls & 63) == 0) {
         arb_ctx.tp_ops->progress(arb_ctx.tp);
+        arb_ctx.stream.tp_turns++;
+    }
     for (int i = 0; i < nhooks; i++) moved += hooks[i]->poll();
     arb_ctx.stream.in_progress = false;
     return moved;
@@ -126,9 +128,20 @@ void arb_threads_fini(void)
  * left return credits to us, and those wait for our progress. On ofi:shm an initiator's completions
  * come in posting order, so one credit we never read holds back every later completion of that
  * peer: it stalled until we called arbor again (Global Arrays in ARMCI_Group_create,
- * tests/test_split_leave.c). */
-#define ARB_PASSIVE_US 100
-#define ARB_IDLE_US    200
+ * tests/test_split_leave.c).
+ *
+ * The passive polls back off: each one that finds nothing to do doubles the nap, up to
+ * ARB_PASSIVE_MAX_US, and one that serves something brings it back to ARB_PASSIVE_US; a poll is
+ * skipped (and counts as finding nothing) when the application drove the transport itself since
+ * the last one, as it does in every wait. A wake costs its process a context switch and the
+ * lock: at a fixed 100 us, on a node with fewer free cores than threads, the wakes of a job
+ * whose targets were idle or inside arbor anyway slowed OpenSHMEM's mapped large puts and small
+ * collectives (clients/shmem/README.md has the figures). A target that computes without
+ * calling arbor still serves a peer's first operation within ARB_PASSIVE_MAX_US and the ones
+ * that follow it within ARB_PASSIVE_US. */
+#define ARB_PASSIVE_US     100
+#define ARB_PASSIVE_MAX_US 1000
+#define ARB_IDLE_US        200
 
 /* What the thread's sleep in interrupt mode needs from the engine (runtime/doorbell.h). */
 static bool thread_recheck(void)
@@ -140,23 +153,29 @@ static const arb_bell_thread_hooks_t thread_hooks = {arb_lock, arb_unlock, threa
 static void *progress_main(void *arg)
 {
     (void)arg;
+    unsigned passive_us = ARB_PASSIVE_US, seen_tp_turns = 0;
     while (!atomic_load_explicit(&arb_ctx.progress_stop, memory_order_acquire)) {
         arb_lock_take();
         bool live = arb_ctx.stream.active_head != NULL, moved = live && arb_progress_all() > 0;
         bool poll[ARB_PROGRESS_HOOKS_MAX] = {false};
         arb_idle_t need = live ? ARB_IDLE_SLEEP : idle_need(poll);
-        bool passive = need == ARB_IDLE_POLL;
-        if (need != ARB_IDLE_SLEEP && !arb_ctx.stream.in_progress) {
+        bool passive = need == ARB_IDLE_POLL, served = false;
+        bool driven = arb_ctx.stream.tp_turns != seen_tp_turns;
+        if (need != ARB_IDLE_SLEEP && !arb_ctx.stream.in_progress && !(passive && driven)) {
             arb_ctx.stream.in_progress = true;
-            while (arb_ctx.tp_ops->progress(arb_ctx.tp) > 0) {
-            }
+            while (arb_ctx.tp_ops->progress(arb_ctx.tp) > 0) served = true;
             for (int i = 0; i < nhooks; i++)
-                if (poll[i]) hooks[i]->poll();
+                if (poll[i] && hooks[i]->poll() > 0) served = true;
             arb_ctx.stream.in_progress = false;
         }
+        seen_tp_turns = arb_ctx.stream.tp_turns;
         pthread_mutex_unlock(&arb_ctx.lock);
+        if (!passive || served)
+            passive_us = ARB_PASSIVE_US;
+        else if (passive_us < ARB_PASSIVE_MAX_US)
+            passive_us = passive_us * 2 < ARB_PASSIVE_MAX_US ? passive_us * 2 : ARB_PASSIVE_MAX_US;
         if (!live || !moved)
-            arb_bell_thread_nap(passive ? ARB_PASSIVE_US : ARB_IDLE_US, live, &thread_hooks);
+            arb_bell_thread_nap(passive ? passive_us : ARB_IDLE_US, live, &thread_hooks);
     }
     return NULL;
 }

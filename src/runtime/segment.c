@@ -21,6 +21,7 @@
 
 #include "runtime/context.h"
 #include "util/log.h"
+#include "util/map.h"
 
 #define SHM_DIR "/dev/shm"
 
@@ -83,7 +84,7 @@ arbor_status_t arb_seg_create(size_t len)
         what = "ftruncate";
         if (ftruncate(fd, (off_t)bytes) == 0) {
             what = "mmap";
-            seg = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+            seg = arb_map_aligned(bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd);
         }
         close(fd);
     }
@@ -103,9 +104,16 @@ arbor_status_t arb_seg_create(size_t len)
     return ARBOR_OK;
 }
 
-static uint8_t *map_peer(int r, const char *name)
+/* *gone_p: the name no longer exists. A rank keeps its segment's name until every node peer
+ * has mapped it (init's last barrier), so during init that means the rank has ended, or gave
+ * up on this one and cleaned up (this rank started more than ARBOR_TIMEOUT after it). */
+static uint8_t *map_peer(int r, const char *name, bool *gone_p)
 {
     int fd = shm_open(name, O_RDWR | O_CLOEXEC, 0);
+    if (fd < 0 && errno == ENOENT) {
+        *gone_p = true;
+        return NULL;
+    }
     struct stat st;
     void *p = MAP_FAILED;
     if (fd >= 0) {
@@ -129,7 +137,7 @@ arbor_status_t arb_seg_map_peers(const char (*names)[ARB_SEG_NAME_MAX])
     if (!arb_ctx.seg_owned) return ARBOR_OK;
     arb_ctx.seg_map = calloc((size_t)arb_ctx.size, sizeof(*arb_ctx.seg_map));
     if (!arb_ctx.seg_map) return ARBOR_ERR_NO_MEMORY;
-    int me = arb_ctx.rank;
+    int me = arb_ctx.rank, gone = -1;
     for (int r = 0; r < arb_ctx.size; r++) {
         if (r == me) {
             arb_ctx.seg_map[r] = arb_ctx.seg;
@@ -142,7 +150,15 @@ arbor_status_t arb_seg_map_peers(const char (*names)[ARB_SEG_NAME_MAX])
         char name[ARB_SEG_NAME_MAX];
         memcpy(name, names[r], sizeof(name));
         name[sizeof(name) - 1] = '\0';
-        arb_ctx.seg_map[r] = map_peer(r, name);
+        bool g = false;
+        arb_ctx.seg_map[r] = map_peer(r, name, &g);
+        if (g && gone < 0) gone = r;
+    }
+    if (gone >= 0) {
+        arb_error("rank %d on this node is gone: its segment %s no longer exists (it ended, or "
+                  "gave up waiting for this rank, which started more than ARBOR_TIMEOUT after it)",
+                  gone, names[gone]);
+        return ARBOR_ERR_PEER_LOST;
     }
     return ARBOR_OK;
 }

@@ -28,7 +28,8 @@ arbor_status_t arb_seg_create(size_t len);
 
 /* Maps the segments of this node's peers (by the bootstrap's topology, arb_ctx.node_of) from
  * the names every rank published (names[r], ARB_SEG_NAME_MAX bytes each): arb_ctx.seg_map. A
- * peer whose segment cannot be mapped is reached through the transport. */
+ * peer whose segment cannot be mapped is reached through the transport; one whose segment's
+ * name is gone has ended (ARBOR_ERR_PEER_LOST). */
 arbor_status_t arb_seg_map_peers(const char (*names)[ARB_SEG_NAME_MAX]);
 
 /* After every rank has mapped its peers: removes our name. Idempotent. */

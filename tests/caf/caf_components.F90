@@ -21,6 +21,13 @@ program caf_components
     integer, allocatable :: v(:)
     real, allocatable :: w
   end type msg
+  type leaf
+    integer :: k
+    integer, allocatable :: d(:)
+  end type leaf
+  type tree
+    type(leaf), allocatable :: l(:)
+  end type tree
   type(t) :: x[*], y(3)[*]
   type(t), allocatable :: z[:]
   type(msg) :: m
@@ -133,6 +140,21 @@ program caf_components
     sync all
   end do
 
+  ! A right side longer than the left side (not conforming): its leading elements are assigned,
+  ! as OpenCoarrays does.
+  x%c = 0
+  sync all
+  res = [(-me * i, i = 1, right + 3)]
+  x[right]%c(1:right + 1:2) = res
+  sync all
+  call check(all(x%c(1:me + 1:2) == [(-left * i, i = 1, size(x%c(1:me + 1:2)))]) .and. &
+             all(x%c(2:me + 1:2) == 0), 'x[i]%c(::2) = longer right side')
+  sync all
+  rs = [0.0, 0.0]
+  rs(1:1) = x[right]%c(1:right + 1)
+  call check(rs(1) == real(-me) .and. rs(2) == 0.0, 'read of a longer right side')
+  sync all
+
   ! co_broadcast of a derived type with allocatable components (allocated alike everywhere).
   allocate(m%v(4), m%w)
   m%v = 0
@@ -144,9 +166,36 @@ program caf_components
   call co_broadcast(m, 1)
   call check(all(m%v == [4, 3, 2, 1]) .and. m%w == 2.5, 'co_broadcast of allocatable components')
 
+  call nested_broadcast()
+
   deallocate(x%c, x%s, res, rd, rs)
   sync all
 contains
+  subroutine nested_broadcast()
+    type(tree), target :: tr
+    integer, allocatable :: none(:)
+    integer, pointer :: own(:)
+    ! A nested one: gfortran broadcasts each tr%l(i)%d, then the elements of tr%l as whole bytes,
+    ! descriptors included; every image must keep its own d (and get the source's values).
+    allocate(tr%l(2))
+    allocate(tr%l(1)%d(3), tr%l(2)%d(2))
+    tr%l(1)%k = me
+    tr%l(2)%k = 2 * me
+    tr%l(1)%d = me
+    tr%l(2)%d = -me
+    own => tr%l(1)%d
+    call co_broadcast(tr, np)
+    call check(tr%l(1)%k == np .and. tr%l(2)%k == 2 * np, 'nested co_broadcast: scalars')
+    call check(all(tr%l(1)%d == np) .and. all(tr%l(2)%d == -np), 'nested co_broadcast: data')
+    call check(associated(own, tr%l(1)%d), 'nested co_broadcast keeps the descriptor')
+    tr%l(1)%d = 0 ! writes through the kept descriptor, into this image's own memory
+    call check(all(own == 0), 'nested co_broadcast: own memory')
+    ! Zero-sized data broadcasts nothing, and is no error.
+    allocate(none(0))
+    call co_broadcast(none, 1)
+    call check(size(none) == 0, 'co_broadcast of zero-sized data')
+  end subroutine nested_broadcast
+
   subroutine check(ok, what)
     logical, intent(in) :: ok
     character(*), intent(in) :: what

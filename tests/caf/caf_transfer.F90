@@ -7,7 +7,7 @@ program caf_transfer
   integer :: a(n)[*], m(n, n)[*]
   real(8) :: r(n)[*]
   integer(8) :: k8(n)[*]
-  integer, allocatable :: al(:)[:], am(:, :)[:], res(:), res2(:, :)
+  integer, allocatable :: al(:)[:], am(:, :)[:], res(:), res2(:, :), src(:)
   integer :: me, np, right, left, i, j, idx(3), expect(n), mexp(n, n)
   integer :: loc(n)
   real(8) :: rloc(n)
@@ -73,6 +73,28 @@ program caf_transfer
   j = merge(np, left - 1, left == 1) ! the image whose data landed here
   call check(all(a(1:4) == [(100 * j + i, i = 5, 8)]), 'sendget')
   call check(all(a(5:8) == [(100 * me + i, i = 5, 8)]), 'sendget leaves the rest alone')
+  sync all
+
+  ! A right side longer than the left side (not conforming Fortran): its leading elements are
+  ! assigned, as OpenCoarrays does; programs written against it rely on that.
+  a = [(100 * me + i, i = 1, n)]
+  loc = 0
+  j = 3
+  sync all
+  loc(1:j) = a(2:n)[right]
+  call check(all(loc(1:3) == [(100 * right + i, i = 2, 4)]) .and. all(loc(4:) == 0), &
+             'get: longer right side')
+  src = [(-me * i, i = 1, n)]
+  a(1:n:2)[right] = src
+  sync all
+  call check(all(a(1:n:2) == [(-left * i, i = 1, n / 2)]), 'send: longer right side')
+  call check(all(a(2:n:2) == [(100 * me + i, i = 2, n, 2)]), 'send: longer right side, the rest')
+  j = n
+  sync all
+  a(2:n:2)[right] = m(2, 1:j)[left] ! m(2, :) still holds its first values on every image
+  sync all
+  j = merge(np, left - 1, left == 1) ! the image whose data landed here
+  call check(all(a(2:n:2) == [(1000 * j + 20 + i, i = 1, n / 2)]), 'sendget: longer right side')
   sync all
 
   ! allocatable coarray: register / deregister, and a ring of puts with sync images

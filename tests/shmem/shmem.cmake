@@ -19,6 +19,13 @@ if(ARBOR_WITH_OFI)
                             TRANSPORTS "ofi:tcp^ofi_rxm" LABELS shmem TIMEOUT 180)
   endforeach()
 endif()
+# Nothing mapped (ARBOR_DIRECT=n): OFI over TCP carries every operation between PEs, and the
+# segments are the transport's own (shmem_align's alignments must still agree).
+if(ARBOR_WITH_OFI)
+  arbor_add_launched_test(NAME shmem_rma_nodirect COMMAND $<TARGET_FILE:shmem-test-rma> RANKS 2
+                          TRANSPORTS "ofi:tcp^ofi_rxm" LABELS shmem TIMEOUT 180
+                          ENV ARBOR_DIRECT=n)
+endif()
 # The same programs with every call through arbor (no loads / stores / CPU atomics through the
 # mapped heap), where the transport maps peers.
 foreach(t rma amo)

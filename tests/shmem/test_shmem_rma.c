@@ -180,6 +180,18 @@ int main(void)
     shmem_barrier_all();
     CHECK(shmem_long_g(aligned, right) == right, "aligned block is symmetric");
     shmem_barrier_all();
+    /* Alignments up to megabytes (public suites ask for up to 8 MiB): the same offset on every
+     * PE must be aligned on every PE, whoever allocated the segments (arbor's node-shared
+     * memory, or the transport's where nothing maps it: ARBOR_DIRECT=n). */
+    for (size_t a = 8; a <= ((size_t)1 << 23); a <<= 1) {
+        long *blk = shmem_align(a, 3 * sizeof(long));
+        CHECK(blk && ((uintptr_t)blk & (a - 1)) == 0, "align %zu: %p", a, (void *)blk);
+        if (!blk) break;
+        shmem_long_p(&blk[1], me + (long)a, right);
+        shmem_barrier_all();
+        CHECK(blk[1] == left + (long)a, "align %zu: put to the aligned block", a);
+        shmem_free(blk);
+    }
     long *grown = shmem_realloc(aligned, 200000);
     CHECK(grown && grown[0] == me, "realloc keeps contents");
     grown[199999 / sizeof(long)] = 1;

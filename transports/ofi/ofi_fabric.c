@@ -6,6 +6,7 @@
 #include "transports/ofi/ofi.h"
 
 #include "util/log.h"
+#include "util/map.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -205,7 +206,9 @@ static arbor_status_t seg_init(arb_tp_t *tp, void *given, size_t len)
     }
     /* Anonymous pages are zero and committed only when touched, so a large segment costs
      * nothing at init (posix_memalign + memset committed all of it). */
-    seg = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    /* at an address aligned like the core's own segment (util/map.h): symmetric offsets then
+     * give addresses aligned alike on every rank, which OpenSHMEM's shmem_align needs */
+    seg = arb_map_aligned(len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1);
     if (seg == MAP_FAILED) {
         arb_error("segment of %zu bytes: mmap failed: %s", len, strerror(errno));
         return ARBOR_ERR_NO_MEMORY;

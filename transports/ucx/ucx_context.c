@@ -6,9 +6,11 @@
 
 #include "util/log.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #define BLOB_MAGIC 0x41524255u /* "ARBU" */
 
@@ -107,6 +109,23 @@ static bool fresh_shared_mapping(const void *addr)
     return fresh;
 }
 
+/* Where UCX allocates the segment: a free address that is a multiple of the smallest power of
+ * two >= len (at most 1 GiB), as a hint, so that symmetric offsets give addresses aligned alike
+ * on every rank, as the core's own segment (src/util/map.c) and OFI's are (OpenSHMEM's
+ * shmem_align needs it). NULL (UCX chooses) where no such range is free; UCX may also ignore
+ * the hint, which costs only the alignment. */
+static void *aligned_hint(size_t len)
+{
+    size_t align = 1;
+    while (align < len && align < ((size_t)1 << 30)) align <<= 1;
+    if (len > SIZE_MAX - align) return NULL;
+    void *res =
+        mmap(NULL, len + align, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (res == MAP_FAILED) return NULL;
+    munmap(res, len + align); /* the range is free again; UCX maps there next */
+    return (void *)(((uintptr_t)res + align - 1) & ~(uintptr_t)(align - 1));
+}
+
 static arbor_status_t seg_init(arb_tp_t *tp, void *given, size_t len)
 {
     ucp_mem_map_params_t params = {0};
@@ -115,7 +134,7 @@ static arbor_status_t seg_init(arb_tp_t *tp, void *given, size_t len)
 
     params.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH |
                         UCP_MEM_MAP_PARAM_FIELD_FLAGS;
-    params.address = given;
+    params.address = given ? given : aligned_hint(len);
     params.length = len;
     params.flags = given ? 0 : UCP_MEM_MAP_ALLOCATE;
     /* The core's memory (transport.h) is registered, not allocated: UCX serves RMA on it over
