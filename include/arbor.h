@@ -66,7 +66,7 @@ typedef enum {
     ARBOR_ERR_ADDRESS = -21,   /**< a remote range is not inside one live symmetric allocation */
     ARBOR_ERR_ALIGNMENT = -22, /**< a misaligned atomic or accumulate address */
     ARBOR_ERR_MISMATCH = -23,  /**< the members called different collectives (a message's
-                                *   signature, ARBOR_CHECK) */
+                                *   signature, a member's wait, ARBOR_CHECK) */
     ARBOR_ERR_PEER_STOPPED = -24, /**< a peer this call needs has finalized (arbor_finalize):
                                    *   it will never take part again (arbor_peer_state) */
 } arbor_status_t;
@@ -552,16 +552,17 @@ ARBOR_API arbor_status_t arbor_team_translate(arbor_team_h src_team, int src_ran
  * Mismatched calls (members passing different collectives, roots, counts, types, ops, sync
  * flags): by default each message between peers that map each other's memory (one node), and
  * a step's first message of at most 48 bytes through the transport (other nodes), carries the
- * call's signature, and mapped members tell each other which call waits for what; a receiver that
- * finds another call's message, or a member that finds another waiting for a part its own call does
- * not have (two roots), fails the call with ARBOR_ERR_MISMATCH on every member (a member that
- * finished its part with right data, a root that only sends, fails its next call on the team
- * instead); a barrier against another collective is caught by the await word its waiting side
- * writes (barrier signals carry no signature). Not caught by default, only with ARBOR_CHECK=1 (an
- * up-front exchange per call): between unmapped peers, two messages longer than 48 bytes (wrong
- * data is possible), mismatches no message meets (two roots, a barrier against another collective),
- * one-copy descriptors; offloaded collectives; such calls time out or fail at the next call. No
- * signature tells a skipped call from its twin of the same signature. */
+ * call's signature, and members tell each other which call waits for what (mapped ones at once,
+ * others once a wait has seen nothing move for a short grace: the matched path sends nothing
+ * more); a receiver that finds another call's message, or a member that finds another waiting for
+ * a part its own call does not have (two roots), fails the call with ARBOR_ERR_MISMATCH on every
+ * member (a member that finished its part with right data, a root that only sends, fails its next
+ * call on the team instead); a barrier against another collective is caught by the await word its
+ * waiting side writes (barrier signals carry no signature). Not caught by default, only with
+ * ARBOR_CHECK=1 (an up-front exchange per call): between unmapped peers, two messages longer than
+ * 48 bytes (wrong data is possible; two roots whose long messages land in channels an earlier call
+ * opened both complete), one-copy descriptors; offloaded collectives; such calls time out or fail
+ * at the next call. No signature tells a skipped call from its twin of the same signature. */
 #define ARBOR_IN_PLACE ((void *)(intptr_t)-1)
 
 /** Root's @p sendbuf holds size x count elements; rank r receives block r in @p recvbuf. */

@@ -115,7 +115,8 @@ arbor_add_launched_test(NAME verdict_mismatch COMMAND $<TARGET_FILE:arbor-test-v
                         LABELS reliability RANKS 2 3 TRANSPORTS ${ARB_REL_TRANSPORTS} TIMEOUT 120
                         ENV ARBOR_TIMEOUT=5)
 # Through the transport (nothing mapped, as between nodes) a step's first message of at most
-# 48 bytes carries the signature in the receiver's line: data mismatches fail, roots may time out.
+# 48 bytes carries the signature in the receiver's line, and a stalled wait tells its members
+# which call waits: every kind fails with ARBOR_ERR_MISMATCH, roots and barriers included.
 arbor_add_launched_test(NAME verdict_mismatch_transport
                         COMMAND $<TARGET_FILE:arbor-test-verdict> mismatch_transport
                         LABELS reliability RANKS 2 3 TRANSPORTS ${ARB_REL_TRANSPORTS} TIMEOUT 180

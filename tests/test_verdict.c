@@ -12,11 +12,13 @@
  *           mapped peers (UCX on one node): the messages' signatures catch it; every rank ends
  *           with ARBOR_ERR_MISMATCH at the call or, having used no mismatched data, at its next
  *           call on the team.
- *   mismatch_transport: the same with nothing mapped (ARBOR_DIRECT=n, as between nodes): a
- *           step's first message of at most 48 bytes carries the signature through the
- *           transport, so with such counts every kind whose members exchange data fails with
- *           ARBOR_ERR_MISMATCH; roots and a barrier against another collective may time out
- *           instead, and no rank may return ARBOR_OK twice.
+ *   mismatch_transport: the same with nothing mapped (ARBOR_DIRECT=n, as between nodes), with
+ *           counts whose messages fit a line (48 bytes): a step's first message carries the
+ *           signature through the transport, and a wait that sees nothing move tells the members
+ *           it waits for which call waits, so every kind, roots and a barrier against another
+ *           collective included, ends the same way (ARBOR_ERR_MISMATCH, not ARBOR_ERR_TIMEOUT; a
+ *           member with right data at a later call: the next, or the one after where the stray
+ *           message landed after the next call's start had looked).
  *   late:   every rank but the last times out in a barrier of a split team; the last arrives
  *           after they cancelled it and must fail it too (not complete it with the signals the
  *           others sent before giving up). About 8 s.
@@ -201,6 +203,12 @@ static arbor_status_t mismatched(arbor_team_h t, int i, int odd, int64_t *sb, in
     case 19: /* the odd rank waits as the root of a reduce, the others in a barrier */
         return odd ? arbor_reduce(t, sb, rb, n, ARBOR_INT64, ARBOR_SUM, size - 1)
                    : arbor_barrier(t);
+    case 20: /* two roots whose messages land in channels matched calls opened: nobody waits */
+        for (int root = 0; root < size; root++) {
+            arbor_status_t st = arbor_bcast(t, rb, 8, root);
+            if (st != ARBOR_OK) return st;
+        }
+        return arbor_bcast(t, rb, 8, odd ? 1 : 0);
     default:
         return ARBOR_OK;
     }
@@ -213,23 +221,15 @@ static const char *const mismatch_what[] = {
     "allgather count",   "alltoall type",  "reduce_scatter counts",
     "allgatherv displs", "gatherv root",   "reduce_scatter op",
     "scatterv root",     "barrier/bcast",  "bcast/barrier",
-    "barrier/allreduce", "reduce/barrier",
+    "barrier/allreduce", "reduce/barrier", "bcast root, open channels",
 };
 
-/* Mismatched calls at default settings, between mapped peers (where messages carry the
- * signature): every rank must end with ARBOR_ERR_MISMATCH, at the call, or (a member that never
- * received from a mismatched member, so its data is right) at its next call on the team. */
-/* Kinds that a message's signature alone cannot catch (roots, a barrier against another
- * collective): the members' want / await words do, between mapped peers only. */
-static bool needs_words(int i)
-{
-    return i == 2 || i == 3 || i == 8 || i == 13 || i == 15 || i >= 16;
-}
-
-/* transport: no peer mapped (ARBOR_DIRECT=n, as between nodes), where a step's first message
- * carries the signature when it fits a line (48 bytes): with such counts every kind whose
- * members exchange data must still fail with ARBOR_ERR_MISMATCH; the others may time out
- * instead, but no member may see ARBOR_OK twice. */
+/* Mismatched calls at default settings: every rank must end with ARBOR_ERR_MISMATCH, at the
+ * call, or (a member that never received from a mismatched member, so its data is right) at its
+ * next call on the team. transport: no peer mapped (ARBOR_DIRECT=n, as between nodes), counts
+ * whose messages fit a line (the signature travels only in such a step's first message); the
+ * kinds in which no message meets its twin (roots, a barrier against another collective) rely on
+ * the words that say which call waits, sent through the transport once a wait stalls. */
 static int run_mismatch(bool transport)
 {
     static int64_t sb[N * MAXP], rb[N * MAXP];
@@ -246,13 +246,12 @@ static int run_mismatch(bool transport)
         arbor_team_h t = fresh_team();
         arbor_status_t st =
             mismatched(t, i, odd, sb, rb, counts, counts2, displs, displs2, transport ? 4 : N);
-        if (transport && needs_words(i)) {
-            arbor_status_t next = st == ARBOR_OK ? arbor_barrier(t) : st;
-            CHECK(next == ARBOR_ERR_MISMATCH || next == ARBOR_ERR_TIMEOUT || next == ARBOR_ERR_TEAM,
-                  "'%s' through the transport: %s, then %s", mismatch_what[i], arbor_strerror(st),
-                  arbor_strerror(next));
-        } else if (st == ARBOR_OK) {
+        if (st == ARBOR_OK) {
             arbor_status_t next = arbor_barrier(t);
+            /* Through the transport a stray message may land (OFI: be counted, when this rank
+             * reads its completion queue) only after the next call's start looked: the call
+             * after it finds it. */
+            if (transport && next == ARBOR_OK) next = arbor_barrier(t);
             CHECK(next == ARBOR_ERR_MISMATCH || next == ARBOR_ERR_TEAM,
                   "'%s': ARBOR_OK here, then %s at the next call", mismatch_what[i],
                   arbor_strerror(next));

@@ -10,6 +10,7 @@
 #include "runtime/cma.h"
 #include "coll/coll.h"
 #include "coll/coll_check.h"
+#include "coll/coll_stray.h"
 #include "coll/coll_verdict.h"
 #include "runtime/context.h"
 #include "runtime/lock.h"
@@ -336,6 +337,7 @@ static void teardown(void)
     arb_seg_fini(); /* after the transport let go of it */
     arb_exec_release_kept();
     arb_verdict_release();
+    arb_stray_release();
     if (arb_ctx.boot) arb_ctx.boot->ops->finalize(arb_ctx.boot);
     free(arb_ctx.images);
     free(arb_ctx.node_of);

@@ -4,24 +4,37 @@
  * A message is present at the head of the channel from p when its line holds ticket + 1 (inline
  * or one-copy descriptor) or posted has passed the ticket (a slot); a mapped sender stores the
  * signature in the line before either, so the signature read after them is that message's.
- * Two more words of p's link line here tell what p waits for: want, the call whose first
- * message to us waits for our channel block; await, the call that waits (at an idle point) for
- * a message or signal from us. A want or a head message of a call this rank finished, or of a
- * call in flight here that never receives from p or has another signature, is stray; an await
- * of a call in flight here that never sends to p, or has another signature, waits for nothing
- * (signals carry no signature, so a barrier against another collective shows here). Signature 0: an
- * exchange outside the numbered calls (init's measurements run schedules of their own), never
- * judged.
+ * Through the transport only a step's first message that fits the line carries one (put_line in
+ * coll/executor.c: ticket + 1 and the signature in the same put as the data), and it is whole once
+ * posted passed its ticket. Two more words of p's link line here tell what p waits for: want,
+ * the call whose first message to us waits for our channel block; await, the call that waits
+ * (at an idle point) for a message or signal from us. A want or a head message of a call this
+ * rank finished, or of a call in flight here that never receives from p or has another
+ * signature, is stray; an await of a call in flight here that never sends to p, or has another
+ * signature, waits for nothing (signals carry no signature, so a barrier against another
+ * collective shows here). Signature 0: an exchange outside the numbered calls (init's
+ * measurements run schedules of their own), never judged.
+ *
+ * A mapped member writes want and await with a store as soon as it waits. An unmapped one (another
+ * node, ARBOR_DIRECT=n) writes them only once its wait has seen nothing move for a grace: each
+ * is a transport operation, which a call that is merely waiting for a slower member must not
+ * pay. The write is an atomic swap, one in flight per member at a time: a fetching atomic
+ * completes only once applied, so two writes of one word never land out of order, and the
+ * reader never sees a word half written.
  */
 #include "coll/coll_stray.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "algorithms/coll.h"
 #include "runtime/context.h"
 #include "coll/coll_verdict.h"
 #include "coll/executor.h"
+#include "runtime/doorbell.h"
+#include "util/clock.h"
 #include "util/log.h"
+#include "runtime/tp_call.h"
 #include "coll/team.h"
 
 /* Members looked at per call start: every one on the small teams, a few loads on large ones
@@ -49,7 +62,12 @@ static bool head_sig(const struct arbor_team *t, int p, bool full, uint64_t *sig
     const uint8_t *chan = arb_ctx.seg + in->block;
     uint64_t ticket = in->next_done;
     const uint8_t *line = chan + arb_chan_line_off(ticket % (uint64_t)t->depth);
-    if (load_acq(line) != ticket + 1 && load_acq(chan + ARB_CHAN_POSTED) <= ticket) return false;
+    if (t->peer_seg[p]) {
+        if (load_acq(line) != ticket + 1 && load_acq(chan + ARB_CHAN_POSTED) <= ticket)
+            return false;
+    } else if (load_acq(chan + ARB_CHAN_POSTED) <= ticket || load_acq(line) != ticket + 1) {
+        return false; /* nothing there yet, or a longer message: no signature to read */
+    }
     *sig = __atomic_load_n((const uint64_t *)(const void *)(line + ARB_LINE_SIG), __ATOMIC_RELAXED);
     return true;
 }
@@ -114,35 +132,124 @@ static arbor_status_t look(struct arbor_team *t, int p, bool full)
     return ARBOR_OK;
 }
 
-/* Tells each mapped member inst waits for data from (a receive of its current round not done)
- * which call waits; a wait for credits or a channel says nothing (the member's call receives). */
-static void say_awaited(struct arbor_team *t, const arb_inst_t *inst)
+/* Through the transport: one fetching swap in flight per world rank (it completes once
+ * applied), kept for the life of the process: a member that makes no progress may hold it past
+ * any bound, and its completion must land somewhere (arb_stray_release frees them once the
+ * transport is closed). */
+typedef struct {
+    uint64_t old;
+    arb_tp_comp_t comp;
+} say_slot_t;
+static say_slot_t *say_slots;
+static int say_nslots;
+
+static say_slot_t *say_slot(int world_rank)
 {
-    if (!inst->cs || !inst->st || !inst->sig) return; /* not a numbered call (init's probes) */
+    if (world_rank >= say_nslots) {
+        int n = arb_ctx.size > world_rank ? arb_ctx.size : world_rank + 1;
+        say_slot_t *s = calloc((size_t)n, sizeof(*s));
+        if (!s) return NULL;
+        say_slots = s, say_nslots = n; /* an older array stays: a swap may report into it */
+    }
+    return &say_slots[world_rank];
+}
+
+void arb_stray_release(void)
+{
+    free(say_slots);
+    say_slots = NULL;
+    say_nslots = 0;
+}
+
+/* Writes sig into word (ARB_LINK_WANT / ARB_LINK_AWAIT) of our link line at member p, once per
+ * value: *said is what the word holds there as far as this rank knows. */
+static void say(struct arbor_team *t, int p, uint64_t word, uint64_t sig, uint64_t *said)
+{
+    if (*said == sig) return;
+    uint64_t off = t->region + arb_team_link_off(t->rank) + word;
+    if (t->peer_seg[p]) {
+        __atomic_store_n((uint64_t *)(void *)(t->peer_seg[p] + off), sig, __ATOMIC_RELEASE);
+        *said = sig;
+        arb_bell_ring(t->world[p]);
+        return;
+    }
+    say_slot_t *slot = t->rkey[p] ? say_slot(t->world[p]) : NULL;
+    if (!slot || arb_tp_comp_pending(&slot->comp)) return; /* at a later idle point */
+    slot->comp.status = ARBOR_OK;
+    arbor_status_t status =
+        arb_tp_amo(ARB_TP_AMO_SWAP, t->rkey[p], off, sig, 0, &slot->old, &slot->comp);
+    if (status == ARB_ERR_AGAIN) return;
+    if (status == ARBOR_OK) arb_bell_ring(t->world[p]); /* a node peer may sleep in its wait */
+    if (status != ARBOR_OK)
+        arb_debug("could not tell world rank %d which call waits on team %p: %s", t->world[p],
+                  (void *)t->handle, arbor_strerror(status));
+    *said = sig; /* said or failed: not again for this call */
+}
+
+/* The oldest numbered call of t in flight here, or NULL: the one every later call of the team
+ * waits behind (tickets follow initiation order), so the one whose wait says something. */
+static const arb_inst_t *oldest(const struct arbor_team *t)
+{
+    for (const arb_inst_t *i = arb_ctx.stream.active_head; i; i = i->next)
+        if (i->team == t && !arb_inst_complete(i)) return i->sig ? i : NULL;
+    return NULL;
+}
+
+/* Tells each member that inst waits for data from (a receive of its current round not done)
+ * which call waits, in the await word; a wait for credits says nothing (the member's call
+ * receives). Through the transport, also each member whose channel block a send of the round
+ * waits for (the mapped sender writes want itself, coll/executor.c), and only when far is set
+ * (the wait saw nothing move for the grace). */
+static void say_waits(struct arbor_team *t, const arb_inst_t *inst, bool far)
+{
+    if (!inst || !inst->cs || !inst->st) return;
     const arb_sched_t *s = &inst->cs->sched;
     for (int i = inst->first; i < s->nsteps && s->steps[i].round == inst->round; i++) {
         const arb_step_t *step = &s->steps[i];
+        const arb_step_state_t *st = &inst->st[i];
         int p = step->peer;
-        if (step->kind != ARB_STEP_RECV || inst->st[i].done >= inst->st[i].nchunks || p < 0 ||
-            p >= t->size || !t->peer_seg[p])
-            continue;
-        uint64_t *w = (uint64_t *)(void *)(t->peer_seg[p] + t->region + arb_team_link_off(t->rank) +
-                                           ARB_LINK_AWAIT);
-        if (__atomic_load_n(w, __ATOMIC_RELAXED) != inst->sig)
-            __atomic_store_n(w, inst->sig, __ATOMIC_RELEASE);
+        if (p < 0 || p >= t->size || p == t->rank || (!t->peer_seg[p] && !far)) continue;
+        if (step->kind == ARB_STEP_RECV && st->done < st->nchunks) {
+            /* Where mapped, the word itself (a member may have judged it: keep it as is). */
+            uint64_t said =
+                t->peer_seg[p]
+                    ? __atomic_load_n((const uint64_t *)(const void *)(t->peer_seg[p] + t->region +
+                                                                       arb_team_link_off(t->rank) +
+                                                                       ARB_LINK_AWAIT),
+                                      __ATOMIC_RELAXED)
+                    : t->out[p].await;
+            say(t, p, ARB_LINK_AWAIT, inst->sig, &said);
+            if (!t->peer_seg[p]) t->out[p].await = said;
+        } else if (step->kind == ARB_STEP_SEND && step->bytes && st->issued < st->nchunks &&
+                   !t->peer_seg[p] && t->out[p].state == ARB_CHAN_CLOSED &&
+                   load_acq(t->local + arb_team_link_off(p) + ARB_LINK_DIR) == ARB_CHAN_NONE) {
+            say(t, p, ARB_LINK_WANT, inst->sig, &t->out[p].want);
+        }
     }
+}
+
+/* The wait's grace before it tells unmapped members what it waits for: long past a message's
+ * flight time between nodes, short against ARBOR_TIMEOUT. */
+#define ARB_SAY_GRACE_US 10000.0
+
+static bool waited_long(const arb_inst_t *inst)
+{
+    double grace = ARB_SAY_GRACE_US;
+    if (arb_ctx.cfg.timeout_s > 0 && arb_ctx.cfg.timeout_s * 1e6 / 4 < grace)
+        grace = arb_ctx.cfg.timeout_s * 1e6 / 4;
+    return inst->idle_since > 0 && arb_now_us() - inst->idle_since >= grace;
 }
 
 arbor_status_t arb_stray_check(struct arbor_team *t, const struct arb_inst *inst)
 {
     if (t->failed != ARBOR_OK) return t->failed;
     bool full = inst != NULL;
-    if (full) say_awaited(t, inst);
+    if (full) say_waits(t, oldest(t), waited_long(inst));
     /* a call start on a large team: a few members, from where the last one stopped */
     bool few = !full && t->size > STARTS_LOOK;
     int n = few ? STARTS_LOOK : t->size, p = few ? t->stray_cursor : 0;
     for (int k = 0; k < n; k++, p = p + 1 == t->size ? 0 : p + 1) {
-        if (p == t->rank || !t->peer_seg[p]) continue;
+        if (p == t->rank) continue;
         arbor_status_t status = look(t, p, full);
         if (status != ARBOR_OK) return status;
     }

@@ -75,6 +75,10 @@ struct arb_inst {
      * chain: the epoch it last saw, when it saw nothing move since, its last check. */
     uint64_t test_epoch;
     double test_idle_since, test_checked;
+    /* Since when the wait's idle checks have seen nothing move (arb_now_us; 0: not idle): the
+     * stall checks tell unmapped members what this call waits for only past a grace
+     * (coll/coll_stray.h). */
+    double idle_since;
     arb_step_state_t *st;
     size_t st_cap, scratch_cap;
 };

@@ -12,9 +12,10 @@
  *           need no slot, so no credit (docs/PROTOCOL.md, "Signals")
  *   word 3  verdict: p's last refusal, cancellation or finalize (coll/coll_verdict.h)
  *   word 4  want: the signature of p's call that waits for our channel block, written by a
- *           mapped p while it waits (coll/coll_stray.h)
+ *           mapped p while it waits, by an unmapped one once its wait saw nothing move for a
+ *           grace (coll/coll_stray.h)
  *   word 5  await: the signature of p's call that waits for a message or signal from us, written
- *           by a mapped p at its wait's idle points (coll/coll_stray.h)
+ *           at p's wait's idle points (through the transport after the same grace)
  * and after them one line, word 0 of which counts the verdicts posted here (any member adds).
  * Channel block of the channel s -> r, allocated by the receiver r from the top of its own heap (a
  * local, not symmetric, allocation) when the first collective whose schedule receives from s
@@ -64,7 +65,8 @@ typedef struct {
     uint64_t block;       /* offset of the channel block in the receiver's segment, once OPEN */
     uint8_t state;        /* ARB_CHAN_*: in: block allocated here; out: directory word seen */
     bool publish;         /* in: the directory word is still to be written at the sender */
-    uint64_t want;        /* out, mapped peer: the signature last written to its want word */
+    uint64_t want;        /* out: the signature last written to the peer's want word */
+    uint64_t await;       /* out, unmapped peer: the signature last written to its await word */
     /* out, to a mapped peer: plain or streaming stores (runtime/peer_copy.h) */
     arb_store_pick_t pick;
 } arb_chan_t;

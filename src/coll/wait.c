@@ -30,9 +30,10 @@ static bool exec_recheck(void *arg)
 
 static arbor_status_t idle_check(arb_inst_t *inst, double *since)
 {
-    arbor_status_t why = arb_team_stall_reason(inst->team, inst);
     double now = arb_now_us();
     if (*since == 0) *since = now;
+    inst->idle_since = *since;
+    arbor_status_t why = arb_team_stall_reason(inst->team, inst);
     if (why == ARBOR_ERR_PEER_LOST || why == ARBOR_ERR_PEER_STOPPED) {
         struct arbor_team *t = inst->team;
         if (t->lost_seen_us == 0) t->lost_seen_us = now;
