@@ -41,6 +41,7 @@ static struct {
     uint64_t seen;        /* the announcement count at the last scan */
     unsigned losses;      /* the bootstrap's loss count at the last scan */
     unsigned checks;      /* refreshes since init (the loss probe runs every 64th) */
+    unsigned polls;       /* progress turns since init (the hook refreshes every 16th) */
     uint8_t *state;       /* [size] arbor_peer_state_t of every rank at the last scan */
     int running, stopped; /* other ranks running, stopped (not failed) at the last scan */
     bool ready;
@@ -60,7 +61,7 @@ arbor_status_t arb_depart_init(void)
     dep.board = (uint64_t *)(arb_ctx.seg + dep.off);
     dep.seen = 0;
     dep.losses = 0;
-    dep.checks = 0;
+    dep.checks = dep.polls = 0;
     free(dep.state);
     dep.state = calloc((size_t)P, 1);
     if (!dep.state) return ARBOR_ERR_NO_MEMORY;
@@ -115,7 +116,9 @@ static void refresh(void)
 static int poll_hook(void *arg)
 {
     (void)arg;
-    refresh();
+    /* Every 16th turn: a departure is not waited for by the turn that sees it (the calls that
+     * care refresh themselves), and this hook runs in every wait's spin. */
+    if ((dep.polls++ & 15) == 0) refresh();
     return 0; /* what moved is the peers' business: a wait that cares re-checks its condition */
 }
 
