@@ -29,8 +29,8 @@ enum { NSIZES = sizeof(sizes) / sizeof(sizes[0]), ROUNDS = 3 };
 /* The first bcast, from rank 0: every other rank then has the one channel from its parent. */
 static void check_depth(uint8_t *buf)
 {
-    /* A node with more ranks than cores keeps ARBOR_CHANNEL_DEPTH (group/team.c, fit_depth):
-     * SLOT_OVERSUB_DEPTH then. */
+    /* A node with more ranks than cores grows the depth to half of ARBOR_CHANNEL_BYTES
+     * (group/team.c, fit_depth): SLOT_OVERSUB_DEPTH then. */
     char over[8] = "";
     CHECK_OK(arbor_info_get("topology.oversubscribed", over, sizeof over));
     const char *e = getenv(over[0] == 'y' ? "SLOT_OVERSUB_DEPTH" : "SLOT_EXPECT_DEPTH");

@@ -132,11 +132,14 @@ static size_t fit_chunk(int P, uint64_t avail)
 static int fit_depth(int P, uint64_t avail, size_t chunk)
 {
     int depth = arb_ctx.cfg.channel_depth;
-    /* Not where some node has more ranks than cores: nothing streams there, and the receiver,
-     * often next on the writer's core, finds a short channel's lines in that core's cache (deep
-     * slots measured up to several times slower there). Agreed by every rank (every rank saw
-     * every header). */
-    size_t want = arb_ctx.any_oversubscribed ? 0 : arb_ctx.cfg.channel_bytes;
+    /* Where some node has more ranks than cores, to half as far: nothing streams there, and the
+     * receiver, often next on the writer's core, finds a short channel's lines in that core's
+     * cache (2 MiB of slots measured several times slower for large payloads there, 1 MiB
+     * alike), while a sender that may run ahead of descheduled receivers by more calls sends
+     * small messages back to back at 2-3x the rate of 4 slots (docs/PERFORMANCE.md, "The
+     * two-copy bound"). Agreed by every rank (every rank saw every header). */
+    size_t want = arb_ctx.any_oversubscribed ? arb_ctx.cfg.channel_bytes / 2
+                                             : arb_ctx.cfg.channel_bytes;
     while (want && chunk && (size_t)depth * chunk < want && depth <= 512 &&
            worst_bytes(P, depth * 2, chunk) <= avail / 4)
         depth *= 2;
