@@ -200,9 +200,9 @@ static const arb_inst_t *oldest(const struct arbor_team *t)
  * receives). Through the transport, also each member whose channel block a send of the round
  * waits for (the mapped sender writes want itself, coll/executor.c), and only when far is set
  * (the wait saw nothing move for the grace). */
-static void say_waits(struct arbor_team *t, const arb_inst_t *inst, bool far)
+static void say_waits(struct arbor_team *t, const arb_inst_t *inst, bool near, bool far)
 {
-    if (!inst || !inst->cs || !inst->st) return;
+    if (!inst || !inst->cs || !inst->st || !near) return;
     const arb_sched_t *s = &inst->cs->sched;
     for (int i = inst->first; i < s->nsteps && s->steps[i].round == inst->round; i++) {
         const arb_step_t *step = &s->steps[i];
@@ -229,22 +229,29 @@ static void say_waits(struct arbor_team *t, const arb_inst_t *inst, bool far)
 }
 
 /* The wait's grace before it tells unmapped members what it waits for: long past a message's
- * flight time between nodes, short against ARBOR_TIMEOUT. */
-#define ARB_SAY_GRACE_US 10000.0
+ * flight time between nodes, short against ARBOR_TIMEOUT. Mapped members are told after a
+ * shorter one: the await word shares its line with the signals this rank writes there, so a
+ * store at every wait would move that line between the cores once more per call while the
+ * member polls it (a barrier's whole cost is such moves). */
+#define ARB_SAY_GRACE_US        10000.0
+#define ARB_SAY_MAPPED_GRACE_US 50.0
 
-static bool waited_long(const arb_inst_t *inst)
+static bool waited(const arb_inst_t *inst, double grace, double now)
 {
-    double grace = ARB_SAY_GRACE_US;
     if (arb_ctx.cfg.timeout_s > 0 && arb_ctx.cfg.timeout_s * 1e6 / 4 < grace)
         grace = arb_ctx.cfg.timeout_s * 1e6 / 4;
-    return inst->idle_since > 0 && arb_now_us() - inst->idle_since >= grace;
+    return inst->idle_since > 0 && now - inst->idle_since >= grace;
 }
 
 arbor_status_t arb_stray_check(struct arbor_team *t, const struct arb_inst *inst)
 {
     if (t->failed != ARBOR_OK) return t->failed;
     bool full = inst != NULL;
-    if (full) say_waits(t, oldest(t), waited_long(inst));
+    if (full && inst->idle_since > 0) {
+        double now = arb_now_us();
+        say_waits(t, oldest(t), waited(inst, ARB_SAY_MAPPED_GRACE_US, now),
+                  waited(inst, ARB_SAY_GRACE_US, now));
+    }
     /* a call start on a large team: a few members, from where the last one stopped */
     bool few = !full && t->size > STARTS_LOOK;
     int n = few ? STARTS_LOOK : t->size, p = few ? t->stray_cursor : 0;
