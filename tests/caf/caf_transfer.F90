@@ -139,7 +139,7 @@ program caf_transfer
   call check(res2(3, 2) == 1000 * right + 35, 'allocatable result: indexing')
 #endif
   sync all
-  deallocate (am, res, res2)
+  deallocate (am, res, res2, src)
 
   sync memory
   if (me == 1) print '(a,i0,a)', 'caf_transfer: ', np, ' images OK'
