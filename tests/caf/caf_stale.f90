@@ -29,6 +29,7 @@ program caf_stale
     if (this_image() == 1) deallocate(x%c)
     sync all
   end do
+  if (allocated(got)) deallocate(got)
   if (errs /= 0) error stop 'caf_stale: stale component reads'
   if (this_image() == 1) print *, 'caf_stale: passed'
 end program
