@@ -116,11 +116,13 @@ arbor_add_launched_test(NAME verdict_mismatch COMMAND $<TARGET_FILE:arbor-test-v
                         ENV ARBOR_TIMEOUT=5)
 # Through the transport (nothing mapped, as between nodes) a step's first message of at most
 # 48 bytes carries the signature in the receiver's line, and a stalled wait tells its members
-# which call waits: every kind fails with ARBOR_ERR_MISMATCH, roots and barriers included.
+# which call waits: every kind fails with ARBOR_ERR_MISMATCH, roots and barriers included
+# (within milliseconds; ARBOR_TIMEOUT=10 so that a rank starved on a loaded node under ASan
+# does not time out first: no kind may end in a timeout).
 arbor_add_launched_test(NAME verdict_mismatch_transport
                         COMMAND $<TARGET_FILE:arbor-test-verdict> mismatch_transport
                         LABELS reliability RANKS 2 3 TRANSPORTS ${ARB_REL_TRANSPORTS} TIMEOUT 180
-                        ENV ARBOR_TIMEOUT=2 ARBOR_DIRECT=n)
+                        ENV ARBOR_TIMEOUT=10 ARBOR_DIRECT=n)
 # A late rank is told of the cancellation only where the others map its segment (through the
 # transport they do not write to a rank that makes no progress: src/coll/coll_verdict.h).
 arbor_add_launched_test(NAME verdict_late COMMAND $<TARGET_FILE:arbor-test-verdict> late
