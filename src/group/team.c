@@ -138,8 +138,8 @@ static int fit_depth(int P, uint64_t avail, size_t chunk)
      * alike), while a sender that may run ahead of descheduled receivers by more calls sends
      * small messages back to back at 2-3x the rate of 4 slots (docs/PERFORMANCE.md, "The
      * two-copy bound"). Agreed by every rank (every rank saw every header). */
-    size_t want = arb_ctx.any_oversubscribed ? arb_ctx.cfg.channel_bytes / 2
-                                             : arb_ctx.cfg.channel_bytes;
+    size_t want =
+        arb_ctx.any_oversubscribed ? arb_ctx.cfg.channel_bytes / 2 : arb_ctx.cfg.channel_bytes;
     while (want && chunk && (size_t)depth * chunk < want && depth <= 512 &&
            worst_bytes(P, depth * 2, chunk) <= avail / 4)
         depth *= 2;
