@@ -51,17 +51,29 @@ static arbor_status_t idle_check(arb_inst_t *inst, double *since)
     return why;
 }
 
+/* One turn of a waiting loop. When every peer is mapped and inst is the only collective in
+ * flight, its data moves by loads and stores that only inst's own advance looks at: the
+ * other layers' polls (active messages, departures, the transport's housekeeping) then run on
+ * every 16th turn, not on each, so the loop sees the peer's flag sooner. */
+static int wait_turn(arb_inst_t *inst, unsigned *turns)
+{
+    if (arb_ctx.all_mapped && arb_ctx.stream.active_head == inst && !inst->next &&
+        (++*turns & 15) && !arb_ctx.stream.in_progress)
+        return arb_exec_advance(inst);
+    return arb_progress_all();
+}
+
 arbor_status_t arb_exec_wait(arb_inst_t *inst)
 {
     uint64_t seen = arb_ctx.stream.epoch;
     double since = 0;
-    unsigned idle = 0;
+    unsigned idle = 0, turns = 0;
     arb_nap_t nap = {0};
 
     /* inst stays valid across the pauses: one thread per handle, and nothing frees an
      * instance another thread waits for (team_fail only completes it). */
     while (!arb_inst_complete(inst)) {
-        if (arb_progress_all() || arb_ctx.stream.epoch != seen) {
+        if (wait_turn(inst, &turns) || arb_ctx.stream.epoch != seen) {
             seen = arb_ctx.stream.epoch;
             idle = 0;
             since = 0;
