@@ -349,7 +349,8 @@ static arbor_status_t lay_out(const struct arbor_team *t, const arb_call_t *c, s
 
 static void free_vectors(layout_t *L)
 {
-    for (int v = 0; v < 4; v++) free(L->vec[v]), L->vec[v] = NULL;
+    for (int v = 0; v < 4; v++)
+        if (L->vec[v]) free(L->vec[v]), L->vec[v] = NULL;
 }
 
 static unsigned size_class(size_t bytes)
@@ -507,33 +508,15 @@ static arbor_status_t schedule_for(struct arbor_team *t, const arb_call_t *c, co
     if (!forced) forced = arb_offload_forced(k, caps);
     int pinned = forced ? 0 : arb_tune_match(&arb_ctx.tune, k, L->bytes, t->size);
     unsigned cls = size_class(L->bytes);
-    arb_coll_args_t a = {.coll = k,
-                         .rank = t->rank,
-                         .size = t->size,
-                         .root = rooted(k) ? c->root : 0,
-                         .chunk = t->chunk,
-                         .commutative = red ? arb_op_commutative(c->op) : 1,
-                         .topo = t->topo.nnodes > 1 || t->topo.nshared > 0 ? &t->topo : NULL,
-                         .caps = caps,
-                         .plain_slots =
-                             arb_ctx.cfg.channel_bytes && arb_ctx.cfg.stream_min &&
-                             (uint64_t)t->chunk * (uint64_t)t->depth >= arb_ctx.cfg.channel_bytes};
-    arb_offload_cost(&a.hwcoll_us, &a.hwcoll_software);
-    /* Schedules in block units serve a whole size class; reductions split vectors at element
-     * boundaries, so their schedules are per count. */
-    a.bytes = vec ? L->bytes : red ? L->bytes : cls ? (size_t)1 << (cls - 1) : 0;
+    int root = rooted(k) ? c->root : 0;
+    int commutative = red ? arb_op_commutative(c->op) : 1;
     bool pieces = arb_coll_shape(k) == ARB_COLL_REDUCE_SCATTER; /* counts[r] land on rank r */
-    a.count = red ? (pieces ? 0 : c->count) : 0;
-    a.counts = L->vec[0];
-    a.displs = L->vec[1];
-    a.rcounts = L->vec[2];
-    a.rdispls = L->vec[3];
     arb_sched_key_t key = {.coll = k,
                            .alg = pinned,
-                           .root = a.root,
+                           .root = root,
                            .bytes = red ? (c->count | (1ull << 63)) : cls,
                            .variant = (uint32_t)(flags & (ARBOR_IN_ALLSYNC | ARBOR_OUT_ALLSYNC)) |
-                                      (uint32_t)a.commutative << 8 | (uint32_t)elem << 9 |
+                                      (uint32_t)commutative << 8 | (uint32_t)elem << 9 |
                                       (uint32_t)caps << 24};
     /* Symmetric buffers, or malloc'd ones through cross-memory attach: the model may choose
      * the one-copy path (coll/coll_direct.h), and the algorithm it prices best there; the
@@ -553,6 +536,27 @@ static arbor_status_t schedule_for(struct arbor_team *t, const arb_call_t *c, co
         *one_copy_p = cs->one_copy ? (cs->cma ? ARB_DIRECT_CMA : ARB_DIRECT_SEGMENT) : 0;
         return ARBOR_OK;
     }
+    /* A miss: what the selector and the builders need (a repeated call never gets here). */
+    arb_coll_args_t a = {.coll = k,
+                         .rank = t->rank,
+                         .size = t->size,
+                         .root = root,
+                         .chunk = t->chunk,
+                         .commutative = commutative,
+                         .topo = t->topo.nnodes > 1 || t->topo.nshared > 0 ? &t->topo : NULL,
+                         .caps = caps,
+                         .plain_slots =
+                             arb_ctx.cfg.channel_bytes && arb_ctx.cfg.stream_min &&
+                             (uint64_t)t->chunk * (uint64_t)t->depth >= arb_ctx.cfg.channel_bytes};
+    arb_offload_cost(&a.hwcoll_us, &a.hwcoll_software);
+    /* Schedules in block units serve a whole size class; reductions split vectors at element
+     * boundaries, so their schedules are per count. */
+    a.bytes = vec ? L->bytes : red ? L->bytes : cls ? (size_t)1 << (cls - 1) : 0;
+    a.count = red ? (pieces ? 0 : c->count) : 0;
+    a.counts = L->vec[0];
+    a.displs = L->vec[1];
+    a.rcounts = L->vec[2];
+    a.rdispls = L->vec[3];
     arb_logp_t one_copy_model;
     int one_copy_alg = direct ? arb_direct_choose(&a, forced ? forced : pinned, &arb_ctx.model,
                                                   direct, &one_copy_model)

@@ -197,8 +197,7 @@ void arb_exec_free(arb_inst_t *inst)
     bool pending = sends_pending(inst); /* reads the schedule: before its release */
     arb_sched_release(inst->cs);
     inst->cs = NULL;
-    free(inst->owned);
-    inst->owned = NULL;
+    if (inst->owned) free(inst->owned), inst->owned = NULL;
     if (pending) {
         /* The transport still holds &inst->st[i].comp: recycling the instance would let a
          * late completion write into another one. Kept until the transport is closed. */
