@@ -176,6 +176,20 @@ int arb_direct_choose(const arb_coll_args_t *a, int forced, const arb_logp_t *m,
     if (cma && !always &&
         unit < (direct_reduction(a->coll) ? ARB_CMA_REDUCE_MIN_BYTES : ARB_CMA_MIN_BYTES))
         return 0;
+    /* An exchange whose blocks fit in the span init timed: there the measured ratio is the
+     * price itself. Through the slots each rank copies every block twice (its send and its
+     * receive), by cross-memory attach once at ratio memcpys; from a ratio of 2 the slots win
+     * whatever LogGP's G says, which is fitted to blocks beyond the cache (measured at 16-256
+     * KiB, P = 2: docs/PERFORMANCE.md, "allgather / alltoall at P = 2"). */
+    if (cma && !always && exchange_cpu(a, m) > 0 && a->bytes <= ARB_CMA_MEASURE_BYTES &&
+        arb_ctx.cma_ratio >= 2.0) {
+        if (arb_ctx.cfg.print_algorithm && a->rank == 0)
+            fprintf(stderr,
+                    "arbor: %s bytes=%zu ranks=%d malloc'd buffers: cross-memory attach measured "
+                    "at %.3gx memcpy at init (2 copies through the slots cost 2x) -> two copies\n",
+                    arb_coll_name(a->coll), a->bytes, a->size, arb_ctx.cma_ratio);
+        return 0;
+    }
     arb_coll_args_t b = *a;
     b.one_copy = 1;
     int a2 = arb_select(a, m, forced, p2), a1 = 0;

@@ -39,7 +39,7 @@ enum { CARD_WORDS = sizeof(cma_card_t) / sizeof(uint64_t) };
  * ratio no steadier and the init longer: docs/PERFORMANCE.md, "Priced at init"); a few
  * repetitions, the best of each kind kept, since a rank descheduled in one of them must not set
  * the price. Most of the time it adds to init is faulting in the two spans. */
-#define MEASURE_BYTES (256 * 1024)
+#define MEASURE_BYTES ARB_CMA_MEASURE_BYTES
 #define MEASURE_REPS  6
 
 static uint64_t cookie;

@@ -38,6 +38,10 @@ int arb_cma_read_pid(uint64_t pid, void *dst, uintptr_t addr, size_t len);
  * from there measured slower than the slots at 64 KiB on ofi:shm, even or faster from 128 KiB
  * (docs/PERFORMANCE.md, "Large reductions through cross-memory attach"). */
 #define ARB_CMA_REDUCE_MIN_BYTES (128 * 1024)
+/* The span init times a process_vm_readv and a memcpy of (group/cma_probe.c): small enough that
+ * both stay in a core's cache. The ratio measured there is the price of the two paths for blocks
+ * up to this size (coll/coll_direct.c). */
+#define ARB_CMA_MEASURE_BYTES (256 * 1024)
 /* A reduction reads a peer's span into a bounce buffer and combines it from there
  * (coll/executor.c), this many chunks at a time. */
 #define ARB_CMA_COMBINE_CHUNKS 4
