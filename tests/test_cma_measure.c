@@ -8,6 +8,9 @@
  *      keeps the default);
  *   3. ARBOR_LOGP=Gc=0.000123: the given Gc wins, nothing measured;
  *   4. ARBOR_LOGP without Gc (G1 only): Gc is measured as in 2.
+ * In 2, where every rank has a core and the agreed ratio is 2 or more, a 64 KiB allgather and
+ * alltoall on malloc'd buffers must go through the slots (a read then costs more than each
+ * rank's two copies: coll/coll_direct.c), with every byte checked.
  * Where cross-memory attach is not permitted here, every init must say so and the test checks
  * only that.
  */
@@ -65,6 +68,49 @@ static bool near(double x, double y)
     return fabs(x - y) <= 1e-5 * fabs(y); /* model.cma prints Gc with %g: 6 digits */
 }
 
+enum { BLOCK = 64 * 1024 };
+
+/* In the measuring init: the exchanges' copy path against the agreed ratio, and their data. */
+static void check_exchange_path(const state_t *s)
+{
+    char over[8] = "";
+    CHECK(arbor_info_get("topology.oversubscribed", over, sizeof over) == ARBOR_OK,
+          "topology.oversubscribed");
+    uint8_t *src = malloc(BLOCK * (size_t)size), *dst = malloc(BLOCK * (size_t)size);
+    CHECK(src && dst, "no memory for %d blocks", size);
+    if (!src || !dst) {
+        free(src), free(dst);
+        return;
+    }
+    for (int k = 0; k < 2; k++) {
+        bool exchange = k == 1; /* alltoall: block r of src goes to rank r */
+        for (size_t i = 0; i < BLOCK * (size_t)size; i++) src[i] = (uint8_t)(rank * 31 + i % 251);
+        memset(dst, 0xee, BLOCK * (size_t)size);
+        arbor_status_t st = exchange
+                                ? arbor_alltoall(ARBOR_TEAM_WORLD, src, dst, BLOCK, ARBOR_BYTE)
+                                : arbor_allgather(ARBOR_TEAM_WORLD, src, dst, BLOCK, ARBOR_BYTE);
+        const char *what = exchange ? "alltoall" : "allgather";
+        CHECK(st == ARBOR_OK, "%s of 64 KiB: %s", what, arbor_strerror(st));
+        int wrong = 0;
+        for (int r = 0; r < size; r++)
+            for (size_t i = 0; i < BLOCK; i++) {
+                size_t at = exchange ? (size_t)rank * BLOCK + i : i; /* in r's src */
+                wrong += dst[(size_t)r * BLOCK + i] != (uint8_t)(r * 31 + at % 251);
+            }
+        CHECK(wrong == 0, "%s of 64 KiB: %d bytes wrong", what, wrong);
+        arbor_coll_info_t info;
+        CHECK(arbor_team_last_collective(ARBOR_TEAM_WORLD, &info) == ARBOR_OK, "last collective");
+        if (size > 1 && s->ratio >= 2 && over[0] == 'n')
+            CHECK(!info.cma, "%s of 64 KiB took cross-memory attach at a measured %gx memcpy", what,
+                  s->ratio);
+        if (rank == 0)
+            printf("%s 64 KiB: %s (ratio %g, oversubscribed %s)\n", what,
+                   info.cma ? "cross-memory attach" : "two copies", s->ratio, over);
+    }
+    free(src);
+    free(dst);
+}
+
 /* One init with the given settings (NULL: unset); the state after it, checked for agreement. */
 static bool run(const char *measure, const char *logp, state_t *s)
 {
@@ -86,6 +132,7 @@ static bool run(const char *measure, const char *logp, state_t *s)
     CHECK(agreed(s->gc), "Gc %g differs between ranks", s->gc);
     CHECK(agreed(s->ratio), "ratio %.17g differs between ranks", s->ratio);
     CHECK(agreed(s->permitted), "ranks disagree whether cross-memory attach is permitted");
+    if (!measure && !logp && s->permitted) check_exchange_path(s);
     CHECK(arbor_finalize() == ARBOR_OK, "finalize");
     return true;
 }
