@@ -65,6 +65,11 @@ arbor_status_t arb_coll_flags_of(const arbor_op_params_t *params, int blocking,
         if (params->field_mask & ~ARBOR_OP_PARAM_FLAGS) return ARBOR_ERR_INVALID_ARG;
         if (params->field_mask & ARBOR_OP_PARAM_FLAGS) flags = params->flags;
     }
+    if (!flags) { /* the common call: nothing to combine or refuse */
+        if (!blocking && !req_p) return ARBOR_ERR_INVALID_ARG;
+        *flags_p = 0;
+        return ARBOR_OK;
+    }
     arbor_status_t status = arb_coll_check_flags(flags);
     if (status != ARBOR_OK) return status;
     bool detached = flags & (ARBOR_ASYNC_FENCE | ARBOR_AGGREGATE);
