@@ -52,15 +52,27 @@ static arbor_status_t idle_check(arb_inst_t *inst, double *since)
 }
 
 /* One turn of a waiting loop. When every peer is mapped and inst is the only collective in
- * flight, its data moves by loads and stores that only inst's own advance looks at: the
- * other layers' polls (active messages, departures, the transport's housekeeping) then run on
- * every 16th turn, not on each, so the loop sees the peer's flag sooner. */
+ * flight, its data moves by loads and stores that only inst's own advance looks at: the other
+ * layers' polls (active messages, departures) then run on every 16th turn, not on each, so the
+ * loop sees the peer's flag sooner. The transport keeps its turn every 64th, as in a whole turn
+ * between mapped peers (runtime/progress.c). */
 static int wait_turn(arb_inst_t *inst, unsigned *turns)
 {
-    if (arb_ctx.all_mapped && arb_ctx.stream.active_head == inst && !inst->next &&
-        (++*turns & 15) && !arb_ctx.stream.in_progress)
-        return arb_exec_advance(inst);
-    return arb_progress_all();
+    if (!arb_ctx.all_mapped || arb_ctx.stream.active_head != inst || inst->next ||
+        arb_ctx.stream.in_progress)
+        return arb_progress_all();
+    unsigned n = ++*turns;
+    if ((n & 63) == 0) {
+        arb_ctx.tp_ops->progress(arb_ctx.tp);
+        arb_ctx.stream.tp_turns++;
+    }
+    if (!(n & 15)) return arb_progress_all();
+    /* As in a whole turn: a callback run from here that calls back into arbor must not advance
+     * inst again underneath this advance. */
+    arb_ctx.stream.in_progress = true;
+    int moved = arb_exec_advance(inst);
+    arb_ctx.stream.in_progress = false;
+    return moved;
 }
 
 arbor_status_t arb_exec_wait(arb_inst_t *inst)
