@@ -315,7 +315,9 @@ ARBOR_API arbor_status_t arbor_algorithm_names(const char *collective, const cha
  * ARBOR_ERR_UNSUPPORTED when not measured), "model.calibration" (what ARBOR_LOGP_MEASURE measured
  * at this init, as the text of a calibration file for ARBOR_LOGP_FILE; ARBOR_ERR_UNSUPPORTED when
  * nothing was measured), "topology.nodes", "topology.node" ("<this rank's node> <ranks on it>"),
- * "topology.oversubscribed" (y / n), "segment.bytes", "heap.bytes", "heap.used".
+ * "topology.oversubscribed" (y / n), "segment.bytes", "heap.bytes", "heap.used",
+ * "progress.thread" (y / n: arbor's progress thread runs now, ARBOR_PROGRESS=thread or started
+ * for peers' one-sided access that needs this rank's progress).
  * @return ARBOR_OK, ARBOR_ERR_INVALID_ARG (NULL argument, @p len 0 or unknown key),
  *         ARBOR_ERR_COUNT (the answer did not fit: cut short), or as above.
  */
@@ -864,25 +866,41 @@ ARBOR_API arbor_status_t arbor_mem_usage(size_t *used_p, size_t *free_p, size_t 
  *          arbor_mem_detach(&att) when done (it completes this rank's operations to the owner
  *          first; later accesses answer ARBOR_ERR_ADDRESS).
  * The owner's own one-sided calls reach its registered range without attaching. All calls are
- * local (no communication). The range is reached only through the transport, never mapped, so
+ * local (no communication). The range is reached through the transport, not mapped, so
  * operations on it are slower than on the heap from a mapped peer, and atomics on it (the
- * owner's included) are atomic with respect to each other, not to atomics on heap words.
+ * owner's included) are atomic with respect to each other, not to atomics on heap words;
+ * except with ARBOR_MEM_NODE_SHARED, below.
  * Signal words of arbor_put_signal and words of arbor_wait_until must stay in the heap.
  * The owner must keep the memory allocated until it deregisters, and must deregister only when
  * no peer accesses the range any more (the application's synchronisation, as for
  * MPI_Win_detach): an access after that is erroneous and may fail or write into whatever the
  * memory has become. Peers' operations on a registered range need the owner's progress on
  * every transport (arbor's progress thread starts with the first registration:
- * docs/ONESIDED.md).
+ * docs/ONESIDED.md), except on a node-shared one that every rank maps (below).
  */
+/**
+ * ARBOR_MEM_NODE_SHARED: where every rank maps every other's segment with CPU atomics (one
+ * node, arbor_mem_atomics of the world's heap: ARBOR_ATOMICS_CPU) and the ranks may read each
+ * other's memory (the access cross-memory attach needs, agreed at init), the pages that cover
+ * the range move into node-shared memory in place: same address, same contents, copied by this
+ * call (no other thread may write them meanwhile). Peers that attach then map them and reach
+ * the range as they reach the heap: loads and stores (arbor_mem_ptr gives the pointer) and CPU
+ * atomics, the owner's own included; and peers need no progress of the owner for it. Elsewhere
+ * (several nodes, ARBOR_DIRECT=n, not Linux, a page that is not private and writable) the
+ * registration is as without the flag. The pages stay node-shared after deregistration (the
+ * memory is the owner's as before), and a child process made by fork() shares them with its
+ * parent. For a program's global and static data (an OpenSHMEM runtime's symmetric
+ * variables), or a large buffer registered once.
+ */
+#define ARBOR_MEM_NODE_SHARED (1u << 0)
 /** A registration of this rank's memory. */
 typedef struct arbor_reg *arbor_reg_h;
 /** A registration of some rank, attached on this rank. */
 typedef struct arbor_attach *arbor_attach_h;
 /**
  * @brief Register [@p base, @p base + @p nbytes) for one-sided access by every rank. @p base
- * must be 8-byte aligned; the range must not overlap the symmetric heap. @p flags: 0 (others
- * are reserved: ARBOR_ERR_FLAGS). Local.
+ * must be 8-byte aligned; the range must not overlap the symmetric heap. @p flags: 0 or
+ * ARBOR_MEM_NODE_SHARED (others are reserved: ARBOR_ERR_FLAGS). Local.
  * @return ARBOR_OK; ARBOR_ERR_BUFFER (NULL base or nbytes 0), ARBOR_ERR_ALIGNMENT,
  *         ARBOR_ERR_ADDRESS (overlaps the heap), ARBOR_ERR_COUNT (wraps the address space),
  *         ARBOR_ERR_UNSUPPORTED (the transport cannot give peers remote access to this memory;

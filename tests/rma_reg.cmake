@@ -52,3 +52,30 @@ add_executable(arbor-test-mem-attach-remote ${CMAKE_CURRENT_SOURCE_DIR}/test_mem
 target_link_libraries(arbor-test-mem-attach-remote PRIVATE arbor)
 arbor_add_launched_test(NAME mem_attach_remote COMMAND $<TARGET_FILE:arbor-test-mem-attach-remote>
                         LABELS rma_reg RANKS 1 2 3 TIMEOUT 60 ENV ARBOR_TIMEOUT=20)
+# Node-shared registrations (ARBOR_MEM_NODE_SHARED): static data moved into node-shared pages,
+# mapped by node peers, atomics by every path summed exactly, no progress thread on one node;
+# with ARBOR_DIRECT=n nothing is mapped and the thread runs; between simulated hosts the remote
+# peers go through the transport.
+add_executable(arbor-test-reg-shared ${CMAKE_CURRENT_SOURCE_DIR}/test_reg_shared.c)
+target_link_libraries(arbor-test-reg-shared PRIVATE arbor)
+arbor_add_launched_test(NAME reg_shared COMMAND $<TARGET_FILE:arbor-test-reg-shared> LABELS rma_reg
+                        RANKS 1 2 3 TIMEOUT 120 ENV EXPECT_SHARED=1)
+if(ARBOR_WITH_UCX)
+  arbor_add_launched_test(NAME reg_shared_nodirect COMMAND $<TARGET_FILE:arbor-test-reg-shared>
+                          LABELS rma_reg RANKS 2 TRANSPORTS ucx TIMEOUT 120
+                          ENV EXPECT_SHARED=0 ARBOR_DIRECT=n)
+endif()
+if(NOT ARBOR_SANITIZE AND CMAKE_SYSTEM_NAME STREQUAL "Linux")
+  foreach(tp IN LISTS rma_reg_cluster_tps)
+    if(tp STREQUAL "ucx")
+      set(tp_env ARBOR_TRANSPORT=ucx)
+    else()
+      set(tp_env ARBOR_TRANSPORT=ofi "ARBOR_OFI_PROVIDER=tcp\\;ofi_rxm")
+    endif()
+    add_test(NAME cluster.reg_shared.${tp}.2x2
+             COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cluster/run.sh 2 2 $<TARGET_FILE:arbor-test-reg-shared>)
+    set_tests_properties(cluster.reg_shared.${tp}.2x2 PROPERTIES
+      ENVIRONMENT "${rma_reg_cluster_env};${tp_env}" TIMEOUT 300 SKIP_RETURN_CODE 77
+      RESOURCE_LOCK simcluster PROCESSORS 2 LABELS "cluster;launched;rma_reg")
+  endforeach()
+endif()

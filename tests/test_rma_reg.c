@@ -634,7 +634,7 @@ static void test_bad_input(arbor_reg_h *reg)
     CHECK(r == NULL, "a refused register left a handle");
     CHECK_IS(arbor_mem_register(al, 0, 0, &r), ARBOR_ERR_BUFFER);
     CHECK_IS(arbor_mem_register(al + 4, 64, 0, &r), ARBOR_ERR_ALIGNMENT);
-    CHECK_IS(arbor_mem_register(al, 64, 1u, &r), ARBOR_ERR_FLAGS);
+    CHECK_IS(arbor_mem_register(al, 64, 1u << 7, &r), ARBOR_ERR_FLAGS);
     CHECK_IS(arbor_mem_register(al, 64, 0, NULL), ARBOR_ERR_INVALID_ARG);
     CHECK_IS(arbor_mem_register(al, SIZE_MAX - 8, 0, &r), ARBOR_ERR_COUNT);
     arbor_mem_h m;

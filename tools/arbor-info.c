@@ -144,7 +144,7 @@ static int print_runtime(void)
     static const char *const keys[] = {
         "transport",     "model.source",   "model.intra",   "model.cma",
         "model.inter",   "topology.nodes", "topology.node", "topology.oversubscribed",
-        "segment.bytes", "heap.bytes",     "heap.used"};
+        "segment.bytes", "heap.bytes",     "heap.used",     "progress.thread"};
     char rank[16], size[16], buf[512];
     info(rank, sizeof(rank), "rank");
     info(size, sizeof(size), "size");

@@ -181,6 +181,7 @@ static arbor_status_t runtime_key(const char *key, char *buf, size_t len)
         return put(buf, len, "%llu", (unsigned long long)arb_ctx.heap.size);
     if (!strcmp(key, "heap.used"))
         return put(buf, len, "%llu", (unsigned long long)arb_ctx.heap.used);
+    if (!strcmp(key, "progress.thread")) return put(buf, len, "%s", arb_ctx.threaded ? "y" : "n");
     return ARBOR_ERR_INVALID_ARG;
 }
 
@@ -206,7 +207,8 @@ arbor_status_t arbor_info_get(const char *key, char *buf, size_t len)
                                           "topology.oversubscribed",
                                           "segment.bytes",
                                           "heap.bytes",
-                                          "heap.used"};
+                                          "heap.used",
+                                          "progress.thread"};
     bool known = false;
     for (size_t i = 0; i < sizeof(runtime) / sizeof(runtime[0]); i++)
         known |= !strcmp(key, runtime[i]);

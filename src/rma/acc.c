@@ -469,7 +469,7 @@ arbor_status_t arb_acc_piece(const acc_t *a, int rank, const arb_rma_target_t *t
         scaled(a, (const uint8_t *)src + done * a->esz, k, scale, yb);
         size_t nw = words_of(a, tgt->off + done * a->esz, k, yb, w);
         if (arb_rma_cpu_amo(tgt)) {
-            acc_cpu(a, arb_rma.peer_seg[rank], w, nw);
+            acc_cpu(a, tgt->ptr - tgt->off, w, nw); /* the segment's or a registration's */
             arb_bell_ring(rank);
         } else {
             bool pend;

@@ -4,9 +4,10 @@
  * node) can bypass the call for peers it reaches with plain loads and stores.
  *
  * The translation is the one every one-sided call uses (arb_rma_translate): a heap address of a
- * mapped peer comes back with its mapped pointer; registered memory of another rank is reached
- * only through the transport (docs/ONESIDED.md, "Registered memory"), so it has none. This
- * rank's own memory is always reachable at its own address.
+ * mapped peer comes back with its mapped pointer, and so does registered memory of a node peer
+ * that registered it node-shared (ARBOR_MEM_NODE_SHARED) and mapped here; other registered
+ * memory is reached only through the transport (docs/ONESIDED.md, "Registered memory"), so it
+ * has none. This rank's own memory is always reachable at its own address.
  */
 #include <stdint.h>
 
@@ -26,7 +27,7 @@ arbor_status_t arbor_mem_ptr(int rank, const void *remote_addr, void **local_p)
     if (status == ARBOR_OK) {
         if (rank == arb_ctx.rank)
             *local_p = (void *)(uintptr_t)remote_addr; /* own memory, heap or registered */
-        else if (tgt.ptr && !tgt.reg)
+        else if (tgt.ptr)
             *local_p = tgt.ptr;
     }
     arb_unlock();

@@ -6,24 +6,31 @@
  * to its peers by any means; a peer attaches it (the transport's rkey_unpack), after which
  * arb_rma_translate resolves addresses in the range to (rank, key, offset).
  *
- * Registered memory is never mapped and never reached with CPU atomics: every operation on it,
- * the owner's own included, goes through the transport with the registration's key, so all
- * atomics on one of its words use one mechanism (docs/ONESIDED.md, "Registered memory").
+ * Registered memory is reached through the transport with the registration's key, the owner's
+ * own calls included, so all atomics on one of its words use one mechanism (docs/ONESIDED.md,
+ * "Registered memory"). Except where every rank maps every other with CPU atomics
+ * (arb_rma.cpu_atomics) and the owner registered with ARBOR_MEM_NODE_SHARED and could move the
+ * pages into a memory file (runtime/shared_pages.h): then every peer maps the file and the range
+ * is reached as the heap is, by loads, stores and CPU atomics, the owner's own at its address;
+ * a peer that cannot map the file refuses to attach rather than use the transport's atomics.
  *
  * The owner's own one-sided calls reach its registrations like any peer's: registering also
  * attaches the range for this rank (an internal attachment with the key unpacked for self).
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/cma.h"
 #include "runtime/context.h"
 #include "runtime/lock.h"
+#include "runtime/shared_pages.h"
 #include "util/log.h"
 #include "rma/am.h"
 #include "rma/rma_impl.h"
 
 #define BLOB_MAGIC   0x47455241u /* "AREG" */
-#define BLOB_VERSION 1u
+#define BLOB_VERSION 2u
 
 /* The descriptor a peer attaches: this header, then the transport's packed key. */
 typedef struct {
@@ -34,6 +41,11 @@ typedef struct {
     uint64_t nbytes;   /* bytes peers may access */
     uint64_t seg_base; /* the owner's segment base: a blob of another job is refused */
     uint64_t id;       /* the owner's registration number (logs) */
+    /* Node-shared pages (ARBOR_MEM_NODE_SHARED): the owner's process and memory file, where
+     * base lies in it, and its length; map_len 0: not shared. */
+    uint64_t pid;
+    int64_t fd;
+    uint64_t map_off, map_len;
 } blob_hdr_t;
 
 struct arbor_reg { /* a registration of this rank's memory */
@@ -44,6 +56,8 @@ struct arbor_reg { /* a registration of this rank's memory */
     size_t packed_len;
     uint64_t id;
     struct arbor_attach *self; /* the internal attachment for this rank's own calls */
+    arb_shared_pages_t pages;  /* len 0: not node-shared */
+    bool needs_progress;       /* peers reach it through the transport (arb_reg_any_local) */
 };
 
 struct arbor_attach { /* a registration of some rank, reachable from here */
@@ -52,7 +66,10 @@ struct arbor_attach { /* a registration of some rank, reachable from here */
     size_t nbytes;
     arb_tp_rkey_t *rkey;
     uint64_t id;
-    bool internal; /* the owner's own attachment of its registration (no public handle) */
+    bool internal;  /* the owner's own attachment of its registration (no public handle) */
+    uint8_t *local; /* base's byte mapped here (node-shared pages), or NULL */
+    void *map;      /* our mapping of the owner's file (unmapped with the attachment) */
+    size_t map_len;
 };
 
 /* Handles as (slot, generation), so a stale handle is recognised rather than followed. */
@@ -66,7 +83,7 @@ typedef struct {
 } table_t;
 
 static table_t regs, atts;
-static uint64_t next_id, nlocal; /* registrations of this rank alive */
+static uint64_t next_id, nlocal; /* registrations of this rank alive that need its progress */
 static struct arbor_attach *last_hit;
 
 static void *handle_of(uint32_t idx, uint32_t gen)
@@ -146,7 +163,7 @@ arbor_status_t arb_reg_translate(int rank, uint64_t addr, size_t len, arb_rma_ta
         last_hit = a;
     }
     *tgt = (arb_rma_target_t){.rank = rank,
-                              .ptr = NULL,
+                              .ptr = a->local ? a->local + (addr - a->base) : NULL,
                               .rkey = a->rkey,
                               .off = addr - a->base,
                               .mem = NULL,
@@ -166,7 +183,7 @@ static arbor_status_t attach_new(int owner, uint64_t base, size_t nbytes, uint64
 {
     struct arbor_attach *a = calloc(1, sizeof(*a));
     if (!a) return ARBOR_ERR_NO_MEMORY;
-    *a = (struct arbor_attach){owner, base, nbytes, NULL, id, internal};
+    *a = (struct arbor_attach){owner, base, nbytes, NULL, id, internal, NULL, NULL, 0};
     arbor_status_t st =
         arb_ctx.tp_ops->rkey_unpack(arb_ctx.tp, owner, key, key_len, base, &a->rkey);
     if (st == ARBOR_OK && (st = alist_add(a)) != ARBOR_OK)
@@ -187,6 +204,7 @@ static arbor_status_t attach_free(struct arbor_attach *a)
     alist_remove(a);
     arbor_status_t st = arb_rma_complete_to(a->owner);
     arb_ctx.tp_ops->rkey_release(arb_ctx.tp, a->rkey);
+    arb_shared_pages_unmap(a->map, a->map_len);
     free(a);
     return st;
 }
@@ -199,11 +217,24 @@ static bool overlaps_segment(int rank, uint64_t base, uint64_t nbytes)
 
 /* ---- public calls ---------------------------------------------------------------------- */
 
+/* Whether moving a registration's pages into node-shared memory can pay: some node peer maps
+ * this rank's segment (the same peers would map the file), through the access cross-memory
+ * attach needs (agreed by every rank at init, so a peer's open of the file is allowed too). */
+static bool sharing_pays(void)
+{
+    /* Only under the CPU rule: elsewhere node peers' loads and stores would meet the
+     * transport's atomics on the same words, which no transport fence orders. */
+    if (!arb_rma.cpu_atomics || !arb_cma_usable()) return false;
+    for (int r = 0; r < arb_ctx.size; r++)
+        if (r != arb_ctx.rank && arb_peer_map(r)) return true;
+    return false;
+}
+
 arbor_status_t arb_reg_register(void *base, size_t nbytes, unsigned flags, arbor_reg_h *reg_p)
 {
     if (!reg_p) return ARBOR_ERR_INVALID_ARG;
     *reg_p = NULL;
-    if (flags) return ARBOR_ERR_FLAGS;
+    if (flags & ~(unsigned)ARBOR_MEM_NODE_SHARED) return ARBOR_ERR_FLAGS;
     if (!base || nbytes == 0) return ARBOR_ERR_BUFFER;
     uint64_t b = (uint64_t)(uintptr_t)base;
     /* 8-byte words: atomics and accumulates act on the aligned 64-bit word holding an element,
@@ -223,6 +254,11 @@ arbor_status_t arb_reg_register(void *base, size_t nbytes, unsigned flags, arbor
     r->base = base;
     r->nbytes = nbytes;
     r->id = ++next_id;
+    r->pages.fd = -1;
+    /* Before the transport registers the pages: it may pin the ones it finds. */
+    if ((flags & ARBOR_MEM_NODE_SHARED) && sharing_pays() &&
+        arb_shared_pages_make(base, tp_len, &r->pages) != ARBOR_OK)
+        r->pages = (arb_shared_pages_t){.fd = -1};
     arbor_status_t st =
         arb_ctx.tp_ops->mem_reg(arb_ctx.tp, base, tp_len, &r->mr, &r->packed, &r->packed_len);
     if (st != ARBOR_OK) {
@@ -233,6 +269,7 @@ arbor_status_t arb_reg_register(void *base, size_t nbytes, unsigned flags, arbor
                       arb_ctx.tp_ops->describe(arb_ctx.tp), nbytes, base, arbor_strerror(st));
             st = ARBOR_ERR_UNSUPPORTED;
         }
+        arb_shared_pages_release(&r->pages);
         free(r);
         return st;
     }
@@ -241,21 +278,29 @@ arbor_status_t arb_reg_register(void *base, size_t nbytes, unsigned flags, arbor
     if (st == ARBOR_OK && (st = table_add(&regs, r, &h)) != ARBOR_OK) attach_free(r->self);
     if (st != ARBOR_OK) {
         arb_ctx.tp_ops->mem_dereg(arb_ctx.tp, r->mr);
+        arb_shared_pages_release(&r->pages);
         free(r);
         return st;
     }
-    nlocal++;
+    bool shared = r->pages.len > 0;
+    if (shared) r->self->local = base; /* our own calls: loads, stores and CPU atomics here */
+    /* Peers reach it without this rank's progress only where every rank maps every other
+     * (one node) and atomics are the CPU's: then every access is a load, a store or a CPU
+     * atomic on the file. */
+    r->needs_progress = !(shared && arb_ctx.mapped_everywhere && arb_rma.cpu_atomics);
+    if (r->needs_progress) nlocal++;
     *reg_p = h;
-    arb_debug("registered %zu bytes at %p (registration %llu, key %zu bytes)", nbytes, base,
-              (unsigned long long)r->id, r->packed_len);
+    arb_debug("registered %zu bytes at %p (registration %llu, key %zu bytes%s)", nbytes, base,
+              (unsigned long long)r->id, r->packed_len, shared ? ", node-shared pages" : "");
     return ARBOR_OK;
 }
 
 static void reg_destroy(struct arbor_reg *r)
 {
     arb_ctx.tp_ops->mem_dereg(arb_ctx.tp, r->mr);
+    arb_shared_pages_release(&r->pages);
+    if (r->needs_progress) nlocal--;
     free(r);
-    nlocal--;
 }
 
 arbor_status_t arbor_mem_deregister(arbor_reg_h *reg_p)
@@ -290,7 +335,11 @@ static arbor_status_t pack_reg(const struct arbor_reg *r, void *blob, size_t *le
                         (uint64_t)(uintptr_t)r->base,
                         r->nbytes,
                         arb_ctx.seg_bases[arb_ctx.rank],
-                        r->id};
+                        r->id,
+                        r->pages.pid,
+                        r->pages.fd,
+                        (uint64_t)(uintptr_t)r->base - r->pages.lo,
+                        r->pages.len};
         memcpy(blob, &h, sizeof(h));
         memcpy((uint8_t *)blob + sizeof(h), r->packed, r->packed_len);
     }
@@ -305,6 +354,34 @@ arbor_status_t arbor_mem_pack(arbor_reg_h reg, void *blob, size_t *len_p)
     arbor_status_t st = s ? pack_reg(s->obj, blob, len_p) : ARBOR_ERR_HANDLE;
     arb_unlock();
     return st;
+}
+
+/* A node-shared registration (h) attached as a: mapped here where the owner's segment is, so
+ * that every access by a mapped peer is a load, a store or (under the CPU rule) a CPU atomic.
+ * A peer that cannot map it under the CPU rule refuses: its atomics through the transport would
+ * not be atomic with the others'. */
+static arbor_status_t map_shared(const blob_hdr_t *h, struct arbor_attach *a)
+{
+    if (h->owner == arb_ctx.rank) {
+        a->local = (uint8_t *)(uintptr_t)h->base;
+        return ARBOR_OK;
+    }
+    if (!arb_rma.cpu_atomics || !arb_peer_map(h->owner) || h->map_off > h->map_len || h->fd < 0 ||
+        h->fd > INT32_MAX)
+        return ARBOR_OK; /* not the CPU rule, or nothing mapped: through the transport */
+    void *map = NULL;
+    arbor_status_t st = arb_shared_pages_map(h->pid, (int)h->fd, (size_t)h->map_len, &map);
+    if (st == ARBOR_OK) {
+        a->map = map;
+        a->map_len = (size_t)h->map_len;
+        a->local = (uint8_t *)map + h->map_off;
+        return ARBOR_OK;
+    }
+    arb_error("arbor_mem_attach: cannot map rank %d's node-shared registration here (%s): its "
+              "atomics are CPU atomics, which the transport's would not be atomic with "
+              "(set ARBOR_LOG_LEVEL=debug for the reason)",
+              h->owner, arbor_strerror(st));
+    return ARBOR_ERR_UNSUPPORTED;
 }
 
 static arbor_status_t attach_unlocked(const void *blob, size_t len, arbor_attach_h *att_p)
@@ -328,6 +405,10 @@ static arbor_status_t attach_unlocked(const void *blob, size_t len, arbor_attach
     arbor_status_t st = attach_new(h.owner, h.base, (size_t)h.nbytes, h.id,
                                    (const uint8_t *)blob + sizeof(h), h.key_len, false, &a);
     if (st != ARBOR_OK) return st;
+    if (h.map_len && (st = map_shared(&h, a)) != ARBOR_OK) {
+        attach_free(a);
+        return st;
+    }
     void *handle;
     if ((st = table_add(&atts, a, &handle)) != ARBOR_OK) {
         attach_free(a);
@@ -486,6 +567,7 @@ void arb_reg_cleanup(void)
     if (left) arb_debug("finalize: %zu registrations / attachments left; released", left);
     for (size_t i = 0; i < nalist; i++) {
         arb_ctx.tp_ops->rkey_release(arb_ctx.tp, alist[i]->rkey);
+        arb_shared_pages_unmap(alist[i]->map, alist[i]->map_len);
         free(alist[i]);
     }
     for (uint32_t i = 0; i < regs.n; i++)

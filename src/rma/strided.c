@@ -178,8 +178,8 @@ typedef struct {
     int64_t base;          /* segment offset of the remote base address (may be "negative"); in a
                             * registration: the offset from its base */
     arb_tp_rkey_t *key;    /* the remote key (segment or registration) */
-    bool reg;              /* the remote range is registered user memory (no mapping, no CPU
-                            * atomics) */
+    bool reg;              /* the remote range is registered user memory */
+    uint8_t *regmap;       /* a registration mapped here (node-shared): its key offset 0 */
     struct arbor_mem *mem; /* the allocation it lies in (its atomics rule), or NULL */
     arb_tp_comp_t *comp;   /* NULL: the implicit counter / complete each piece */
     const acc_t *acc;
@@ -194,8 +194,12 @@ static arbor_status_t run_piece(void *arg, int64_t r, uint8_t *l, size_t len)
     if (a->kind == 2) {
         arb_rma_target_t t;
         bool pend = false;
-        if (a->reg)
-            t = (arb_rma_target_t){.rank = a->rank, .rkey = a->key, .off = off, .reg = true};
+        if (a->reg) /* mapped or not, as the contiguous calls find it (the atomics rule) */
+            t = (arb_rma_target_t){.rank = a->rank,
+                                   .ptr = a->regmap ? a->regmap + off : NULL,
+                                   .rkey = a->key,
+                                   .off = off,
+                                   .reg = true};
         else
             arb_rma_target_at(a->rank, off, &t);
         t.mem = a->mem;
@@ -229,6 +233,7 @@ static arbor_status_t run_op(int kind, int rank, const arb_rma_target_t *t, int6
                    .base = base_off,
                    .key = t->rkey,
                    .reg = t->reg,
+                   .regmap = t->reg && t->ptr ? t->ptr - t->off : NULL,
                    .mem = t->mem,
                    .acc = acc,
                    .scale = scale};
@@ -409,6 +414,7 @@ typedef struct {
     arb_tp_rkey_t **rkey;   /* its key (segment, or one registration) */
     bool *reg;              /* whether it lies in registered memory */
     struct arbor_mem **mem; /* the allocation it lies in (NULL: registered) */
+    uint8_t **regmap;       /* a registration mapped here: its key offset 0 (else NULL) */
 } vec_ctx_t;
 
 static arbor_status_t issue_vector(void *ctx, run_arg_t *a)
@@ -422,6 +428,7 @@ static arbor_status_t issue_vector(void *ctx, run_arg_t *a)
             a->key = c->rkey[k];
             a->reg = c->reg[k];
             a->mem = c->mem[k];
+            a->regmap = c->regmap[k];
             arbor_status_t status = run_piece(a, c->roff[k], l, c->iov[j].nbytes);
             if (status != ARBOR_OK) return status;
         }
@@ -450,9 +457,10 @@ static arbor_status_t vector_any(int kind, int rank, const arbor_iov_t *iov, siz
                    malloc(sizeof(int64_t) * nalloc),
                    malloc(sizeof(arb_tp_rkey_t *) * nalloc),
                    malloc(sizeof(bool) * nalloc),
-                   malloc(sizeof(struct arbor_mem *) * nalloc)};
-    if (!c.roff || !c.rkey || !c.reg || !c.mem) {
-        free(c.roff), free(c.rkey), free(c.reg), free(c.mem);
+                   malloc(sizeof(struct arbor_mem *) * nalloc),
+                   malloc(sizeof(uint8_t *) * nalloc)};
+    if (!c.roff || !c.rkey || !c.reg || !c.mem || !c.regmap) {
+        free(c.roff), free(c.rkey), free(c.reg), free(c.mem), free(c.regmap);
         return ARBOR_ERR_NO_MEMORY;
     }
     /* validate every segment before anything moves */
@@ -474,6 +482,7 @@ static arbor_status_t vector_any(int kind, int rank, const arbor_iov_t *iov, siz
             c.rkey[k] = t.rkey;
             c.reg[k] = t.reg;
             c.mem[k] = t.mem;
+            c.regmap[k] = t.reg && t.ptr ? t.ptr - t.off : NULL;
             if (!any) first = t;
             /* mapped copies need every segment mapped: one registered segment sends them all
              * through the transport (segment keys reach mapped peers too) */
@@ -481,7 +490,7 @@ static arbor_status_t vector_any(int kind, int rank, const arbor_iov_t *iov, siz
             any = true;
         }
     if (status == ARBOR_OK && !any) {
-        free(c.roff), free(c.rkey), free(c.reg), free(c.mem);
+        free(c.roff), free(c.rkey), free(c.reg), free(c.mem), free(c.regmap);
         return req_p ? arb_rma_req_done_handle(rank, req_p) : ARBOR_OK;
     }
     if (status == ARBOR_OK) {
@@ -491,7 +500,7 @@ static arbor_status_t vector_any(int kind, int rank, const arbor_iov_t *iov, siz
         if (any_reg) base.ptr = NULL;
         status = run_op(kind, rank, &base, 0, &acc, scale, issue_vector, &c, req_p, blocking);
     }
-    free(c.roff), free(c.rkey), free(c.reg), free(c.mem);
+    free(c.roff), free(c.rkey), free(c.reg), free(c.mem), free(c.regmap);
     return status;
 }
 

@@ -1,0 +1,143 @@
+/*
+ * Pages moved into node-shared memory in place (runtime/shared_pages.h).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* memfd_create */
+#endif
+#include "runtime/shared_pages.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "util/log.h"
+
+#if defined(__linux__)
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+static size_t page(void)
+{
+    long p = sysconf(_SC_PAGESIZE);
+    return p > 0 ? (size_t)p : 4096;
+}
+
+/* Whether every page of [lo, hi) is mapped private and writable in this process: a shared or
+ * read-only page moved into a writable file would change what the program sees. */
+static bool private_writable(uintptr_t lo, uintptr_t hi)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    if (!f) return false;
+    char line[512];
+    uintptr_t covered = lo;
+    bool ok = true;
+    while (ok && covered < hi && fgets(line, sizeof(line), f)) {
+        unsigned long a, b;
+        char perms[8] = "";
+        if (sscanf(line, "%lx-%lx %7s", &a, &b, perms) != 3) continue;
+        if (b <= covered || a >= hi) continue;
+        /* Mappings come in address order: a gap before this one is an unmapped page. */
+        ok = a <= covered && perms[0] == 'r' && perms[1] == 'w' && perms[3] == 'p';
+        covered = b;
+    }
+    fclose(f);
+    return ok && covered >= hi;
+}
+
+arbor_status_t arb_shared_pages_make(void *addr, size_t len, arb_shared_pages_t *sp)
+{
+    size_t pg = page();
+    uintptr_t lo = (uintptr_t)addr & ~(uintptr_t)(pg - 1);
+    uintptr_t hi = ((uintptr_t)addr + len + pg - 1) & ~(uintptr_t)(pg - 1);
+    size_t n = hi - lo;
+    if (!private_writable(lo, hi)) {
+        arb_debug("node-shared registration: [%p, +%zu) is not all private writable pages", addr,
+                  len);
+        return ARBOR_ERR_UNSUPPORTED;
+    }
+    int fd = memfd_create("arbor-registered", MFD_CLOEXEC);
+    if (fd < 0) {
+        arb_debug("node-shared registration: memfd_create: %s", strerror(errno));
+        return ARBOR_ERR_UNSUPPORTED;
+    }
+    void *copy = MAP_FAILED;
+    if (ftruncate(fd, (off_t)n) == 0)
+        copy = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (copy == MAP_FAILED) {
+        arb_debug("node-shared registration: %zu bytes of memory file: %s", n, strerror(errno));
+        close(fd);
+        return errno == ENOMEM ? ARBOR_ERR_NO_MEMORY : ARBOR_ERR_UNSUPPORTED;
+    }
+    memcpy(copy, (void *)lo, n);
+    /* The file replaces the pages at their address; a failure leaves them as they were. */
+    void *at = mmap((void *)lo, n, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
+    int err = errno;
+    munmap(copy, n);
+    if (at == MAP_FAILED) {
+        arb_debug("node-shared registration: mapping the file over [%p, +%zu): %s", (void *)lo, n,
+                  strerror(err));
+        close(fd);
+        return ARBOR_ERR_UNSUPPORTED;
+    }
+    *sp = (arb_shared_pages_t){.lo = lo, .len = n, .fd = fd, .pid = (uint64_t)getpid()};
+    return ARBOR_OK;
+}
+
+void arb_shared_pages_release(arb_shared_pages_t *sp)
+{
+    if (sp->fd >= 0) close(sp->fd);
+    sp->fd = -1;
+}
+
+arbor_status_t arb_shared_pages_map(uint64_t pid, int fd, size_t len, void **map_p)
+{
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/%llu/fd/%d", (unsigned long long)pid, fd);
+    int own = open(path, O_RDWR | O_CLOEXEC);
+    if (own < 0) {
+        arb_debug("node-shared registration: %s: %s", path, strerror(errno));
+        return ARBOR_ERR_UNSUPPORTED;
+    }
+    void *map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, own, 0);
+    int err = errno;
+    close(own); /* the mapping keeps the file */
+    if (map == MAP_FAILED) {
+        arb_debug("node-shared registration: mapping %s: %s", path, strerror(err));
+        return err == ENOMEM ? ARBOR_ERR_NO_MEMORY : ARBOR_ERR_UNSUPPORTED;
+    }
+    *map_p = map;
+    return ARBOR_OK;
+}
+
+void arb_shared_pages_unmap(void *map, size_t len)
+{
+    if (map) munmap(map, len);
+}
+
+#else
+
+arbor_status_t arb_shared_pages_make(void *addr, size_t len, arb_shared_pages_t *sp)
+{
+    (void)addr, (void)len, (void)sp;
+    return ARBOR_ERR_UNSUPPORTED;
+}
+
+void arb_shared_pages_release(arb_shared_pages_t *sp)
+{
+    (void)sp;
+}
+
+arbor_status_t arb_shared_pages_map(uint64_t pid, int fd, size_t len, void **map_p)
+{
+    (void)pid, (void)fd, (void)len, (void)map_p;
+    return ARBOR_ERR_UNSUPPORTED;
+}
+
+void arb_shared_pages_unmap(void *map, size_t len)
+{
+    (void)map, (void)len;
+}
+
+#endif
