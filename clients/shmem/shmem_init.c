@@ -67,7 +67,11 @@ static void register_static_data(void)
     r.hi = (r.hi + 7) & ~(uintptr_t)7;
     uint64_t ok = r.hi > r.lo;
     size_t blob_len = 0;
-    if (ok && arbor_mem_register((void *)r.lo, r.hi - r.lo, 0, &shm.static_reg) != ARBOR_OK) ok = 0;
+    /* Node-shared where every PE maps every other: peers then reach it as the heap, and no PE
+     * needs a progress thread for it. */
+    if (ok && arbor_mem_register((void *)r.lo, r.hi - r.lo, ARBOR_MEM_NODE_SHARED,
+                                 &shm.static_reg) != ARBOR_OK)
+        ok = 0;
     if (ok && arbor_mem_pack(shm.static_reg, NULL, &blob_len) != ARBOR_OK) ok = 0;
     uint64_t mine[2] = {ok ? 0 : 1, blob_len}, agreed[2];
     shm_check(arbor_allreduce(ARBOR_TEAM_WORLD, mine, agreed, 2, ARBOR_UINT64, ARBOR_MAX),
