@@ -42,6 +42,7 @@ struct arbor_ctx *arb_rma_ctx_alloc(unsigned flags)
 void arb_rma_ctx_discard(struct arbor_ctx *c)
 {
     if (!c) return;
+    arb_rma_ctx_stream_free(c);
     free(c->world);
     free(c->imp);
     free(c->dirty);
@@ -97,9 +98,13 @@ arbor_status_t arbor_ctx_quiet(arbor_ctx_h ctx)
         arb_unlock();
         return status;
     }
-    if (arb_in_callback == ARB_CB_NONE && private_idle(ctx)) {
-        __atomic_thread_fence(__ATOMIC_SEQ_CST); /* arbor_fence's barrier: transfer.c says why */
-        return ARBOR_OK;
+    if (arb_in_callback == ARB_CB_NONE && (ctx->flags & ARBOR_CTX_PRIVATE)) {
+        /* The stream's operations complete without the lock (ctx_stream.c). */
+        arbor_status_t status = arb_rma_ctx_stream_quiet(ctx);
+        if (status != ARBOR_OK || private_idle(ctx)) {
+            __atomic_thread_fence(__ATOMIC_SEQ_CST); /* arbor_fence's barrier: transfer.c */
+            return status;
+        }
     }
     ARB_ENTER();
     arbor_status_t status = arb_rma_ctx_complete(ctx);
@@ -118,9 +123,12 @@ arbor_status_t arbor_ctx_fence(arbor_ctx_h ctx)
         return status;
     }
     if (!ctx_valid(ctx)) return ARBOR_ERR_HANDLE;
-    if (arb_in_callback == ARB_CB_NONE && private_idle(ctx)) {
-        __atomic_thread_fence(__ATOMIC_SEQ_CST);
-        return ARBOR_OK;
+    if (arb_in_callback == ARB_CB_NONE && (ctx->flags & ARBOR_CTX_PRIVATE)) {
+        arbor_status_t status = arb_rma_ctx_stream_fence(ctx); /* no lock: ctx_stream.c */
+        if (status != ARBOR_OK || private_idle(ctx)) {
+            __atomic_thread_fence(__ATOMIC_SEQ_CST);
+            return status;
+        }
     }
     ARB_ENTER();
     /* Mapped operations are done at issue; a transport fence orders what this context posted,
@@ -136,6 +144,7 @@ arbor_status_t arbor_ctx_fence(arbor_ctx_h ctx)
 static void ctx_free(struct arbor_ctx *c)
 {
     arb_rma_ctx_drop(c);
+    arb_rma_ctx_stream_free(c);
     c->magic = 0;
     free(c->world);
     free(c->imp);
