@@ -64,6 +64,8 @@ struct arb_rma_cstream {
     stream_hit_t *hits;  /* [world size] */
     stream_ext_t *ext;   /* [world size]; NULL when location order is off */
     bool *sent;          /* [world size] posted to since the last flush */
+    int *sent_list;      /* [world size] those targets (a quiet resets only theirs) */
+    int nsent;
 };
 
 static void cstream_free(struct arb_rma_cstream *cs)
@@ -73,6 +75,7 @@ static void cstream_free(struct arb_rma_cstream *cs)
     free(cs->hits);
     free(cs->ext);
     free(cs->sent);
+    free(cs->sent_list);
     free(cs);
 }
 
@@ -89,8 +92,9 @@ static struct arb_rma_cstream *cstream_new(void)
     size_t P = (size_t)arb_ctx.size;
     cs->hits = calloc(P, sizeof(*cs->hits));
     cs->sent = calloc(P, sizeof(*cs->sent));
+    cs->sent_list = calloc(P, sizeof(*cs->sent_list));
     if (arb_rma_order_on()) cs->ext = calloc(P, sizeof(*cs->ext));
-    if (!cs->hits || !cs->sent || (arb_rma_order_on() && !cs->ext)) {
+    if (!cs->hits || !cs->sent || !cs->sent_list || (arb_rma_order_on() && !cs->ext)) {
         cstream_free(cs);
         return NULL;
     }
@@ -115,6 +119,7 @@ void arb_rma_ctx_stream_learn(struct arbor_ctx *c, int w)
                       arbor_strerror(st));
             return;
         }
+        arb_debug("private context: transport stream opened (first target world rank %d)", w);
     }
     cs->hits[w] = (stream_hit_t){h->lo, h->hi, arb_ctx.seg_bases[w],
                                  __atomic_load_n(&arb_rma_xgen, __ATOMIC_RELAXED)};
@@ -198,9 +203,10 @@ static arbor_status_t flush_step(void *arg)
     return arb_ctx.tp_ops->stream_flush(arg);
 }
 
+/* Location order starts again for every target posted to (after a fence or a flush). */
 static void ext_reset(struct arb_rma_cstream *cs)
 {
-    if (cs->ext) memset(cs->ext, 0, (size_t)arb_ctx.size * sizeof(*cs->ext));
+    for (int i = 0; cs->ext && i < cs->nsent; i++) cs->ext[cs->sent_list[i]] = (stream_ext_t){0};
 }
 
 arbor_status_t arb_rma_ctx_stream_quiet(struct arbor_ctx *c)
@@ -211,10 +217,10 @@ arbor_status_t arb_rma_ctx_stream_quiet(struct arbor_ctx *c)
     if (st == ARBOR_OK) st = drive(cs, flush_step, cs->s, "arbor_ctx_quiet (stream flush)");
     if (st != ARBOR_OK) return st;
     cs->posted = false;
-    memset(cs->sent, 0, (size_t)arb_ctx.size * sizeof(*cs->sent));
     ext_reset(cs);
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    return comp_take(&cs->imp);
+    for (int i = 0; i < cs->nsent; i++) cs->sent[cs->sent_list[i]] = false;
+    cs->nsent = 0;
+    return comp_take(&cs->imp); /* the callers end with arbor_fence's barrier */
 }
 
 arbor_status_t arb_rma_ctx_stream_fence(struct arbor_ctx *c)
@@ -305,7 +311,10 @@ static arbor_status_t post(post_t *p, bool blocking)
     st = drive(cs, post_step, p, "a one-sided operation on a context's stream");
     if (st != ARBOR_OK) return st; /* ARB_ERR_NOT_STREAM included: nothing was posted */
     cs->posted = true;
-    cs->sent[p->w] = true;
+    if (!cs->sent[p->w]) {
+        cs->sent[p->w] = true;
+        cs->sent_list[cs->nsent++] = p->w;
+    }
     if (arb_ctx.cfg.rma_ordered && (st = arb_ctx.tp_ops->stream_fence(cs->s, p->w)) != ARBOR_OK)
         return st;
     if (!blocking) return ARBOR_OK;

@@ -30,6 +30,8 @@ typedef struct {
     bool failed;     /* the endpoint or its key could not be made: the shared path serves */
     bool lost;       /* the endpoint reported an error: its process is gone */
     bool dirty;      /* emulated operations since the last fence (a fence flushes then) */
+    bool posted;     /* on the list of peers posted to since the last flush began */
+    ucs_status_ptr_t flush_req; /* its endpoint flush in flight, or NULL */
 } stream_peer_t;
 
 /* Stable storage for an atomic's operand (UCX reads it until completion) and its comp. */
@@ -46,8 +48,13 @@ struct arb_tp_stream {
     ucp_worker_h worker;
     stream_peer_t *peers; /* [tp->size] */
     stream_amo_t *free_amo;
-    ucs_status_ptr_t flush_req; /* a worker flush in flight, or NULL */
-    bool flushing;              /* flush_req covers the operations: wait for it */
+    /* Peers posted to since the last flush began: a flush flushes their endpoints only (a
+     * worker flush costs more per call, and a quiet after one put is the common pattern). */
+    int *posted; /* [tp->size] */
+    int nposted;
+    int *flushing; /* [tp->size] peers whose endpoint flush is in flight */
+    int nflushing;
+    arbor_status_t flush_status; /* first failure of the flush in progress */
 };
 
 static double now_s(void)
@@ -70,7 +77,13 @@ arbor_status_t arb_ucx_stream_open(arb_tp_t *tp, arb_tp_stream_t **s_p)
         return ARBOR_ERR_INVALID_ARG;
     }
     if ((s = calloc(1, sizeof(*s))) == NULL) return ARBOR_ERR_NO_MEMORY;
-    if ((s->peers = calloc((size_t)tp->size, sizeof(*s->peers))) == NULL) {
+    s->peers = calloc((size_t)tp->size, sizeof(*s->peers));
+    s->posted = calloc((size_t)tp->size, sizeof(int));
+    s->flushing = calloc((size_t)tp->size, sizeof(int));
+    if (s->peers == NULL || s->posted == NULL || s->flushing == NULL) {
+        free(s->peers);
+        free(s->posted);
+        free(s->flushing);
         free(s);
         return ARBOR_ERR_NO_MEMORY;
     }
@@ -81,6 +94,8 @@ arbor_status_t arb_ucx_stream_open(arb_tp_t *tp, arb_tp_stream_t **s_p)
     if (status != UCS_OK) {
         arb_warn("stream: ucp_worker_create failed: %s", ucs_status_string(status));
         free(s->peers);
+        free(s->posted);
+        free(s->flushing);
         free(s);
         return status == UCS_ERR_NO_MEMORY ? ARBOR_ERR_NO_MEMORY : ARBOR_ERR_UNSUPPORTED;
     }
@@ -94,9 +109,10 @@ void arb_ucx_stream_close(arb_tp_t *tp, arb_tp_stream_t *s)
 {
     (void)tp;
     if (s == NULL) return;
-    if (s->flush_req != NULL) ucp_request_free(s->flush_req);
-    for (int peer = 0; peer < s->tp->size; peer++)
+    for (int peer = 0; peer < s->tp->size; peer++) {
+        if (s->peers[peer].flush_req != NULL) ucp_request_free(s->peers[peer].flush_req);
         if (s->peers[peer].rkey != NULL) ucp_rkey_destroy(s->peers[peer].rkey);
+    }
     ucp_worker_destroy(s->worker);
     while (s->free_amo != NULL) {
         stream_amo_t *a = s->free_amo;
@@ -104,6 +120,8 @@ void arb_ucx_stream_close(arb_tp_t *tp, arb_tp_stream_t *s)
         free(a);
     }
     free(s->peers);
+    free(s->posted);
+    free(s->flushing);
     free(s);
 }
 
@@ -190,17 +208,44 @@ static void rma_param(ucp_request_param_t *param, arb_tp_comp_t *comp)
     param->user_data = comp;
 }
 
+/* Checks the endpoint flushes in flight (after a progress): false while some are. */
+static bool flushes_done(arb_tp_stream_t *s)
+{
+    int n = 0;
+    for (int i = 0; i < s->nflushing; i++) {
+        stream_peer_t *p = &s->peers[s->flushing[i]];
+        ucs_status_t status = ucp_request_check_status(p->flush_req);
+        if (status == UCS_INPROGRESS) {
+            s->flushing[n++] = s->flushing[i];
+            continue;
+        }
+        if (status != UCS_OK && s->flush_status == ARBOR_OK) {
+            arb_error("stream flush of peer %d failed: %s", s->flushing[i],
+                      ucs_status_string(status));
+            s->flush_status = arb_ucx_status(status);
+        }
+        ucp_request_free(p->flush_req);
+        p->flush_req = NULL;
+    }
+    s->nflushing = n;
+    return n == 0;
+}
+
 /* A flush that is waited for covers what was posted before it: nothing may join it until it
  * ends (one a caller gave up on ends here too). */
 static bool busy(arb_tp_stream_t *s)
 {
-    if (!s->flushing) return false;
+    if (s->nflushing == 0) return false;
     ucp_worker_progress(s->worker);
-    if (ucp_request_check_status(s->flush_req) == UCS_INPROGRESS) return true;
-    ucp_request_free(s->flush_req);
-    s->flush_req = NULL;
-    s->flushing = false;
-    return false;
+    return !flushes_done(s);
+}
+
+/* The peer joins the list the next flush covers. */
+static void note_posted(arb_tp_stream_t *s, int peer, stream_peer_t *p)
+{
+    if (p->posted) return;
+    p->posted = true;
+    s->posted[s->nposted++] = peer;
 }
 
 arbor_status_t arb_ucx_stream_put(arb_tp_stream_t *s, int peer, uint64_t off, const void *src,
@@ -214,6 +259,7 @@ arbor_status_t arb_ucx_stream_put(arb_tp_stream_t *s, int peer, uint64_t off, co
     if (busy(s)) return ARB_ERR_AGAIN;
     if ((p = peer_of(s, peer, &status)) == NULL) return status;
     p->dirty |= s->tp->seg_given;
+    note_posted(s, peer, p);
     rma_param(&param, comp);
     return arb_ucx_posted(
         ucp_put_nbx(p->ep, src, len, s->tp->seg_rkeys[peer].base + off, p->rkey, &param), comp,
@@ -231,6 +277,7 @@ arbor_status_t arb_ucx_stream_get(arb_tp_stream_t *s, int peer, uint64_t off, vo
     if (busy(s)) return ARB_ERR_AGAIN;
     if ((p = peer_of(s, peer, &status)) == NULL) return status;
     p->dirty |= s->tp->seg_given;
+    note_posted(s, peer, p);
     rma_param(&param, comp);
     return arb_ucx_posted(
         ucp_get_nbx(p->ep, dst, len, s->tp->seg_rkeys[peer].base + off, p->rkey, &param), comp,
@@ -285,6 +332,7 @@ static arbor_status_t amo_post(arb_tp_stream_t *s, int peer, stream_peer_t *p, u
         param.reply_buffer = reply;
     }
     p->dirty |= s->tp->seg_given;
+    note_posted(s, peer, p);
     req = ucp_atomic_op_nbx(p->ep, op, &a->operand, 1, s->tp->seg_rkeys[peer].base + off, p->rkey,
                             &param);
     if (req == NULL || UCS_PTR_IS_ERR(req)) {
@@ -384,33 +432,38 @@ arbor_status_t arb_ucx_stream_fence(arb_tp_stream_t *s, int peer)
     return ARBOR_OK;
 }
 
+/* Starts the endpoint flushes of the peers posted to (first call), then checks them. */
 arbor_status_t arb_ucx_stream_flush(arb_tp_stream_t *s)
 {
     ucp_request_param_t param = {0};
-    ucs_status_t status;
+    arbor_status_t status;
 
-    if (!s->flushing) {
-        ucs_status_ptr_t req = ucp_worker_flush_nbx(s->worker, &param);
-        if (req == NULL) return ARBOR_OK;
-        if (UCS_PTR_IS_ERR(req)) {
-            arb_error("stream flush failed: %s", ucs_status_string(UCS_PTR_STATUS(req)));
-            return arb_ucx_status(UCS_PTR_STATUS(req));
+    if (s->nflushing == 0) { /* a new flush: what was posted so far */
+        s->flush_status = ARBOR_OK;
+        for (int i = 0; i < s->nposted; i++) {
+            int peer = s->posted[i];
+            stream_peer_t *p = &s->peers[peer];
+            ucs_status_ptr_t req = ucp_ep_flush_nbx(p->ep, &param);
+            p->posted = false;
+            p->dirty = false;
+            if (UCS_PTR_IS_PTR(req)) {
+                p->flush_req = req;
+                s->flushing[s->nflushing++] = peer;
+            } else if (UCS_PTR_IS_ERR(req) && s->flush_status == ARBOR_OK) {
+                arb_error("stream flush of peer %d failed: %s", peer,
+                          ucs_status_string(UCS_PTR_STATUS(req)));
+                s->flush_status = arb_ucx_status(UCS_PTR_STATUS(req));
+            }
         }
-        s->flush_req = req;
-        s->flushing = true;
+        s->nposted = 0;
     }
-    ucp_worker_progress(s->worker);
-    status = ucp_request_check_status(s->flush_req);
-    if (status == UCS_INPROGRESS) return ARB_ERR_AGAIN;
-    ucp_request_free(s->flush_req);
-    s->flush_req = NULL;
-    s->flushing = false;
-    for (int peer = 0; peer < s->tp->size; peer++) s->peers[peer].dirty = false;
-    if (status != UCS_OK) {
-        arb_error("stream flush failed: %s", ucs_status_string(status));
-        return arb_ucx_status(status);
+    if (s->nflushing > 0) {
+        ucp_worker_progress(s->worker);
+        if (!flushes_done(s)) return ARB_ERR_AGAIN;
     }
-    return ARBOR_OK;
+    status = s->flush_status;
+    s->flush_status = ARBOR_OK;
+    return status;
 }
 
 int arb_ucx_stream_progress(arb_tp_stream_t *s)
