@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "runtime/doorbell.h"
+#include "rma/ctx_stream.h"
 #include "rma/rma_impl.h"
 #include "runtime/tp_call.h"
 #include "runtime/lock.h"

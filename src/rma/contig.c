@@ -5,6 +5,7 @@
  */
 #include <string.h>
 
+#include "rma/ctx_stream.h"
 #include "rma/rma_impl.h"
 #include "runtime/doorbell.h"
 #include "runtime/lock.h"

@@ -37,6 +37,7 @@
 
 #include "rma/rma_impl.h"
 #include "runtime/lock.h"
+#include "runtime/progress.h"
 #include "runtime/tp_call.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -146,16 +147,16 @@ static inline struct arb_rma_cstream *usable(const struct arbor_ctx *c, int w)
     return cs;
 }
 
-/* A turn of the engine for what peers need of this rank, when nobody holds the lock. */
+/* A turn of the engine (the transport, then everything else it drives) for what peers need of
+ * this rank, when nobody holds the lock. What it issues belongs to the default context: this
+ * thread is in no context call (arb_rma_cur is NULL). */
 static void engine_turn(void)
 {
-    if (!arb_ctx.locking) {
-        arb_rma_progress_once();
-        return;
-    }
-    if (pthread_mutex_trylock(&arb_ctx.lock) != 0) return; /* its holder drives the engine */
-    arb_rma_progress_once();
-    pthread_mutex_unlock(&arb_ctx.lock);
+    if (arb_ctx.locking && pthread_mutex_trylock(&arb_ctx.lock) != 0)
+        return; /* its holder drives the engine */
+    arb_tp_progress();
+    arb_progress_all();
+    if (arb_ctx.locking) pthread_mutex_unlock(&arb_ctx.lock);
 }
 
 /* Drives the stream until step() is done (ARB_ERR_AGAIN: not yet), bounded by ARBOR_TIMEOUT

@@ -17,6 +17,7 @@
 #include "runtime/lock.h"
 #include "util/log.h"
 #include "runtime/progress.h"
+#include "rma/ctx_stream.h"
 #include "rma/rma_impl.h"
 
 /* Live allocations (internal and user), for address checks. */

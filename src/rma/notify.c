@@ -14,6 +14,7 @@
 #include "runtime/doorbell.h"
 #include "util/log.h"
 #include "rma/depart.h"
+#include "rma/ctx_stream.h"
 #include "rma/rma_impl.h"
 #include "runtime/tp_call.h"
 #include "runtime/lock.h"

@@ -7,7 +7,6 @@
 
 #include "runtime/context.h"
 #include "runtime/lock.h"
-#include "rma/ctx_stream.h"
 #include "rma/order.h"
 #include "rma/rma.h"
 

@@ -19,6 +19,7 @@
 
 #include "runtime/doorbell.h"
 #include "util/log.h"
+#include "rma/ctx_stream.h"
 #include "rma/rma_impl.h"
 
 /* A validated pattern after merging: piece bytes, levels, counts, strides per side. */

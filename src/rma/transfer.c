@@ -17,6 +17,7 @@
 #include "runtime/progress.h"
 #include "runtime/request.h"
 #include "util/log.h"
+#include "rma/ctx_stream.h"
 #include "rma/rma_impl.h"
 #include "runtime/tp_call.h"
 #include "runtime/lock.h"

@@ -130,8 +130,8 @@ static arbor_status_t objects_open(arb_tp_stream_t *s)
     }
     return ARBOR_OK;
 err:
-    arb_warn("stream: %s (provider %s): %s", what, s->info->fabric_attr->prov_name,
-             fi_strerror(-rc));
+    rc = -rc; /* a positive error number for fi_strerror */
+    arb_warn("stream: %s (%s): %s", what, s->info->fabric_attr->prov_name, fi_strerror(rc));
     return ARBOR_ERR_UNSUPPORTED;
 }
 
