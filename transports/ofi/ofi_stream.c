@@ -18,8 +18,7 @@
  * that need local registration (FI_MR_LOCAL: tp stages through registered scratch) or
  * endpoint-bound keys (FI_MR_ENDPOINT), and the shm provider: a new address vector maps each
  * peer's region by its name in /dev/shm, which ofi_all_connected removed once every rank had
- * connected (so that a killed job leaves nothing there), and tp's AV is in tp's domain. Transfers
- * above the provider's maximum message size are refused one by one (ARB_ERR_NOT_STREAM).
+ * connected (so that a killed job leaves nothing there), and tp's AV is in tp's domain.
  */
 #include "transports/ofi/ofi.h"
 
@@ -27,6 +26,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define STREAM_NCTX 256 /* operations in flight at once on one stream */
 #define CQ_BATCH    16
@@ -258,8 +258,9 @@ static arbor_status_t posted(arb_tp_stream_t *s, stream_ctx_t *ctx, ssize_t rc, 
     return ARBOR_ERR_TRANSPORT;
 }
 
-static arbor_status_t rma(arb_tp_stream_t *s, bool put, int peer, uint64_t off, void *buf,
-                          size_t len, arb_tp_comp_t *comp)
+/* One chunk of at most the provider's maximum message size. */
+static arbor_status_t rma_chunk(arb_tp_stream_t *s, bool put, int peer, uint64_t off, void *buf,
+                                size_t len, arb_tp_comp_t *comp)
 {
     const arb_tp_rkey_t *key;
     struct fi_msg_rma msg;
@@ -270,8 +271,6 @@ static arbor_status_t rma(arb_tp_stream_t *s, bool put, int peer, uint64_t off, 
     uint64_t flags = FI_COMPLETION;
     void *desc = NULL;
 
-    if (len == 0) return ARBOR_OK;
-    if (len > s->tp->max_msg) return ARB_ERR_NOT_STREAM;
     if ((ctx = ctx_get(s, peer, comp, &status)) == NULL) return status;
     key = &s->tp->seg_rkeys[peer];
     iov.iov_base = buf;
@@ -291,6 +290,40 @@ static arbor_status_t rma(arb_tp_stream_t *s, bool put, int peer, uint64_t off, 
     flags |= FI_DELIVERY_COMPLETE;
     if (len <= s->tp->inject_size) flags |= FI_INJECT;
     return posted(s, ctx, fi_writemsg(s->ep, &msg, flags), "write");
+}
+
+/* A transfer in chunks: the first may be pushed back (nothing accepted, ARB_ERR_AGAIN); once
+ * one is accepted the rest must be, so the call drives the stream until they are, bounded by
+ * tp's timeout (a peer that stops serving us: ARBOR_ERR_TIMEOUT, the part posted stays). */
+static arbor_status_t rma(arb_tp_stream_t *s, bool put, int peer, uint64_t off, void *buf,
+                          size_t len, arb_tp_comp_t *comp)
+{
+    size_t max = s->tp->max_msg, done = 0;
+    unsigned polls = 0;
+    double deadline = 0;
+
+    while (done < len) {
+        size_t n = len - done < max ? len - done : max;
+        arbor_status_t status = rma_chunk(s, put, peer, off + done, (char *)buf + done, n, comp);
+        if (status == ARBOR_OK) {
+            done += n;
+            continue;
+        }
+        if (status != ARB_ERR_AGAIN || done == 0) return status;
+        arb_ofi_stream_progress(s);
+        if (s->tp->timeout_s > 0 && ++polls % 256 == 0) {
+            struct timespec ts;
+            clock_gettime(CLOCK_MONOTONIC, &ts);
+            double now = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+            if (deadline == 0) deadline = now + s->tp->timeout_s;
+            if (now > deadline) {
+                arb_error("stream %s to peer %d: %zu of %zu bytes posted after %.1f s",
+                          put ? "put" : "get", peer, done, len, s->tp->timeout_s);
+                return ARBOR_ERR_TIMEOUT;
+            }
+        }
+    }
+    return ARBOR_OK;
 }
 
 arbor_status_t arb_ofi_stream_put(arb_tp_stream_t *s, int peer, uint64_t off, const void *src,
