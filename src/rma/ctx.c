@@ -100,8 +100,9 @@ arbor_status_t arbor_ctx_quiet(arbor_ctx_h ctx)
         return status;
     }
     if (arb_in_callback == ARB_CB_NONE && (ctx->flags & ARBOR_CTX_PRIVATE)) {
-        /* The stream's operations complete without the lock (ctx_stream.c). */
-        arbor_status_t status = arb_rma_ctx_stream_quiet(ctx);
+        /* The stream's operations complete without the lock (ctx_stream.c); a context that
+         * never went through the transport has none (no call: mapped quiets are a few ns). */
+        arbor_status_t status = ctx->cs ? arb_rma_ctx_stream_quiet(ctx) : ARBOR_OK;
         if (status != ARBOR_OK || private_idle(ctx)) {
             __atomic_thread_fence(__ATOMIC_SEQ_CST); /* arbor_fence's barrier: transfer.c */
             return status;
@@ -125,7 +126,7 @@ arbor_status_t arbor_ctx_fence(arbor_ctx_h ctx)
     }
     if (!ctx_valid(ctx)) return ARBOR_ERR_HANDLE;
     if (arb_in_callback == ARB_CB_NONE && (ctx->flags & ARBOR_CTX_PRIVATE)) {
-        arbor_status_t status = arb_rma_ctx_stream_fence(ctx); /* no lock: ctx_stream.c */
+        arbor_status_t status = ctx->cs ? arb_rma_ctx_stream_fence(ctx) : ARBOR_OK; /* no lock */
         if (status != ARBOR_OK || private_idle(ctx)) {
             __atomic_thread_fence(__ATOMIC_SEQ_CST);
             return status;
