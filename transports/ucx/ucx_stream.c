@@ -17,11 +17,7 @@
 
 #include "util/log.h"
 
-#include <sched.h>
 #include <stdlib.h>
-#include <time.h>
-
-#define CLOCK_CHECK_EVERY 256 /* polls between two deadline checks */
 
 /* One peer as the stream sees it. */
 typedef struct {
@@ -30,7 +26,8 @@ typedef struct {
     bool failed;     /* the endpoint or its key could not be made: the shared path serves */
     bool lost;       /* the endpoint reported an error: its process is gone */
     bool dirty;      /* emulated operations since the last fence (a fence flushes then) */
-    bool posted;     /* on the list of peers posted to since the last flush began */
+    ucs_status_ptr_t fence_req; /* that fence's endpoint flush in flight: the peer waits */
+    bool posted;                /* on the list of peers posted to since the last flush began */
     ucs_status_ptr_t flush_req; /* its endpoint flush in flight, or NULL */
 } stream_peer_t;
 
@@ -56,14 +53,6 @@ struct arb_tp_stream {
     int nflushing;
     arbor_status_t flush_status; /* first failure of the flush in progress */
 };
-
-static double now_s(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 arbor_status_t arb_ucx_stream_open(arb_tp_t *tp, arb_tp_stream_t **s_p)
 {
@@ -111,6 +100,7 @@ void arb_ucx_stream_close(arb_tp_t *tp, arb_tp_stream_t *s)
     if (s == NULL) return;
     for (int peer = 0; peer < s->tp->size; peer++) {
         if (s->peers[peer].flush_req != NULL) ucp_request_free(s->peers[peer].flush_req);
+        if (s->peers[peer].fence_req != NULL) ucp_request_free(s->peers[peer].fence_req);
         if (s->peers[peer].rkey != NULL) ucp_rkey_destroy(s->peers[peer].rkey);
     }
     ucp_worker_destroy(s->worker);
@@ -240,6 +230,22 @@ static bool busy(arb_tp_stream_t *s)
     return !flushes_done(s);
 }
 
+/* Whether a fence's endpoint flush to the peer is still in flight (then its operations wait). */
+static bool fencing(arb_tp_stream_t *s, stream_peer_t *p)
+{
+    ucs_status_t status;
+
+    if (p->fence_req == NULL) return false;
+    ucp_worker_progress(s->worker);
+    status = ucp_request_check_status(p->fence_req);
+    if (status == UCS_INPROGRESS) return true;
+    if (status != UCS_OK)
+        arb_error("stream fence: endpoint flush failed: %s", ucs_status_string(status));
+    ucp_request_free(p->fence_req);
+    p->fence_req = NULL;
+    return false;
+}
+
 /* The peer joins the list the next flush covers. */
 static void note_posted(arb_tp_stream_t *s, int peer, stream_peer_t *p)
 {
@@ -258,6 +264,7 @@ arbor_status_t arb_ucx_stream_put(arb_tp_stream_t *s, int peer, uint64_t off, co
     if (len == 0) return ARBOR_OK;
     if (busy(s)) return ARB_ERR_AGAIN;
     if ((p = peer_of(s, peer, &status)) == NULL) return status;
+    if (fencing(s, p)) return ARB_ERR_AGAIN;
     p->dirty |= s->tp->seg_given;
     note_posted(s, peer, p);
     rma_param(&param, comp);
@@ -276,6 +283,7 @@ arbor_status_t arb_ucx_stream_get(arb_tp_stream_t *s, int peer, uint64_t off, vo
     if (len == 0) return ARBOR_OK;
     if (busy(s)) return ARB_ERR_AGAIN;
     if ((p = peer_of(s, peer, &status)) == NULL) return status;
+    if (fencing(s, p)) return ARB_ERR_AGAIN;
     p->dirty |= s->tp->seg_given;
     note_posted(s, peer, p);
     rma_param(&param, comp);
@@ -358,6 +366,7 @@ arbor_status_t arb_ucx_stream_amo(arb_tp_stream_t *s, int peer, uint64_t off, ar
     }
     if (busy(s)) return ARB_ERR_AGAIN;
     if ((p = peer_of(s, peer, &status)) == NULL) return status;
+    if (fencing(s, p)) return ARB_ERR_AGAIN;
     switch (op) {
     case ARB_TP_AMO_ADD:
         return amo_post(s, peer, p, UCP_ATOMIC_OP_ADD, off, operand, NULL, comp);
@@ -373,46 +382,26 @@ arbor_status_t arb_ucx_stream_amo(arb_tp_stream_t *s, int peer, uint64_t off, ar
     return ARBOR_ERR_INVALID_ARG;
 }
 
-/* Waits for a request of this stream, bounded by tp's timeout. */
-static arbor_status_t wait_req(arb_tp_stream_t *s, ucs_status_ptr_t req, const char *what)
-{
-    double deadline = s->tp->timeout_s > 0 ? now_s() + s->tp->timeout_s : 0;
-    unsigned polls = 0;
-    ucs_status_t status;
-
-    if (req == NULL) return ARBOR_OK;
-    if (UCS_PTR_IS_ERR(req)) {
-        arb_error("%s failed: %s", what, ucs_status_string(UCS_PTR_STATUS(req)));
-        return arb_ucx_status(UCS_PTR_STATUS(req));
-    }
-    while ((status = ucp_request_check_status(req)) == UCS_INPROGRESS) {
-        if (ucp_worker_progress(s->worker) == 0 && s->tp->yield) sched_yield();
-        if (deadline > 0 && ++polls % CLOCK_CHECK_EVERY == 0 && now_s() > deadline) {
-            arb_error("%s: not complete after %.1f s", what, s->tp->timeout_s);
-            ucp_request_free(req);
-            return ARBOR_ERR_TIMEOUT;
-        }
-    }
-    ucp_request_free(req);
-    if (status != UCS_OK) {
-        arb_error("%s failed: %s", what, ucs_status_string(status));
-        return arb_ucx_status(status);
-    }
-    return ARBOR_OK;
-}
-
 /* ucp_worker_fence orders per lane (ucx.h): where RMA is emulated at the target, an endpoint
- * flush orders it instead, as tp's fence does; the stream's thread waits for that flush. */
+ * flush orders it instead, as tp's fence does. Not waited for here: the peer refuses operations
+ * (fencing) until it is over, and the caller's loop drives the stream and the engine, which
+ * the target may need from us meanwhile. */
 static arbor_status_t fence_peer(arb_tp_stream_t *s, int peer)
 {
     stream_peer_t *p = &s->peers[peer];
     ucp_request_param_t param = {0};
-    arbor_status_t status;
+    ucs_status_ptr_t req;
 
-    if (!p->dirty || p->ep == NULL || p->lost) return ARBOR_OK;
-    status = wait_req(s, ucp_ep_flush_nbx(p->ep, &param), "stream fence: endpoint flush");
-    if (status == ARBOR_OK) p->dirty = false;
-    return status;
+    if (!p->dirty || p->ep == NULL || p->lost || p->fence_req != NULL) return ARBOR_OK;
+    req = ucp_ep_flush_nbx(p->ep, &param);
+    if (UCS_PTR_IS_ERR(req)) {
+        arb_error("stream fence (peer %d): ucp_ep_flush_nbx failed: %s", peer,
+                  ucs_status_string(UCS_PTR_STATUS(req)));
+        return arb_ucx_status(UCS_PTR_STATUS(req));
+    }
+    p->dirty = false;
+    p->fence_req = req; /* NULL: done already */
+    return ARBOR_OK;
 }
 
 arbor_status_t arb_ucx_stream_fence(arb_tp_stream_t *s, int peer)
