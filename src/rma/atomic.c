@@ -328,11 +328,12 @@ static arbor_status_t stream_atomic(struct arbor_ctx *c, int w, void *dst, arbor
                                     void *result, bool blocking)
 {
     arb_tp_amo_t tp_op;
-    uint64_t v = operand ? load_operand(operand, 8) : 0;
     if (amo_size(dtype) != 8 || (unsigned)op >= ARBOR_AMO_COUNT ||
         (op != ARBOR_AMO_FETCH && !operand) || (op == ARBOR_AMO_CSWAP && !compare) ||
-        (fetching(op) && !result) || !single_op(op, &tp_op, &v))
+        (fetching(op) && !result))
         return ARB_ERR_NOT_STREAM;
+    uint64_t v = operand ? load_operand(operand, 8) : 0; /* 8 bytes: checked above */
+    if (!single_op(op, &tp_op, &v)) return ARB_ERR_NOT_STREAM;
     return arb_rma_ctx_stream_amo(c, w, dst, tp_op, v, compare ? load_operand(compare, 8) : 0,
                                   fetching(op) ? result : NULL, blocking);
 }

@@ -161,6 +161,12 @@ arbor_status_t arbor_ctx_destroy(arbor_ctx_h *ctx_p)
     if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
     struct arbor_ctx *c = *ctx_p;
     if (!ctx_valid(c)) return ARBOR_ERR_HANDLE;
+    /* The stream's operations without the lock, as arbor_ctx_quiet (the owner's call). */
+    arbor_status_t stream_status = ARBOR_OK;
+    if (c->cs && arb_in_callback == ARB_CB_NONE && (c->flags & ARBOR_CTX_PRIVATE)) {
+        stream_status = arb_rma_ctx_stream_quiet(c);
+        if (stream_status == ARBOR_ERR_TIMEOUT) return stream_status;
+    }
     ARB_ENTER();
     arbor_status_t status = arb_rma_ctx_complete(c);
     if (status != ARBOR_ERR_TIMEOUT) {
@@ -173,7 +179,7 @@ arbor_status_t arbor_ctx_destroy(arbor_ctx_h *ctx_p)
         *ctx_p = NULL;
     }
     arb_unlock();
-    return status;
+    return status != ARBOR_OK ? status : stream_status;
 }
 
 void arb_rma_ctx_fini(void)

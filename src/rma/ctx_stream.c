@@ -67,6 +67,7 @@ struct arb_rma_cstream {
     bool *sent;          /* [world size] posted to since the last flush */
     int *sent_list;      /* [world size] those targets (a quiet resets only theirs) */
     int nsent;
+    bool lock_held; /* this thread holds the engine lock for the span of a wait (complete) */
 };
 
 static void cstream_free(struct arb_rma_cstream *cs)
@@ -148,15 +149,18 @@ static inline struct arb_rma_cstream *usable(const struct arbor_ctx *c, int w)
 }
 
 /* A turn of the engine (the transport, then everything else it drives) for what peers need of
- * this rank, when nobody holds the lock. What it issues belongs to the default context: this
- * thread is in no context call (arb_rma_cur is NULL). */
-static void engine_turn(void)
+ * this rank: when this thread holds the lock (a wait inside arb_rma_ctx_complete), or nobody
+ * does. What it issues belongs to the default context (arb_rma_progress_once's reason). */
+static void engine_turn(const struct arb_rma_cstream *cs)
 {
-    if (arb_ctx.locking && pthread_mutex_trylock(&arb_ctx.lock) != 0)
-        return; /* its holder drives the engine */
+    bool take = arb_ctx.locking && !cs->lock_held;
+    if (take && pthread_mutex_trylock(&arb_ctx.lock) != 0) return; /* its holder drives it */
+    struct arbor_ctx *cur = arb_rma_cur;
+    arb_rma_cur = NULL;
     arb_tp_progress();
     arb_progress_all();
-    if (arb_ctx.locking) pthread_mutex_unlock(&arb_ctx.lock);
+    arb_rma_cur = cur;
+    if (take) pthread_mutex_unlock(&arb_ctx.lock);
 }
 
 /* Drives the stream until step() is done (ARB_ERR_AGAIN: not yet), bounded by ARBOR_TIMEOUT
@@ -173,7 +177,7 @@ static arbor_status_t drive(struct arb_rma_cstream *cs, arbor_status_t (*step)(v
             since = 0;
             continue;
         }
-        if (++idle % 64 == 0) engine_turn();
+        if (++idle % 64 == 0) engine_turn(cs);
         if (idle % 256) continue;
         if (arb_ctx.yield) sched_yield();
         double now = arb_now_us();
@@ -222,6 +226,15 @@ arbor_status_t arb_rma_ctx_stream_quiet(struct arbor_ctx *c)
     for (int i = 0; i < cs->nsent; i++) cs->sent[cs->sent_list[i]] = false;
     cs->nsent = 0;
     return comp_take(&cs->imp); /* the callers end with arbor_fence's barrier */
+}
+
+arbor_status_t arb_rma_ctx_stream_quiet_locked(struct arbor_ctx *c)
+{
+    if (!c->cs) return ARBOR_OK;
+    c->cs->lock_held = true;
+    arbor_status_t st = arb_rma_ctx_stream_quiet(c);
+    c->cs->lock_held = false;
+    return st;
 }
 
 arbor_status_t arb_rma_ctx_stream_fence(struct arbor_ctx *c)

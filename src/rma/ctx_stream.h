@@ -43,6 +43,10 @@ arbor_status_t arb_rma_ctx_stream_settle(struct arbor_ctx *c, int w);
  * target (no lock needed; bounded by ARBOR_TIMEOUT). */
 arbor_status_t arb_rma_ctx_stream_quiet(struct arbor_ctx *c);
 
+/* The same from a thread that holds the engine lock (arb_rma_ctx_complete: destroy, finalize,
+ * a locked quiet): it drives the engine itself while it waits, since nobody else can. */
+arbor_status_t arb_rma_ctx_stream_quiet_locked(struct arbor_ctx *c);
+
 /* arbor_ctx_fence's part: later stream operations ordered after earlier ones (no lock). */
 arbor_status_t arb_rma_ctx_stream_fence(struct arbor_ctx *c);
 

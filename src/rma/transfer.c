@@ -684,8 +684,8 @@ static bool ctx_implicit_done(void *arg)
 
 arbor_status_t arb_rma_ctx_complete(struct arbor_ctx *c)
 {
-    /* The stream's operations: its own waits (no lock needed, but holding it is harmless). */
-    arbor_status_t status = arb_rma_ctx_stream_quiet(c);
+    /* The stream's operations first (ctx_stream.c). */
+    arbor_status_t status = arb_rma_ctx_stream_quiet_locked(c);
     if (status != ARBOR_OK) return status;
     status = wait_for(ctx_imp_done, c, "arbor_ctx_quiet");
     if (status == ARBOR_OK) status = wait_for(ctx_implicit_done, c, "arbor_ctx_quiet");
