@@ -4,7 +4,8 @@
  * context, to every rank and for several rounds: a put then a get of the same words with no
  * quiet between (location order: the get sees the put), two overlapping puts (the later one
  * stays), fetch-adds (blocking: results strictly increase) and implicit adds on a counter per
- * thread, swap / compare-and-swap / fetch / set on a word per (source, thread), a 32-bit add
+ * thread, swap / compare-and-swap / fetch / set on a word per (source, thread), a put then an
+ * add on one word (the add applies after the put), a 32-bit add
  * (a loop the stream does not carry: the locked path, after the stream's operations), fence,
  * quiet, then a read back. After a barrier every rank checks what it received: the last
  * round's words and the counter sums. Run with ARBOR_DIRECT=n (nothing mapped but self) the
@@ -23,15 +24,18 @@
 #include "arbor.h"
 
 #define MAXTHREADS 4
-#define WORDS      32 /* per (source rank, thread) block */
+#define WORDS      32   /* per (source rank, thread) block */
+#define BIGW       8192 /* words of the large put an add follows (past eager sizes) */
 
 static int rank, size, rounds = 30, nthreads = 2;
 static atomic_int failures, checks;
 static uint64_t *buf; /* [size][nthreads][WORDS]: block (src, t) written by rank src's thread t */
 static uint64_t *counter; /* [nthreads] adds from every rank's thread t */
-static uint64_t *words;   /* [size][nthreads][2]: swap word, set word of (src, t) */
+static uint64_t *words;   /* [size][nthreads][3]: swap, set, put-then-add words of (src, t) */
 static uint32_t *small;   /* [nthreads * 2]: 32-bit adds from every rank's thread t */
-static arbor_mem_h mb, mc, mw, ms;
+static uint64_t *big;     /* [size][nthreads][BIGW]: a large put, then an add on its last word */
+static arbor_mem_h mb, mc, mw, ms, mg;
+static uint64_t *bigsrc[MAXTHREADS]; /* each thread's source of the large put */
 
 #define CHECK(_cond, ...)                                                                          \
     do {                                                                                           \
@@ -69,7 +73,7 @@ static void round_to(arbor_ctx_h ctx, int t, int round, int r)
     size_t blk = ((size_t)rank * (size_t)nthreads + (size_t)t);
     uint64_t *dst = at(mb, buf, r, buf + blk * WORDS);
     uint64_t *cnt = at(mc, counter, r, &counter[t]);
-    uint64_t *sw = at(mw, words, r, &words[blk * 2]);
+    uint64_t *sw = at(mw, words, r, &words[blk * 3]);
     uint32_t *sm = at(ms, small, r, &small[t * 2]);
     /* put, then get of the same words, no quiet between: the get sees the put */
     for (int i = 0; i < WORDS; i++) a[i] = value(rank, t, round, i, 1);
@@ -109,11 +113,28 @@ static void round_to(arbor_ctx_h ctx, int t, int round, int r)
           (unsigned long long)seen);
     uint64_t setv = value(rank, t, round, 1, 4);
     OK(arbor_ctx_atomic_nbi(ctx, r, sw + 1, ARBOR_AMO_SET, ARBOR_UINT64, &setv, NULL, NULL));
+    /* a put, then an add on the same word, no fence: the add applies after the put; the same
+     * after a large put (a transport may send it by another protocol than the atomic) */
+    uint64_t putv = value(rank, t, round, 2, 5), three = 3;
+    OK(arbor_ctx_put_nbi(ctx, r, sw + 2, &putv, sizeof(putv)));
+    OK(arbor_ctx_atomic_nbi(ctx, r, sw + 2, ARBOR_AMO_ADD, ARBOR_UINT64, &three, NULL, NULL));
+    uint64_t *bs = bigsrc[t], *bd = at(mg, big, r, big + blk * BIGW);
+    for (int i = 0; i < BIGW; i++) bs[i] = value(rank, t, round, i, 6);
+    OK(arbor_ctx_put_nbi(ctx, r, bd, bs, BIGW * sizeof(uint64_t)));
+    OK(arbor_ctx_atomic_nbi(ctx, r, bd + BIGW - 1, ARBOR_AMO_ADD, ARBOR_UINT64, &three, NULL,
+                            NULL));
     /* a 32-bit add: a compare-and-swap loop on the locked path, after the stream's operations */
     uint32_t one32 = 1;
     OK(arbor_ctx_atomic(ctx, r, sm, ARBOR_AMO_ADD, ARBOR_UINT32, &one32, NULL, NULL));
     OK(arbor_ctx_fence(ctx));
     OK(arbor_ctx_quiet(ctx));
+    uint64_t pa = 0;
+    OK(arbor_ctx_get(ctx, r, &pa, sw + 2, sizeof(pa)));
+    CHECK(pa == putv + 3, "thread %d round %d rank %d: put then add left %llx, want %llx", t, round,
+          r, (unsigned long long)pa, (unsigned long long)(putv + 3));
+    OK(arbor_ctx_get(ctx, r, &pa, bd + BIGW - 1, sizeof(pa)));
+    CHECK(pa == bs[BIGW - 1] + 3, "thread %d round %d rank %d: large put then add left %llx", t,
+          round, r, (unsigned long long)pa);
     OK(arbor_ctx_get(ctx, r, back, dst, sizeof(back)));
     for (int i = 0; i < WORDS; i++) {
         uint64_t expect = b[i]; /* every word's last put was b's */
@@ -178,9 +199,12 @@ int main(int argc, char **argv)
     OK(arbor_mem_alloc(ARBOR_TEAM_WORLD, nb * WORDS * sizeof(uint64_t), &mb, (void **)&buf));
     OK(arbor_mem_alloc(ARBOR_TEAM_WORLD, (size_t)nthreads * sizeof(uint64_t), &mc,
                        (void **)&counter));
-    OK(arbor_mem_alloc(ARBOR_TEAM_WORLD, nb * 2 * sizeof(uint64_t), &mw, (void **)&words));
+    OK(arbor_mem_alloc(ARBOR_TEAM_WORLD, nb * 3 * sizeof(uint64_t), &mw, (void **)&words));
     OK(arbor_mem_alloc(ARBOR_TEAM_WORLD, (size_t)nthreads * 2 * sizeof(uint32_t), &ms,
                        (void **)&small));
+    OK(arbor_mem_alloc(ARBOR_TEAM_WORLD, nb * BIGW * sizeof(uint64_t), &mg, (void **)&big));
+    for (int t = 0; t < nthreads; t++)
+        if (!(bigsrc[t] = malloc(BIGW * sizeof(uint64_t)))) return 1;
     pthread_t th[MAXTHREADS];
     for (int t = 0; t < nthreads; t++) pthread_create(&th[t], NULL, worker, (void *)(intptr_t)t);
     for (int t = 0; t < nthreads; t++) pthread_join(th[t], NULL);
@@ -195,12 +219,15 @@ int main(int argc, char **argv)
                 CHECK(got == value(src, t, last, i, 2), "from rank %d thread %d word %d: %llx", src,
                       t, i, (unsigned long long)got);
             }
-            CHECK(words[blk * 2] == value(src, t, last, 0, 3) + 1,
+            CHECK(words[blk * 3] == value(src, t, last, 0, 3) + 1,
                   "swap word of rank %d thread %d: %llx", src, t,
-                  (unsigned long long)words[blk * 2]);
-            CHECK(words[blk * 2 + 1] == value(src, t, last, 1, 4),
+                  (unsigned long long)words[blk * 3]);
+            CHECK(words[blk * 3 + 1] == value(src, t, last, 1, 4),
                   "set word of rank %d thread %d: %llx", src, t,
-                  (unsigned long long)words[blk * 2 + 1]);
+                  (unsigned long long)words[blk * 3 + 1]);
+            CHECK(words[blk * 3 + 2] == value(src, t, last, 2, 5) + 3,
+                  "put-then-add word of rank %d thread %d: %llx", src, t,
+                  (unsigned long long)words[blk * 3 + 2]);
         }
     for (int t = 0; t < nthreads; t++) {
         CHECK(counter[t] == 6 * (uint64_t)rounds * (uint64_t)size, "counter %d: %llu", t,
@@ -214,6 +241,8 @@ int main(int argc, char **argv)
     OK(arbor_mem_free(&mc));
     OK(arbor_mem_free(&mw));
     OK(arbor_mem_free(&ms));
+    OK(arbor_mem_free(&mg));
+    for (int t = 0; t < nthreads; t++) free(bigsrc[t]);
     int f = atomic_load(&failures), all = 0;
     arbor_allreduce(ARBOR_TEAM_WORLD, &f, &all, 1, ARBOR_INT32, ARBOR_SUM);
     if (rank == 0)
