@@ -1108,18 +1108,24 @@ ARBOR_API arbor_status_t arbor_quiet(void);
  * are the default context: ARBOR_CTX_DEFAULT passed to a context call means them (world ranks),
  * and arbor_quiet / arbor_fence complete the default context's operations, not other contexts'.
  * Addresses, argument checks and errors are those of the calls without a context; location order
- * holds within a context (and between contexts of one rank, conservatively).
+ * holds within a context. Between contexts only quiet orders (OpenSHMEM): two contexts' writes
+ * to one word are ordered by a quiet of the first one's context before the second one writes.
  *
  * ARBOR_CTX_PRIVATE: one thread only uses the context (the one that calls it, at any thread
- * level). Its operations to mapped targets (docs/ONESIDED.md: UCX on one host, self) and a quiet
- * or fence with nothing in flight through the transport take no lock; operations through the
- * transport share the transport's one progress engine and take arbor's lock while they post
- * and wait (a quiet then flushes the transport to the targets this context wrote to). A context
- * without the flag may be used by any threads, as the default one. Local calls.
+ * level), and it takes no lock shared with other threads for: operations to mapped targets
+ * (docs/ONESIDED.md: one host, self); contiguous put / get and single 64-bit atomics (64-bit
+ * FETCH, SET, ADD, FADD, SWAP, CSWAP) to symmetric allocations of targets it does not map,
+ * which go through a transport stream of the context's own (UCX: a worker; libfabric
+ * tcp;ofi_rxm: an endpoint), opened at its first operation through the transport, from its
+ * first quiet after it reached the target on; and its quiet and fence over them. Everything else
+ * (strided, signals, 32-bit and loop atomics, registered memory; every operation where the
+ * transport has no streams: libfabric's shm) shares the transport's one progress engine and
+ * takes arbor's lock while it posts and waits. A context without the flag may be used by any
+ * threads, as the default one. Local calls.
  */
 typedef struct arbor_ctx *arbor_ctx_h;
 #define ARBOR_CTX_DEFAULT ((arbor_ctx_h)0)
-#define ARBOR_CTX_PRIVATE (1u << 0) /**< used by one thread only: no shared lock where mapped */
+#define ARBOR_CTX_PRIVATE (1u << 0) /**< one thread only: no shared lock (mapped, stream) */
 /** @brief A context on @p team (ARBOR_TEAM_WORLD for world ranks) with @p flags (0 or
  * ARBOR_CTX_PRIVATE). The team may be freed before the context (the context keeps its rank
  * table). ARBOR_ERR_INVALID_ARG (NULL ctx_p), ARBOR_ERR_FLAGS, ARBOR_ERR_TEAM,

@@ -28,6 +28,27 @@ if(NOT ARBOR_SANITIZE AND CMAKE_SYSTEM_NAME STREQUAL "Linux")
         TIMEOUT 300 SKIP_RETURN_CODE 77 RESOURCE_LOCK simcluster PROCESSORS 2 LABELS "cluster;launched")
     endforeach()
   endforeach()
+  # Private contexts' transport streams between hosts (tests/test_ctx_stream.c): 2 hosts x 2
+  # ranks, 2 threads each, every rank of the other host reached through the streams (UCX on the
+  # core's registered segment, OFI tcp;ofi_rxm), the node peer by mapping.
+  foreach(tp ucx ofi-tcp)
+    if(tp STREQUAL "ucx")
+      if(NOT ARBOR_WITH_UCX)
+        continue()
+      endif()
+      set(tp_env ARBOR_TRANSPORT=ucx)
+    else()
+      if(NOT ARBOR_WITH_OFI)
+        continue()
+      endif()
+      set(tp_env ARBOR_TRANSPORT=ofi "ARBOR_OFI_PROVIDER=tcp\\;ofi_rxm")
+    endif()
+    add_test(NAME cluster.ctx_stream.${tp}.2x2
+             COMMAND ${cluster_run} 2 2 $<TARGET_FILE:arbor-test-ctx-stream> 10)
+    set_tests_properties(cluster.ctx_stream.${tp}.2x2 PROPERTIES
+      ENVIRONMENT "${cluster_env};${tp_env}" TIMEOUT 300 SKIP_RETURN_CODE 77
+      RESOURCE_LOCK simcluster PROCESSORS 2 LABELS "cluster;launched;ctx")
+  endforeach()
   # A rank on another host SIGKILLs itself (tests/cluster/peerlost.sh, test_peerlost.c): every
   # survivor reports ARBOR_ERR_PEER_LOST within seconds on UCX (endpoint error callbacks of the
   # off-node endpoints); on OFI tcp;ofi_rxm the survivors off the victim's host cannot see it

@@ -20,6 +20,15 @@ if(ARBOR_WITH_UCX)
                           LABELS "rma;ctx;threads" TRANSPORTS ucx RANKS 2 TIMEOUT 180
                           ENV ARBOR_DIRECT=n)
 endif()
+# Private contexts on their transport streams (tests/test_ctx_stream.c): with ARBOR_DIRECT=n every
+# operation to another rank goes through the transport, so on the contexts' streams.
+add_executable(arbor-test-ctx-stream ${CMAKE_CURRENT_SOURCE_DIR}/test_ctx_stream.c)
+target_link_libraries(arbor-test-ctx-stream PRIVATE arbor Threads::Threads)
+if(ARBOR_CTX_TRANSPORTS)
+  arbor_add_launched_test(NAME ctx_stream COMMAND $<TARGET_FILE:arbor-test-ctx-stream>
+                          LABELS "rma;ctx;threads" RANKS 2 3 TRANSPORTS ${ARBOR_CTX_TRANSPORTS}
+                          TIMEOUT 180 ENV ARBOR_DIRECT=n)
+endif()
 # Waits on sets of words, signal fetch, team layouts and translation (label rma_sets).
 add_executable(arbor-test-rma-sets ${CMAKE_CURRENT_SOURCE_DIR}/test_rma_sets.c)
 target_link_libraries(arbor-test-rma-sets PRIVATE arbor)

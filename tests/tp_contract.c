@@ -13,6 +13,7 @@
 #endif
 
 #include <pmix.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -48,9 +49,13 @@ enum {
     OFF_BAR = 128,       /* 32 barrier rounds */
     OFF_SIG_SC = 384,    /* signal_completion: the signal, then two flags */
     OFF_FLAG_SC = 392,
+    OFF_SIG_STREAM = 400, /* streams: the left neighbour's signal, then two atomic words */
+    OFF_STREAM_FADD = 408,
+    OFF_STREAM_SWAP = 416,
     OFF_SWAPRES = 512,       /* MAX_RANKS words at rank 0 */
     OFF_PP = 4096,           /* MAX_RANKS words: stores through peer_ptr */
     OFF_RING = 8192,         /* ring payload, up to 8 KiB */
+    OFF_STREAM = 16384,      /* 8 KiB written through a stream */
     OFF_FLUSH = 32768,       /* 16 KiB */
     OFF_SC = 49152,          /* 8 KiB of signal_completion data */
     OFF_PUT = 65536,         /* put sizes, back to back */
@@ -747,6 +752,160 @@ static void test_amo_fire_forget(void)
              AMO_FF_ITERS);
 }
 
+/* ---- streams: another thread's operations beside the main thread's progress ---------------- */
+
+#define STREAM_LEN 8192
+static arb_tp_stream_t *strm;
+static _Atomic int stream_done; /* 1: the thread finished; 2: it failed (message printed) */
+static char stream_err[160];
+
+/* Retries while the stream pushes back (driving it), bounded; false with stream_err set. */
+static bool stream_ok(arbor_status_t status_first, arbor_status_t (*again)(void *), void *arg,
+                      const char *what)
+{
+    double deadline = now_s() + WAIT_S;
+    arbor_status_t status = status_first;
+
+    while (status == ARB_ERR_AGAIN && now_s() < deadline) {
+        ops->stream_progress(strm);
+        status = again(arg);
+    }
+    if (status != ARBOR_OK)
+        snprintf(stream_err, sizeof(stream_err), "%s returned %d", what, (int)status);
+    return status == ARBOR_OK;
+}
+
+typedef struct {
+    int kind; /* 0 put, 1 get, 2 fetch-add, 3 swap, 4 compare-and-swap, 5 fence, 6 flush */
+    int peer;
+    uint64_t off;
+    void *buf;
+    size_t len;
+    uint64_t operand, compare, *result;
+    arb_tp_comp_t *comp;
+} stream_op_t;
+
+static arbor_status_t stream_call(void *arg)
+{
+    stream_op_t *o = arg;
+    switch (o->kind) {
+    case 0:
+        return ops->stream_put(strm, o->peer, o->off, o->buf, o->len, o->comp);
+    case 1:
+        return ops->stream_get(strm, o->peer, o->off, o->buf, o->len, o->comp);
+    case 2:
+        return ops->stream_amo(strm, o->peer, o->off, ARB_TP_AMO_FADD, o->operand, 0, o->result,
+                               o->comp);
+    case 3:
+        return ops->stream_amo(strm, o->peer, o->off, ARB_TP_AMO_SWAP, o->operand, 0, o->result,
+                               o->comp);
+    case 4:
+        return ops->stream_amo(strm, o->peer, o->off, ARB_TP_AMO_CSWAP, o->operand, o->compare,
+                               o->result, o->comp);
+    case 5:
+        return ops->stream_fence(strm, o->peer);
+    default:
+        return ops->stream_flush(strm);
+    }
+}
+
+static bool stream_do(stream_op_t o, const char *what)
+{
+    return stream_ok(stream_call(&o), stream_call, &o, what);
+}
+
+/* The stream thread: a put of STREAM_LEN bytes to the right neighbour, fenced, then read back
+ * from there; a get of the left neighbour's pattern; fetch-add, swap and compare-and-swap on
+ * the right neighbour's words; a flush. The main thread progresses tp meanwhile. */
+static void *stream_thread(void *arg)
+{
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    char *src = arg, *back = malloc(STREAM_LEN), *got = malloc(4096);
+    arb_tp_comp_t comp = {0, ARBOR_OK};
+    uint64_t old = 1, swapped = 1, cas = 1;
+    bool ok = back != NULL && got != NULL;
+
+    ok = ok && stream_do((stream_op_t){0, right, OFF_STREAM, src, STREAM_LEN, 0, 0, NULL, &comp},
+                         "stream_put");
+    ok = ok && stream_do((stream_op_t){5, right, 0, NULL, 0, 0, 0, NULL, NULL}, "stream_fence");
+    ok = ok && stream_do((stream_op_t){1, right, OFF_STREAM, back, STREAM_LEN, 0, 0, NULL, &comp},
+                         "stream_get (after a fenced put)");
+    ok = ok &&
+         stream_do((stream_op_t){1, left, OFF_GET + 3, got, 4096, 0, 0, NULL, &comp}, "stream_get");
+    ok = ok && stream_do((stream_op_t){2, right, OFF_STREAM_FADD, NULL, 0, 5, 0, &old, &comp},
+                         "stream_amo FADD");
+    ok = ok && stream_do((stream_op_t){3, right, OFF_STREAM_SWAP, NULL, 0, 77, 0, &swapped, &comp},
+                         "stream_amo SWAP");
+    ok = ok && stream_do((stream_op_t){5, right, 0, NULL, 0, 0, 0, NULL, NULL}, "stream_fence");
+    ok = ok && stream_do((stream_op_t){4, right, OFF_STREAM_SWAP, NULL, 0, 99, 77, &cas, &comp},
+                         "stream_amo CSWAP");
+    ok = ok && stream_do((stream_op_t){6, 0, 0, NULL, 0, 0, 0, NULL, NULL}, "stream_flush");
+    if (ok && (arb_tp_comp_pending(&comp) != 0 || comp.status != ARBOR_OK))
+        snprintf(stream_err, sizeof(stream_err), "after the flush: %lld pending, status %d",
+                 (long long)arb_tp_comp_pending(&comp), (int)comp.status),
+            ok = false;
+    for (size_t i = 0; ok && i < STREAM_LEN; i++)
+        if (back[i] != src[i])
+            snprintf(stream_err, sizeof(stream_err), "read back byte %zu: 0x%02x, want 0x%02x", i,
+                     (uint8_t)back[i], (uint8_t)src[i]),
+                ok = false;
+    for (size_t i = 0; ok && i < 4096; i++)
+        if ((uint8_t)got[i] != pat((unsigned)left, 1000, i + 3))
+            snprintf(stream_err, sizeof(stream_err), "get byte %zu: 0x%02x", i, (uint8_t)got[i]),
+                ok = false;
+    if (ok && (old != 0 || swapped != 0 || cas != 77))
+        snprintf(stream_err, sizeof(stream_err), "atomics fetched %llu %llu %llu, want 0 0 77",
+                 (unsigned long long)old, (unsigned long long)swapped, (unsigned long long)cas),
+            ok = false;
+    free(back);
+    free(got);
+    atomic_store(&stream_done, ok ? 1 : 2);
+    return NULL;
+}
+
+/* Streams: opened from tp, used by another thread without any lock while this thread drives
+ * tp's progress (the target side: tcp;ofi_rxm connects there). The right neighbour checks what
+ * landed once a signal through tp says the stream was flushed. */
+static void test_stream(void)
+{
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    arbor_status_t status;
+    pthread_t th;
+
+    if (ops->stream_open == NULL) {
+        if (rank == 0) printf("tp_contract %s: no streams\n", tpname);
+        return;
+    }
+    status = ops->stream_open(tp, &strm);
+    if (status == ARBOR_ERR_UNSUPPORTED) {
+        if (rank == 0)
+            printf("tp_contract %s (%s): streams not supported\n", tpname, ops->describe(tp));
+        return;
+    }
+    if (status != ARBOR_OK) fail("stream_open returned %d", (int)status);
+    char *src = pattern_buf(STREAM_LEN, (unsigned)rank, 71);
+    tp_barrier(); /* every rank's stream is open, and its words at 0 */
+    if (pthread_create(&th, NULL, stream_thread, src) != 0) fail("pthread_create failed");
+    double deadline = now_s() + 3 * WAIT_S;
+    while (atomic_load(&stream_done) == 0) {
+        poll_once();
+        if (now_s() > deadline) fail("the stream thread did not finish in %.0f s", 3 * WAIT_S);
+    }
+    pthread_join(th, NULL);
+    if (atomic_load(&stream_done) != 1) fail("stream: %s", stream_err);
+    CHECK(ops->amo(tp, ARB_TP_AMO_ADD, seg_key(right), OFF_SIG_STREAM, 1, 0, NULL, NULL));
+    wait_word(OFF_SIG_STREAM, 1, "signal after the left neighbour's stream flush");
+    verify("put through a stream", seg + OFF_STREAM, (unsigned)left, 71, 0, STREAM_LEN);
+    if (*seg_word(OFF_STREAM_FADD) != 5 || *seg_word(OFF_STREAM_SWAP) != 99)
+        fail("stream atomics left %llu and %llu, want 5 and 99",
+             (unsigned long long)*seg_word(OFF_STREAM_FADD),
+             (unsigned long long)*seg_word(OFF_STREAM_SWAP));
+    tp_barrier(); /* no rank closes its stream while a peer's may still need it */
+    ops->stream_close(tp, strm);
+    strm = NULL;
+    free(src);
+}
+
 int main(int argc, char **argv)
 {
     arb_config_t cfg;
@@ -784,6 +943,7 @@ int main(int argc, char **argv)
     test_flush_peers();
     test_amo_fire_forget();
     test_signal_completion();
+    test_stream();
 
     CHECK(ops->flush(tp));
     tp_barrier();

@@ -11,7 +11,7 @@ if(ARBOR_WITH_OFI)
   foreach(variant mrlocal maxmsg dcsignal)
     set(exe arbor-tp-contract-ofi-${variant})
     add_executable(${exe} ${CMAKE_CURRENT_SOURCE_DIR}/tp_contract.c ${ARBOR_OFI_SOURCES})
-    target_link_libraries(${exe} PRIVATE arbor_internal PkgConfig::OFI)
+    target_link_libraries(${exe} PRIVATE arbor_internal PkgConfig::OFI Threads::Threads)
     arbor_add_launched_test(NAME tp_contract_${variant} COMMAND $<TARGET_FILE:${exe}> ofi
                             RANKS 2 3 TRANSPORTS "ofi:shm" "ofi:tcp^ofi_rxm" "ofi:sockets"
                             TIMEOUT 300 LABELS transport)

@@ -30,11 +30,16 @@
 
 /* Internal status: the backend has no resources now; progress and retry. Never reaches users. */
 #define ARB_ERR_AGAIN ((arbor_status_t)-1000)
+/* Internal status: a stream (below) cannot carry this operation (the target's memory would be
+ * reached through emulation in the target's progress, or the peer is unreachable from it):
+ * nothing was posted; the caller uses the shared path (tp's own operations). */
+#define ARB_ERR_NOT_STREAM ((arbor_status_t)-1001)
 
 typedef struct arb_tp arb_tp_t;
-typedef struct arb_tp_rkey arb_tp_rkey_t;   /* unpacked remote key: knows its peer and base */
-typedef struct arb_tp_mr arb_tp_mr_t;       /* local registration */
-typedef struct arb_tp_flush arb_tp_flush_t; /* a flush of some peers in progress */
+typedef struct arb_tp_rkey arb_tp_rkey_t;     /* unpacked remote key: knows its peer and base */
+typedef struct arb_tp_mr arb_tp_mr_t;         /* local registration */
+typedef struct arb_tp_flush arb_tp_flush_t;   /* a flush of some peers in progress */
+typedef struct arb_tp_stream arb_tp_stream_t; /* per-thread transport resources (below) */
 
 typedef struct {
     _Atomic int64_t pending; /* only through the arb_tp_comp_* helpers below */
@@ -273,6 +278,44 @@ typedef struct arb_tp_ops {
     void (*hints)(const char *described, arb_tp_hints_t *out);
 
     const arb_tp_offload_ops_t *offload; /* NULL: no offload hooks */
+
+    /*
+     * Streams: an independent set of transport resources (UCX: a worker of its own; libfabric:
+     * an endpoint and completion queue of its own) opened from tp, for one thread at a time
+     * that uses it WITHOUT the engine lock, while other threads use tp under the lock and
+     * other streams at the same time: the backend makes that safe (no state shared with tp but
+     * what is read-only after connect). A private communication context opens one (the core's
+     * src/rma/ctx_stream.c). stream_open and stream_close run under the engine lock;
+     * ARBOR_ERR_UNSUPPORTED from stream_open (or stream_open NULL): this backend has none, the
+     * core keeps the shared path.
+     *
+     * The operations address a peer's segment (peer, byte offset), complete through comp as
+     * tp's do, and are ordered and completed by the stream's own fence and flush only: nothing
+     * orders them against tp's operations but completion (a flush of both). ARB_ERR_NOT_STREAM:
+     * this operation cannot go on the stream (nothing posted: use tp's). ARB_ERR_AGAIN:
+     * progress the stream, retry. A stream's completions run in stream_progress only, on its
+     * thread; they need no progress of tp here, and at the target only what tp's operations
+     * to that peer would need (a target that drives its own tp's progress serves them).
+     */
+    arbor_status_t (*stream_open)(arb_tp_t *tp, arb_tp_stream_t **s_p);
+    /* After the stream's operations completed (or were given up): frees it. */
+    void (*stream_close)(arb_tp_t *tp, arb_tp_stream_t *s);
+    arbor_status_t (*stream_put)(arb_tp_stream_t *s, int peer, uint64_t off, const void *src,
+                                 size_t len, arb_tp_comp_t *comp);
+    arbor_status_t (*stream_get)(arb_tp_stream_t *s, int peer, uint64_t off, void *dst, size_t len,
+                                 arb_tp_comp_t *comp);
+    /* A 64-bit atomic on an 8-byte-aligned word (the contract's amo). */
+    arbor_status_t (*stream_amo)(arb_tp_stream_t *s, int peer, uint64_t off, arb_tp_amo_t op,
+                                 uint64_t operand, uint64_t compare, uint64_t *result,
+                                 arb_tp_comp_t *comp);
+    /* Later operations of the stream to peer (-1: every peer) ordered after earlier ones. */
+    arbor_status_t (*stream_fence)(arb_tp_stream_t *s, int peer);
+    /* Drives the stream once: ARBOR_OK once every operation posted on it before the call is
+     * complete at its target, ARB_ERR_AGAIN while some are not (call again; nothing may be
+     * posted meanwhile), or an error. The caller bounds the wait (ARBOR_TIMEOUT). */
+    arbor_status_t (*stream_flush)(arb_tp_stream_t *s);
+    /* Drives the stream once; the number of completions seen. */
+    int (*stream_progress)(arb_tp_stream_t *s);
 } arb_tp_ops_t;
 
 /* The backends compiled in, in the order "auto" tries them, NULL-terminated

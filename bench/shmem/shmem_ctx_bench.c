@@ -108,7 +108,7 @@ int main(int argc, char **argv)
             for (int pe = 1; pe < npes; pe++) shmem_long_atomic_set(done_flag, threads, pe);
         shmem_barrier_all();
         if (me == 0)
-            printf("RESULT ctx_put_quiet threads %d per_thread_Mops %.2f per_cpu_s_Mops %.2f "
+            printf("RESULT ctx_put_quiet threads %d per_thread_Mops %.4f per_cpu_s_Mops %.4f "
                    "on_cpu %.2f\n",
                    threads, ops / slowest / 1e6, ops * threads / cpu / 1e6, cpu / wall);
         fflush(stdout);

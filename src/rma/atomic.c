@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "runtime/doorbell.h"
+#include "rma/ctx_stream.h"
 #include "rma/rma_impl.h"
 #include "runtime/tp_call.h"
 #include "runtime/lock.h"
@@ -189,6 +190,33 @@ static arbor_status_t cas_loop(int rank, arb_tp_rkey_t *key, uint64_t off, unsig
     return status;
 }
 
+/* The one transport operation that does op on a 64-bit word (*v_p adjusted), or false: a
+ * compare-and-swap loop does it. */
+static bool single_op(arbor_amo_t op, arb_tp_amo_t *tp_op_p, uint64_t *v_p)
+{
+    switch (op) {
+    case ARBOR_AMO_FETCH:
+        *tp_op_p = ARB_TP_AMO_FADD;
+        *v_p = 0;
+        return true;
+    case ARBOR_AMO_SET:
+    case ARBOR_AMO_SWAP:
+        *tp_op_p = ARB_TP_AMO_SWAP;
+        return true;
+    case ARBOR_AMO_ADD:
+        *tp_op_p = ARB_TP_AMO_ADD;
+        return true;
+    case ARBOR_AMO_FADD:
+        *tp_op_p = ARB_TP_AMO_FADD;
+        return true;
+    case ARBOR_AMO_CSWAP:
+        *tp_op_p = ARB_TP_AMO_CSWAP;
+        return true;
+    default:
+        return false;
+    }
+}
+
 static void finish_word(arb_rma_req_t *req)
 {
     if (req->result) memcpy(req->result, &req->word, req->rsize);
@@ -222,28 +250,7 @@ static arbor_status_t atomic_any(int rank, void *dst, arbor_amo_t op, arbor_dtyp
 
     /* Transport: one operation where the transport has it, else a loop (done here). */
     arb_tp_amo_t tp_op = ARB_TP_AMO_ADD;
-    bool single = size == 8;
-    switch (op) {
-    case ARBOR_AMO_FETCH:
-        tp_op = ARB_TP_AMO_FADD;
-        v = 0;
-        break;
-    case ARBOR_AMO_SET:
-    case ARBOR_AMO_SWAP:
-        tp_op = ARB_TP_AMO_SWAP;
-        break;
-    case ARBOR_AMO_ADD:
-        tp_op = ARB_TP_AMO_ADD;
-        break;
-    case ARBOR_AMO_FADD:
-        tp_op = ARB_TP_AMO_FADD;
-        break;
-    case ARBOR_AMO_CSWAP:
-        tp_op = ARB_TP_AMO_CSWAP;
-        break;
-    default:
-        single = false;
-    }
+    bool single = size == 8 && single_op(op, &tp_op, &v);
     if (!single) {
         uint64_t word_off = tgt.off & ~(uint64_t)7, old = 0;
         unsigned shift = (unsigned)(tgt.off & 7) * 8; /* little endian */
@@ -313,6 +320,24 @@ arbor_status_t arbor_atomic_nb(int rank, void *dst, arbor_amo_t op, arbor_dtype_
                       atomic_any(rank, dst, op, dtype, operand, compare, result, req_p, false));
 }
 
+/* A private context's atomic on its stream (ctx_stream.c): 64-bit single operations with valid
+ * arguments; ARB_ERR_NOT_STREAM for the rest (the locked path runs them, and reports errors).
+ * The stream reaches only unmapped targets, whose words take the transport's atomics. */
+static arbor_status_t stream_atomic(struct arbor_ctx *c, int w, void *dst, arbor_amo_t op,
+                                    arbor_dtype_t dtype, const void *operand, const void *compare,
+                                    void *result, bool blocking)
+{
+    arb_tp_amo_t tp_op;
+    if (amo_size(dtype) != 8 || (unsigned)op >= ARBOR_AMO_COUNT ||
+        (op != ARBOR_AMO_FETCH && !operand) || (op == ARBOR_AMO_CSWAP && !compare) ||
+        (fetching(op) && !result))
+        return ARB_ERR_NOT_STREAM;
+    uint64_t v = operand ? load_operand(operand, 8) : 0; /* 8 bytes: checked above */
+    if (!single_op(op, &tp_op, &v)) return ARB_ERR_NOT_STREAM;
+    return arb_rma_ctx_stream_amo(c, w, dst, tp_op, v, compare ? load_operand(compare, 8) : 0,
+                                  fetching(op) ? result : NULL, blocking);
+}
+
 static arbor_status_t ctx_atomic(arbor_ctx_h ctx, int rank, void *dst, arbor_amo_t op,
                                  arbor_dtype_t dtype, const void *operand, const void *compare,
                                  void *result, bool blocking)
@@ -321,6 +346,11 @@ static arbor_status_t ctx_atomic(arbor_ctx_h ctx, int rank, void *dst, arbor_amo
     arbor_status_t s = arb_rma_ctx_world(ctx, rank, &w);
     if (s != ARBOR_OK) return s;
     if (fast_atomic(ctx, w, dst, op, dtype, operand, compare, result)) return ARBOR_OK;
+    if (ctx && ctx->cs) {
+        s = stream_atomic(ctx, w, dst, op, dtype, operand, compare, result, blocking);
+        if (s != ARB_ERR_NOT_STREAM) return s;
+        if ((s = arb_rma_ctx_stream_settle(ctx, w)) != ARBOR_OK) return s;
+    }
     ARB_RMA_ON_CTX(ctx, s = atomic_any(w, dst, op, dtype, operand, compare, result, NULL, blocking);
                    if (s == ARBOR_OK) arb_rma_ctx_learn(ctx, w));
     return s;

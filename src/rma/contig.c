@@ -5,6 +5,7 @@
  */
 #include <string.h>
 
+#include "rma/ctx_stream.h"
 #include "rma/rma_impl.h"
 #include "runtime/doorbell.h"
 #include "runtime/lock.h"
@@ -139,6 +140,12 @@ static arbor_status_t ctx_xfer(arbor_ctx_h ctx, bool put, int rank, void *dst, c
         } else
             mapped_copy(dst, p, nbytes);
         return ARBOR_OK;
+    }
+    /* A private context's stream: unmapped targets without the lock (ctx_stream.c). */
+    if (ctx && ctx->cs) {
+        status = arb_rma_ctx_stream_xfer(ctx, put, w, dst, src, nbytes, blocking);
+        if (status != ARB_ERR_NOT_STREAM) return status;
+        if ((status = arb_rma_ctx_stream_settle(ctx, w)) != ARBOR_OK) return status;
     }
     ARB_RMA_ON_CTX(ctx, status = xfer(put, w, dst, src, nbytes, NULL, blocking);
                    if (status == ARBOR_OK) arb_rma_ctx_learn(ctx, w));

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "util/log.h"
+#include "rma/ctx_stream.h"
 #include "rma/rma_impl.h"
 #include "runtime/tp_call.h"
 #include "runtime/lock.h"
@@ -42,6 +43,7 @@ struct arbor_ctx *arb_rma_ctx_alloc(unsigned flags)
 void arb_rma_ctx_discard(struct arbor_ctx *c)
 {
     if (!c) return;
+    arb_rma_ctx_stream_free(c);
     free(c->world);
     free(c->imp);
     free(c->dirty);
@@ -97,9 +99,14 @@ arbor_status_t arbor_ctx_quiet(arbor_ctx_h ctx)
         arb_unlock();
         return status;
     }
-    if (arb_in_callback == ARB_CB_NONE && private_idle(ctx)) {
-        __atomic_thread_fence(__ATOMIC_SEQ_CST); /* arbor_fence's barrier: transfer.c says why */
-        return ARBOR_OK;
+    if (arb_in_callback == ARB_CB_NONE && (ctx->flags & ARBOR_CTX_PRIVATE)) {
+        /* The stream's operations complete without the lock (ctx_stream.c); a context that
+         * never went through the transport has none (no call: mapped quiets are a few ns). */
+        arbor_status_t status = ctx->cs ? arb_rma_ctx_stream_quiet(ctx) : ARBOR_OK;
+        if (status != ARBOR_OK || private_idle(ctx)) {
+            __atomic_thread_fence(__ATOMIC_SEQ_CST); /* arbor_fence's barrier: transfer.c */
+            return status;
+        }
     }
     ARB_ENTER();
     arbor_status_t status = arb_rma_ctx_complete(ctx);
@@ -118,9 +125,12 @@ arbor_status_t arbor_ctx_fence(arbor_ctx_h ctx)
         return status;
     }
     if (!ctx_valid(ctx)) return ARBOR_ERR_HANDLE;
-    if (arb_in_callback == ARB_CB_NONE && private_idle(ctx)) {
-        __atomic_thread_fence(__ATOMIC_SEQ_CST);
-        return ARBOR_OK;
+    if (arb_in_callback == ARB_CB_NONE && (ctx->flags & ARBOR_CTX_PRIVATE)) {
+        arbor_status_t status = ctx->cs ? arb_rma_ctx_stream_fence(ctx) : ARBOR_OK; /* no lock */
+        if (status != ARBOR_OK || private_idle(ctx)) {
+            __atomic_thread_fence(__ATOMIC_SEQ_CST);
+            return status;
+        }
     }
     ARB_ENTER();
     /* Mapped operations are done at issue; a transport fence orders what this context posted,
@@ -136,6 +146,7 @@ arbor_status_t arbor_ctx_fence(arbor_ctx_h ctx)
 static void ctx_free(struct arbor_ctx *c)
 {
     arb_rma_ctx_drop(c);
+    arb_rma_ctx_stream_free(c);
     c->magic = 0;
     free(c->world);
     free(c->imp);
@@ -150,6 +161,12 @@ arbor_status_t arbor_ctx_destroy(arbor_ctx_h *ctx_p)
     if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
     struct arbor_ctx *c = *ctx_p;
     if (!ctx_valid(c)) return ARBOR_ERR_HANDLE;
+    /* The stream's operations without the lock, as arbor_ctx_quiet (the owner's call). */
+    arbor_status_t stream_status = ARBOR_OK;
+    if (c->cs && arb_in_callback == ARB_CB_NONE && (c->flags & ARBOR_CTX_PRIVATE)) {
+        stream_status = arb_rma_ctx_stream_quiet(c);
+        if (stream_status == ARBOR_ERR_TIMEOUT) return stream_status;
+    }
     ARB_ENTER();
     arbor_status_t status = arb_rma_ctx_complete(c);
     if (status != ARBOR_ERR_TIMEOUT) {
@@ -162,7 +179,7 @@ arbor_status_t arbor_ctx_destroy(arbor_ctx_h *ctx_p)
         *ctx_p = NULL;
     }
     arb_unlock();
-    return status;
+    return status != ARBOR_OK ? status : stream_status;
 }
 
 void arb_rma_ctx_fini(void)

@@ -17,6 +17,7 @@
 #include "runtime/lock.h"
 #include "util/log.h"
 #include "runtime/progress.h"
+#include "rma/ctx_stream.h"
 #include "rma/rma_impl.h"
 
 /* Live allocations (internal and user), for address checks. */
@@ -77,7 +78,11 @@ void arb_mem_live_remove(struct arbor_mem *m)
 void arb_rma_ctx_learn(struct arbor_ctx *c, int w)
 {
     const arb_rma_xhit_t *h = arb_rma_xhits ? &arb_rma_xhits[w] : NULL;
-    if (!c || !c->pxhits || !h || !h->m || !h->mapped_user) return;
+    if (!c || !c->pxhits || !h || !h->m) return;
+    if (!h->mapped_user) { /* an unmapped target: the context's stream may reach it */
+        arb_rma_ctx_stream_learn(c, w);
+        return;
+    }
     c->pxhits[w] = (struct arb_rma_pxhit){h->lo, h->hi, h->delta,
                                           __atomic_load_n(&arb_rma_xgen, __ATOMIC_RELAXED),
                                           arb_rma.cpu_atomics || h->m->cpu_atomics};

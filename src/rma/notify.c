@@ -14,6 +14,7 @@
 #include "runtime/doorbell.h"
 #include "util/log.h"
 #include "rma/depart.h"
+#include "rma/ctx_stream.h"
 #include "rma/rma_impl.h"
 #include "runtime/tp_call.h"
 #include "runtime/lock.h"
@@ -192,6 +193,8 @@ static arbor_status_t ctx_put_signal(arbor_ctx_h ctx, int rank, void *dst, const
     int w;
     arbor_status_t s = arb_rma_ctx_world(ctx, rank, &w);
     if (s != ARBOR_OK) return s;
+    /* After what the context's stream posted to the target (ctx_stream.c): location order. */
+    if (ctx && (s = arb_rma_ctx_stream_settle(ctx, w)) != ARBOR_OK) return s;
     ARB_RMA_ON_CTX(ctx,
                    s = put_signal_any(w, dst, src, nbytes, sig, value, sig_op, NULL, blocking));
     return s;

@@ -70,6 +70,9 @@ struct arbor_ctx {
      * its mapped puts and gets take no lock shared with other contexts (arb_rma_ctx_fast_mapped).
      */
     struct arb_rma_pxhit *pxhits; /* [world size]; NULL for shared contexts */
+    /* A private context's transport stream (ctx_stream.c): NULL until its first operation
+     * through the transport learns a target the stream can reach. */
+    struct arb_rma_cstream *cs;
 };
 extern _Thread_local struct arbor_ctx *arb_rma_cur __attribute__((tls_model("initial-exec")));
 static inline arb_tp_comp_t *arb_rma_imp(int rank)

@@ -19,6 +19,7 @@
 
 #include "runtime/doorbell.h"
 #include "util/log.h"
+#include "rma/ctx_stream.h"
 #include "rma/rma_impl.h"
 
 /* A validated pattern after merging: piece bytes, levels, counts, strides per side. */
@@ -346,6 +347,8 @@ static arbor_status_t ctx_strided(arbor_ctx_h ctx, int kind, int rank, void *dst
     int w;
     arbor_status_t s = arb_rma_ctx_world(ctx, rank, &w);
     if (s != ARBOR_OK) return s;
+    /* After what the context's stream posted to the target (ctx_stream.c): location order. */
+    if (ctx && (s = arb_rma_ctx_stream_settle(ctx, w)) != ARBOR_OK) return s;
     /* A packed put completes at the target through the active-message layer's fence (transfer.c):
      * the context's quiet and fence run it when the context issued strided operations. */
     ARB_RMA_ON_CTX(ctx, if (ctx) ctx->strided = true;

@@ -17,6 +17,7 @@
 #include "runtime/progress.h"
 #include "runtime/request.h"
 #include "util/log.h"
+#include "rma/ctx_stream.h"
 #include "rma/rma_impl.h"
 #include "runtime/tp_call.h"
 #include "runtime/lock.h"
@@ -683,7 +684,10 @@ static bool ctx_implicit_done(void *arg)
 
 arbor_status_t arb_rma_ctx_complete(struct arbor_ctx *c)
 {
-    arbor_status_t status = wait_for(ctx_imp_done, c, "arbor_ctx_quiet");
+    /* The stream's operations first (ctx_stream.c). */
+    arbor_status_t status = arb_rma_ctx_stream_quiet_locked(c);
+    if (status != ARBOR_OK) return status;
+    status = wait_for(ctx_imp_done, c, "arbor_ctx_quiet");
     if (status == ARBOR_OK) status = wait_for(ctx_implicit_done, c, "arbor_ctx_quiet");
     if (status != ARBOR_OK) return status;
     /* Packed strided puts of this context have run at their targets (the hook waits for every

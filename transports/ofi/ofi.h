@@ -102,6 +102,9 @@ typedef struct {
     uint64_t next_seq;
     arb_ofi_req_t *live_head, *live_tail;
     arbor_status_t status; /* first error of a request to this peer nobody waits for */
+    /* The peer's endpoint name from its blob, which streams insert into their own address
+     * vectors (ofi_stream.c); read-only after connect. */
+    void *name;
 } arb_ofi_peer_t;
 
 struct arb_tp_rkey {
@@ -220,6 +223,23 @@ void arb_ofi_trig_close(arb_tp_t *tp);
 void *arb_ofi_trig_region(arb_tp_t *tp, int region, size_t *len_p);
 uint64_t arb_ofi_trig_count(arb_tp_t *tp, int region);
 arbor_status_t arb_ofi_trig_post(arb_tp_t *tp, const arb_tp_trig_op_t *op, arb_tp_comp_t *comp);
+
+/* ofi_stream.c: streams (transport.h), an endpoint in a domain of their own. */
+arbor_status_t arb_ofi_stream_open(arb_tp_t *tp, arb_tp_stream_t **s_p);
+void arb_ofi_stream_close(arb_tp_t *tp, arb_tp_stream_t *s);
+arbor_status_t arb_ofi_stream_put(arb_tp_stream_t *s, int peer, uint64_t off, const void *src,
+                                  size_t len, arb_tp_comp_t *comp);
+arbor_status_t arb_ofi_stream_get(arb_tp_stream_t *s, int peer, uint64_t off, void *dst, size_t len,
+                                  arb_tp_comp_t *comp);
+arbor_status_t arb_ofi_stream_amo(arb_tp_stream_t *s, int peer, uint64_t off, arb_tp_amo_t op,
+                                  uint64_t operand, uint64_t compare, uint64_t *result,
+                                  arb_tp_comp_t *comp);
+arbor_status_t arb_ofi_stream_fence(arb_tp_stream_t *s, int peer);
+arbor_status_t arb_ofi_stream_flush(arb_tp_stream_t *s);
+int arb_ofi_stream_progress(arb_tp_stream_t *s);
+/* ofi_fabric.c: a fresh shm region name for an endpoint opened from info (other providers:
+ * nothing to do). */
+void arb_ofi_unique_shm_name(struct fi_info *info);
 
 /* ofi_select.c: environment, fi_getinfo and the provider choice */
 arbor_status_t arb_ofi_select(arb_tp_t *tp, const char *want, struct fi_info **info_p);

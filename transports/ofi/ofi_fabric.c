@@ -128,17 +128,18 @@ static arbor_status_t cq_open(arb_tp_t *tp)
  * gets that pid back (pid_max is 32768 here, so a long test run wraps), and fi_enable fails
  * with EBUSY because the region's recorded owner, now us, is alive. A name with a clock
  * nonce cannot be reused. */
-static void unique_shm_name(arb_tp_t *tp)
+void arb_ofi_unique_shm_name(struct fi_info *info)
 {
-    struct fi_info *info = tp->info;
+    static unsigned serial; /* streams open several endpoints in one nanosecond's reach */
     struct timespec ts;
     char name[96];
 
     if (strcmp(info->fabric_attr->prov_name, "shm") != 0 || info->addr_format != FI_ADDR_STR)
         return;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    snprintf(name, sizeof(name), "fi_shm://arbor-%d-%llx", (int)getpid(),
-             (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec);
+    snprintf(name, sizeof(name), "fi_shm://arbor-%d-%llx-%x", (int)getpid(),
+             (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec,
+             __atomic_fetch_add(&serial, 1, __ATOMIC_RELAXED));
     char *copy = strdup(name);
     if (!copy) return; /* keep the provider's default name */
     free(info->src_addr);
@@ -170,7 +171,7 @@ static arbor_status_t objects_open(arb_tp_t *tp)
     status = cq_open(tp);
     if (status != ARBOR_OK) return status;
     what = "fi_endpoint";
-    unique_shm_name(tp);
+    arb_ofi_unique_shm_name(tp->info);
     rc = fi_endpoint(tp->domain, tp->info, &tp->ep, NULL);
     if (rc != 0) goto err;
     what = "fi_ep_bind (AV)";
@@ -316,6 +317,8 @@ static arbor_status_t peer_connect(arb_tp_t *tp, int peer, const void *blob, siz
         arb_error("peer %d: fi_av_insert: %s", peer, rc < 0 ? fi_strerror(-rc) : "not inserted");
         return ARBOR_ERR_TRANSPORT;
     }
+    if ((tp->peers[peer].name = malloc(hdr.name_len)) == NULL) return ARBOR_ERR_NO_MEMORY;
+    memcpy(tp->peers[peer].name, (const char *)blob + sizeof(hdr), hdr.name_len);
     packed[0] = hdr.seg_key;
     packed[1] = hdr.seg_base;
     arb_ofi_key_set(tp, &tp->seg_rkeys[peer], peer, packed, hdr.seg_base);
@@ -345,6 +348,7 @@ static arbor_status_t ofi_connect(arb_tp_t *tp, const void *const *blobs, const 
     for (int peer = 0; peer < tp->size; peer++) {
         status = peer_connect(tp, peer, blobs[peer], lens[peer]);
         if (status != ARBOR_OK) {
+            for (int r = 0; r <= peer; r++) free(tp->peers[r].name);
             free(tp->peers);
             tp->peers = NULL;
             return status;
@@ -388,6 +392,7 @@ static void ofi_close(arb_tp_t *tp)
     free(tp->spare_flush);
     if (tp->seg && !tp->seg_given) munmap(tp->seg, tp->seg_size);
     free(tp->blob);
+    for (int peer = 0; tp->peers != NULL && peer < tp->size; peer++) free(tp->peers[peer].name);
     free(tp->peers);
     free(tp->seg_rkeys);
     free(tp);
@@ -412,8 +417,8 @@ static void *ofi_peer_ptr(arb_tp_t *tp, int peer)
 }
 
 /* libfabric's shm provider keeps its region in /dev/shm under the endpoint's name (ours:
- * unique_shm_name) until the endpoint closes, so a killed rank's region stayed there for good.
- * Peers map a region when they insert its address into their AV (connect), so once every rank
+ * arb_ofi_unique_shm_name) until the endpoint closes, so a killed rank's region stayed there for
+ * good. Peers map a region when they insert its address into their AV (connect), so once every rank
  * has connected nobody opens it by name again, and the name can go (the mappings stay). */
 static void ofi_all_connected(arb_tp_t *tp)
 {
@@ -483,4 +488,12 @@ const arb_tp_ops_t arb_ofi_ops = {
     .describe = ofi_describe,
     .hints = arb_ofi_hints,
     .offload = &arb_ofi_offload_ops,
+    .stream_open = arb_ofi_stream_open,
+    .stream_close = arb_ofi_stream_close,
+    .stream_put = arb_ofi_stream_put,
+    .stream_get = arb_ofi_stream_get,
+    .stream_amo = arb_ofi_stream_amo,
+    .stream_fence = arb_ofi_stream_fence,
+    .stream_flush = arb_ofi_stream_flush,
+    .stream_progress = arb_ofi_stream_progress,
 };

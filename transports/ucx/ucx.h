@@ -57,6 +57,10 @@ typedef struct {
     bool lost;             /* the endpoint failed: no pong will come */
     int chains;            /* put_signal chains to this peer whose signal waits for a flush */
     unsigned long chained; /* signals those chains posted so far */
+    /* A copy of the peer's worker address and packed segment key (from its blob), for the
+     * endpoints and keys of streams (ucx_stream.c); read-only after connect. */
+    void *wire;            /* the allocation holding both */
+    const void *wire_rkey; /* packed segment key, inside wire after the address */
 } arb_ucx_peer_t;
 
 struct arb_tp {
@@ -94,6 +98,20 @@ struct arb_tp {
     unsigned long chained; /* signals posted by chains so far (flush repeats if it changed) */
     struct arb_tp_flush *spare_flush; /* the last flush object, kept for the next (ucx_flush.c) */
 };
+
+/* ucx_stream.c: streams (transport.h), a worker of their own on the same context. */
+arbor_status_t arb_ucx_stream_open(arb_tp_t *tp, arb_tp_stream_t **s_p);
+void arb_ucx_stream_close(arb_tp_t *tp, arb_tp_stream_t *s);
+arbor_status_t arb_ucx_stream_put(arb_tp_stream_t *s, int peer, uint64_t off, const void *src,
+                                  size_t len, arb_tp_comp_t *comp);
+arbor_status_t arb_ucx_stream_get(arb_tp_stream_t *s, int peer, uint64_t off, void *dst, size_t len,
+                                  arb_tp_comp_t *comp);
+arbor_status_t arb_ucx_stream_amo(arb_tp_stream_t *s, int peer, uint64_t off, arb_tp_amo_t op,
+                                  uint64_t operand, uint64_t compare, uint64_t *result,
+                                  arb_tp_comp_t *comp);
+arbor_status_t arb_ucx_stream_fence(arb_tp_stream_t *s, int peer);
+arbor_status_t arb_ucx_stream_flush(arb_tp_stream_t *s);
+int arb_ucx_stream_progress(arb_tp_stream_t *s);
 
 arbor_status_t arb_ucx_status(ucs_status_t status);
 /* Progresses until req completes (NULL: already done), bounded by tp->timeout_s; frees it. */

@@ -38,7 +38,9 @@ static arbor_status_t ctx_init(arb_tp_t *tp, int size)
                         UCP_PARAM_FIELD_MT_WORKERS_SHARED;
     params.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO64 | UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;
     params.estimated_num_eps = (size_t)size;
-    params.mt_workers_shared = 0;
+    /* Streams (ucx_stream.c) are workers of this context used by other threads at the same
+     * time as the main worker: the context's shared parts (registration cache) need its lock. */
+    params.mt_workers_shared = 1;
     status = ucp_init(&params, config, &tp->context);
     tp->wakeup = status == UCS_OK;
     if (!tp->wakeup) { /* no wakeup support: polling only */
@@ -325,6 +327,11 @@ static arbor_status_t peer_connect(arb_tp_t *tp, int peer, const void *blob, siz
     }
     tp->peers[peer].am_signal =
         peer != tp->rank && tp->peers[peer].ptr == NULL && arb_ucx_am_signal_wanted(tp, key->ep);
+    /* Streams connect their own endpoints to the same worker address, with the same key. */
+    if ((tp->peers[peer].wire = malloc((size_t)hdr.addr_len + hdr.rkey_len)) == NULL)
+        return ARBOR_ERR_NO_MEMORY;
+    memcpy(tp->peers[peer].wire, p + sizeof(hdr), (size_t)hdr.addr_len + hdr.rkey_len);
+    tp->peers[peer].wire_rkey = (const char *)tp->peers[peer].wire + hdr.addr_len;
     return ARBOR_OK;
 err_blob:
     arb_error("peer %d: malformed connection blob (%zu bytes)", peer, len);
@@ -378,6 +385,7 @@ static void ucx_close(arb_tp_t *tp)
     if (tp->seg_rkeys != NULL) rkeys_destroy(tp);
     free(tp->eps);
     free(tp->seg_rkeys);
+    for (int peer = 0; tp->peers != NULL && peer < tp->size; peer++) free(tp->peers[peer].wire);
     free(tp->peers);
     free(tp->off_node);
     free(tp->blob);
@@ -455,4 +463,12 @@ const arb_tp_ops_t arb_ucx_ops = {
     .caps = ucx_caps,
     .describe = ucx_describe,
     .hints = ucx_hints,
+    .stream_open = arb_ucx_stream_open,
+    .stream_close = arb_ucx_stream_close,
+    .stream_put = arb_ucx_stream_put,
+    .stream_get = arb_ucx_stream_get,
+    .stream_amo = arb_ucx_stream_amo,
+    .stream_fence = arb_ucx_stream_fence,
+    .stream_flush = arb_ucx_stream_flush,
+    .stream_progress = arb_ucx_stream_progress,
 };
