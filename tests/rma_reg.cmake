@@ -23,29 +23,36 @@ if(ARBOR_WITH_OFI)
 endif()
 # Registered memory between hosts: the simulated cluster of 3 hosts x 2 ranks (tests/cluster,
 # as cluster.cmake runs the other one-sided tests), UCX and OFI tcp;ofi_rxm.
-if(NOT ARBOR_SANITIZE AND CMAKE_SYSTEM_NAME STREQUAL "Linux")
-  set(rma_reg_cluster_env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ARBOR_TIMEOUT=60
+# rma_reg_cluster(NAME HOSTS RANKS_PER_HOST TARGET): the program on the simulated cluster over
+# UCX and OFI tcp;ofi_rxm.
+set(rma_reg_cluster_tps "")
+if(ARBOR_WITH_UCX)
+  list(APPEND rma_reg_cluster_tps ucx)
+endif()
+if(ARBOR_WITH_OFI)
+  list(APPEND rma_reg_cluster_tps ofi-tcp)
+endif()
+function(rma_reg_cluster name hosts per_host target)
+  if(ARBOR_SANITIZE OR NOT CMAKE_SYSTEM_NAME STREQUAL "Linux")
+    return()
+  endif()
+  set(env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ARBOR_TIMEOUT=60
       ARBOR_POLL_YIELD=always)
-  set(rma_reg_cluster_tps "")
-  if(ARBOR_WITH_UCX)
-    list(APPEND rma_reg_cluster_tps ucx)
-  endif()
-  if(ARBOR_WITH_OFI)
-    list(APPEND rma_reg_cluster_tps ofi-tcp)
-  endif()
   foreach(tp IN LISTS rma_reg_cluster_tps)
     if(tp STREQUAL "ucx")
       set(tp_env ARBOR_TRANSPORT=ucx)
     else()
       set(tp_env ARBOR_TRANSPORT=ofi "ARBOR_OFI_PROVIDER=tcp\\;ofi_rxm")
     endif()
-    add_test(NAME cluster.rma_reg.${tp}.3x2
-             COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cluster/run.sh 3 2 $<TARGET_FILE:arbor-test-rma-reg>)
-    set_tests_properties(cluster.rma_reg.${tp}.3x2 PROPERTIES
-      ENVIRONMENT "${rma_reg_cluster_env};${tp_env}" TIMEOUT 300 SKIP_RETURN_CODE 77
+    set(test cluster.${name}.${tp}.${hosts}x${per_host})
+    add_test(NAME ${test} COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cluster/run.sh ${hosts} ${per_host}
+                                  $<TARGET_FILE:${target}>)
+    set_tests_properties(${test} PROPERTIES
+      ENVIRONMENT "${env};${tp_env}" TIMEOUT 300 SKIP_RETURN_CODE 77
       RESOURCE_LOCK simcluster PROCESSORS 2 LABELS "cluster;launched;rma_reg")
   endforeach()
-endif()
+endfunction()
+rma_reg_cluster(rma_reg 3 2 arbor-test-rma-reg)
 # Registered memory attached by address (arbor_mem_attach_remote): the owner's descriptor
 # fetched by an active message, every transport at P = 1, 2, 3.
 add_executable(arbor-test-mem-attach-remote ${CMAKE_CURRENT_SOURCE_DIR}/test_mem_attach_remote.c)
@@ -65,17 +72,4 @@ if(ARBOR_WITH_UCX)
                           LABELS rma_reg RANKS 2 TRANSPORTS ucx TIMEOUT 120
                           ENV EXPECT_SHARED=0 ARBOR_DIRECT=n)
 endif()
-if(NOT ARBOR_SANITIZE AND CMAKE_SYSTEM_NAME STREQUAL "Linux")
-  foreach(tp IN LISTS rma_reg_cluster_tps)
-    if(tp STREQUAL "ucx")
-      set(tp_env ARBOR_TRANSPORT=ucx)
-    else()
-      set(tp_env ARBOR_TRANSPORT=ofi "ARBOR_OFI_PROVIDER=tcp\\;ofi_rxm")
-    endif()
-    add_test(NAME cluster.reg_shared.${tp}.2x2
-             COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cluster/run.sh 2 2 $<TARGET_FILE:arbor-test-reg-shared>)
-    set_tests_properties(cluster.reg_shared.${tp}.2x2 PROPERTIES
-      ENVIRONMENT "${rma_reg_cluster_env};${tp_env}" TIMEOUT 300 SKIP_RETURN_CODE 77
-      RESOURCE_LOCK simcluster PROCESSORS 2 LABELS "cluster;launched;rma_reg")
-  endforeach()
-endif()
+rma_reg_cluster(reg_shared 2 2 arbor-test-reg-shared)
