@@ -254,20 +254,33 @@ static void note_posted(arb_tp_stream_t *s, int peer, stream_peer_t *p)
     s->posted[s->nposted++] = peer;
 }
 
-arbor_status_t arb_ucx_stream_put(arb_tp_stream_t *s, int peer, uint64_t off, const void *src,
-                                  size_t len, arb_tp_comp_t *comp)
+/* The common start of a stream put or get: *p_p the peer's endpoint, param set; ARBOR_OK to
+ * post, else what to return (ARB_ERR_AGAIN while a flush or fence is in the way). */
+static arbor_status_t rma_start(arb_tp_stream_t *s, int peer, arb_tp_comp_t *comp,
+                                stream_peer_t **p_p, ucp_request_param_t *param)
 {
-    ucp_request_param_t param;
     arbor_status_t status;
     stream_peer_t *p;
 
-    if (len == 0) return ARBOR_OK;
     if (busy(s)) return ARB_ERR_AGAIN;
     if ((p = peer_of(s, peer, &status)) == NULL) return status;
     if (fencing(s, p)) return ARB_ERR_AGAIN;
     p->dirty |= s->tp->seg_given;
     note_posted(s, peer, p);
-    rma_param(&param, comp);
+    rma_param(param, comp);
+    *p_p = p;
+    return ARBOR_OK;
+}
+
+arbor_status_t arb_ucx_stream_put(arb_tp_stream_t *s, int peer, uint64_t off, const void *src,
+                                  size_t len, arb_tp_comp_t *comp)
+{
+    ucp_request_param_t param;
+    stream_peer_t *p;
+    arbor_status_t status;
+
+    if (len == 0) return ARBOR_OK;
+    if ((status = rma_start(s, peer, comp, &p, &param)) != ARBOR_OK) return status;
     return arb_ucx_posted(
         ucp_put_nbx(p->ep, src, len, s->tp->seg_rkeys[peer].base + off, p->rkey, &param), comp,
         "stream put", peer);
@@ -277,16 +290,11 @@ arbor_status_t arb_ucx_stream_get(arb_tp_stream_t *s, int peer, uint64_t off, vo
                                   arb_tp_comp_t *comp)
 {
     ucp_request_param_t param;
-    arbor_status_t status;
     stream_peer_t *p;
+    arbor_status_t status;
 
     if (len == 0) return ARBOR_OK;
-    if (busy(s)) return ARB_ERR_AGAIN;
-    if ((p = peer_of(s, peer, &status)) == NULL) return status;
-    if (fencing(s, p)) return ARB_ERR_AGAIN;
-    p->dirty |= s->tp->seg_given;
-    note_posted(s, peer, p);
-    rma_param(&param, comp);
+    if ((status = rma_start(s, peer, comp, &p, &param)) != ARBOR_OK) return status;
     return arb_ucx_posted(
         ucp_get_nbx(p->ep, dst, len, s->tp->seg_rkeys[peer].base + off, p->rkey, &param), comp,
         "stream get", peer);
