@@ -795,7 +795,7 @@ static arbor_status_t run(struct arbor_team *t, const arb_call_t *call,
     }
     inst->owned = L.owned;
     inst->call = number;
-    inst->sig = arb_sig_tag(call_signature(t, call, elem, flags, number), number);
+    inst->sig = arb_sig_tag(call_signature(t, call, elem, flags, number), t->id, number);
     if (user) {
         t->last.valid = true;
         t->last.coll = call->coll;

@@ -77,6 +77,9 @@ static bool head_sig(const struct arbor_team *t, int p, bool full, uint64_t *sig
  * (early, not stray). */
 static bool call_of(const struct arbor_team *t, uint64_t sig, uint64_t *c)
 {
+    /* Another team's: left in the memory this team now uses (a late store of a member that
+     * waited there, a freed team's last line), not a call of this one. */
+    if (!arb_sig_of_team(sig, t->id)) return false;
     int16_t ahead = (int16_t)(uint16_t)((sig & 0xffff) - (t->calls & 0xffff));
     if (ahead >= 0 || (uint64_t)-ahead > t->calls) return false;
     *c = t->calls - (uint64_t)-ahead;
