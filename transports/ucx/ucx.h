@@ -124,6 +124,9 @@ arbor_status_t arb_ucx_rkey_unpack(arb_tp_t *tp, int peer, const void *packed, s
                                    uint64_t base, arb_tp_rkey_t **rkey_p);
 void arb_ucx_rkey_release(arb_tp_t *tp, arb_tp_rkey_t *rkey);
 
+/* The request parameters of a put or get: comp counts it until UCX completes it (comp NULL:
+ * fire and forget). ucx_rma.c; the streams (ucx_stream.c) post with them too. */
+void arb_ucx_rma_param(ucp_request_param_t *param, arb_tp_comp_t *comp);
 arbor_status_t arb_ucx_put(arb_tp_t *tp, const void *src, size_t len, arb_tp_rkey_t *rkey,
                            uint64_t off, arb_tp_comp_t *comp);
 arbor_status_t arb_ucx_get(arb_tp_t *tp, void *dst, size_t len, arb_tp_rkey_t *rkey, uint64_t off,

@@ -60,7 +60,7 @@ static void rma_done(void *req, ucs_status_t status, void *user_data)
     ucp_request_free(req);
 }
 
-static void rma_param(ucp_request_param_t *param, arb_tp_comp_t *comp)
+void arb_ucx_rma_param(ucp_request_param_t *param, arb_tp_comp_t *comp)
 {
     param->op_attr_mask = 0;
     if (comp == NULL) return;
@@ -86,7 +86,7 @@ arbor_status_t arb_ucx_put(arb_tp_t *tp, const void *src, size_t len, arb_tp_rke
 
     if (len == 0) return ARBOR_OK;
     if (peer_busy(tp, rkey)) return ARB_ERR_AGAIN;
-    rma_param(&param, comp);
+    arb_ucx_rma_param(&param, comp);
     return arb_ucx_posted(ucp_put_nbx(rkey->ep, src, len, rkey->base + off, rkey->rkey, &param),
                           comp, "put", rkey->peer);
 }
@@ -98,7 +98,7 @@ arbor_status_t arb_ucx_get(arb_tp_t *tp, void *dst, size_t len, arb_tp_rkey_t *r
 
     if (len == 0) return ARBOR_OK;
     if (peer_busy(tp, rkey)) return ARB_ERR_AGAIN;
-    rma_param(&param, comp);
+    arb_ucx_rma_param(&param, comp);
     return arb_ucx_posted(ucp_get_nbx(rkey->ep, dst, len, rkey->base + off, rkey->rkey, &param),
                           comp, "get", rkey->peer);
 }

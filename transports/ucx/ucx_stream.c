@@ -180,24 +180,6 @@ static stream_peer_t *peer_of(arb_tp_stream_t *s, int peer, arbor_status_t *stat
     return p;
 }
 
-static void rma_done(void *req, ucs_status_t status, void *user_data)
-{
-    arb_tp_comp_t *comp = user_data;
-
-    if (status != UCS_OK) comp->status = arb_ucx_status(status);
-    arb_tp_comp_end(comp);
-    ucp_request_free(req);
-}
-
-static void rma_param(ucp_request_param_t *param, arb_tp_comp_t *comp)
-{
-    param->op_attr_mask = 0;
-    if (comp == NULL) return;
-    param->op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
-    param->cb.send = rma_done;
-    param->user_data = comp;
-}
-
 /* Checks the endpoint flushes in flight (after a progress): false while some are. */
 static bool flushes_done(arb_tp_stream_t *s)
 {
@@ -267,7 +249,7 @@ static arbor_status_t rma_start(arb_tp_stream_t *s, int peer, arb_tp_comp_t *com
     if (fencing(s, p)) return ARB_ERR_AGAIN;
     p->dirty |= s->tp->seg_given;
     note_posted(s, peer, p);
-    rma_param(param, comp);
+    arb_ucx_rma_param(param, comp);
     *p_p = p;
     return ARBOR_OK;
 }
