@@ -89,6 +89,40 @@ int main(void)
         CHECK(mapped == size - 1, "%d of %d peers' registrations mapped here", mapped, size - 1);
     if (expect == 0)
         CHECK(mapped == 0, "%d peers' registrations mapped with nothing mapped", mapped);
+    bool shared = expect == 1 && one_node && mapped == size - 1 && size > 1;
+
+    /* A registration inside the node-shared pages, without the flag, is reached through the
+     * same file (one mechanism per word); one that overlaps them in part is refused. */
+    arbor_reg_h inner = NULL;
+    CHECK(arbor_mem_register(&words[100], 100 * sizeof(uint64_t), 0, &inner) == ARBOR_OK,
+          "a registration inside the first");
+    size_t ilen = 0;
+    arbor_mem_pack(inner, NULL, &ilen);
+    uint8_t *imine = calloc(1, ilen), *iall = calloc((size_t)size, ilen);
+    CHECK(imine && iall && arbor_mem_pack(inner, imine, &ilen) == ARBOR_OK, "pack the inner one");
+    CHECK(arbor_allgather(ARBOR_TEAM_WORLD, imine, iall, ilen, ARBOR_BYTE) == ARBOR_OK,
+          "allgather");
+    for (int r = 0; r < size; r++) {
+        arbor_attach_h a = NULL;
+        CHECK(arbor_mem_attach(iall + (size_t)r * ilen, ilen, &a) == ARBOR_OK, "attach inner");
+        void *b = NULL, *p = NULL;
+        arbor_mem_attach_info(a, NULL, &b, NULL);
+        CHECK(arbor_mem_ptr(r, b, &p) == ARBOR_OK, "arbor_mem_ptr inner");
+        if (shared && r != rank) CHECK(p != NULL, "rank %d's inner registration not mapped", r);
+        arbor_mem_detach(&a);
+    }
+    /* Every peer attached (and detached) before the owner ends it. */
+    CHECK(arbor_barrier(ARBOR_TEAM_WORLD) == ARBOR_OK, "barrier");
+    CHECK(arbor_mem_deregister(&inner) == ARBOR_OK, "deregister the inner one");
+    free(imine), free(iall);
+    if (shared) {
+        uintptr_t end = ((uintptr_t)&words[WORDS] + 4095) & ~(uintptr_t)4095;
+        arbor_reg_h part = NULL;
+        CHECK(arbor_mem_register(&words[WORDS - 8], end + 8 - (uintptr_t)&words[WORDS - 8], 0,
+                                 &part) == ARBOR_ERR_ADDRESS &&
+                  !part,
+              "a registration overlapping the node-shared pages in part was not refused");
+    }
 
     /* Puts: word 2 + rank at every peer; gets back. */
     for (int r = 0; r < size; r++) {
@@ -143,8 +177,7 @@ int main(void)
     }
 
     info("progress.thread", thread, sizeof thread);
-    if (expect == 1 && one_node && mapped == size - 1 && size > 1)
-        CHECK(!strcmp(thread, "n"), "a progress thread runs: %s", thread);
+    if (shared) CHECK(!strcmp(thread, "n"), "a progress thread runs: %s", thread);
     if (expect == 0 && size > 1) CHECK(!strcmp(thread, "y"), "no progress thread: %s", thread);
     if (rank == 0)
         printf("test_reg_shared: %d ranks, %s node(s), %d of %d peers mapped, progress thread %s\n",

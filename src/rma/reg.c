@@ -230,6 +230,36 @@ static bool sharing_pays(void)
     return false;
 }
 
+enum { OVERLAP_NONE, OVERLAP_ORDINARY, OVERLAP_SHARED_INSIDE, OVERLAP_PART };
+
+/* The live node-shared registration of this rank whose pages hold [b, b + len), or NULL. */
+static struct arbor_reg *shared_covering(uint64_t b, size_t len)
+{
+    for (uint32_t i = 0; i < regs.n; i++) {
+        struct arbor_reg *r = regs.s[i].obj;
+        if (r && r->pages.len && b >= r->pages.lo && b + len <= r->pages.lo + r->pages.len)
+            return r;
+    }
+    return NULL;
+}
+
+/* How [b, b + len) meets this rank's live registrations (a node-shared one by its pages). */
+static int overlap(uint64_t b, size_t len)
+{
+    if (shared_covering(b, len)) return OVERLAP_SHARED_INSIDE;
+    int ov = OVERLAP_NONE;
+    for (uint32_t i = 0; i < regs.n; i++) {
+        const struct arbor_reg *r = regs.s[i].obj;
+        if (!r) continue;
+        uint64_t lo = r->pages.len ? r->pages.lo : (uint64_t)(uintptr_t)r->base;
+        uint64_t hi = lo + (r->pages.len ? r->pages.len : r->nbytes);
+        if (b >= hi || b + len <= lo) continue;
+        if (r->pages.len) return OVERLAP_PART;
+        ov = OVERLAP_ORDINARY;
+    }
+    return ov;
+}
+
 arbor_status_t arb_reg_register(void *base, size_t nbytes, unsigned flags, arbor_reg_h *reg_p)
 {
     if (!reg_p) return ARBOR_ERR_INVALID_ARG;
@@ -255,12 +285,25 @@ arbor_status_t arb_reg_register(void *base, size_t nbytes, unsigned flags, arbor
     r->nbytes = nbytes;
     r->id = ++next_id;
     r->pages.fd = -1;
-    /* Before the transport registers the pages: it may pin the ones it finds. */
-    if ((flags & ARBOR_MEM_NODE_SHARED) && sharing_pays() &&
-        arb_shared_pages_make(base, tp_len, &r->pages) != ARBOR_OK)
-        r->pages = (arb_shared_pages_t){.fd = -1};
-    arbor_status_t st =
-        arb_ctx.tp_ops->mem_reg(arb_ctx.tp, base, tp_len, &r->mr, &r->packed, &r->packed_len);
+    /* One mechanism per word across registrations too: a range inside a node-shared one is
+     * reached through the same file (whatever the flags), one that overlaps it only in part is
+     * refused, and one that overlaps an ordinary registration stays ordinary. */
+    int ov = overlap(b, tp_len);
+    arbor_status_t st = ov == OVERLAP_PART ? ARBOR_ERR_ADDRESS : ARBOR_OK;
+    if (ov == OVERLAP_SHARED_INSIDE)
+        st = arb_shared_pages_dup(&shared_covering(b, tp_len)->pages, &r->pages);
+    else if (ov == OVERLAP_NONE && (flags & ARBOR_MEM_NODE_SHARED) && sharing_pays() &&
+             arb_shared_pages_make(base, tp_len, &r->pages) != ARBOR_OK)
+        r->pages = (arb_shared_pages_t){.fd = -1}; /* before the transport pins the pages */
+    if (st != ARBOR_OK) {
+        if (st == ARBOR_ERR_ADDRESS)
+            arb_error("arbor_mem_register: [%p, +%zu) overlaps a node-shared registration of this "
+                      "rank in part (register inside it, or apart from it)",
+                      base, nbytes);
+        free(r);
+        return st;
+    }
+    st = arb_ctx.tp_ops->mem_reg(arb_ctx.tp, base, tp_len, &r->mr, &r->packed, &r->packed_len);
     if (st != ARBOR_OK) {
         /* The backend said why; a refusal of remote access is the transport's limit. */
         if (st != ARBOR_ERR_NO_MEMORY) {

@@ -97,6 +97,15 @@ arbor_status_t arb_shared_pages_make(void *addr, size_t len, arb_shared_pages_t 
     return ARBOR_OK;
 }
 
+arbor_status_t arb_shared_pages_dup(const arb_shared_pages_t *from, arb_shared_pages_t *to)
+{
+    int fd = fcntl(from->fd, F_DUPFD_CLOEXEC, 0);
+    if (fd < 0) return ARBOR_ERR_NO_MEMORY;
+    *to = *from;
+    to->fd = fd;
+    return ARBOR_OK;
+}
+
 void arb_shared_pages_release(arb_shared_pages_t *sp)
 {
     if (sp->fd >= 0) close(sp->fd);
@@ -133,6 +142,12 @@ void arb_shared_pages_unmap(void *map, size_t len)
 arbor_status_t arb_shared_pages_make(void *addr, size_t len, arb_shared_pages_t *sp)
 {
     (void)addr, (void)len, (void)sp;
+    return ARBOR_ERR_UNSUPPORTED;
+}
+
+arbor_status_t arb_shared_pages_dup(const arb_shared_pages_t *from, arb_shared_pages_t *to)
+{
+    (void)from, (void)to;
     return ARBOR_ERR_UNSUPPORTED;
 }
 

@@ -26,6 +26,8 @@ typedef struct {
  * private and writable (ARBOR_ERR_UNSUPPORTED with the reason logged at debug level otherwise,
  * and nothing changed). No other thread may write them while this runs. */
 arbor_status_t arb_shared_pages_make(void *addr, size_t len, arb_shared_pages_t *sp);
+/* Owner: a second hold of the same file (another registration inside the same pages). */
+arbor_status_t arb_shared_pages_dup(const arb_shared_pages_t *from, arb_shared_pages_t *to);
 /* Owner: closes the file; the pages stay mapped, with their contents. */
 void arb_shared_pages_release(arb_shared_pages_t *sp);
 /* Peer: maps the owner's file (pid, fd, len); *map_p its first page here. */
