@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rma/order.h"
 #include "rma/rma_impl.h"
 #include "runtime/lock.h"
 #include "runtime/progress.h"
@@ -252,21 +253,6 @@ arbor_status_t arb_rma_ctx_stream_settle(struct arbor_ctx *c, int w)
     return arb_rma_ctx_stream_quiet(c);
 }
 
-static inline bool meets(uint64_t lo, uint64_t hi, uint64_t a, uint64_t b)
-{
-    return lo < hi && a < hi && lo < b;
-}
-
-static inline void widen(uint64_t *lo, uint64_t *hi, uint64_t a, uint64_t b)
-{
-    if (*lo >= *hi) {
-        *lo = a, *hi = b;
-        return;
-    }
-    if (a < *lo) *lo = a;
-    if (b > *hi) *hi = b;
-}
-
 /* Location order before an access to [off, off + len) of w (order.c's rule). */
 static arbor_status_t order_access(struct arb_rma_cstream *cs, int w, uint64_t off, size_t len,
                                    bool write)
@@ -274,15 +260,16 @@ static arbor_status_t order_access(struct arb_rma_cstream *cs, int w, uint64_t o
     if (!cs->ext) return ARBOR_OK;
     stream_ext_t *e = &cs->ext[w];
     const uint64_t end = off + len;
-    if (meets(e->wlo, e->whi, off, end) || (write && meets(e->rlo, e->rhi, off, end))) {
+    if (arb_rma_extent_meets(e->wlo, e->whi, off, end) ||
+        (write && arb_rma_extent_meets(e->rlo, e->rhi, off, end))) {
         arbor_status_t st = arb_ctx.tp_ops->stream_fence(cs->s, w);
         if (st != ARBOR_OK) return st;
         *e = (stream_ext_t){0, 0, 0, 0};
     }
     if (write)
-        widen(&e->wlo, &e->whi, off, end);
+        arb_rma_extent_widen(&e->wlo, &e->whi, off, end);
     else
-        widen(&e->rlo, &e->rhi, off, end);
+        arb_rma_extent_widen(&e->rlo, &e->rhi, off, end);
     return ARBOR_OK;
 }
 

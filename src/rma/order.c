@@ -67,21 +67,6 @@ void arb_rma_order_packed_register(arb_rma_fence_fn fn)
     packed_wait = fn;
 }
 
-static inline bool meets(uint64_t lo, uint64_t hi, uint64_t a, uint64_t b)
-{
-    return lo < hi && a < hi && lo < b;
-}
-
-static inline void widen(uint64_t *lo, uint64_t *hi, uint64_t a, uint64_t b)
-{
-    if (*lo >= *hi) {
-        *lo = a, *hi = b;
-        return;
-    }
-    if (a < *lo) *lo = a;
-    if (b > *hi) *hi = b;
-}
-
 void arb_rma_order_reset(int rank)
 {
     if (!ext) return;
@@ -102,14 +87,15 @@ arbor_status_t arb_rma_order_access(int rank, uint64_t off, size_t len, bool wri
         if (packed_wait && (st = packed_wait(rank)) != ARBOR_OK) return st;
         e->packed = false;
     }
-    if (meets(e->wlo, e->whi, off, end) || (write && meets(e->rlo, e->rhi, off, end))) {
+    if (arb_rma_extent_meets(e->wlo, e->whi, off, end) ||
+        (write && arb_rma_extent_meets(e->rlo, e->rhi, off, end))) {
         if ((st = arb_tp_fence(rank)) != ARBOR_OK) return st;
         e->wlo = e->whi = e->rlo = e->rhi = 0;
     }
     if (write)
-        widen(&e->wlo, &e->whi, off, end);
+        arb_rma_extent_widen(&e->wlo, &e->whi, off, end);
     else
-        widen(&e->rlo, &e->rhi, off, end);
+        arb_rma_extent_widen(&e->rlo, &e->rhi, off, end);
     return ARBOR_OK;
 }
 

@@ -28,4 +28,21 @@ arbor_status_t arb_rma_order_access(int rank, uint64_t off, size_t len, bool wri
 arbor_status_t arb_rma_order_packed(int rank, bool put);
 void arb_rma_order_reset(int rank);
 
+/* Location-order extents [lo, hi) (order.c, ctx_stream.c; lo >= hi: empty): whether one meets
+ * [a, b), and widening one to cover [a, b). */
+static inline bool arb_rma_extent_meets(uint64_t lo, uint64_t hi, uint64_t a, uint64_t b)
+{
+    return lo < hi && a < hi && lo < b;
+}
+
+static inline void arb_rma_extent_widen(uint64_t *lo, uint64_t *hi, uint64_t a, uint64_t b)
+{
+    if (*lo >= *hi) {
+        *lo = a, *hi = b;
+        return;
+    }
+    if (a < *lo) *lo = a;
+    if (b > *hi) *hi = b;
+}
+
 #endif /* ARB_RMA_ORDER_H */
