@@ -24,9 +24,8 @@ static void forget_all_coarrays(void)
 
 void _gfortran_caf_init(int *argc, char ***argv)
 {
-    (void)argc;
-    (void)argv;
     if (caf_state.initialized) return;
+    caf_mpi_start(argc, argv);
     arbor_status_t s = arbor_init();
     if (s != ARBOR_OK) {
         fprintf(stderr, "libcaf_arbor: arbor_init failed: %s\n", arbor_strerror(s));
@@ -66,6 +65,7 @@ void _gfortran_caf_finalize(void)
     arbor_status_t s = arbor_finalize();
     if (s != ARBOR_OK) fprintf(stderr, "libcaf_arbor: arbor_finalize: %s\n", arbor_strerror(s));
     caf_component_release();
+    caf_mpi_end();
 }
 
 int _gfortran_caf_this_image(int distance)

@@ -151,6 +151,11 @@ void caf_reach_end(caf_reach_t *rc);
 /* A 64-bit value that differs from run to run (clock and process id, mixed). */
 uint64_t caf_random_nonce(void);
 
+/* MPI for a program that calls it: started before arbor at init when the program linked an MPI
+ * library and did not start it itself, ended after arbor at finalize (caf_mpi.c). */
+void caf_mpi_start(int *argc, char ***argv);
+void caf_mpi_end(void);
+
 /* Error termination with @p code after printing the message (never returns). */
 _Noreturn void caf_fatal(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
