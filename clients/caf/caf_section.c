@@ -30,18 +30,22 @@ static int read_index(const void *v, int kind, size_t k, ptrdiff_t *out)
 
 int caf_section_init(caf_section_t *s, const caf_desc_t *desc, const caf_vector_t *vec, int kind)
 {
-    memset(s, 0, sizeof *s);
-    s->rank = desc->dtype.rank;
+    /* Only the descriptor's dimensions are set: nothing reads past the rank, and zeroing all
+     * CAF_MAX_DIMS of them was a fair part of a scalar collective's time. */
+    s->rank = 0;
     s->elem = desc->dtype.elem_len;
     s->type = desc->dtype.type;
     s->kind = kind ? kind : (int)s->elem;
     if (s->type == CAF_BT_CHARACTER && kind == 0) s->kind = 1;
     s->n = 1;
-    if (s->rank < 0 || s->rank > CAF_MAX_DIMS) return -1;
+    if (desc->dtype.rank < 0 || desc->dtype.rank > CAF_MAX_DIMS) return -1;
+    s->rank = desc->dtype.rank;
+    memset(s->list, 0, (size_t)s->rank * sizeof s->list[0]); /* what caf_section_free frees */
     for (int i = 0; i < s->rank; i++) {
         const caf_dim_t *d = &desc->dim[i];
         if (vec && vec[i].nvec > 0) {
             s->extent[i] = vec[i].nvec;
+            s->stride[i] = 0;
             s->list[i] = malloc(vec[i].nvec * sizeof(ptrdiff_t));
             if (!s->list[i]) return -1;
             for (size_t k = 0; k < vec[i].nvec; k++) {

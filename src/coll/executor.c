@@ -16,6 +16,7 @@
 #include "coll/coll_verdict.h"
 #include "runtime/doorbell.h"
 #include "util/log.h"
+#include "util/zero.h"
 #include "coll/offload.h"
 #include "runtime/peer_copy.h"
 #include "coll/channel.h"
@@ -82,7 +83,7 @@ static arb_inst_t *take_instance(size_t nsteps, size_t scratch)
         if (!n) goto fail;
         scr = n, scr_cap = scratch;
     }
-    memset(inst, 0, sizeof(*inst));
+    arb_zero(inst, sizeof(*inst));
     memset(st, 0, nsteps * sizeof(*st));
     inst->st = st, inst->st_cap = st_cap;
     inst->buf[ARB_BUF_SCRATCH] = scr, inst->scratch_cap = scr_cap;
