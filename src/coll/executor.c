@@ -384,6 +384,10 @@ static bool send_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
         memcpy(line + ARB_LINE_SIG, &inst->sig, sizeof(inst->sig));
         store_rel(line, ticket + 1);
         arb_bell_ring(t->world[p]);
+        /* The next message's line is still the receiver's (it read it last): ask for it now,
+         * so that the transfer overlaps the rest of this call. */
+        __builtin_prefetch(t->peer_seg[p] + ch->block + arb_chan_line_off((ticket + 1) % t->depth),
+                           1);
     } else if (t->peer_seg[p]) {
         /* Streaming pays from 4 KiB, reductions included (runtime/peer_copy.h); with more ranks
          * than cores the receiver may run on this very core next, where the lines are cached;
@@ -588,6 +592,10 @@ static bool recv_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
         inst->combine(dst, slot, len, step->combine, inst->combine_arg);
     else if (len)
         memcpy(dst, slot, len);
+    /* Likewise the next line from a mapped sender: when the sender runs ahead (a stream of
+     * small collectives), the line is there before this rank looks for it. */
+    if (t->peer_seg[p] && len <= ARB_INLINE_MAX)
+        __builtin_prefetch(chan + arb_chan_line_off((ticket + span) % t->depth));
     in->next_done += span;
     st->done += span;
     if (!t->closing) {
