@@ -91,7 +91,7 @@ arbor_add_launched_test(NAME split_leave COMMAND $<TARGET_FILE:arbor-test-split-
 
 # A rank that never joins: the others' arbor_init returns ARBOR_ERR_TIMEOUT (the bootstrap's
 # fence and gets are bounded by ARBOR_TIMEOUT), and finalize without a late rank returns an
-# error instead of waiting for it (about 10 s per run: the late rank's sleep).
+# error instead of waiting for it (about 12 s per run: the late rank's sleep).
 add_executable(arbor-test-late-rank ${CMAKE_CURRENT_SOURCE_DIR}/test_late_rank.c)
 target_link_libraries(arbor-test-late-rank PRIVATE arbor)
 foreach(mode init finalize)
