@@ -154,8 +154,9 @@ void arb_bell_ring_slow(int world_rank)
     /* EAGAIN: the bell's queue is full, so it is ringing already. */
     if (sendto(bell.sock, &byte, 1, MSG_DONTWAIT | MSG_NOSIGNAL, (struct sockaddr *)&addr, len) <
             0 &&
-        errno != EAGAIN && errno != EWOULDBLOCK && !bell.warned_unreachable) {
-        bell.warned_unreachable = true;
+        errno != EAGAIN && errno != EWOULDBLOCK &&
+        !__atomic_exchange_n(&bell.warned_unreachable, true, __ATOMIC_RELAXED)) {
+        /* Threads ring without the engine lock: the exchange lets one of them warn, once. */
         arb_warn("interrupt mode: the doorbell of rank %d is unreachable (%s): it wakes only at "
                  "its next %g ms check",
                  world_rank, strerror(errno), BELL_SLICE_US / 1000);
