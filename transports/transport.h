@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "arbor.h"
+#include "util/log.h"
 
 /* Internal status: the backend has no resources now; progress and retry. Never reaches users. */
 #define ARB_ERR_AGAIN ((arbor_status_t)-1000)
@@ -111,6 +112,17 @@ typedef struct {
      * registered for large transfers (a registration cache); 0: none (ARBOR_REG_CACHE). */
     size_t reg_cache_bytes;
 } arb_tp_params_t;
+
+/* The check every backend's open() starts with: a rank inside the job and a segment. */
+static inline arbor_status_t arb_tp_params_check(const arb_tp_params_t *p)
+{
+    if (p->segment_size == 0 || p->size < 1 || p->rank < 0 || p->rank >= p->size) {
+        arb_error("open: bad parameters (rank %d, size %d, segment %zu bytes)", p->rank, p->size,
+                  p->segment_size);
+        return ARBOR_ERR_INVALID_ARG;
+    }
+    return ARBOR_OK;
+}
 
 /*
  * Offload hooks (coll/offload.h, docs/OFFLOAD.md). Provider collectives run on a group: the

@@ -42,27 +42,6 @@ typedef struct {
     caf_dim_t dim[CAF_MAX_DIMS];
 } remote_desc_t;
 
-/* Reads element @p k of a vector subscript of integer kind @p kind (0 for an unknown kind). */
-static int vector_index(const void *v, int kind, size_t k, ptrdiff_t *out)
-{
-    switch (kind) {
-    case 1:
-        *out = ((const int8_t *)v)[k];
-        return 0;
-    case 2:
-        *out = ((const int16_t *)v)[k];
-        return 0;
-    case 4:
-        *out = ((const int32_t *)v)[k];
-        return 0;
-    case 8:
-        *out = (ptrdiff_t)((const int64_t *)v)[k];
-        return 0;
-    default:
-        return -1;
-    }
-}
-
 /* Dimensions an array reference names (its modes end at CAF_ARR_NONE). */
 static int ref_rank(const caf_ref_t *ref)
 {
@@ -127,7 +106,8 @@ static int array_ref(target_t *t, const caf_ref_t *ref, const caf_desc_t *d, cha
             if (!list) return -1;
             for (size_t k = 0; k < nvec; k++) {
                 ptrdiff_t v;
-                if (vector_index(ref->u.a.dim[i].v.vector, ref->u.a.dim[i].v.kind, k, &v) != 0) {
+                if (caf_vector_index(ref->u.a.dim[i].v.vector, ref->u.a.dim[i].v.kind, k, &v) !=
+                    0) {
                     free(list);
                     return -1;
                 }
@@ -179,7 +159,8 @@ static int static_ref(target_t *t, const caf_ref_t *ref, char **addr)
             if (!list) return -1;
             for (size_t k = 0; k < nvec; k++) {
                 ptrdiff_t v;
-                if (vector_index(ref->u.a.dim[i].v.vector, ref->u.a.dim[i].v.kind, k, &v) != 0) {
+                if (caf_vector_index(ref->u.a.dim[i].v.vector, ref->u.a.dim[i].v.kind, k, &v) !=
+                    0) {
                     free(list);
                     return -1;
                 }

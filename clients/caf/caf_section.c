@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int read_index(const void *v, int kind, size_t k, ptrdiff_t *out)
+int caf_vector_index(const void *v, int kind, size_t k, ptrdiff_t *out)
 {
     switch (kind) {
     case 1:
@@ -50,7 +50,7 @@ int caf_section_init(caf_section_t *s, const caf_desc_t *desc, const caf_vector_
             if (!s->list[i]) return -1;
             for (size_t k = 0; k < vec[i].nvec; k++) {
                 ptrdiff_t idx;
-                if (read_index(vec[i].u.v.vector, vec[i].u.v.kind, k, &idx) != 0) return -1;
+                if (caf_vector_index(vec[i].u.v.vector, vec[i].u.v.kind, k, &idx) != 0) return -1;
                 s->list[i][k] = (idx - d->lbound) * d->stride * (ptrdiff_t)s->elem;
             }
         } else {

@@ -20,6 +20,10 @@ typedef struct {
     ptrdiff_t *list[CAF_MAX_DIMS];  /* byte offsets of a vector-subscripted dimension */
 } caf_section_t;
 
+/* Element @p k of a vector subscript of integer kind @p kind into *@p out; -1 for a kind other
+ * than 1, 2, 4 or 8. */
+int caf_vector_index(const void *v, int kind, size_t k, ptrdiff_t *out);
+
 /* Describe @p desc (with @p vec for a remote reference, else NULL). @p kind is the kind the
  * compiler passed (0: take the descriptor's element size). Returns 0, or -1 (no memory, bad
  * vector kind). */

@@ -215,12 +215,7 @@ static arbor_status_t ucx_open(const arb_tp_params_t *params, arb_tp_t **tp_p)
     arb_tp_t *tp;
     arbor_status_t status;
 
-    if (params->segment_size == 0 || params->size < 1 || params->rank < 0 ||
-        params->rank >= params->size) {
-        arb_error("open: bad parameters (rank %d, size %d, segment %zu bytes)", params->rank,
-                  params->size, params->segment_size);
-        return ARBOR_ERR_INVALID_ARG;
-    }
+    if ((status = arb_tp_params_check(params)) != ARBOR_OK) return status;
     tp = calloc(1, sizeof(*tp));
     if (tp == NULL) return ARBOR_ERR_NO_MEMORY;
     tp->rank = params->rank;
