@@ -149,7 +149,9 @@ static void test_suite(const char *transport, uint8_t *seg, uint64_t seg_size)
     arb_logp_t m;
     arb_model_defaults_by_name(transport, &m, NULL);
     size_t block = arb_chan_bytes(DEPTH, CHUNK), link = arb_team_region_bytes(P);
-    size_t dense = (size_t)P * 128 + (size_t)P * DEPTH * (64 + CHUNK);
+    /* The dense layout: a channel of the same lines and slots from every member, always. */
+    size_t dense =
+        (size_t)P * 128 + (size_t)P * ((size_t)arb_chan_lines(DEPTH) * 64 + (size_t)DEPTH * CHUNK);
     /* Workloads: [0] 8-byte bcasts only, [1] 8-byte barrier, bcast, reduce and allreduce (the
      * usual small-message mix), [2] every collective at every size. */
     enum { NW = 3 };

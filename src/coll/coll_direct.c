@@ -289,8 +289,7 @@ uint32_t arb_direct_send(arb_inst_t *inst, const arb_step_t *step, uint32_t c, u
         desc_pack(d, (uint64_t)(a - base), span, DESC_SEGMENT);
     }
     if (t->peer_seg[p]) {
-        uint8_t *line =
-            t->peer_seg[p] + t->out[p].block + arb_chan_line_off(ticket % (uint64_t)t->depth);
+        uint8_t *line = t->peer_seg[p] + t->out[p].block + arb_chan_line_of(t, ticket);
         memcpy(line + ARB_INLINE_HDR, d, sizeof(d));
         memcpy(line + ARB_LINE_SIG, &inst->sig, sizeof(inst->sig)); /* coll/coll_stray.h */
         store_rel(line, ticket + 1);
@@ -325,7 +324,7 @@ bool arb_direct_source(arb_inst_t *inst, const arb_step_t *step, uint32_t c, uin
     if (t->peer_seg[p]) {
         /* The line's ticket tells a descriptor; rechecked after posted[p] (as for inline
          * chunks) so a descriptor stored before a later slot chunk's signal is not missed. */
-        const uint8_t *line = chan + arb_chan_line_off(ticket % (uint64_t)t->depth);
+        const uint8_t *line = chan + arb_chan_line_of(t, ticket);
         if (load_acq(line) != ticket + 1) {
             if (load_acq(chan + ARB_CHAN_POSTED) <= ticket) return false;
             if (load_acq(line) != ticket + 1) {

@@ -61,7 +61,7 @@ static bool head_sig(const struct arbor_team *t, int p, bool full, uint64_t *sig
     if (in->state != ARB_CHAN_OPEN || in->publish) return false;
     const uint8_t *chan = arb_ctx.seg + in->block;
     uint64_t ticket = in->next_done;
-    const uint8_t *line = chan + arb_chan_line_off(ticket % (uint64_t)t->depth);
+    const uint8_t *line = chan + arb_chan_line_of(t, ticket);
     if (t->peer_seg[p]) {
         if (load_acq(line) != ticket + 1 && load_acq(chan + ARB_CHAN_POSTED) <= ticket)
             return false;

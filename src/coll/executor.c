@@ -344,7 +344,7 @@ static arbor_status_t put_line(arb_inst_t *inst, int p, arb_step_state_t *st, ui
     st->head[0] = ticket + 1;
     st->head[1] = inst->sig;
     if (len) memcpy((uint8_t *)st->head + ARB_INLINE_HDR, src, len);
-    uint64_t line = t->out[p].block + arb_chan_line_off(ticket % (uint64_t)t->depth);
+    uint64_t line = t->out[p].block + arb_chan_line_of(t, ticket);
     return arb_ctx.tp_ops->put_signal(arb_ctx.tp, st->head, ARB_INLINE_HDR + len, t->rkey[p], line,
                                       t->rkey[p], t->out[p].block + ARB_CHAN_POSTED, 1, &st->comp);
 }
@@ -359,17 +359,23 @@ static bool send_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
     if (ch->next_done != ticket || !arb_verdict_before(t, p)) return false;
     if (__builtin_expect(ch->state != ARB_CHAN_OPEN, 0) && !out_channel_ready(inst, p))
         return false;
-    /* Re-read the credit line (written by the peer: a cache miss) only when the credits we
-     * already know of are used up. */
-    if (ticket - ch->credit >= (uint64_t)t->depth) {
+    const uint8_t *src = chunk_ptr(inst, step->space, step->off, c);
+    size_t len = chunk_len(inst, step, c, t->chunk);
+    /* A message may go once the one depth slots back (lines back, for a mapped peer's inline
+     * message, which takes only its line) has been consumed: credits count every message, in
+     * order, so that one frees its slot and every line up to it. Re-read the credit line
+     * (written by the peer: a cache miss) only when the credits we already know of are used
+     * up. */
+    uint64_t room = t->peer_seg[p] && !inst->one_copy && len <= ARB_INLINE_MAX
+                        ? arb_chan_lines(t->depth)
+                        : (uint64_t)t->depth;
+    if (ticket - ch->credit >= room) {
         ch->credit = load_acq(t->local + arb_team_link_off(p) + ARB_LINK_CONSUMED);
-        if (ticket - ch->credit >= (uint64_t)t->depth) return false;
+        if (ticket - ch->credit >= room) return false;
     }
 
     uint64_t slot = ch->block + arb_chan_slot_off(t, ticket % (uint64_t)t->depth);
     uint64_t sig = ch->block + ARB_CHAN_POSTED;
-    const uint8_t *src = chunk_ptr(inst, step->space, step->off, c);
-    size_t len = chunk_len(inst, step, c, t->chunk);
     uint32_t span = inst->one_copy ? arb_direct_send(inst, step, c, ticket, src, len) : 0;
     if (span == UINT32_MAX) return false; /* a descriptor put in flight, or failed */
     if (span) { /* described: the receiver reads span chunks at src (coll/coll_direct.h) */
@@ -379,15 +385,14 @@ static bool send_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
         return true;
     }
     if (t->peer_seg[p] && len <= ARB_INLINE_MAX) {
-        uint8_t *line = t->peer_seg[p] + ch->block + arb_chan_line_off(ticket % t->depth);
+        uint8_t *line = t->peer_seg[p] + ch->block + arb_chan_line_of(t, ticket);
         if (len) memcpy(line + ARB_INLINE_HDR, src, len);
         memcpy(line + ARB_LINE_SIG, &inst->sig, sizeof(inst->sig));
         store_rel(line, ticket + 1);
         arb_bell_ring(t->world[p]);
         /* The next message's line is still the receiver's (it read it last): ask for it now,
          * so that the transfer overlaps the rest of this call. */
-        __builtin_prefetch(t->peer_seg[p] + ch->block + arb_chan_line_off((ticket + 1) % t->depth),
-                           1);
+        __builtin_prefetch(t->peer_seg[p] + ch->block + arb_chan_line_of(t, ticket + 1), 1);
     } else if (t->peer_seg[p]) {
         /* Streaming pays from 4 KiB, reductions included (runtime/peer_copy.h); with more ranks
          * than cores the receiver may run on this very core next, where the lines are cached;
@@ -402,8 +407,8 @@ static bool send_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
             arb_peer_copy(t->peer_seg[p] + slot, src, len, stream_min);
         /* The slot has no room: the signature goes in the message's line, which only inline
          * messages use otherwise. */
-        memcpy(t->peer_seg[p] + ch->block + arb_chan_line_off(ticket % t->depth) + ARB_LINE_SIG,
-               &inst->sig, sizeof(inst->sig));
+        memcpy(t->peer_seg[p] + ch->block + arb_chan_line_of(t, ticket) + ARB_LINE_SIG, &inst->sig,
+               sizeof(inst->sig));
         store_rel(t->peer_seg[p] + sig, ticket + 1);
         arb_bell_ring(t->world[p]);
     } else {
@@ -549,7 +554,7 @@ static bool recv_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
     } else if (len <= ARB_INLINE_MAX) {
         /* Inline (a mapped sender) or in a slot: the line's ticket tells, rechecked after
          * posted so a line stored before a later posted is not missed. */
-        const uint8_t *line = chan + arb_chan_line_off(ticket % t->depth);
+        const uint8_t *line = chan + arb_chan_line_of(t, ticket);
         if (load_acq(line) == ticket + 1) {
             slot = line + ARB_INLINE_HDR;
         } else {
@@ -565,14 +570,13 @@ static bool recv_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
     } else if (load_acq(chan + ARB_CHAN_POSTED) <= ticket) {
         /* Posted stays put for an inline message: a mapped sender's short message where this
          * call expects a longer one is told by the line (its signature differs). */
-        const uint8_t *line = chan + arb_chan_line_off(ticket % t->depth);
+        const uint8_t *line = chan + arb_chan_line_of(t, ticket);
         if (t->peer_seg[p] && load_acq(line) == ticket + 1) signature_ok(inst, p, line);
         return false;
-    } else if (t->peer_seg[p] &&
-               !signature_ok(inst, p, chan + arb_chan_line_off(ticket % t->depth))) {
+    } else if (t->peer_seg[p] && !signature_ok(inst, p, chan + arb_chan_line_of(t, ticket))) {
         return false;
     } else if (!t->peer_seg[p] && c == 0 && !inst->one_copy &&
-               !head_ok(inst, p, chan + arb_chan_line_off(ticket % t->depth), ticket, false)) {
+               !head_ok(inst, p, chan + arb_chan_line_of(t, ticket), ticket, false)) {
         return false;
     }
     uint8_t *dst = chunk_ptr(inst, step->space, step->off, c);
@@ -595,7 +599,7 @@ static bool recv_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
     /* Likewise the next line from a mapped sender: when the sender runs ahead (a stream of
      * small collectives), the line is there before this rank looks for it. */
     if (t->peer_seg[p] && len <= ARB_INLINE_MAX)
-        __builtin_prefetch(chan + arb_chan_line_off((ticket + span) % t->depth));
+        __builtin_prefetch(chan + arb_chan_line_of(t, ticket + span));
     in->next_done += span;
     st->done += span;
     if (!t->closing) {

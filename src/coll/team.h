@@ -21,7 +21,7 @@
  * local, not symmetric, allocation) when the first collective whose schedule receives from s
  * starts, and starting arb_chan_skew lines into the allocation:
  *   posted       64-byte line: messages s has put into our slots
- *   lines[k]     depth 64-byte lines for tiny messages from a mapped s
+ *   lines[k]     arb_chan_lines(depth) 64-byte lines (at least 64) for tiny messages
  *   slots[k]     depth slots of chunk bytes
  * The sender waits, on its first message to r, until r's directory word in its own link[r] is
  * set (bounded by ARBOR_TIMEOUT through the instance's wait, never blocking other progress).
@@ -33,11 +33,13 @@
  * assigned when a collective starts, and collectives start in the same order on every member,
  * so both ends agree on the order of messages without headers or matching.
  *
- * A message of at most ARB_INLINE_MAX bytes from a mapped peer travels in line k instead: the
- * payload at byte 16 and ticket + 1 in the first word, stored last with release. The receiver's
- * one cache miss then brings signal and payload together (a slot and posted are two lines,
- * two misses in a row). Such a message does not touch posted; a later one that does is
- * stored after it, so a receiver that sees posted pass the ticket also sees the line.
+ * A message of at most ARB_INLINE_MAX bytes from a mapped peer travels in line ticket mod
+ * lines instead, and needs only ticket - consumed < lines (consumed counts messages in order,
+ * so every earlier line and slot is free by then). The payload is at byte 16 and ticket + 1 in
+ * the first word, stored last with release. The receiver's one cache miss then brings signal
+ * and payload together (a slot and posted are two lines, two misses in a row). Such a message does
+ * not touch posted; a later one that does is stored after it, so a receiver that sees posted pass
+ * the ticket also sees the line.
  */
 #ifndef ARB_CORE_TEAM_H
 #define ARB_CORE_TEAM_H
@@ -139,13 +141,24 @@ enum { ARB_INLINE_HDR = 16, ARB_INLINE_MAX = 64 - ARB_INLINE_HDR, ARB_CHAN_POSTE
 /* Word 1 of a message's line: its collective call's signature (inline messages and slot
  * messages from a mapped sender; docs/PROTOCOL.md, "Signatures"). */
 enum { ARB_LINE_SIG = 8 };
-static inline uint64_t arb_chan_line_off(uint64_t k)
+/* Lines of a channel: at least ARB_CHAN_MIN_LINES, and never fewer than its slots. Tiny
+ * messages take only a line, so a sender may run that far ahead of its receiver in them (a
+ * stream of small collectives, ranks descheduled where they outnumber the cores) for 64 bytes a
+ * message; the slots, depth x chunk, stay as the channel's bytes allow. */
+enum { ARB_CHAN_MIN_LINES = 64 };
+static inline uint64_t arb_chan_lines(int depth)
 {
-    return 64 + k * 64;
+    return depth > ARB_CHAN_MIN_LINES ? (uint64_t)depth : ARB_CHAN_MIN_LINES;
+}
+/* Offset in a channel block of the line of message ticket k, and of the slot of slot index k
+ * (k = ticket mod depth). */
+static inline uint64_t arb_chan_line_of(const struct arbor_team *t, uint64_t k)
+{
+    return 64 + (k % arb_chan_lines(t->depth)) * 64;
 }
 static inline uint64_t arb_chan_slot_off(const struct arbor_team *t, uint64_t k)
 {
-    return 64 + (uint64_t)t->depth * 64 + k * t->chunk;
+    return 64 + arb_chan_lines(t->depth) * 64 + k * t->chunk;
 }
 /* A channel block starts (rank in the team mod ARB_CHAN_SKEW) lines into what the receiver
  * allocated. Heaps of different ranks fill alike, so without it the two blocks of a pair of
@@ -161,7 +174,7 @@ static inline uint64_t arb_chan_skew(const struct arbor_team *t)
  * fixed region. */
 static inline size_t arb_chan_bytes(int depth, size_t chunk)
 {
-    return (size_t)ARB_CHAN_SKEW * 64 + (size_t)depth * (64 + chunk);
+    return (size_t)ARB_CHAN_SKEW * 64 + (size_t)arb_chan_lines(depth) * 64 + (size_t)depth * chunk;
 }
 static inline size_t arb_team_region_bytes(int size)
 {
