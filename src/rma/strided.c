@@ -265,9 +265,59 @@ typedef struct {
     uint8_t *local;
 } strided_ctx_t;
 
+/* One piece between mapped memory and ours, of a size known here so that the copy is a load
+ * and a store; through a temporary, so that a piece overlapping itself (a rank's own segment on
+ * both sides) reads before it writes, as memmove does. */
+#define COPY_PIECE(n)                                                                              \
+    do {                                                                                           \
+        uint8_t tmp[n];                                                                            \
+        memcpy(tmp, from, n);                                                                      \
+        memcpy(to, tmp, n);                                                                        \
+    } while (0)
+
+/* The pieces of a strided put or get to a mapped target: copies in a loop, where an indirect
+ * call per piece (for_pieces) cost a fair part of a pattern of small pieces, and its speed
+ * moved with the code's placement in the library. */
+static void copy_mapped(const pattern_t *p, uint8_t *local, uint8_t *rbase, bool put)
+{
+    size_t idx[ARBOR_MAX_STRIDE_LEVELS] = {0};
+    int64_t r = 0, l = 0;
+    for (size_t k = 0; k < p->npieces; k++) {
+        uint8_t *to = put ? rbase + r : local + l;
+        const uint8_t *from = put ? local + l : rbase + r;
+        switch (p->piece) {
+        case 4:
+            COPY_PIECE(4);
+            break;
+        case 8:
+            COPY_PIECE(8);
+            break;
+        case 16:
+            COPY_PIECE(16);
+            break;
+        default:
+            memmove(to, from, p->piece);
+        }
+        for (int i = 0; i < p->levels; i++) { /* odometer, as for_pieces */
+            if (++idx[i] < p->count[i]) {
+                r += p->rstride[i];
+                l += p->lstride[i];
+                break;
+            }
+            r -= (int64_t)(idx[i] - 1) * p->rstride[i];
+            l -= (int64_t)(idx[i] - 1) * p->lstride[i];
+            idx[i] = 0;
+        }
+    }
+}
+
 static arbor_status_t issue_strided(void *ctx, run_arg_t *a)
 {
     strided_ctx_t *c = ctx;
+    if (a->rptr && a->kind != 2) {
+        copy_mapped(&c->p, c->local, a->rptr, a->kind == 0);
+        return ARBOR_OK;
+    }
     return for_pieces(&c->p, c->local, run_piece, a);
 }
 
