@@ -34,7 +34,7 @@ EXEMPT = {"arbor_strerror"}
 # The layers of src/, lowest first, and what each may use besides itself. The one place that
 # says it; docs/ARCHITECTURE.md prints the same table.
 LAYERS = [
-    ("util", [], "log, clock, heap (first-fit allocator), status strings"),
+    ("util", [], "log, clock, heap (first-fit allocator), aligned mappings, zeroing, status strings"),
     ("bootstrap", ["util"], "PMIx / singleton: the only launcher-aware code"),
     ("transports", ["util"], "the transport contract, the registry, ucx/ and ofi/"),
     ("algorithms", ["util"], "the model: LogGP, trees, schedules, selector, tune (pure)"),
