@@ -106,6 +106,21 @@ static arbor_status_t pattern_of(const void *remote, const ptrdiff_t *rstride, c
     return ARBOR_OK;
 }
 
+/* Moves the remote and local offsets r, l to the next piece (an odometer over the levels). */
+static inline void next_piece(const pattern_t *p, size_t *idx, int64_t *r, int64_t *l)
+{
+    for (int i = 0; i < p->levels; i++) {
+        if (++idx[i] < p->count[i]) {
+            *r += p->rstride[i];
+            *l += p->lstride[i];
+            return;
+        }
+        *r -= (int64_t)(idx[i] - 1) * p->rstride[i];
+        *l -= (int64_t)(idx[i] - 1) * p->lstride[i];
+        idx[i] = 0;
+    }
+}
+
 /* Calls fn for every piece: remote offset from the remote base, local pointer. */
 typedef arbor_status_t (*piece_fn)(void *arg, int64_t roff, uint8_t *lptr, size_t len);
 
@@ -117,16 +132,7 @@ static arbor_status_t for_pieces(const pattern_t *p, uint8_t *local, piece_fn fn
     for (size_t k = 0; k < p->npieces; k++) {
         arbor_status_t status = fn(arg, r, local + l, p->piece);
         if (status != ARBOR_OK) return status;
-        for (int i = 0; i < p->levels; i++) { /* odometer */
-            if (++idx[i] < p->count[i]) {
-                r += p->rstride[i];
-                l += p->lstride[i];
-                break;
-            }
-            r -= (int64_t)(idx[i] - 1) * p->rstride[i];
-            l -= (int64_t)(idx[i] - 1) * p->lstride[i];
-            idx[i] = 0;
-        }
+        next_piece(p, idx, &r, &l);
     }
     return ARBOR_OK;
 }
@@ -298,16 +304,7 @@ static void copy_mapped(const pattern_t *p, uint8_t *local, uint8_t *rbase, bool
         default:
             memmove(to, from, p->piece);
         }
-        for (int i = 0; i < p->levels; i++) { /* odometer, as for_pieces */
-            if (++idx[i] < p->count[i]) {
-                r += p->rstride[i];
-                l += p->lstride[i];
-                break;
-            }
-            r -= (int64_t)(idx[i] - 1) * p->rstride[i];
-            l -= (int64_t)(idx[i] - 1) * p->lstride[i];
-            idx[i] = 0;
-        }
+        next_piece(p, idx, &r, &l);
     }
 }
 
