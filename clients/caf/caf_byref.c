@@ -106,8 +106,7 @@ static int array_ref(target_t *t, const caf_ref_t *ref, const caf_desc_t *d, cha
             if (!list) return -1;
             for (size_t k = 0; k < nvec; k++) {
                 ptrdiff_t v;
-                if (caf_vector_index(ref->u.a.dim[i].v.vector, ref->u.a.dim[i].v.kind, k, &v) !=
-                    0) {
+                if (caf_vector_index(ref->u.a.dim[i].v.vector, ref->u.a.dim[i].v.kind, k, &v)) {
                     free(list);
                     return -1;
                 }
@@ -159,8 +158,7 @@ static int static_ref(target_t *t, const caf_ref_t *ref, char **addr)
             if (!list) return -1;
             for (size_t k = 0; k < nvec; k++) {
                 ptrdiff_t v;
-                if (caf_vector_index(ref->u.a.dim[i].v.vector, ref->u.a.dim[i].v.kind, k, &v) !=
-                    0) {
+                if (caf_vector_index(ref->u.a.dim[i].v.vector, ref->u.a.dim[i].v.kind, k, &v)) {
                     free(list);
                     return -1;
                 }
