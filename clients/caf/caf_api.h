@@ -91,6 +91,9 @@ CAF_API void _gfortran_caf_change_team(caf_team_t *team, int coselector);
 CAF_API void _gfortran_caf_end_team(caf_team_t *team);
 CAF_API void _gfortran_caf_sync_team(caf_team_t *team, int unused);
 CAF_API int _gfortran_caf_team_number(caf_team_t *team);
+/* OpenCoarrays' extension (its module opencoarrays binds get_communicator to it): the Fortran
+ * handle of the MPI communicator of the current team, or of *team_ptr's team (caf_mpi.c). */
+CAF_API int _gfortran_caf_get_communicator(void **team_ptr);
 
 /* Reference chains: components and array references applied in turn (caf_byref.c). */
 CAF_API void _gfortran_caf_get_by_ref(caf_token_t token, int image_index, caf_desc_t *dst,

@@ -34,6 +34,7 @@ void _gfortran_caf_init(int *argc, char ***argv)
     caf_state.initial.handle = ARBOR_TEAM_WORLD;
     caf_state.initial.number = -1;
     if (caf_team_fill(&caf_state.initial) != 0) caf_fatal(1, "cannot describe the initial team");
+    caf_mpi_world(&caf_state.initial);
     caf_state.world_rank = caf_state.initial.rank;
     caf_state.world_size = caf_state.initial.size;
     caf_state.current = &caf_state.initial;

@@ -22,6 +22,8 @@ typedef struct caf_team {
                                    * the team ended for that reason (arbor failed the team: later
                                    * collectives on it report the same at once), else 0 */
     int *world;                   /* world rank of each image of the team */
+    int has_mpi_comm, mpi_comm;   /* the team's MPI communicator (Fortran handle), in a program
+                                   * that uses MPI (caf_mpi.c) */
     struct caf_team *up;          /* the team that was current when this one was changed to */
     struct caf_team *next_formed; /* every formed team, freed at finalize */
 } caf_team_s;
@@ -155,6 +157,12 @@ uint64_t caf_random_nonce(void);
  * library and did not start it itself, ended after arbor at finalize (caf_mpi.c). */
 void caf_mpi_start(int *argc, char ***argv);
 void caf_mpi_end(void);
+/* The MPI communicator of the initial team (MPI_COMM_WORLD), and of a team formed from @p parent
+ * (number, rank and size set): collective over @p parent's images. Nothing when MPI is not up. */
+void caf_mpi_world(caf_team_s *team);
+void caf_mpi_split(const caf_team_s *parent, caf_team_s *team);
+/* @p team when it is the initial team or one FORM TEAM made here, else NULL (caf_team.c). */
+const caf_team_s *caf_team_known(const caf_team_s *team);
 
 /* Error termination with @p code after printing the message (never returns). */
 _Noreturn void caf_fatal(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

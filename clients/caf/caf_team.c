@@ -18,6 +18,7 @@ void _gfortran_caf_form_team(int team_no, caf_team_t *team, int index)
     if (s != ARBOR_OK) caf_fatal(1, "form team: arbor_team_split: %s", arbor_strerror(s));
     t->number = team_no;
     if (caf_team_fill(t) != 0) caf_fatal(1, "form team: cannot describe the new team");
+    caf_mpi_split(cur, t);
     t->next_formed = caf_state.formed;
     caf_state.formed = t;
     *team = t;
@@ -61,4 +62,12 @@ int _gfortran_caf_team_number(caf_team_t *team)
 {
     const caf_team_s *t = team && *team ? *team : caf_state.current;
     return t->number;
+}
+
+const caf_team_s *caf_team_known(const caf_team_s *team)
+{
+    if (team == &caf_state.initial) return team;
+    for (const caf_team_s *t = caf_state.formed; t; t = t->next_formed)
+        if (t == team) return t;
+    return NULL;
 }

@@ -36,8 +36,32 @@ export PKG_CONFIG_PATH=$(dirname "$pc")
 # pkg-config: the command line the README gives.
 mkdir -p "$scratch/pc"
 # shellcheck disable=SC2046,SC2086
-gfortran -fcoarray=lib $flags "$program" $(pkg-config --libs caf-arbor) -o "$scratch/pc/caf_team"
+gfortran -fcoarray=lib $flags "$program" $(pkg-config --cflags --libs caf-arbor) \
+    -o "$scratch/pc/caf_team"
 check_runs "$scratch/pc/caf_team"
+
+# A program that uses OpenCoarrays' module of extensions builds with the same command where that
+# module is installed (caf-arbor.pc names its folder), and its team_number answers here.
+moddir=$(pkg-config --cflags-only-I caf-arbor | tr ' ' '\n' | sed -n 's/^-I//p' |
+    while read -r d; do if [ -f "$d/opencoarrays.mod" ]; then echo "$d"; fi; done | head -n 1)
+if [ -n "$moddir" ]; then
+    cat >"$scratch/pc/ext.f90" <<'EOF_F90'
+program ext
+  use opencoarrays, only: team_number
+  implicit none
+  if (team_number() /= -1) error stop "team_number of the initial team"
+  print *, "ext: ok"
+end program ext
+EOF_F90
+    # shellcheck disable=SC2046,SC2086
+    gfortran -fcoarray=lib $flags "$scratch/pc/ext.f90" $(pkg-config --cflags --libs caf-arbor) \
+        -J "$scratch/pc" -o "$scratch/pc/ext"
+    out=$(timeout -k 5 60 "$scratch/pc/ext" 2>&1) || { printf '%s\n' "$out"; fail "ext"; }
+    grep -q 'ext: ok' <<<"$out" || { printf '%s\n' "$out"; fail "ext: no OK line"; }
+    say "ok: a program using OpenCoarrays' module ($moddir)"
+else
+    say "OpenCoarrays' module opencoarrays is not installed: its check left out"
+fi
 
 # CMake: find_package(arbor COMPONENTS caf_arbor), target arbor::caf_arbor.
 cmake -S "$src/tests/caf/client" -B "$scratch/cmake" -DCMAKE_PREFIX_PATH="$prefix" \

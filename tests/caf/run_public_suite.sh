@@ -39,8 +39,10 @@ fflags="-fcoarray=lib -O1 -DGCC_GE_7 -DGCC_GE_8 -DMPI_WORKING_MODULE ${EXTRA_FFL
 mpi_compile=$(mpifort --showme:compile 2>/dev/null)
 mpi_link=$(mpifort --showme:link 2>/dev/null)
 ocaf_dir=${CAF_OPENMPI:-$(dirname "$(find /usr/lib /usr/local/lib -name 'libcaf_openmpi.so' 2>/dev/null | head -n 1)")}
-# OpenCoarrays' own module (its language extensions: get_communicator and the like), which a few
-# programs use; libcaf_arbor has no such module, so those do not build against it.
+# OpenCoarrays' own module (its language extensions: get_communicator and team_number), which a
+# few programs use. Its procedures are bound to _gfortran_caf_* names that libcaf_arbor defines
+# as well, so those programs build against either runtime with its folder on the module path (as
+# caf-arbor.pc's Cflags give it).
 ocaf_mod=$(dirname "$(find /usr/lib /usr/local/lib -name 'opencoarrays.mod' 2>/dev/null | head -n 1)")
 
 # Image counts from OpenCoarrays' CMakeLists (add_mpi_test / add_caf_test) as far as the copies
@@ -99,13 +101,14 @@ for p in $progs; do
         extra="$suite/utilities/object_interface.f90 $suite/utilities/assertions_interface.F90"
         extra="$extra $suite/utilities/assertions_implementation.F90"
     fi
-    if grep -q -i -e "include 'mpif.h'" -e '^ *use mpi' "$src"; then
+    # Programs that call MPI link it (the ones written for OpenCoarrays call it without a module).
+    if grep -q -i -e "include 'mpif.h'" -e '^ *use mpi' -e '^ *call  *mpi_' "$src"; then
         extra="$extra $mpi_compile"
         mpi=$mpi_link
     fi
     for rt in $runtimes; do
         case $rt in
-        arbor) libs="-L$build/lib -Wl,-rpath,$build/lib -lcaf_arbor -larbor" ;;
+        arbor) libs="-I$ocaf_mod -L$build/lib -Wl,-rpath,$build/lib -lcaf_arbor -larbor" ;;
         ocaf) libs="-I$ocaf_mod -L$ocaf_dir -lcaf_openmpi $mpi_link" ;;
         *) echo "unknown runtime $rt" >&2 && exit 2 ;;
         esac
