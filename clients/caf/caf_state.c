@@ -29,6 +29,14 @@ int caf_team_fill(caf_team_s *team)
     return 0;
 }
 
+const caf_team_s *caf_team_known(const caf_team_s *team)
+{
+    if (team == &caf_state.initial) return team;
+    for (const caf_team_s *t = caf_state.formed; t; t = t->next_formed)
+        if (t == team) return t;
+    return NULL;
+}
+
 static void vreport(int *stat, char *errmsg, size_t errmsg_len, int code, const char *fmt,
                     va_list ap)
 {

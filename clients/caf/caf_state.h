@@ -161,7 +161,7 @@ void caf_mpi_end(void);
  * (number, rank and size set): collective over @p parent's images. Nothing when MPI is not up. */
 void caf_mpi_world(caf_team_s *team);
 void caf_mpi_split(const caf_team_s *parent, caf_team_s *team);
-/* @p team when it is the initial team or one FORM TEAM made here, else NULL (caf_team.c). */
+/* @p team when it is the initial team or one FORM TEAM made here, else NULL. */
 const caf_team_s *caf_team_known(const caf_team_s *team);
 
 /* Error termination with @p code after printing the message (never returns). */

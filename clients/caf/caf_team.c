@@ -63,11 +63,3 @@ int _gfortran_caf_team_number(caf_team_t *team)
     const caf_team_s *t = team && *team ? *team : caf_state.current;
     return t->number;
 }
-
-const caf_team_s *caf_team_known(const caf_team_s *team)
-{
-    if (team == &caf_state.initial) return team;
-    for (const caf_team_s *t = caf_state.formed; t; t = t->next_formed)
-        if (t == team) return t;
-    return NULL;
-}

@@ -53,7 +53,7 @@ images_of() {
         co_broadcast | co_broadcast_allocatable_components | collectives_tests | \
         issue-172-wrong-co_reduce | issue-172-wrong-co_reduce-int64 | \
         issue-172-wrong-co_reduce-int8 | allocatable_p2p_event_post | event_post_1 | \
-        image_status_test_1 | image_fail_test_1 | get_with_1d_vector_index) echo 4 ;;
+        image_status_test_1 | image_fail_test_1 | image_fail_and_* | get_with_1d_vector_index) echo 4 ;;
     co_broadcast_derived_type | strided_sendget | sendget_convert_char_array | sendget_convert_nums | \
         issue-292-convert-type-before-put | issue-290-convert-type-before-put | \
         issue-293-silent-event-failure | issue-422-send-get | teams_subset | get-communicator | \
