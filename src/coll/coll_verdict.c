@@ -79,51 +79,111 @@ static post_slot_t *post_slot(int world_rank)
     return &post_slots[world_rank];
 }
 
-/* Sends our last verdict to member p; false when it cannot go now (the transport's queue to p
- * is full, or our previous put to p has not completed locally: a member that makes no progress
- * holds it). */
+/* Puts word into world rank w's line at off, then adds one to its count of posts at count_off,
+ * through the transport; false when it cannot go now (the transport's queue to w is full, or
+ * our previous put to w has not completed locally: a rank that makes no progress holds it). */
+static bool send_word(int w, arb_tp_rkey_t *rkey, uint64_t word, uint64_t off, uint64_t count_off)
+{
+    post_slot_t *slot = post_slot(w);
+    if (!slot || slot->comp.pending) return false;
+    slot->src = word;
+    slot->comp.status = ARBOR_OK;
+    arbor_status_t status;
+    if (arb_tp_has(ARB_TP_CAP_REMOTE_CQ_DATA)) {
+        /* There the signal of a put_signal counts only when w reads its completion queue, later
+         * than a collective's signals (plain atomics) that follow it: w could finish that
+         * collective without news. A put, a fence and an atomic add keep the order w sees them
+         * in. */
+        status = arb_tp_put(&slot->src, sizeof(slot->src), rkey, off, &slot->comp);
+        if (status == ARBOR_OK) status = arb_tp_fence(w);
+        if (status == ARBOR_OK) {
+            double until = arb_now_us() + 1e6; /* accepted, as a put_signal's signal */
+            while ((status = arb_tp_amo(ARB_TP_AMO_ADD, rkey, count_off, 1, 0, NULL, NULL)) ==
+                       ARB_ERR_AGAIN &&
+                   arb_now_us() < until)
+                ;
+            /* Nor does a provider keep an atomic ahead of a later signal carried as remote CQ
+             * data: the count lands first, or w may complete the collective without it. */
+            if (status == ARBOR_OK) status = arb_tp_fence(w);
+        }
+    } else {
+        status = arb_tp_put_signal(&slot->src, sizeof(slot->src), rkey, off, rkey, count_off, 1,
+                                   &slot->comp);
+    }
+    if (status == ARB_ERR_AGAIN) return false;
+    if (status != ARBOR_OK)
+        arb_warn("could not tell world rank %d of a verdict: %s", w, arbor_strerror(status));
+    return true;
+}
+
+/* Sends our last verdict to member p; false when it cannot go now (send_word). */
 static bool post_to(struct arbor_team *t, int p)
 {
-    uint64_t word = t->verdict_posted;
     uint64_t off = t->region + arb_team_link_off(t->rank) + ARB_LINK_VERDICT;
     uint64_t count_off = t->region + arb_team_verdict_off(t);
     if (t->peer_seg[p]) {
-        __atomic_store_n((uint64_t *)(void *)(t->peer_seg[p] + off), word, __ATOMIC_RELEASE);
+        __atomic_store_n((uint64_t *)(void *)(t->peer_seg[p] + off), t->verdict_posted,
+                         __ATOMIC_RELEASE);
         __atomic_fetch_add((uint64_t *)(void *)(t->peer_seg[p] + count_off), 1, __ATOMIC_RELEASE);
-    } else if (t->rkey[p]) {
-        post_slot_t *slot = post_slot(t->world[p]);
-        if (!slot || slot->comp.pending) return false;
-        slot->src = word;
-        slot->comp.status = ARBOR_OK;
-        arbor_status_t status;
-        if (arb_tp_has(ARB_TP_CAP_REMOTE_CQ_DATA)) {
-            /* There the signal of a put_signal counts only when p reads its completion queue,
-             * later than a collective's signals (plain atomics) that follow it: p could finish
-             * that collective without news. A put, a fence and an atomic add keep the order
-             * p sees them in. */
-            status = arb_tp_put(&slot->src, sizeof(slot->src), t->rkey[p], off, &slot->comp);
-            if (status == ARBOR_OK) status = arb_tp_fence(t->world[p]);
-            if (status == ARBOR_OK) {
-                double until = arb_now_us() + 1e6; /* accepted, as a put_signal's signal */
-                while ((status = arb_tp_amo(ARB_TP_AMO_ADD, t->rkey[p], count_off, 1, 0, NULL,
-                                            NULL)) == ARB_ERR_AGAIN &&
-                       arb_now_us() < until)
-                    ;
-                /* Nor does a provider keep an atomic ahead of a later signal carried as remote
-                 * CQ data: the count lands first, or p may complete the collective without it. */
-                if (status == ARBOR_OK) status = arb_tp_fence(t->world[p]);
-            }
-        } else {
-            status = arb_tp_put_signal(&slot->src, sizeof(slot->src), t->rkey[p], off, t->rkey[p],
-                                       count_off, 1, &slot->comp);
-        }
-        if (status == ARB_ERR_AGAIN) return false;
-        if (status != ARBOR_OK)
-            arb_warn("could not tell world rank %d of a verdict on team %p: %s", t->world[p],
-                     (void *)t->handle, arbor_strerror(status));
+    } else if (t->rkey[p] &&
+               !send_word(t->world[p], t->rkey[p], t->verdict_posted, off, count_off)) {
+        return false;
     }
     arb_bell_ring(t->world[p]); /* it may sleep in a wait */
     return true;
+}
+
+/* Verdicts of freed teams that could not go yet. The member a word is for may still wait in the
+ * team (it learns of the failure from this word, or by its own timeout), so the words go out
+ * from the progress of later calls. Landing there is safe: a member where the team failed keeps
+ * its region out of the heap, and one where it did not cannot free it without this rank's part
+ * in the closing barrier. Bounded: past the cap a member learns by its own timeout. */
+enum { UNSENT_MAX = 4096 };
+typedef struct {
+    uint64_t word, off, count_off;
+    arb_tp_rkey_t *rkey;
+    int world;
+} unsent_t;
+static unsent_t *unsent;
+static int unsent_cap;
+int arb_verdict_unsent_n;
+
+void arb_verdict_keep_unsent(struct arbor_team *t)
+{
+    for (int p = 0; t->verdict_todo_n && p < t->size; p++) {
+        if (!t->verdict_todo[p]) continue;
+        t->verdict_todo[p] = 0, t->verdict_todo_n--;
+        if (arb_verdict_unsent_n == unsent_cap) {
+            int cap = unsent_cap ? 2 * unsent_cap : 16;
+            unsent_t *u = cap <= UNSENT_MAX ? realloc(unsent, (size_t)cap * sizeof(*u)) : NULL;
+            if (!u) {
+                arb_warn("could not keep a verdict of freed team %p for world rank %d: it learns "
+                         "of it by its own timeout",
+                         (void *)t->handle, t->world[p]);
+                continue;
+            }
+            unsent = u, unsent_cap = cap;
+        }
+        unsent[arb_verdict_unsent_n++] =
+            (unsent_t){t->verdict_posted, t->region + arb_team_link_off(t->rank) + ARB_LINK_VERDICT,
+                       t->region + arb_team_verdict_off(t), t->rkey[p], t->world[p]};
+    }
+}
+
+int arb_verdict_send_unsent(void)
+{
+    int sent = 0;
+    for (int i = 0; i < arb_verdict_unsent_n;) {
+        unsent_t *u = &unsent[i];
+        if (!send_word(u->world, u->rkey, u->word, u->off, u->count_off)) {
+            i++;
+            continue;
+        }
+        arb_bell_ring(u->world);
+        *u = unsent[--arb_verdict_unsent_n];
+        sent++;
+    }
+    return sent;
 }
 
 bool arb_verdict_sent_to(struct arbor_team *t, int p)
@@ -418,6 +478,9 @@ void arb_verdict_finalize_apart(struct arbor_team *t)
 
 void arb_verdict_release(void)
 {
+    free(unsent);
+    unsent = NULL;
+    unsent_cap = arb_verdict_unsent_n = 0;
     free(post_slots);
     post_slots = NULL;
     post_nslots = 0;

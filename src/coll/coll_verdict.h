@@ -101,7 +101,14 @@ void arb_verdict_cancelled_except(struct arbor_team *t, uint64_t n, int kind, ar
 /* After a refusal this rank posted, settling found the team out of step: the refusal becomes a
  * cancellation of that call, with its code (the word members still deciding that call read). */
 void arb_verdict_refusal_failed(struct arbor_team *t);
-/* Finalize, once the transport is closed: forgets the puts it may still have reported into. */
+/* Team t is being destroyed with verdicts not yet sent to some members: they are kept and go
+ * out from later progress (arb_verdict_send_unsent). */
+void arb_verdict_keep_unsent(struct arbor_team *t);
+/* How many verdicts of freed teams wait; progress sends what it can of them (how many went). */
+extern int arb_verdict_unsent_n;
+int arb_verdict_send_unsent(void);
+/* Finalize, once the transport is closed: forgets the puts it may still have reported into, and
+ * the verdicts of freed teams that never went (their members are finalizing too). */
 void arb_verdict_release(void);
 /* Finalize: this rank's closing barrier on the world is call n. */
 void arb_verdict_finalizing(struct arbor_team *t, uint64_t n);

@@ -7,6 +7,7 @@
 #include "coll/wait.h"
 
 #include "coll/team.h"
+#include "coll/coll_verdict.h"
 #include "runtime/doorbell.h"
 #include "runtime/progress.h"
 #include "coll/team_fail.h"
@@ -139,6 +140,7 @@ arbor_status_t arb_exec_chain_wait(arb_inst_t *inst)
 static int advance_all(void)
 {
     int moved = 0;
+    if (__builtin_expect(arb_verdict_unsent_n != 0, 0)) moved += arb_verdict_send_unsent();
     for (arb_inst_t *i = arb_ctx.stream.active_head, *next; i; i = next) {
         next = i->next;
         moved += arb_exec_advance(i);

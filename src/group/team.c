@@ -21,6 +21,7 @@
 #include "rma/rma.h"
 #include "coll/channel.h"
 #include "coll/team_fail.h"
+#include "coll/coll_verdict.h"
 #include "runtime/lock.h"
 
 /* The worst case of one rank's landing memory: a channel from every other member (alltoall). */
@@ -176,6 +177,7 @@ void arb_team_destroy(struct arbor_team *t)
     if (t->failed == ARBOR_OK) arb_team_close_channels(t);
     if (t->region_mem) arb_mem_free_team(t->region_mem, false); /* the caller synchronised */
     if (t->cache.buckets) arb_sched_cache_destroy(&t->cache);
+    if (t->verdict_todo_n) arb_verdict_keep_unsent(t);
     free(t->world);
     free(t->node);
     free(t->shared);
