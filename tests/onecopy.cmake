@@ -18,11 +18,12 @@ if(ARBOR_WITH_UCX)
   arbor_add_launched_test(NAME onecopy_check COMMAND $<TARGET_FILE:arbor-test-onecopy>
                           LABELS onecopy TRANSPORTS ucx RANKS 2 TIMEOUT 180
                           ENV ONECOPY_EXPECT=1 ARBOR_CHECK=1)
-  # ARBOR_LOGP_MEASURE measures G1 too (src/group/measure.c): the model line must say so, and the
-  # model still chooses one copy for the large calls.
+  # ARBOR_LOGP_MEASURE measures G1 too (src/group/measure.c): the model line must say so, and
+  # every result must be right. Which copy path the measured model picks depends on the load
+  # while it measured, so it is not asserted here (onecopy_always and the defaults do that).
   arbor_add_launched_test(NAME onecopy_measured COMMAND $<TARGET_FILE:arbor-test-onecopy>
                           LABELS onecopy TRANSPORTS ucx RANKS 2 TIMEOUT 180
-                          ENV ONECOPY_EXPECT=1 ARBOR_LOGP_MEASURE=1 ARBOR_PRINT_ALGORITHM=1)
+                          ENV ARBOR_LOGP_MEASURE=1 ARBOR_PRINT_ALGORITHM=1)
   set_tests_properties(onecopy_measured.ucx.2 PROPERTIES
     PASS_REGULAR_EXPRESSION "G1=[0-9][^ ]* Gc=[0-9][^ ]* \\(measured\\).*test_onecopy: [0-9]+ checks passed"
     FAIL_REGULAR_EXPRESSION "FAIL")
