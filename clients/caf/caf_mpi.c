@@ -40,12 +40,19 @@ void caf_mpi_start(int *argc, char ***argv)
     started_mpi_finalize = finalize;
 }
 
+/* Whether MPI was finalized: 1 yes, 0 no, -1 unknown (no MPI_Finalized, or it failed). */
+static int mpi_finalized(void)
+{
+    mpi_flag_fn *finalized = (mpi_flag_fn *)dlsym(RTLD_DEFAULT, "MPI_Finalized");
+    int flag = 0;
+    if (!finalized || finalized(&flag) != 0) return -1;
+    return flag != 0;
+}
+
 void caf_mpi_end(void)
 {
     if (!started_mpi_finalize) return;
-    mpi_flag_fn *finalized = (mpi_flag_fn *)dlsym(RTLD_DEFAULT, "MPI_Finalized");
-    int flag = 0;
-    if (!finalized || finalized(&flag) != 0 || !flag) started_mpi_finalize();
+    if (mpi_finalized() != 1) started_mpi_finalize();
     started_mpi_finalize = NULL;
 }
 
@@ -69,10 +76,7 @@ enum { MPICH_COMM_WORLD = 0x44000000 };
 
 static int mpi_running(void)
 {
-    if (!mpi_up) return 0;
-    mpi_flag_fn *finalized = (mpi_flag_fn *)dlsym(RTLD_DEFAULT, "MPI_Finalized");
-    int flag = 0;
-    return finalized && finalized(&flag) == 0 && !flag;
+    return mpi_up && mpi_finalized() == 0;
 }
 
 static int world_handle(mpi_fint *out)
