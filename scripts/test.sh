@@ -12,7 +12,8 @@
 #   4. Slurm: a one-node cluster (tests/slurm/start.sh, needs root), srun --mpi=pmix smoke runs
 #      of build/bin/arbor-test-coll with 1..4 ranks (tests/slurm/run-smoke.sh), stop.
 # Every phase runs even when an earlier one failed (a failed build skips what needs it); the
-# summary lists them and the exit status is 1 if any failed.
+# summary lists them and the exit status is 1 if any failed. The last lines of each failed
+# test's output come again just before the summary.
 # Knobs: ARBOR_JOBS (build jobs, default nproc), ARBOR_CTEST_JOBS (default 2),
 # ARBOR_CTEST_TIMEOUT (per test without its own TIMEOUT, default 300 s), ARBOR_CTEST_ARGS
 # (extra ctest arguments, e.g. "-L unit"), ARBOR_SKIP_ASAN=1, ARBOR_SKIP_VALGRIND=1,
@@ -61,16 +62,38 @@ configure_build() { # <dir> [cmake args...]
     run cmake -S . -B "$dir" "$@"
     run cmake --build "$dir" -j "$JOBS"
 }
+# ctest_in <dir> [ctest args...]: on failure the tail of each failed test's output is kept for
+# the end of the run, where a CI log that keeps only its last lines still shows why.
+FAILED_OUT=$(mktemp)
+trap 'rm -f "$FAILED_OUT"' EXIT
+ctest_in() {
+    local dir=$1 rc=0
+    shift
+    run ctest --test-dir "$dir" --output-on-failure -j "$CTEST_JOBS" --timeout "$CTEST_TIMEOUT" \
+        "$@" || rc=$?
+    [ "$rc" -eq 0 ] || keep_failed "$dir"
+    return "$rc"
+}
+keep_failed() { # <dir>: from ctest's own log, which the next ctest in that folder replaces
+    local tmp=$1/Testing/Temporary name
+    [ -f "$tmp/LastTestsFailed.log" ] && [ -f "$tmp/LastTest.log" ] || return 0
+    while IFS=: read -r _ name; do
+        echo "---- $1: $name (its last 40 lines)"
+        awk -v t="$name" '
+            /^[0-9]+\/[0-9]+ Test: / { cur = substr($0, index($0, "Test: ") + 6); on = 0; next }
+            cur == t && $0 == "Output:" { getline; on = 1; next }
+            on && (e = index($0, "<end of output>")) { if (e > 1) print substr($0, 1, e - 1); on = 0 }
+            on { print }' "$tmp/LastTest.log" | tail -n 40
+    done <"$tmp/LastTestsFailed.log" >>"$FAILED_OUT"
+}
 run_ctest() { # <dir> [ctest args...]
     local dir=$1
     shift
-    run ctest --test-dir "$dir" --output-on-failure -j "$CTEST_JOBS" --timeout "$CTEST_TIMEOUT" \
-        "${CTEST_EXTRA[@]}" "$@"
+    ctest_in "$dir" "${CTEST_EXTRA[@]}" "$@"
 }
 # No valgrind tests registered (valgrind missing: scripts/setup-deps.sh installs it) fails.
 valgrind_ctest() {
-    run ctest --test-dir build --output-on-failure -j "$CTEST_JOBS" --timeout "$CTEST_TIMEOUT" \
-        -L valgrind --no-tests=error
+    ctest_in build -L valgrind --no-tests=error
 }
 asan_ctest() {
     ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
@@ -82,8 +105,7 @@ tsan_ctest() {
     # mmap / brk under TSan's interceptors and crash the process at startup: off here (arbor's
     # segment is allocated by UCX and needs no hooks).
     TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:exitcode=66:second_deadlock_stack=1:suppressions=$PWD/tests/tsan.supp} \
-        UCX_MEM_EVENTS=no UCX_MEM_MALLOC_HOOKS=no run ctest --test-dir build-tsan --output-on-failure -j "$CTEST_JOBS" \
-        --timeout "$CTEST_TIMEOUT" -L '^(threads|unit)$'
+        UCX_MEM_EVENTS=no UCX_MEM_MALLOC_HOOKS=no ctest_in build-tsan -L '^(threads|unit)$'
 }
 slurm_smoke() {
     local bins
@@ -147,6 +169,10 @@ else
     phase "slurm srun smoke" slurm_smoke
 fi
 
+if [ -s "$FAILED_OUT" ]; then
+    banner "failed tests (their output again)"
+    head -n 240 "$FAILED_OUT"
+fi
 banner "summary"
 printf '  %s\n' "${results[@]}"
 if [ "$failed" -ne 0 ]; then

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "arbor.h"
 #include "launched_check.h"
@@ -337,25 +336,32 @@ static void set_up(void)
     forged_req = (arbor_request_h)(uintptr_t)0x1234;
 }
 
-/* arbor_op_free of an op that an allreduce in flight uses: ARBOR_ERR_BUSY on rank 0 (the
- * others start 100 ms later, so its allreduce cannot have completed), then the allreduce
- * completes with the op's sums and the op can be freed. */
+/* arbor_op_free of an op that an allreduce in flight uses: ARBOR_ERR_BUSY on rank 0, then the
+ * allreduce completes with the op's sums and the op can be freed. The others start their part
+ * only after a barrier on a second team that rank 0 enters once it has called arbor_op_free, so
+ * its allreduce cannot have completed however the ranks are scheduled. With ARBOR_CHECK the
+ * start itself exchanges signatures (it would wait for that barrier), so there the others just
+ * start and the op may be free already. */
 static void op_free_in_flight(void)
 {
     enum { M = 4096 };
     static int64_t in[M], out[M];
+    int checked = getenv("ARBOR_CHECK") != NULL;
     arbor_op_t op;
     arbor_request_h r;
+    arbor_team_h gate;
+    CHECK(arbor_team_split(W, 0, rank, &gate) == ARBOR_OK, "gate team");
     CHECK(arbor_op_create(sum64, 1, &op) == ARBOR_OK, "create");
     for (int i = 0; i < M; i++) in[i] = (int64_t)i * (rank + 1);
-    if (rank != 0) usleep(100000);
+    if (rank != 0 && !checked) CHECK(arbor_barrier(gate) == ARBOR_OK, "gate (others)");
     CHECK(arbor_allreduce_nb(W, in, out, M, ARBOR_INT64, op, NULL, &r) == ARBOR_OK, "start");
     arbor_status_t st = arbor_op_free(op);
-    /* ARBOR_CHECK's exchange synchronises the start, so the allreduce may be done already. */
-    if (rank == 0 && !getenv("ARBOR_CHECK"))
+    if (rank == 0 && !checked) {
         CHECK(st == ARBOR_ERR_BUSY, "op freed under its allreduce: %d", (int)st);
-    else
+        CHECK(arbor_barrier(gate) == ARBOR_OK, "gate (rank 0)");
+    } else {
         CHECK(st == ARBOR_ERR_BUSY || st == ARBOR_OK, "op_free: %d", (int)st);
+    }
     CHECK(arbor_wait(&r) == ARBOR_OK, "wait");
     int64_t s = (int64_t)size * (size + 1) / 2;
     int wrong = 0;
@@ -363,6 +369,7 @@ static void op_free_in_flight(void)
     CHECK(wrong == 0, "%d of %d elements wrong after a refused op_free", wrong, M);
     if (st == ARBOR_ERR_BUSY) CHECK(arbor_op_free(op) == ARBOR_OK, "free after completion");
     CHECK(arbor_op_free(op) == ARBOR_ERR_OP, "double free");
+    CHECK(arbor_team_free(&gate) == ARBOR_OK, "gate free");
 }
 
 int main(void)
