@@ -15,37 +15,11 @@
  * The root's own block is a COPY SRC -> DST + root; for in-place calls the core points SRC at
  * DST + root, so the copy has equal ends and the executor skips it.
  */
+#include "algorithms/binomial.h"
 #include "algorithms/coll.h"
 
 #include <math.h>
 #include <stdlib.h>
-
-/* Virtual range [v0, v0 + n) as at most two real ranges of ranks (as in scatter.c). */
-static int split_range(int v0, int n, int root, int P, int start[2], int len[2])
-{
-    int s = (v0 + root) % P;
-    if (s + n <= P) {
-        start[0] = s, len[0] = n;
-        return 1;
-    }
-    start[0] = s, len[0] = P - s;
-    start[1] = 0, len[1] = n - (P - s);
-    return 2;
-}
-
-static int lowbit_of(int v, int P)
-{
-    if (v) return v & -v;
-    int l = 1;
-    while (l < P) l <<= 1;
-    return l;
-}
-
-static int subtree_size(int v, int P)
-{
-    int l = lowbit_of(v, P);
-    return l < P - v ? l : P - v;
-}
 
 static arbor_status_t build_binomial(const arb_alg_desc_t *alg, const arb_coll_args_t *a,
                                      const arb_logp_t *m, arb_sched_t *s)
@@ -53,13 +27,14 @@ static arbor_status_t build_binomial(const arb_alg_desc_t *alg, const arb_coll_a
     (void)alg, (void)m;
     int P = a->size, root = a->root, me = a->rank;
     if (a->bytes == 0) return ARBOR_OK;
-    int v = (me - root + P) % P, l = lowbit_of(v, P), n = subtree_size(v, P);
+    int v = (me - root + P) % P, l = arb_binomial_lowbit(v, P), n = arb_binomial_subtree(v, P);
     int st[2], ln[2];
 
     if (v == 0) {
         arb_sched_copy(s, 0, ARB_BUF_DST, (uint64_t)root, ARB_BUF_SRC, 0, 1, -1);
         for (int d = 1; d < P; d *= 2) {
-            int peer = (d + root) % P, k = split_range(d, subtree_size(d, P), root, P, st, ln);
+            int peer = (d + root) % P,
+                k = arb_binomial_split(d, arb_binomial_subtree(d, P), root, P, st, ln);
             for (int i = 0; i < k; i++)
                 arb_sched_recv(s, 0, peer, ARB_BUF_DST, (uint64_t)st[i], (uint64_t)ln[i], 0, -1);
         }
@@ -67,7 +42,7 @@ static arbor_status_t build_binomial(const arb_alg_desc_t *alg, const arb_coll_a
     }
     int parent = (v - l + root) % P, k = 1;
     st[0] = 0, ln[0] = n;
-    if (v == l) k = split_range(v, n, root, P, st, ln); /* to the root: as it splits */
+    if (v == l) k = arb_binomial_split(v, n, root, P, st, ln); /* to the root: as it splits */
     if (n == 1) {
         arb_sched_send(s, 0, parent, ARB_BUF_SRC, 0, 1, -1);
     } else {
@@ -75,7 +50,7 @@ static arbor_status_t build_binomial(const arb_alg_desc_t *alg, const arb_coll_a
         arb_sched_copy(s, 0, ARB_BUF_SCRATCH, 0, ARB_BUF_SRC, 0, 1, -1);
         for (int d = 1; d < n; d *= 2)
             arb_sched_recv(s, 0, (v + d + root) % P, ARB_BUF_SCRATCH, (uint64_t)d,
-                           (uint64_t)subtree_size(v + d, P), 0, -1);
+                           (uint64_t)arb_binomial_subtree(v + d, P), 0, -1);
         for (int i = 0, off = 0; i < k; off += ln[i], i++)
             arb_sched_send(s, 1, parent, ARB_BUF_SCRATCH, (uint64_t)off, (uint64_t)ln[i], -1);
     }
@@ -96,8 +71,8 @@ static double cost_binomial(const arb_alg_desc_t *alg, const arb_coll_args_t *a,
     for (int v = P - 1; v >= 0; v--) { /* children are larger virtual ranks */
         double t = 0;
         int first = 1;
-        for (int d = 1; d < subtree_size(v, P); d *= 2) {
-            size_t bytes = (size_t)subtree_size(v + d, P) * a->bytes;
+        for (int d = 1; d < arb_binomial_subtree(v, P); d *= 2) {
+            size_t bytes = (size_t)arb_binomial_subtree(v + d, P) * a->bytes;
             double arr = ready[v + d] + arb_logp_arrival(m, bytes);
             t = first ? arr : fmax(t + arb_logp_gap(m, bytes), arr);
             first = 0;
