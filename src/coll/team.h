@@ -21,7 +21,7 @@
  * local, not symmetric, allocation) when the first collective whose schedule receives from s
  * starts, and starting arb_chan_skew lines into the allocation:
  *   posted       64-byte line: messages s has put into our slots
- *   lines[k]     arb_chan_lines(depth) 64-byte lines (at least 64) for tiny messages
+ *   lines[k]     arb_chan_lines(depth) 64-byte lines (at least 256) for tiny messages
  *   slots[k]     depth slots of chunk bytes
  * The sender waits, on its first message to r, until r's directory word in its own link[r] is
  * set (bounded by ARBOR_TIMEOUT through the instance's wait, never blocking other progress).
@@ -145,7 +145,7 @@ enum { ARB_LINE_SIG = 8 };
  * messages take only a line, so a sender may run that far ahead of its receiver in them (a
  * stream of small collectives, ranks descheduled where they outnumber the cores) for 64 bytes a
  * message; the slots, depth x chunk, stay as the channel's bytes allow. */
-enum { ARB_CHAN_MIN_LINES = 64 };
+enum { ARB_CHAN_MIN_LINES = 256 };
 static inline uint64_t arb_chan_lines(int depth)
 {
     return depth > ARB_CHAN_MIN_LINES ? (uint64_t)depth : ARB_CHAN_MIN_LINES;
