@@ -258,7 +258,7 @@ arbor_status_t arb_ucx_stream_put(arb_tp_stream_t *s, int peer, uint64_t off, co
                                   size_t len, arb_tp_comp_t *comp)
 {
     ucp_request_param_t param;
-    stream_peer_t *p;
+    stream_peer_t *p = NULL;
     arbor_status_t status;
 
     if (len == 0) return ARBOR_OK;
@@ -272,7 +272,7 @@ arbor_status_t arb_ucx_stream_get(arb_tp_stream_t *s, int peer, uint64_t off, vo
                                   arb_tp_comp_t *comp)
 {
     ucp_request_param_t param;
-    stream_peer_t *p;
+    stream_peer_t *p = NULL;
     arbor_status_t status;
 
     if (len == 0) return ARBOR_OK;
