@@ -6,6 +6,8 @@
 #      (without the label valgrind, which is phase 2b)
 #   2b. valgrind memcheck: ctest -L valgrind in build/ (tests/valgrind.cmake: single-rank runs,
 #      about a minute and a half on 2 cores)
+#   2c. build-release/ -DCMAKE_BUILD_TYPE=Release -DARBOR_WERROR=ON, build only: -O3 warns
+#      where -O2 does not (what users who build Release compile), about two minutes
 #   3. build-asan/ -DARBOR_SANITIZE=ON (ASan + UBSan), then ctest
 #   3b. build-tsan/ -DARBOR_TSAN=ON (ThreadSanitizer), then ctest of the threads and unit
 #      labels only (a few minutes; suppressions for the libraries under arbor: tests/tsan.supp)
@@ -16,8 +18,8 @@
 # test's output come again just before the summary.
 # Knobs: ARBOR_JOBS (build jobs, default nproc), ARBOR_CTEST_JOBS (default 2),
 # ARBOR_CTEST_TIMEOUT (per test without its own TIMEOUT, default 300 s), ARBOR_CTEST_ARGS
-# (extra ctest arguments, e.g. "-L unit"), ARBOR_SKIP_ASAN=1, ARBOR_SKIP_VALGRIND=1,
-# ARBOR_SKIP_TSAN=1, ARBOR_SKIP_SLURM=1, ARBOR_SLURM_SMOKE_BINS (default "arbor-test-coll").
+# (extra ctest arguments, e.g. "-L unit"), ARBOR_SKIP_RELEASE=1, ARBOR_SKIP_ASAN=1,
+# ARBOR_SKIP_VALGRIND=1, ARBOR_SKIP_TSAN=1, ARBOR_SKIP_SLURM=1, ARBOR_SLURM_SMOKE_BINS (default "arbor-test-coll").
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -130,6 +132,13 @@ if [ "$PHASE_RC" -eq 0 ]; then
 else
     record "ctest build/" "SKIPPED (build failed)"
     record "valgrind memcheck" "SKIPPED (build failed)"
+fi
+
+if [ "${ARBOR_SKIP_RELEASE:-0}" = 1 ]; then
+    record "build-release (WERROR)" "SKIPPED (ARBOR_SKIP_RELEASE=1)"
+else
+    phase "build-release (WERROR)" configure_build build-release -DCMAKE_BUILD_TYPE=Release \
+        -DARBOR_WERROR=ON -DARBOR_BUILD_MICRO=OFF
 fi
 
 if [ "${ARBOR_SKIP_ASAN:-0}" = 1 ]; then
