@@ -40,10 +40,10 @@ static void check_depth(uint8_t *buf)
     CHECK_OK(arbor_bcast(ARBOR_TEAM_WORLD, buf, 4096, 0));
     check_block(buf, 4096, 0, 0, 99, "first bcast");
     if (!e || rank == 0) return;
-    /* A channel block: skew room, at least 256 lines (as many as slots past that), the slots
-     * (docs/PROTOCOL.md, "Landing channels"). */
+    /* A channel block: skew room, at least 256 lines (as many as slots past that), a 16-byte
+     * cell per line, the slots (docs/PROTOCOL.md, "Landing channels"). */
     size_t depth = (size_t)atoi(e), lines = depth > 256 ? depth : 256;
-    size_t bytes = 0, per = 2048 + lines * 64 + depth * chunk;
+    size_t bytes = 0, per = 2048 + lines * 64 + (lines * 16 + 63) / 64 * 64 + depth * chunk;
     int channels = 0;
     CHECK_OK(arbor_team_landing_bytes(ARBOR_TEAM_WORLD, &bytes, &channels));
     CHECK(channels >= 1 && bytes == ((size_t)size + 1) * 64 + (size_t)channels * per,

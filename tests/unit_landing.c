@@ -149,9 +149,10 @@ static void test_suite(const char *transport, uint8_t *seg, uint64_t seg_size)
     arb_logp_t m;
     arb_model_defaults_by_name(transport, &m, NULL);
     size_t block = arb_chan_bytes(DEPTH, CHUNK), link = arb_team_region_bytes(P);
-    /* The dense layout: a channel of the same lines and slots from every member, always. */
+    /* The dense layout: a channel of the same lines, cells and slots from every member, always. */
     size_t dense =
-        (size_t)P * 128 + (size_t)P * ((size_t)arb_chan_lines(DEPTH) * 64 + (size_t)DEPTH * CHUNK);
+        (size_t)P * 128 + (size_t)P * ((size_t)arb_chan_lines(DEPTH) * 64 +
+                                       (size_t)arb_chan_cells_bytes(DEPTH) + (size_t)DEPTH * CHUNK);
     /* Workloads: [0] 8-byte bcasts only, [1] 8-byte barrier, bcast, reduce and allreduce (the
      * usual small-message mix), [2] every collective at every size. */
     enum { NW = 3 };
@@ -360,6 +361,49 @@ static void test_top(void)
     arb_heap_fini(&h);
 }
 
+/* The block's parts do not overlap (lines, cells, slots, at depths below and above the 256
+ * lines), and a cell's tag tells tickets and calls apart as docs/PROTOCOL.md ("Cells") says. */
+static void test_cells(void)
+{
+    static const int depths[] = {1, 4, 16, 256, 257, 1000};
+    for (size_t i = 0; i < sizeof(depths) / sizeof(depths[0]); i++) {
+        struct arbor_team t = {.depth = depths[i], .chunk = 1024};
+        uint64_t lines = arb_chan_lines(t.depth);
+        uint64_t last_line_end = arb_chan_line_of(&t, lines - 1) + 64;
+        uint64_t first_cell = arb_chan_cell_of(&t, 0),
+                 last_cell_end = arb_chan_cell_of(&t, lines - 1) + 16;
+        check(first_cell == last_line_end, "depth %d: cells follow the lines", t.depth);
+        check(arb_chan_cell_of(&t, lines) == first_cell, "depth %d: the cells are a ring of lines",
+              t.depth);
+        check(last_cell_end <= arb_chan_slot_off(&t, 0) && arb_chan_slot_off(&t, 0) % 64 == 0,
+              "depth %d: the slots follow the cells, line-aligned", t.depth);
+        check(arb_chan_slot_off(&t, (uint64_t)t.depth) + (ARB_CHAN_SKEW - 1) * 64 ==
+                  arb_chan_bytes(t.depth, t.chunk),
+              "depth %d: the block holds skew, lines, cells and slots", t.depth);
+    }
+    const uint64_t tickets[] = {
+        0, 1, 2, 255, 256, 0x7ffffffeull, 0x7fffffffull, 0x80000000ull, UINT64_MAX - 1};
+    for (size_t i = 0; i < sizeof(tickets) / sizeof(tickets[0]); i++) {
+        uint32_t c = arb_cell_ticket(tickets[i]);
+        check(c != 0 && (c & ARB_CELL_VOID) == 0, "ticket %llu: tag word %u is never 0 nor void",
+              (unsigned long long)tickets[i], c);
+        check(arb_cell_ticket(tickets[i] + 1) != c && arb_cell_ticket(tickets[i] + 256) != c,
+              "ticket %llu: the next ticket and the next round's differ",
+              (unsigned long long)tickets[i]);
+    }
+    /* The short signature keeps the call number whole and folds the rest: another argument
+     * hash or another team gives another short signature. */
+    uint64_t a = arb_sig_tag(0x123456789abc0000ull, 3, 77),
+             b = arb_sig_tag(0x0123456789ab0000ull, 3, 77);
+    check((arb_sig_short(a) & 0xffff) == 77, "short signature: call number 77 kept");
+    check(arb_sig_short(a) != arb_sig_short(b), "short signature: other arguments differ");
+    check(arb_sig_short(a) != arb_sig_short(arb_sig_tag(0x123456789abc0000ull, 4, 77)),
+          "short signature: another team differs");
+    check((uint32_t)(arb_cell_tag(a, 5) >> 32) == arb_sig_short(a) &&
+              (uint32_t)arb_cell_tag(a, 5) == arb_cell_ticket(5),
+          "cell tag: short signature above, ticket below");
+}
+
 int main(void)
 {
     /* One rank's segment: link lines and a channel from every other rank, with room. */
@@ -373,6 +417,7 @@ int main(void)
     test_updown();
     test_top();
     test_exhaustion(seg);
+    test_cells();
     arb_heap_fini(&arb_ctx.heap);
     free(seg);
     printf("unit_landing: %d checks, %d failures\n", checks, failures);

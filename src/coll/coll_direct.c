@@ -289,6 +289,10 @@ uint32_t arb_direct_send(arb_inst_t *inst, const arb_step_t *step, uint32_t c, u
         desc_pack(d, (uint64_t)(a - base), span, DESC_SEGMENT);
     }
     if (t->peer_seg[p]) {
+        /* The cells of the span's later tickets as far as they are free: past that they may
+         * still hold earlier messages (credits were checked for the first ticket only). */
+        uint64_t free_cells = arb_chan_lines(t->depth) - (uint64_t)t->depth + 1;
+        arb_cell_void(t, p, ticket, span < free_cells ? span : free_cells);
         uint8_t *line = t->peer_seg[p] + t->out[p].block + arb_chan_line_of(t, ticket);
         memcpy(line + ARB_INLINE_HDR, d, sizeof(d));
         memcpy(line + ARB_LINE_SIG, &inst->sig, sizeof(inst->sig)); /* coll/coll_stray.h */

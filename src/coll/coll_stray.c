@@ -48,8 +48,9 @@ static inline uint64_t load_acq(const uint8_t *p)
 
 /* The signature of the message at the head of the channel from p, if one is there, or of the
  * call of p that waits for the channel to open. */
-static bool head_sig(const struct arbor_team *t, int p, bool full, uint64_t *sig)
+static bool head_sig(const struct arbor_team *t, int p, bool full, uint64_t *sig, bool *cell)
 {
+    *cell = false;
     const arb_chan_t *in = &t->in[p];
     if (in->state == ARB_CHAN_CLOSED) {
         /* The want word shares its line with the signals p writes at every barrier: only the
@@ -62,11 +63,23 @@ static bool head_sig(const struct arbor_team *t, int p, bool full, uint64_t *sig
     const uint8_t *chan = arb_ctx.seg + in->block;
     uint64_t ticket = in->next_done;
     const uint8_t *line = chan + arb_chan_line_of(t, ticket);
-    if (t->peer_seg[p]) {
-        if (load_acq(line) != ticket + 1 && load_acq(chan + ARB_CHAN_POSTED) <= ticket)
-            return false;
-    } else if (load_acq(chan + ARB_CHAN_POSTED) <= ticket || load_acq(line) != ticket + 1) {
-        return false; /* nothing there yet, or a longer message: no signature to read */
+    /* A cell message (from a member that maps us, whether or not we map it) carries the call's
+     * short signature: its call number, the rest folded. */
+    const uint8_t *cell_at = chan + arb_chan_cell_of(t, ticket);
+    if ((uint32_t)load_acq(cell_at) != arb_cell_ticket(ticket)) {
+        if (t->peer_seg[p]) {
+            if (load_acq(line) != ticket + 1 && load_acq(chan + ARB_CHAN_POSTED) <= ticket)
+                return false;
+        } else if (load_acq(chan + ARB_CHAN_POSTED) <= ticket || load_acq(line) != ticket + 1) {
+            return false; /* nothing there yet, or a longer message: no signature to read */
+        }
+    }
+    /* Read again: a cell stored before the line or the later posted just seen is visible now. */
+    uint64_t tag = load_acq(cell_at);
+    if ((uint32_t)tag == arb_cell_ticket(ticket)) {
+        *sig = tag >> 32;
+        *cell = true;
+        return true;
     }
     *sig = __atomic_load_n((const uint64_t *)(const void *)(line + ARB_LINE_SIG), __ATOMIC_RELAXED);
     return true;
@@ -115,8 +128,18 @@ static arbor_status_t mismatch(struct arbor_team *t, int p, uint64_t c, const ch
 
 static arbor_status_t look(struct arbor_team *t, int p, bool full)
 {
-    uint64_t sig, c;
-    if (head_sig(t, p, full, &sig) && sig && call_of(t, sig, &c)) {
+    uint64_t sig = 0, c;
+    bool cell = false;
+    uint32_t short_sig = 0;
+    if (!head_sig(t, p, full, &sig, &cell)) {
+        sig = 0;
+    } else if (cell && sig) {
+        /* This team's (its ticket tells), the call number whole. 0, like a line's 0, is a
+         * message of no numbered call (init's probes: group/measure.c). */
+        short_sig = (uint32_t)sig;
+        sig = arb_sig_tag(0, t->id, sig);
+    }
+    if (sig && call_of(t, sig, &c)) {
         const arb_inst_t *i = in_flight(t, c);
         uint64_t back = t->calls - 1 - c;
         bool refused = back < 64 && (t->refused_bits >> back & 1); /* the verdicts settle it */
@@ -125,7 +148,8 @@ static arbor_status_t look(struct arbor_team *t, int p, bool full)
         bool open = back < 64 && (t->open_bits >> back & 1);
         /* A call of the same number with another signature is a mismatch whether or not it
          * receives from p: a barrier counts signals and never reads the channel. */
-        if (i ? i->sig != sig || (full && !has_step(i, ARB_STEP_RECV, p)) : !refused && !open)
+        bool other = i && (cell ? arb_sig_short(i->sig) != short_sig : i->sig != sig);
+        if (i ? other || (full && !has_step(i, ARB_STEP_RECV, p)) : !refused && !open)
             return mismatch(t, p, c, "sent us a message of");
     }
     if (!full) return ARBOR_OK;

@@ -18,30 +18,10 @@
 #include <stdint.h>
 
 #include "arbor.h"
+#include "coll/signature.h"
 
 struct arbor_team;
 struct arb_inst;
-
-enum { ARB_SIG_CALL_BITS = 16 }; /* coll_stray.c reads them as an int16_t distance */
-enum { ARB_SIG_TEAM_BITS = 16 };
-
-/* The signature of call n of the team with id team_id: the hash of its arguments with n's low
- * bits, and above them the team id's, in place of its own. The team's bits tell a word or a
- * line that another team left in memory this team reuses (a member's late store of what it
- * waited for, a freed team's last message) from one of this team's calls. */
-static inline uint64_t arb_sig_tag(uint64_t hash, uint64_t team_id, uint64_t n)
-{
-    const uint64_t call = (1ull << ARB_SIG_CALL_BITS) - 1;
-    const uint64_t team = ((1ull << ARB_SIG_TEAM_BITS) - 1) << ARB_SIG_CALL_BITS;
-    return (hash & ~(call | team)) | ((team_id << ARB_SIG_CALL_BITS) & team) | (n & call);
-}
-
-/* Whether sig was made on the team with id team_id (as far as its bits tell). */
-static inline bool arb_sig_of_team(uint64_t sig, uint64_t team_id)
-{
-    const uint64_t team = ((1ull << ARB_SIG_TEAM_BITS) - 1) << ARB_SIG_CALL_BITS;
-    return ((sig ^ (team_id << ARB_SIG_CALL_BITS)) & team) == 0;
-}
 
 /* Looks at what t's members sent or wait for: ARBOR_ERR_MISMATCH (said, the team failed and
  * every member told) when a message or a wait belongs to a call that does not match this rank's,

@@ -384,7 +384,13 @@ static bool send_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
         st->issued += span;
         return true;
     }
-    if (t->peer_seg[p] && len <= ARB_INLINE_MAX) {
+    if (t->peer_seg[p] && len <= ARB_CELL_MAX) {
+        uint8_t *cell = t->peer_seg[p] + ch->block + arb_chan_cell_of(t, ticket);
+        if (len) memcpy(cell + 8, src, len);
+        store_rel(cell, arb_cell_tag(inst->sig, ticket));
+        arb_bell_ring(t->world[p]);
+    } else if (t->peer_seg[p] && len <= ARB_INLINE_MAX) {
+        arb_cell_void(t, p, ticket, 1);
         uint8_t *line = t->peer_seg[p] + ch->block + arb_chan_line_of(t, ticket);
         if (len) memcpy(line + ARB_INLINE_HDR, src, len);
         memcpy(line + ARB_LINE_SIG, &inst->sig, sizeof(inst->sig));
@@ -394,6 +400,7 @@ static bool send_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
          * so that the transfer overlaps the rest of this call. */
         __builtin_prefetch(t->peer_seg[p] + ch->block + arb_chan_line_of(t, ticket + 1), 1);
     } else if (t->peer_seg[p]) {
+        arb_cell_void(t, p, ticket, 1);
         /* Streaming pays from 4 KiB, reductions included (runtime/peer_copy.h); with more ranks
          * than cores the receiver may run on this very core next, where the lines are cached;
          * once the slots this size of chunk cycles through span ARBOR_CHANNEL_BYTES, plain
@@ -515,6 +522,30 @@ static bool signature_ok(arb_inst_t *inst, int p, const uint8_t *line)
     return false;
 }
 
+/* The payload of the cell of ticket from mapped p (a message of at most ARB_CELL_MAX bytes),
+ * or NULL while the cell does not hold the ticket. A void cell (p's message for the ticket went
+ * into a line or a slot: longer than this call's) or another call's short signature fails inst
+ * with ARBOR_ERR_MISMATCH and sets *bad. */
+static const uint8_t *cell_payload(arb_inst_t *inst, int p, const uint8_t *chan, uint64_t ticket,
+                                   bool *bad)
+{
+    const uint8_t *cell = chan + arb_chan_cell_of(inst->team, ticket);
+    uint64_t tag = load_acq(cell);
+    uint32_t want = arb_cell_ticket(ticket);
+    if ((uint32_t)tag == want && (uint32_t)(tag >> 32) == arb_sig_short(inst->sig)) return cell + 8;
+    if ((uint32_t)tag != want && (uint32_t)tag != (want | ARB_CELL_VOID)) return NULL;
+    arb_error("%s (call #%llu of team %p): the message from world rank %d %s: members called "
+              "mismatched collectives. ARBOR_CHECK=1 says which argument differs",
+              inst->coll < ARB_COLL_KINDS ? arb_coll_name(inst->coll) : "internal collective",
+              (unsigned long long)inst->call, (void *)inst->team->handle, inst->team->world[p],
+              (uint32_t)tag == want ? "belongs to another collective call (its short signature "
+                                      "differs)"
+                                    : "is longer than this call's");
+    inst->status = ARBOR_ERR_MISMATCH;
+    *bad = true;
+    return NULL;
+}
+
 /* The first message of a step from an unmapped p has landed (posted passed it): whether it is
  * of the same call, as far as its line tells (put_line). small: this call expects one that fits
  * the line, which must then hold the ticket and our signature; otherwise a line holding the
@@ -552,21 +583,36 @@ static bool recv_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
          * what it describes. */
         if (!arb_direct_source(inst, step, c, ticket, &len, &span, &slot, &cma)) return false;
     } else if (len <= ARB_INLINE_MAX) {
-        /* Inline (a mapped sender) or in a slot: the line's ticket tells, rechecked after
-         * posted so a line stored before a later posted is not missed. */
-        const uint8_t *line = chan + arb_chan_line_of(t, ticket);
-        if (load_acq(line) == ticket + 1) {
-            slot = line + ARB_INLINE_HDR;
-        } else {
-            if (load_acq(chan + ARB_CHAN_POSTED) <= ticket) return false;
-            if (load_acq(line) == ticket + 1) slot = line + ARB_INLINE_HDR;
+        /* In a cell or a line (a sender that maps us) or in a slot: the cell's or the line's
+         * ticket tells, the line's rechecked after posted so a line stored before a later posted
+         * is not missed. Mapping need not be mutual (a peer may map us before we map it), so the
+         * cell and the line are read whether or not we map p. A cell message never moves
+         * posted: past it, a sender that does not map us (its line, as below). */
+        if (len <= ARB_CELL_MAX) {
+            bool bad = false;
+            slot = cell_payload(inst, p, chan, ticket, &bad);
+            if (!slot && !bad) {
+                if (load_acq(chan + ARB_CHAN_POSTED) <= ticket) return false;
+                /* A later message moved posted: a cell stored before it is visible now. */
+                slot = cell_payload(inst, p, chan, ticket, &bad);
+            }
+            if (bad) return false;
         }
-        /* A mapped sender's slot message (its signature is in the line too) where this call
-         * expects one that fits the line: a longer message of another call. */
-        if ((slot || t->peer_seg[p]) && !signature_ok(inst, p, line)) return false;
-        if (!slot && !t->peer_seg[p] && c == 0 && !inst->one_copy &&
-            !head_ok(inst, p, line, ticket, true))
-            return false;
+        if (!slot) {
+            const uint8_t *line = chan + arb_chan_line_of(t, ticket);
+            if (load_acq(line) == ticket + 1) {
+                slot = line + ARB_INLINE_HDR;
+            } else {
+                if (load_acq(chan + ARB_CHAN_POSTED) <= ticket) return false;
+                if (load_acq(line) == ticket + 1) slot = line + ARB_INLINE_HDR;
+            }
+            /* A mapped sender's slot message (its signature is in the line too) where this call
+             * expects one that fits the line: a longer message of another call. */
+            if ((slot || t->peer_seg[p]) && !signature_ok(inst, p, line)) return false;
+            if (!slot && !t->peer_seg[p] && c == 0 && !inst->one_copy &&
+                !head_ok(inst, p, line, ticket, true))
+                return false;
+        }
     } else if (load_acq(chan + ARB_CHAN_POSTED) <= ticket) {
         /* Posted stays put for an inline message: a mapped sender's short message where this
          * call expects a longer one is told by the line (its signature differs). */
@@ -597,8 +643,10 @@ static bool recv_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
     else if (len)
         memcpy(dst, slot, len);
     /* Likewise the next line from a mapped sender: when the sender runs ahead (a stream of
-     * small collectives), the line is there before this rank looks for it. */
-    if (t->peer_seg[p] && len <= ARB_INLINE_MAX)
+     * small collectives), the line is there before this rank looks for it. Not the next cell's:
+     * that is mostly this line, and a line of cells taken early, before the sender wrote them,
+     * costs the sender a transfer for each cell it then writes there. */
+    if (t->peer_seg[p] && len <= ARB_INLINE_MAX && len > ARB_CELL_MAX)
         __builtin_prefetch(chan + arb_chan_line_of(t, ticket + span));
     in->next_done += span;
     st->done += span;

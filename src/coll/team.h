@@ -49,6 +49,7 @@
 
 #include "runtime/context.h"
 #include "runtime/peer_copy.h"
+#include "coll/signature.h"
 #include "coll/sched_cache.h"
 
 /* Directory word values besides (offset | 1). */
@@ -150,16 +151,45 @@ static inline uint64_t arb_chan_lines(int depth)
 {
     return depth > ARB_CHAN_MIN_LINES ? (uint64_t)depth : ARB_CHAN_MIN_LINES;
 }
-/* Offset in a channel block of the line of message ticket k, and of the slot of slot index k
- * (k = ticket mod depth). */
+/* Cells: as many 16-byte cells as lines, after them. A mapped sender's message of at most
+ * ARB_CELL_MAX bytes takes only the cell of its ticket, so four consecutive ones share a line:
+ * while the receiver keeps up, each message otherwise costs the sender one line taken back from
+ * the receiver's cache, and that line transfer is what bounds a stream of tiny collectives
+ * where lines move slowly between cores (docs/PROTOCOL.md, "Cells"). Word 0 of a cell is its
+ * tag (coll/signature.h, arb_cell_tag), word 1 the payload. */
+enum { ARB_CELL_BYTES = 16, ARB_CELL_MAX = 8 };
+static inline uint64_t arb_chan_cells_bytes(int depth)
+{
+    return (arb_chan_lines(depth) * ARB_CELL_BYTES + 63) / 64 * 64;
+}
+/* Offset in a channel block of the line of message ticket k, of its cell, and of the slot of
+ * slot index k (k = ticket mod depth). */
 static inline uint64_t arb_chan_line_of(const struct arbor_team *t, uint64_t k)
 {
     return 64 + (k % arb_chan_lines(t->depth)) * 64;
 }
+static inline uint64_t arb_chan_cell_of(const struct arbor_team *t, uint64_t k)
+{
+    uint64_t lines = arb_chan_lines(t->depth);
+    return 64 + lines * 64 + (k % lines) * ARB_CELL_BYTES;
+}
 static inline uint64_t arb_chan_slot_off(const struct arbor_team *t, uint64_t k)
 {
-    return 64 + arb_chan_lines(t->depth) * 64 + k * t->chunk;
+    return 64 + arb_chan_lines(t->depth) * 64 + arb_chan_cells_bytes(t->depth) + k * t->chunk;
 }
+/* Marks void the cells of the n tickets from ticket on the channel to mapped member p, whose
+ * messages go into a line or a slot instead (or are described by a one-copy descriptor), so
+ * that cells are rewritten as the ring goes round (at most a ring's worth: the rest lie on the
+ * same cells). */
+static inline void arb_cell_void(const struct arbor_team *t, int p, uint64_t ticket, uint64_t n)
+{
+    uint64_t lines = arb_chan_lines(t->depth);
+    for (uint64_t k = ticket; k < ticket + (n < lines ? n : lines); k++)
+        __atomic_store_n(
+            (uint64_t *)(void *)(t->peer_seg[p] + t->out[p].block + arb_chan_cell_of(t, k)),
+            (uint64_t)(arb_cell_ticket(k) | ARB_CELL_VOID), __ATOMIC_RELEASE);
+}
+
 /* A channel block starts (rank in the team mod ARB_CHAN_SKEW) lines into what the receiver
  * allocated. Heaps of different ranks fill alike, so without it the two blocks of a pair of
  * ranks (r's for s, s's for r) would lie at one offset, and a rank's stores into its peer's lines
@@ -174,7 +204,8 @@ static inline uint64_t arb_chan_skew(const struct arbor_team *t)
  * fixed region. */
 static inline size_t arb_chan_bytes(int depth, size_t chunk)
 {
-    return (size_t)ARB_CHAN_SKEW * 64 + (size_t)arb_chan_lines(depth) * 64 + (size_t)depth * chunk;
+    return (size_t)ARB_CHAN_SKEW * 64 + (size_t)arb_chan_lines(depth) * 64 +
+           (size_t)arb_chan_cells_bytes(depth) + (size_t)depth * chunk;
 }
 static inline size_t arb_team_region_bytes(int size)
 {
