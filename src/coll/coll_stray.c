@@ -66,16 +66,18 @@ static bool head_sig(const struct arbor_team *t, int p, bool full, uint64_t *sig
     /* A cell message (from a member that maps us, whether or not we map it) carries the call's
      * short signature: its call number, the rest folded. */
     const uint8_t *cell_at = chan + arb_chan_cell_of(t, ticket);
-    if ((uint32_t)load_acq(cell_at) != arb_cell_ticket(ticket)) {
+    uint64_t tag = load_acq(cell_at);
+    if ((uint32_t)tag != arb_cell_ticket(ticket)) {
         if (t->peer_seg[p]) {
             if (load_acq(line) != ticket + 1 && load_acq(chan + ARB_CHAN_POSTED) <= ticket)
                 return false;
         } else if (load_acq(chan + ARB_CHAN_POSTED) <= ticket || load_acq(line) != ticket + 1) {
             return false; /* nothing there yet, or a longer message: no signature to read */
         }
+        /* Read again: a cell stored before the line or the later posted just seen is visible
+         * now. */
+        tag = load_acq(cell_at);
     }
-    /* Read again: a cell stored before the line or the later posted just seen is visible now. */
-    uint64_t tag = load_acq(cell_at);
     if ((uint32_t)tag == arb_cell_ticket(ticket)) {
         *sig = tag >> 32;
         *cell = true;
