@@ -22,9 +22,25 @@ static void forget_all_coarrays(void)
     }
 }
 
+/* Main's call, after the constructors that register static coarrays: gfortran stores a static
+ * coarray's initial value only once its registration returns, so another image could read the
+ * coarray before that store. A barrier here makes every image's initial values visible before
+ * any statement of the program runs. */
+static void main_starts(void)
+{
+    caf_state.main_started = 1;
+    if (!caf_state.statics_unsync) return;
+    caf_state.statics_unsync = 0;
+    arbor_status_t s = arbor_barrier(ARBOR_TEAM_WORLD);
+    if (s != ARBOR_OK) caf_fatal(1, "init: arbor_barrier: %s", arbor_strerror(s));
+}
+
 void _gfortran_caf_init(int *argc, char ***argv)
 {
-    if (caf_state.initialized) return;
+    if (caf_state.initialized) {
+        if (argc && !caf_state.main_started) main_starts();
+        return;
+    }
     caf_mpi_start(argc, argv);
     arbor_status_t s = arbor_init();
     if (s != ARBOR_OK) {
@@ -45,6 +61,7 @@ void _gfortran_caf_init(int *argc, char ***argv)
     s = arbor_bcast(ARBOR_TEAM_WORLD, &caf_state.run_nonce, sizeof caf_state.run_nonce, 0);
     if (s != ARBOR_OK) caf_fatal(1, "init: arbor_bcast: %s", arbor_strerror(s));
     caf_state.initialized = 1;
+    if (argc) caf_state.main_started = 1;
 }
 
 void _gfortran_caf_finalize(void)

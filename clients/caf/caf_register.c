@@ -66,6 +66,7 @@ void _gfortran_caf_register(size_t size, int type, caf_token_t *token, caf_desc_
         caf_check(stat, errmsg, errmsg_len, s, "coarray allocation (arbor_mem_alloc)");
         return;
     }
+    if (!caf_state.main_started) caf_state.statics_unsync = 1;
     c->tag = CAF_TOKEN_COARRAY;
     c->local = local;
     c->nbytes = nbytes;

@@ -71,6 +71,8 @@ typedef struct {
 
 typedef struct {
     int initialized;
+    int main_started;   /* main has called _gfortran_caf_init (constructors run before it) */
+    int statics_unsync; /* coarrays registered by constructors, initial values not yet seen */
     int world_rank, world_size;
     caf_team_s initial;
     caf_team_s *current;
