@@ -169,17 +169,18 @@ static void reduce_numbers(caf_desc_t *a, int result_image, int *stat, char *err
     }
     int owned;
     char *buf = pack_local(a, &s, &owned);
-    char *res = malloc(s.n * s.elem + 1);
     arbor_status_t st = ARBOR_ERR_NO_MEMORY;
-    if (buf && res) {
-        arbor_team_h t = caf_state.current->handle;
-        arbor_dtype_t dt = (arbor_dtype_t)type;
-        st = result_image ? arbor_reduce(t, buf, res, s.n, dt, op, result_image - 1)
-                          : arbor_allreduce(t, buf, res, s.n, dt, op);
-        if (st == ARBOR_OK && (!result_image || result_image == caf_state.current->rank + 1))
+    arbor_team_h t = caf_state.current->handle;
+    arbor_dtype_t dt = (arbor_dtype_t)type;
+    if (buf && !result_image) {
+        st = arbor_allreduce(t, ARBOR_IN_PLACE, buf, s.n, dt, op);
+    } else if (buf) {
+        char *res = malloc(s.n * s.elem + 1);
+        if (res) st = arbor_reduce(t, buf, res, s.n, dt, op, result_image - 1);
+        if (st == ARBOR_OK && result_image == caf_state.current->rank + 1)
             memcpy(buf, res, s.n * s.elem);
+        free(res);
     }
-    free(res);
     if (buf) unpack_local(a, &s, buf, owned);
     caf_coll_check(stat, errmsg, errmsg_len, st, what);
 }
