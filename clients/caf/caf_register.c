@@ -74,6 +74,7 @@ void _gfortran_caf_register(size_t size, int type, caf_token_t *token, caf_desc_
     c->team = team;
     /* Bounds are the same on every image: reference chains read them from here. */
     c->desc = desc->dtype.rank > 0 ? desc : NULL;
+    c->str_len = desc->dtype.type == CAF_BT_CHARACTER ? desc->dtype.elem_len : 0;
     c->next = caf_state.coarrays;
     if (c->next) c->next->prev = c;
     caf_state.coarrays = c;

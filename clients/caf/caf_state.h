@@ -41,6 +41,7 @@ typedef struct caf_coarray {
     char **addr; /* by world rank; NULL for ranks outside the allocating team */
     caf_team_s *team;
     const caf_desc_t *desc; /* the program's descriptor of an array coarray (its bounds), or NULL */
+    size_t str_len;         /* bytes per string of a character coarray, else 0 */
     struct caf_coarray *prev, *next;
 } caf_coarray_t;
 

@@ -101,6 +101,34 @@ static char *remote_base(caf_coarray_t *c, size_t offset, int image, int *w_p, i
     return c->addr[w] + offset;
 }
 
+/* Where a transfer on a character coarray starts inside one of its strings (in bytes; 0 at a
+ * string's start and for other coarrays). gfortran 12 describes a substring c[i](m:n) by its
+ * start and the length of the whole string (inside an expression, with a result length of 0):
+ * its end is lost. A transfer that starts inside a string is such a substring. */
+static size_t string_offset(const caf_coarray_t *c, size_t offset)
+{
+    return c->str_len ? offset % c->str_len : 0;
+}
+
+/* Refuses a substring transfer whose result cannot be right (see string_offset), with stat or
+ * as an error termination; returns nonzero then. Reads into a result no longer than the rest of
+ * the string take its first characters, which is the substring's value whenever the result is
+ * no longer than the substring. Writes are refused: the substring's end, where padding with
+ * blanks stops, is unknown. */
+static int substring_refused(const caf_coarray_t *c, size_t offset, int write, size_t result,
+                             int *stat)
+{
+    size_t at = string_offset(c, offset);
+    if (!at || (!write && result > 0 && result <= c->str_len - at)) return 0;
+    caf_report(stat, NULL, 0, CAF_STAT_ERROR,
+               "libcaf_arbor: %s a substring of a coindexed string from its character %zu: "
+               "gfortran 12 passes the substring's start but not its end, so the %s cannot be "
+               "done right; %s the whole string instead",
+               write ? "write to" : "read of", at + 1,
+               write ? "write" : "read of a result of this length", write ? "write" : "read");
+    return 1;
+}
+
 void _gfortran_caf_get(caf_token_t token, size_t offset, int image_index, caf_desc_t *src,
                        caf_vector_t *src_vector, caf_desc_t *dest, int src_kind, int dst_kind,
                        bool may_require_tmp, int *stat)
@@ -115,6 +143,12 @@ void _gfortran_caf_get(caf_token_t token, size_t offset, int image_index, caf_de
         caf_report(stat, NULL, 0, CAF_STAT_ERROR, "libcaf_arbor: get: unsupported section");
         goto out;
     }
+    if (ls.type == CAF_BT_CHARACTER && substring_refused(token, offset, 0, ls.elem, stat)) goto out;
+    /* A character result shorter than the source takes the source's first characters: read
+     * only those (a substring's range as gfortran 12 passes it may run past the coarray). */
+    if (rs.type == CAF_BT_CHARACTER && ls.type == CAF_BT_CHARACTER && rs.kind == ls.kind &&
+        ls.elem > 0 && ls.elem < rs.elem)
+        rs.elem = ls.elem;
     int direct =
         !may_require_tmp && rs.n == ls.n && caf_same_repr(&rs, &ls) && caf_section_contiguous(&ls);
     char *packed = direct ? dest->base_addr : malloc(rs.n * rs.elem + 1);
@@ -147,6 +181,7 @@ void _gfortran_caf_send(caf_token_t token, size_t offset, int image_index, caf_d
         caf_report(stat, NULL, 0, CAF_STAT_ERROR, "libcaf_arbor: send: unsupported section");
         goto out;
     }
+    if (substring_refused(token, offset, 1, 0, stat)) goto out;
     int direct =
         !may_require_tmp && rs.n == ls.n && caf_same_repr(&rs, &ls) && caf_section_contiguous(&ls);
     char *packed = direct ? src->base_addr : malloc(rs.n * rs.elem + 1);
@@ -187,6 +222,9 @@ void _gfortran_caf_sendget(caf_token_t dst_token, size_t dst_offset, int dst_ima
         caf_report(stat, NULL, 0, CAF_STAT_ERROR, "libcaf_arbor: sendget: unsupported section");
         goto out;
     }
+    if (substring_refused(dst_token, dst_offset, 1, 0, stat) ||
+        substring_refused(src_token, src_offset, 0, 0, stat))
+        goto out;
     in = malloc(ss.n * ss.elem + 1);
     out = malloc(ds.n * ds.elem + 1);
     if (!in || !out) {

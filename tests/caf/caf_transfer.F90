@@ -11,6 +11,14 @@ program caf_transfer
   integer :: me, np, right, left, i, j, idx(3), expect(n), mexp(n, n)
   integer :: loc(n)
   real(8) :: rloc(n)
+  character(len=8) :: cw[*], ca(4)[*]
+  character(len=3) :: c3
+#ifndef CAF_NO_CHARACTER_TRUNCATION
+  character(len=3) :: ca3(4), cb3(2)
+  character(len=10) :: ca10(4)
+#endif
+  character(kind=4, len=6) :: u[*]
+  character(kind=4, len=2) :: u2
 
   me = this_image()
   np = num_images()
@@ -25,6 +33,9 @@ program caf_transfer
   end do
   r = 0
   k8 = 0
+  cw = 'abcdefg' // achar(48 + mod(me, 10))
+  ca = ['ABCDEFG', 'HIJKLMN', 'OPQRSTU', 'VWXYZ12'] // achar(48 + mod(me, 10))
+  u = 4_'uvwxyz'
   sync all
 
   ! get: whole array, scalar, strided section, 2-D section, vector subscript
@@ -140,6 +151,29 @@ program caf_transfer
 #endif
   sync all
   deallocate (am, res, res2, src)
+
+  ! character results shorter or longer than the coarray's strings: the first characters, or
+  ! the string padded with blanks (a kind-4 one too); a substring of a coindexed string read
+  ! into a variable of its length, ending before the coarray does (the truncations are meant:
+  ! CMakeLists.txt turns the compiler's warning off for this file)
+  c3 = cw[right]
+  call check(c3 == 'abc', 'character: shorter result')
+#ifndef CAF_NO_CHARACTER_TRUNCATION
+  ca3 = ca(:)[right]
+  call check(all(ca3 == ['ABC', 'HIJ', 'OPQ', 'VWX']), 'character array: shorter result')
+  cb3 = ca(1:4:2)[right]
+  call check(all(cb3 == ['ABC', 'OPQ']), 'character array: strided, shorter result')
+  ca10 = ca(:)[left]
+  call check(ca10(4) == 'VWXYZ12' // achar(48 + mod(left, 10)) // '  ', &
+             'character array: longer result')
+  c3 = cw[right](2:4)
+  call check(c3 == 'bcd', 'character: substring')
+  c3 = cw[right](6:8)
+  call check(c3 == 'fg' // achar(48 + mod(right, 10)), 'character: substring at the end')
+#endif
+  u2 = u[right]
+  call check(u2 == 4_'uv', 'character kind 4: shorter result')
+  sync all
 
   sync memory
   if (me == 1) print '(a,i0,a)', 'caf_transfer: ', np, ' images OK'
