@@ -389,6 +389,13 @@ static bool send_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
         if (len) memcpy(cell + 8, src, len);
         store_rel(cell, arb_cell_tag(inst->sig, ticket));
         arb_bell_ring(t->world[p]);
+        /* A stream of tiny messages (a broadcast's, which nothing answers) reaches a new line of
+         * cells every fourth ticket, one the receiver read a ring ago: take it two lines early,
+         * so the transfer overlaps the messages between instead of stalling the stream. Not
+         * for a reduction, whose messages are answered: there the request only delays the
+         * peer that is about to answer. */
+        if (!inst->combine && (ticket & 3) == 0)
+            __builtin_prefetch(t->peer_seg[p] + ch->block + arb_chan_cell_of(t, ticket + 8), 1);
     } else if (t->peer_seg[p] && len <= ARB_INLINE_MAX) {
         arb_cell_void(t, p, ticket, 1);
         uint8_t *line = t->peer_seg[p] + ch->block + arb_chan_line_of(t, ticket);
