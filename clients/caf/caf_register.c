@@ -63,7 +63,11 @@ void _gfortran_caf_register(size_t size, int type, caf_token_t *token, caf_desc_
         if (c->mem) arbor_mem_free(&c->mem);
         free(c);
         free(addr);
-        caf_check(stat, errmsg, errmsg_len, s, "coarray allocation (arbor_mem_alloc)");
+        caf_check(stat, errmsg, errmsg_len, s,
+                  s == ARBOR_ERR_NO_MEMORY
+                      ? "coarray allocation (coarrays live in each image's arbor segment: "
+                        "raise ARBOR_SEGMENT_SIZE, 64M by default)"
+                      : "coarray allocation (arbor_mem_alloc)");
         return;
     }
     if (!caf_state.main_started) caf_state.statics_unsync = 1;
