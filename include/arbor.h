@@ -883,7 +883,8 @@ ARBOR_API arbor_status_t arbor_mem_usage(size_t *used_p, size_t *free_p, size_t 
  * node, arbor_mem_atomics of the world's heap: ARBOR_ATOMICS_CPU) and the ranks may read each
  * other's memory (the access cross-memory attach needs, agreed at init), the pages that cover
  * the range move into node-shared memory in place: same address, same contents, copied by this
- * call (no other thread may write them meanwhile). Peers that attach then map them and reach
+ * call (no other thread may write them meanwhile; pages of anonymous memory never touched are
+ * not copied and take no memory until written). Peers that attach then map them and reach
  * the range as they reach the heap: loads and stores (arbor_mem_ptr gives the pointer) and CPU
  * atomics, the owner's own included; and peers need no progress of the owner for it. Elsewhere
  * (several nodes, ARBOR_DIRECT=n, not Linux, a page that is not private and writable) the

@@ -13,7 +13,10 @@
  *   - where every rank is on one node, the segments mapped, and the registration could be
  *     shared, no progress thread runs (peers need none of the owner); with ARBOR_DIRECT=n it
  *     runs (peers go through the transport);
- *   - after deregistration the owner still reads and writes its words.
+ *   - after deregistration the owner still reads and writes its words;
+ *   - a fresh anonymous mapping registered node-shared keeps the pages written before and
+ *     reads zeros elsewhere, and its memory file holds only the pages written (a large fresh
+ *     mapping does not take its whole size in memory).
  * EXPECT_SHARED=1 asserts the pages were shared and mapped by the node peers (the default
  * launch on one node), EXPECT_SHARED=0 that nothing is mapped (ARBOR_DIRECT=n).
  */
@@ -22,6 +25,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "arbor.h"
 #include "launched_check.h"
@@ -34,6 +41,55 @@ static uint64_t words[WORDS] = {0x5eed};
 static void info(const char *key, char *buf, size_t len)
 {
     if (arbor_info_get(key, buf, len) != ARBOR_OK) snprintf(buf, len, "?");
+}
+
+/* Bytes allocated to this process's node-shared memory file of @p size bytes (the newest such
+ * file when there are several), or -1 when there is none. */
+static long long memory_file_bytes(off_t size)
+{
+    DIR *d = opendir("/proc/self/fd");
+    if (!d) return -1;
+    long long got = -1;
+    int newest = -1;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        char path[300], target[128];
+        snprintf(path, sizeof path, "/proc/self/fd/%s", e->d_name);
+        ssize_t n = readlink(path, target, sizeof target - 1);
+        if (n <= 0) continue;
+        target[n] = 0;
+        struct stat st;
+        int fd = atoi(e->d_name);
+        if (strstr(target, "memfd:arbor-registered") && stat(path, &st) == 0 &&
+            st.st_size == size && fd > newest) {
+            newest = fd;
+            got = (long long)st.st_blocks * 512;
+        }
+    }
+    closedir(d);
+    return got;
+}
+
+/* A fresh mapping of 16 MiB with two pages written, registered node-shared. */
+static void fresh_mapping(bool shared)
+{
+    const size_t len = 16u << 20, pg = (size_t)sysconf(_SC_PAGESIZE);
+    char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(m != MAP_FAILED, "mmap");
+    if (m == MAP_FAILED) return;
+    memset(m + pg, 0x11, 64);
+    memset(m + len / 2, 0x22, 64);
+    arbor_reg_h r = NULL;
+    CHECK(arbor_mem_register(m, len, ARBOR_MEM_NODE_SHARED, &r) == ARBOR_OK, "register fresh");
+    CHECK(m[pg] == 0x11 && m[pg + 63] == 0x11 && m[len / 2] == 0x22 && m[pg + 64] == 0 &&
+              m[0] == 0 && m[len - 1] == 0,
+          "a fresh mapping's contents changed at registration");
+    long long bytes = memory_file_bytes((off_t)len);
+    if (shared)
+        CHECK(bytes >= 0 && bytes <= (long long)(16 * pg),
+              "the memory file of a fresh 16 MiB mapping holds %lld bytes", bytes);
+    CHECK(arbor_mem_deregister(&r) == ARBOR_OK, "deregister fresh");
+    munmap(m, len);
 }
 
 int main(void)
@@ -189,6 +245,7 @@ int main(void)
     CHECK(arbor_mem_deregister(&reg) == ARBOR_OK && !reg, "deregister");
     words[3] = 77;
     CHECK(words[0] == 0x5eed && words[3] == 77, "the words after deregistration");
+    fresh_mapping(shared);
     free(mine), free(all), free(att), free(base);
     CHECK(arbor_finalize() == ARBOR_OK, "finalize");
     printf("test_reg_shared rank %d: %d checks, %d failures\n", rank, checks, failures);

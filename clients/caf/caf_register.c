@@ -1,7 +1,8 @@
 /*
  * Coarray registration: every coarray (static, allocatable, lock, critical, event) is one
  * collective allocation of arbor's symmetric heap over the current team; the token keeps every
- * image's address of it. Allocatable and pointer components are allocated by one image alone:
+ * image's address of it; one the heap has no room for is registered memory of each image's own
+ * (caf_outside.c). Allocatable and pointer components are allocated by one image alone:
  * caf_component.c.
  */
 #include <stdlib.h>
@@ -9,21 +10,14 @@
 #include "caf_api.h"
 #include "caf_state.h"
 
-/* Locks and events live in 8-byte words (one per element), updated with arbor atomics. */
 enum { CAF_SYNC_WORD = 8 };
 
-static size_t register_bytes(size_t size, int type)
+/* Locks and events: 8-byte words (one per element) updated with arbor atomics and watched with
+ * arbor_wait_until, which needs them in the heap. */
+static int sync_type(int type)
 {
-    switch (type) {
-    case CAF_REG_LOCK_STATIC:
-    case CAF_REG_LOCK_ALLOC:
-    case CAF_REG_CRITICAL:
-    case CAF_REG_EVENT_STATIC:
-    case CAF_REG_EVENT_ALLOC:
-        return (size ? size : 1) * CAF_SYNC_WORD;
-    default:
-        return size;
-    }
+    return type == CAF_REG_LOCK_STATIC || type == CAF_REG_LOCK_ALLOC || type == CAF_REG_CRITICAL ||
+           type == CAF_REG_EVENT_STATIC || type == CAF_REG_EVENT_ALLOC;
 }
 
 void _gfortran_caf_register(size_t size, int type, caf_token_t *token, caf_desc_t *desc, int *stat,
@@ -53,21 +47,26 @@ void _gfortran_caf_register(size_t size, int type, caf_token_t *token, caf_desc_
         caf_report(stat, errmsg, errmsg_len, CAF_STAT_ERROR, "libcaf_arbor: out of memory");
         return;
     }
-    size_t nbytes = register_bytes(size, type);
+    int sync_words = sync_type(type);
+    size_t nbytes = sync_words ? (size ? size : 1) * CAF_SYNC_WORD : size;
     void *local = NULL;
     /* A zero-sized coarray still needs an address of its own. */
     arbor_status_t s = arbor_mem_alloc(team->handle, nbytes ? nbytes : 1, &c->mem, &local);
     for (int r = 0; s == ARBOR_OK && r < team->size; r++)
         s = arbor_mem_addr(c->mem, r, (void **)&addr[team->world[r]], NULL);
+    if (s == ARBOR_ERR_NO_MEMORY && !sync_words) {
+        s = caf_outside_register(team, nbytes ? nbytes : 1, c, addr);
+        local = c->local;
+    }
     if (s != ARBOR_OK) {
         if (c->mem) arbor_mem_free(&c->mem);
         free(c);
         free(addr);
         caf_check(stat, errmsg, errmsg_len, s,
-                  s == ARBOR_ERR_NO_MEMORY
-                      ? "coarray allocation (coarrays live in each image's arbor segment: "
-                        "raise ARBOR_SEGMENT_SIZE, 64M by default)"
-                      : "coarray allocation (arbor_mem_alloc)");
+                  s != ARBOR_ERR_NO_MEMORY ? "coarray allocation"
+                  : sync_words ? "coarray allocation (locks and events live in each image's "
+                                 "arbor segment: raise ARBOR_SEGMENT_SIZE, 64M by default)"
+                               : "coarray allocation (out of memory on an image)");
         return;
     }
     if (!caf_state.main_started) caf_state.statics_unsync = 1;
@@ -108,12 +107,14 @@ void _gfortran_caf_deregister(caf_token_t *token, int type, int *stat, char *err
     /* Deallocation synchronises the team: nobody may still be reading or writing it. */
     arbor_status_t s = arbor_quiet();
     if (s == ARBOR_OK) s = arbor_barrier(c->team->handle);
-    if (s == ARBOR_OK) s = arbor_mem_free(&c->mem);
+    if (s == ARBOR_OK && c->mem) s = arbor_mem_free(&c->mem);
+    if (s == ARBOR_OK && c->att) caf_outside_free(c);
     if (c->prev)
         c->prev->next = c->next;
     else
         caf_state.coarrays = c->next;
     if (c->next) c->next->prev = c->prev;
+    free(c->att);
     free(c->addr);
     free(c);
     *token = NULL;

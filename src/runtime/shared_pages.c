@@ -25,21 +25,25 @@ static size_t page(void)
 }
 
 /* Whether every page of [lo, hi) is mapped private and writable in this process: a shared or
- * read-only page moved into a writable file would change what the program sees. */
-static bool private_writable(uintptr_t lo, uintptr_t hi)
+ * read-only page moved into a writable file would change what the program sees. *anon tells
+ * whether they are all anonymous memory (no file behind: a page never touched reads as zeros). */
+static bool private_writable(uintptr_t lo, uintptr_t hi, bool *anon)
 {
     FILE *f = fopen("/proc/self/maps", "r");
     if (!f) return false;
     char line[512];
     uintptr_t covered = lo;
+    *anon = true;
     bool ok = true;
     while (ok && covered < hi && fgets(line, sizeof(line), f)) {
-        unsigned long a, b;
-        char perms[8] = "";
-        if (sscanf(line, "%lx-%lx %7s", &a, &b, perms) != 3) continue;
+        unsigned long a, b, offset, inode = 1;
+        char perms[8] = "", dev[16] = "";
+        if (sscanf(line, "%lx-%lx %7s %lx %15s %lu", &a, &b, perms, &offset, dev, &inode) < 3)
+            continue;
         if (b <= covered || a >= hi) continue;
         /* Mappings come in address order: a gap before this one is an unmapped page. */
         ok = a <= covered && perms[0] == 'r' && perms[1] == 'w' && perms[3] == 'p';
+        if (inode != 0) *anon = false;
         covered = b;
     }
     fclose(f);
@@ -58,13 +62,41 @@ copy_pages(uint64_t *dst, const volatile uint64_t *src, size_t len)
     for (size_t i = 0; i < len / sizeof(uint64_t); i++) dst[i] = src[i];
 }
 
+/* Copies the pages of [lo, lo + n), anonymous memory, that were ever touched (present or
+ * swapped out, as the kernel's page map says). A page never touched reads as zeros, which the
+ * new file holds already: copying it would fill the sparse file with zeros, so that registering
+ * a large fresh mapping would take its whole size in memory. Where the page map cannot be
+ * read, every page. */
+static void copy_touched(uint64_t *dst, uintptr_t lo, size_t n, size_t pg)
+{
+    int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+    size_t npages = n / pg, done = 0;
+    uint64_t ent[512];
+    while (fd >= 0 && done < npages) {
+        size_t k = npages - done < 512 ? npages - done : 512;
+        off_t at = (off_t)((lo / pg + done) * sizeof(uint64_t));
+        if (pread(fd, ent, k * sizeof(uint64_t), at) != (ssize_t)(k * sizeof(uint64_t))) break;
+        for (size_t j = 0; j < k; j++) {
+            size_t off = (done + j) * pg;
+            if (ent[j] & (3ull << 62)) /* present, or swapped */
+                copy_pages(dst + off / sizeof(uint64_t), (const volatile uint64_t *)(lo + off), pg);
+        }
+        done += k;
+    }
+    if (fd >= 0) close(fd);
+    if (done < npages)
+        copy_pages(dst + done * pg / sizeof(uint64_t), (const volatile uint64_t *)(lo + done * pg),
+                   n - done * pg);
+}
+
 arbor_status_t arb_shared_pages_make(void *addr, size_t len, arb_shared_pages_t *sp)
 {
     size_t pg = page();
     uintptr_t lo = (uintptr_t)addr & ~(uintptr_t)(pg - 1);
     uintptr_t hi = ((uintptr_t)addr + len + pg - 1) & ~(uintptr_t)(pg - 1);
     size_t n = hi - lo;
-    if (!private_writable(lo, hi)) {
+    bool anon = false;
+    if (!private_writable(lo, hi, &anon)) {
         arb_debug("node-shared registration: [%p, +%zu) is not all private writable pages", addr,
                   len);
         return ARBOR_ERR_UNSUPPORTED;
@@ -82,7 +114,10 @@ arbor_status_t arb_shared_pages_make(void *addr, size_t len, arb_shared_pages_t 
         close(fd);
         return errno == ENOMEM ? ARBOR_ERR_NO_MEMORY : ARBOR_ERR_UNSUPPORTED;
     }
-    copy_pages(copy, (const volatile uint64_t *)lo, n);
+    if (anon)
+        copy_touched(copy, lo, n, pg);
+    else
+        copy_pages(copy, (const volatile uint64_t *)lo, n);
     /* The file replaces the pages at their address; a failure leaves them as they were. */
     void *at = mmap((void *)lo, n, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
     int err = errno;
@@ -138,6 +173,33 @@ void arb_shared_pages_unmap(void *map, size_t len)
 }
 
 #else
+
+/* Copies the pages of [lo, lo + n), anonymous memory, that were ever touched (present or
+ * swapped out, as the kernel's page map says). A page never touched reads as zeros, which the
+ * new file holds already: copying it would fill the sparse file with zeros, so that registering
+ * a large fresh mapping would take its whole size in memory. Where the page map cannot be
+ * read, every page. */
+static void copy_touched(uint64_t *dst, uintptr_t lo, size_t n, size_t pg)
+{
+    int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+    size_t npages = n / pg, done = 0;
+    uint64_t ent[512];
+    while (fd >= 0 && done < npages) {
+        size_t k = npages - done < 512 ? npages - done : 512;
+        off_t at = (off_t)((lo / pg + done) * sizeof(uint64_t));
+        if (pread(fd, ent, k * sizeof(uint64_t), at) != (ssize_t)(k * sizeof(uint64_t))) break;
+        for (size_t j = 0; j < k; j++) {
+            size_t off = (done + j) * pg;
+            if (ent[j] & (3ull << 62)) /* present, or swapped */
+                copy_pages(dst + off / sizeof(uint64_t), (const volatile uint64_t *)(lo + off), pg);
+        }
+        done += k;
+    }
+    if (fd >= 0) close(fd);
+    if (done < npages)
+        copy_pages(dst + done * pg / sizeof(uint64_t), (const volatile uint64_t *)(lo + done * pg),
+                   n - done * pg);
+}
 
 arbor_status_t arb_shared_pages_make(void *addr, size_t len, arb_shared_pages_t *sp)
 {
