@@ -146,7 +146,7 @@ static void reduce_numbers(caf_desc_t *a, int result_image, int *stat, char *err
     caf_section_t s;
     if (check_result_image(result_image, stat, errmsg, errmsg_len)) return;
     int type = -1;
-    memset(&s, 0, sizeof s);
+    /* caf_section_init sets what the error paths below read (type, elem) before it can fail. */
     if (caf_section_init(&s, a, NULL, 0) == 0) {
         type = arbor_type_of(&s);
         arbor_op_t wide = type < 0 ? wide_op_of(&s, op) : -1;
