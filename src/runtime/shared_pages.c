@@ -174,33 +174,6 @@ void arb_shared_pages_unmap(void *map, size_t len)
 
 #else
 
-/* Copies the pages of [lo, lo + n), anonymous memory, that were ever touched (present or
- * swapped out, as the kernel's page map says). A page never touched reads as zeros, which the
- * new file holds already: copying it would fill the sparse file with zeros, so that registering
- * a large fresh mapping would take its whole size in memory. Where the page map cannot be
- * read, every page. */
-static void copy_touched(uint64_t *dst, uintptr_t lo, size_t n, size_t pg)
-{
-    int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-    size_t npages = n / pg, done = 0;
-    uint64_t ent[512];
-    while (fd >= 0 && done < npages) {
-        size_t k = npages - done < 512 ? npages - done : 512;
-        off_t at = (off_t)((lo / pg + done) * sizeof(uint64_t));
-        if (pread(fd, ent, k * sizeof(uint64_t), at) != (ssize_t)(k * sizeof(uint64_t))) break;
-        for (size_t j = 0; j < k; j++) {
-            size_t off = (done + j) * pg;
-            if (ent[j] & (3ull << 62)) /* present, or swapped */
-                copy_pages(dst + off / sizeof(uint64_t), (const volatile uint64_t *)(lo + off), pg);
-        }
-        done += k;
-    }
-    if (fd >= 0) close(fd);
-    if (done < npages)
-        copy_pages(dst + done * pg / sizeof(uint64_t), (const volatile uint64_t *)(lo + done * pg),
-                   n - done * pg);
-}
-
 arbor_status_t arb_shared_pages_make(void *addr, size_t len, arb_shared_pages_t *sp)
 {
     (void)addr, (void)len, (void)sp;
