@@ -82,6 +82,18 @@ ptrdiff_t caf_section_offset(const caf_section_t *s, size_t j)
     return off;
 }
 
+size_t caf_section_run(const caf_section_t *s)
+{
+    size_t run = 1;
+    ptrdiff_t expect = (ptrdiff_t)s->elem;
+    for (int i = 0; i < s->rank; i++) {
+        if (s->list[i] || (s->extent[i] > 1 && s->stride[i] != expect)) break;
+        run *= s->extent[i];
+        expect *= (ptrdiff_t)s->extent[i];
+    }
+    return run ? run : 1;
+}
+
 int caf_section_strided(const caf_section_t *s)
 {
     for (int i = 0; i < s->rank; i++)
@@ -281,13 +293,31 @@ int caf_convert(void *dst, int dst_type, int dst_kind, size_t dst_len, const voi
     return store_number(dst, dst_type, dst_kind, &v);
 }
 
+/* Copies @p n elements between @p to (representation @p t) and @p from (@p f), converting
+ * element by element only where the two differ; a one-element @p from (@p repeat) is repeated. */
+static int copy_run(char *to, const caf_section_t *t, const char *from, const caf_section_t *f,
+                    size_t n, int repeat)
+{
+    if (!repeat && caf_same_repr(t, f)) {
+        memmove(to, from, n * t->elem);
+        return 0;
+    }
+    for (size_t e = 0; e < n; e++)
+        if (caf_convert(to + e * t->elem, t->type, t->kind, t->elem,
+                        from + (repeat ? 0 : e) * f->elem, f->type, f->kind, f->elem) != 0)
+            return -1;
+    return 0;
+}
+
+/* Both walk the section run by run (caf_section_run): one offset computation and, for equal
+ * representations, one copy per run of adjacent elements. */
 int caf_unpack(void *base, const caf_section_t *s, const void *packed, const caf_section_t *ps,
                size_t npacked)
 {
-    for (size_t j = 0; j < s->n; j++) {
+    size_t run = caf_section_run(s);
+    for (size_t j = 0; j < s->n; j += run) {
         const char *from = (const char *)packed + (npacked == 1 ? 0 : j) * ps->elem;
-        char *to = (char *)base + caf_section_offset(s, j);
-        if (caf_convert(to, s->type, s->kind, s->elem, from, ps->type, ps->kind, ps->elem) != 0)
+        if (copy_run((char *)base + caf_section_offset(s, j), s, from, ps, run, npacked == 1) != 0)
             return -1;
     }
     return 0;
@@ -295,10 +325,13 @@ int caf_unpack(void *base, const caf_section_t *s, const void *packed, const caf
 
 int caf_pack(void *packed, const caf_section_t *ps, const void *base, const caf_section_t *s)
 {
-    for (size_t j = 0; j < ps->n; j++) {
-        const char *from = (const char *)base + caf_section_offset(s, s->n == 1 ? 0 : j);
-        char *to = (char *)packed + j * ps->elem;
-        if (caf_convert(to, ps->type, ps->kind, ps->elem, from, s->type, s->kind, s->elem) != 0)
+    if (s->n == 1) return copy_run(packed, ps, base, s, ps->n, 1); /* repeated */
+    /* s may hold more elements than ps takes (caf_section_fits). */
+    size_t run = caf_section_run(s);
+    for (size_t j = 0; j < ps->n; j += run) {
+        size_t n = ps->n - j < run ? ps->n - j : run;
+        if (copy_run((char *)packed + j * ps->elem, ps,
+                     (const char *)base + caf_section_offset(s, j), s, n, 0) != 0)
             return -1;
     }
     return 0;

@@ -31,6 +31,9 @@ int caf_section_init(caf_section_t *s, const caf_desc_t *desc, const caf_vector_
 void caf_section_free(caf_section_t *s);
 /* Byte offset of element @p j (0 <= j < n) from the section's first element. */
 ptrdiff_t caf_section_offset(const caf_section_t *s, size_t j);
+/* Elements in each run of adjacent, in-order elements the section is made of (the leading
+ * dimensions that continue one another; 1 when the first does not); it divides n. */
+size_t caf_section_run(const caf_section_t *s);
 /* True when the section has no vector dimension (it can move as one strided transfer). */
 int caf_section_strided(const caf_section_t *s);
 /* True when its elements are adjacent and in order. */

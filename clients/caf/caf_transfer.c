@@ -49,13 +49,15 @@ arbor_status_t caf_remote_move(int put, int w, char *raddr, const caf_section_t 
 {
     if (r->n == 0) return ARBOR_OK;
     if (w == caf_state.world_rank) {
-        /* Our own image: plain copies (memmove: the two may overlap). */
-        for (size_t j = 0; j < r->n; j++) {
+        /* Our own image: a plain copy per run of adjacent elements (memmove: the two may
+         * overlap). */
+        size_t run = caf_section_run(r);
+        for (size_t j = 0; j < r->n; j += run) {
             char *remote = raddr + caf_section_offset(r, j), *local = packed + j * r->elem;
             if (put)
-                memmove(remote, local, r->elem);
+                memmove(remote, local, run * r->elem);
             else
-                memmove(local, remote, r->elem);
+                memmove(local, remote, run * r->elem);
         }
         return ARBOR_OK;
     }
@@ -232,13 +234,19 @@ void _gfortran_caf_sendget(caf_token_t dst_token, size_t dst_offset, int dst_ima
         goto out;
     }
     arbor_status_t s = caf_remote_move(0, ws, saddr, &ss, in);
-    for (size_t j = 0; s == ARBOR_OK && j < ds.n; j++)
-        if (caf_convert(out + j * ds.elem, ds.type, ds.kind, ds.elem,
-                        in + (ss.n == 1 ? 0 : j) * ss.elem, ss.type, ss.kind, ss.elem) != 0) {
-            caf_report(stat, NULL, 0, CAF_STAT_ERROR,
-                       "libcaf_arbor: sendget: unsupported conversion");
-            goto out;
-        }
+    /* The packed elements in order: a section of ds.n adjacent elements of each representation. */
+    caf_section_t dpacked = {.rank = 1,
+                             .n = ds.n,
+                             .elem = ds.elem,
+                             .type = ds.type,
+                             .kind = ds.kind,
+                             .extent = {ds.n},
+                             .stride = {(ptrdiff_t)ds.elem}};
+    caf_section_t spacked = {.n = ss.n, .elem = ss.elem, .type = ss.type, .kind = ss.kind};
+    if (s == ARBOR_OK && caf_unpack(out, &dpacked, in, &spacked, ss.n) != 0) {
+        caf_report(stat, NULL, 0, CAF_STAT_ERROR, "libcaf_arbor: sendget: unsupported conversion");
+        goto out;
+    }
     if (s == ARBOR_OK) s = caf_remote_move(1, wd, daddr, &ds, out);
     if (s == ARBOR_OK && wd != caf_state.world_rank) s = arbor_order(wd);
     caf_check(stat, NULL, 0, s, "coindexed copy");

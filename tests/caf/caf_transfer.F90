@@ -55,6 +55,33 @@ program caf_transfer
   idx = [7, 2, 5]
   loc(1:3) = a(idx)[right]
   call check(all(loc(1:3) == 100 * right + idx), 'get vector subscript')
+  ! column runs: whole columns of a strided set, into a section of a larger array, from this
+  ! image and another; with kind conversion; a scalar over a 2-D section of this image
+  mexp = 0
+  mexp(:, 2:n:2) = m(:, 2:n:2)[me]
+  call check(all(mexp(:, 2:n:2) == m(:, 2:n:2)) .and. all(mexp(:, 1:n:2) == 0), &
+             'get whole columns from this image')
+  mexp = 0
+  mexp(:, 5:7) = m(:, 1:3)[right]
+  do j = 1, 3
+    call check(all(mexp(:, 4 + j) == [(1000 * right + 10 * i + j, i = 1, n)]), &
+               'get whole columns into a section')
+  end do
+  call check(all(mexp(:, 1:4) == 0) .and. all(mexp(:, 8) == 0), 'get columns: the rest')
+  block
+    real(8) :: rm(n, 3)
+    rm = m(:, 2:n:3)[left]
+    do j = 1, 3
+      call check(all(rm(:, j) == real([(1000 * left + 10 * i + 3 * j - 1, i = 1, n)], 8)), &
+                 'get columns with kind conversion')
+    end do
+  end block
+  sync all
+  m(3:5, 2:3)[me] = -7
+  call check(all(m(3:5, 2:3) == -7) .and. m(2, 2) == 1000 * me + 22 .and. m(6, 3) == 1000 * me + 63, &
+             'scalar over a 2-D section of this image')
+  m(3:5, 2:3) = reshape([((1000 * me + 10 * i + j, i = 3, 5), j = 2, 3)], [3, 2])
+  sync all
   ! kind conversion on get: integer(4) remote into real(8) local
   rloc = a(:)[right]
   call check(all(rloc == real([(100 * right + i, i = 1, n)], 8)), 'get with kind conversion')
