@@ -1,6 +1,8 @@
 ! Coarray micro benchmark, built against each runtime from this one source: co_sum and
 ! co_broadcast of one element, 1 MiB strided get and put (every other real(8) of a 2 MiB row),
-! sync images with both neighbours, and an event ping-pong between images 1 and 2.
+! a get of 512 KiB of whole columns of a 2-D coarray into a 2-D array, from the right neighbour
+! and from this image, sync images with both neighbours, and an event ping-pong between images
+! 1 and 2.
 ! Image 1 prints one line per operation: "caf_bench <op> <images> <microseconds per call>", the
 ! slowest image's mean over the timed calls; every operation is run untimed first (warm-up).
 ! 20000 calls of the small operations: where images share cores, 2000 lasted a few scheduler
@@ -8,7 +10,7 @@
 program caf_bench
   implicit none
   integer, parameter :: nstride = 131072 ! 1 MiB of real(8) taken every other element
-  real(8), allocatable :: big(:)[:]
+  real(8), allocatable :: big(:)[:], cols(:, :)[:], got(:, :)
   real(8) :: buf(nstride) ! not allocatable: assignment to an allocatable goes by reference
   integer :: x, me, np, left, right, it, reps
   real(8) :: t0, t
@@ -17,8 +19,9 @@ program caf_bench
   np = num_images()
   right = merge(1, me + 1, me == np)
   left = merge(np, me - 1, me == 1)
-  allocate (big(2 * nstride)[*])
+  allocate (big(2 * nstride)[*], cols(256, 512)[*], got(256, 256))
   big = me
+  cols = me
   buf = 0
 
   reps = 20000
@@ -44,6 +47,9 @@ program caf_bench
   sync all
   t = (now() - t0) / reps
   call report('put_strided_1MiB', t)
+
+  call timed_columns('get_columns_512KiB', right)
+  call timed_columns('get_columns_self_512KiB', me)
 
   reps = 20000
   do it = 1, reps / 10 + reps
@@ -78,6 +84,22 @@ contains
     call co_max(worst)
     if (me == 1) print '(a,1x,a,1x,i0,1x,f12.3)', 'caf_bench', what, np, worst * 1d6
   end subroutine report
+
+  subroutine timed_columns(what, image)
+    character(*), intent(in) :: what
+    integer, intent(in) :: image
+    integer :: k
+    got(:, :) = cols(:, 257:512)[image]
+    sync all
+    t0 = now()
+    do k = 1, 100
+      got(:, :) = cols(:, 257:512)[image]
+    end do
+    t = (now() - t0) / 100
+    call report(what, t)
+    if (any(got /= image)) error stop 'caf_bench: column get read wrong data'
+    sync all
+  end subroutine timed_columns
 
   subroutine timed_co_sum(n)
     integer, intent(in) :: n

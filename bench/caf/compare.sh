@@ -43,13 +43,13 @@ function median(key,   n, i, j, v, t) {
     if (!(op in seen)) { seen[op] = 1; order[++nops] = op }
 }
 END {
-    printf "%-18s %6s %14s %14s %8s   (medians of %d rounds)\n", "operation", "images", "arbor_us", "ocaf_us", "ratio", rounds
+    printf "%-24s %6s %14s %14s %8s   (medians of %d rounds)\n", "operation", "images", "arbor_us", "ocaf_us", "ratio", rounds
     for (k = 1; k <= nops; k++) {
         split(order[k], f, " ")
         a = median("arbor|" order[k])
         o = ("ocaf|" order[k]) in cnt ? median("ocaf|" order[k]) : -1
         ot = o < 0 ? "-" : sprintf("%.3f", o)
         ratio = o > 0 ? sprintf("%.2f", a / o) : "-"
-        printf "%-18s %6s %14.3f %14s %8s\n", f[1], f[2], a, ot, ratio
+        printf "%-24s %6s %14.3f %14s %8s\n", f[1], f[2], a, ot, ratio
     }
 }' "$runs"
