@@ -820,6 +820,24 @@ typedef struct arbor_mem *arbor_mem_h;
 ARBOR_API arbor_status_t arbor_mem_alloc(arbor_team_h team, size_t nbytes, arbor_mem_h *mem_p,
                                          void **local_p);
 /**
+ * @brief arbor_mem_alloc where the heap may be too small: when it has no room on some member
+ * (ARBOR_SEGMENT_SIZE bounds it), every member maps @p nbytes of its own instead (0 allowed;
+ * pages take memory only once written), registers them as arbor_mem_register does with
+ * ARBOR_MEM_NODE_SHARED, and attaches every other member's part, all within this call. Such an
+ * allocation is not at a common offset: each member's address is arbor_mem_addr's (ARMCI_Malloc's
+ * table, a coarray's), so an OpenSHMEM-style symmetric address does not apply. Every one-sided
+ * call reaches it; arbor_mem_atomics says which mechanism its atomics use (CPU where every part is
+ * mapped by every member, else the transport's, on every part alike); members of a node reach
+ * each other's part by loads and stores (arbor_mem_ptr) where it is mapped, and elsewhere peers'
+ * operations need the owner's progress (its progress thread starts). arbor_mem_usage counts the
+ * heap only. The same signal words and arbor_wait_until words rule as for registrations: keep
+ * those in the heap (arbor_mem_alloc). Collective over @p team and synchronising.
+ * @return as arbor_mem_alloc; ARBOR_ERR_NO_MEMORY on every member when some member cannot map,
+ *         register or attach.
+ */
+ARBOR_API arbor_status_t arbor_mem_alloc_any(arbor_team_h team, size_t nbytes, arbor_mem_h *mem_p,
+                                             void **local_p);
+/**
  * @brief Collective free of an allocation over the team it was allocated on. Every operation
  * on it must have been completed (quiet) first. The space is returned to the heap. *mem_p is set
  * to NULL. ARBOR_ERR_HANDLE for an unknown or freed allocation.

@@ -1,4 +1,6 @@
-/* ARMCI_Malloc / Free (and the group and memdev forms) over arbor's symmetric heap. */
+/* ARMCI_Malloc / Free (and the group and memdev forms) over arbor's symmetric heap, or memory of
+ * each rank's own where the heap has no room (arbor_mem_alloc_any: ARMCI-MPI's windows have no
+ * bound, so Global Arrays programs size their arrays freely). */
 #include "armci_arbor.h"
 
 #include <stdint.h>
@@ -28,7 +30,7 @@ static int malloc_team(void **ptr_arr, armci_size_t bytes, arbor_team_h team)
         return armcia_status("ARMCI_Malloc", bytes < 0 ? ARBOR_ERR_COUNT : ARBOR_ERR_BUFFER);
     alloc_t *a = calloc(1, sizeof *a);
     if (!a) return ARBOR_ERR_NO_MEMORY; /* local only: the others fail in arbor_mem_free later */
-    st = arbor_mem_alloc(team, (size_t)bytes, &a->mem, &a->local);
+    st = arbor_mem_alloc_any(team, (size_t)bytes, &a->mem, &a->local);
     if (st != ARBOR_OK) {
         free(a);
         return armcia_status("ARMCI_Malloc", st);

@@ -17,7 +17,8 @@ static void forget_all_coarrays(void)
     while (caf_state.coarrays) {
         caf_coarray_t *c = caf_state.coarrays;
         caf_state.coarrays = c->next;
-        caf_coarray_forget(c);
+        free(c->addr);
+        free(c);
     }
 }
 
@@ -82,7 +83,6 @@ void _gfortran_caf_finalize(void)
     arbor_status_t s = arbor_finalize();
     if (s != ARBOR_OK) fprintf(stderr, "libcaf_arbor: arbor_finalize: %s\n", arbor_strerror(s));
     caf_component_release();
-    caf_coarray_release();
     caf_mpi_end();
 }
 

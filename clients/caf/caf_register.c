@@ -1,9 +1,10 @@
 /*
  * Coarray registration: every coarray (static, allocatable, lock, critical, event) is one
  * collective allocation of arbor's symmetric heap over the current team; the token keeps every
- * image's address of it; one the heap has no room for is registered memory of each image's own
- * (caf_outside.c). Allocatable and pointer components are allocated by one image alone:
- * caf_component.c.
+ * image's address of it. Where the heap has no room (ARBOR_SEGMENT_SIZE bounds it; MPI-based
+ * runtimes have no such bound), arbor_mem_alloc_any gives memory of each image's own (locks and
+ * events stay in the heap: arbor_wait_until watches heap words only). Allocatable and pointer
+ * components are allocated by one image alone: caf_component.c.
  */
 #include <stdlib.h>
 
@@ -51,13 +52,11 @@ void _gfortran_caf_register(size_t size, int type, caf_token_t *token, caf_desc_
     size_t nbytes = sync_words ? (size ? size : 1) * CAF_SYNC_WORD : size;
     void *local = NULL;
     /* A zero-sized coarray still needs an address of its own. */
-    arbor_status_t s = arbor_mem_alloc(team->handle, nbytes ? nbytes : 1, &c->mem, &local);
+    arbor_status_t s =
+        sync_words ? arbor_mem_alloc(team->handle, nbytes ? nbytes : 1, &c->mem, &local)
+                   : arbor_mem_alloc_any(team->handle, nbytes ? nbytes : 1, &c->mem, &local);
     for (int r = 0; s == ARBOR_OK && r < team->size; r++)
         s = arbor_mem_addr(c->mem, r, (void **)&addr[team->world[r]], NULL);
-    if (s == ARBOR_ERR_NO_MEMORY && !sync_words) {
-        s = caf_outside_register(team, nbytes ? nbytes : 1, c, addr);
-        local = c->local;
-    }
     if (s != ARBOR_OK) {
         if (c->mem) arbor_mem_free(&c->mem);
         free(c);
@@ -107,14 +106,12 @@ void _gfortran_caf_deregister(caf_token_t *token, int type, int *stat, char *err
     /* Deallocation synchronises the team: nobody may still be reading or writing it. */
     arbor_status_t s = arbor_quiet();
     if (s == ARBOR_OK) s = arbor_barrier(c->team->handle);
-    if (s == ARBOR_OK && c->mem) s = arbor_mem_free(&c->mem);
-    if (s == ARBOR_OK && c->att) caf_outside_free(c);
+    if (s == ARBOR_OK) s = arbor_mem_free(&c->mem);
     if (c->prev)
         c->prev->next = c->next;
     else
         caf_state.coarrays = c->next;
     if (c->next) c->next->prev = c->prev;
-    free(c->att);
     free(c->addr);
     free(c);
     *token = NULL;

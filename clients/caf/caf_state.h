@@ -32,15 +32,10 @@ typedef struct caf_team {
  * deregistration may be given either). */
 enum { CAF_TOKEN_COARRAY = 0x43414641, CAF_TOKEN_COMPONENT = 0x43414643 };
 
-/* A registered coarray: its symmetric allocation and every world rank's address of it. Where
- * the heap had no room, every image of the team mapped the memory itself and registered it
- * (reg set, mem NULL), and attached the others' (caf_register.c). */
+/* A registered coarray: its collective allocation and every world rank's address of it. */
 typedef struct caf_coarray {
     unsigned tag; /* CAF_TOKEN_COARRAY */
     arbor_mem_h mem;
-    arbor_reg_h reg;     /* memory of the image's own, or NULL */
-    arbor_attach_h *att; /* with reg: the others' registrations, by world rank */
-    size_t mapped;       /* with reg: bytes mapped at local */
     char *local;
     size_t nbytes;
     char **addr; /* by world rank; NULL for ranks outside the allocating team */
@@ -83,7 +78,6 @@ typedef struct {
     caf_team_s initial;
     caf_team_s *current;
     caf_coarray_t *coarrays;     /* list of live registrations, freed at finalize */
-    caf_coarray_t *outside_left; /* coarrays outside the heap at finalize, unmapped after it */
     caf_component_t *components; /* every component token of this image */
     caf_team_s *formed;          /* teams made by form team (Fortran never frees a team) */
     uint64_t run_nonce; /* drawn by image 1 at init, the same on every image (random_init) */
@@ -150,17 +144,6 @@ void caf_component_register(size_t size, int type, caf_token_t *token, caf_desc_
                             char *errmsg, size_t errmsg_len);
 void caf_component_deregister(caf_token_t *token, int type, int *stat, char *errmsg,
                               size_t errmsg_len);
-/* Coarrays outside the heap (caf_outside.c). Register: collective over @p team; every image
- * maps @p nbytes, registers them and attaches the others', filling c's local, reg, att, mapped
- * and @p addr (by world rank); all images fail alike when one has no memory or cannot register
- * or attach. Free: detaches, deregisters, unmaps (after the team's barrier). Forget (finalize,
- * for every coarray): frees a heap coarray's token; one outside the heap drops its attachments
- * and keeps the memory (a stopped image serves its coarrays until every image is done), which
- * release unmaps once arbor_finalize returned. */
-arbor_status_t caf_outside_register(caf_team_s *team, size_t nbytes, caf_coarray_t *c, char **addr);
-void caf_outside_free(caf_coarray_t *c);
-void caf_coarray_forget(caf_coarray_t *c);
-void caf_coarray_release(void);
 
 /* Makes [@p addr, @p addr + @p len) of world rank @p w, memory that image allocated alone,
  * reachable by arbor's one-sided calls from here (an attachment, kept for later accesses).

@@ -3,6 +3,7 @@
  * the allocation over the team, group/symmetric.c) and of registration (rma/reg.c): each starts
  * the passive-target progress thread afterwards when the transport needs it.
  */
+#include "group/outside.h"
 #include "group/symmetric.h"
 #include "group/team.h"
 #include "rma/rma.h"
@@ -29,6 +30,25 @@ static arbor_status_t mem_alloc_unlocked(arbor_team_h team, size_t nbytes, arbor
     return ARBOR_OK;
 }
 
+/* The heap first; where it has no room on some member (every member then knows), memory of
+ * each member's own (group/outside.c). */
+static arbor_status_t mem_alloc_any_unlocked(arbor_team_h team, size_t nbytes, arbor_mem_h *mem_p,
+                                             void **local_p)
+{
+    arbor_status_t status = mem_alloc_unlocked(team, nbytes, mem_p, local_p);
+    if (status != ARBOR_ERR_NO_MEMORY) return status;
+    struct arbor_team *t = arb_team_lookup(team);
+    struct arbor_mem *m;
+    if ((status = arb_mem_outside_alloc(t, nbytes, &m)) != ARBOR_OK) return status;
+    if ((status = arb_mem_handle_new(m)) != ARBOR_OK) {
+        arb_mem_outside_free(m); /* only this rank failed; the others hold theirs */
+        return status;
+    }
+    *mem_p = m->handle;
+    if (local_p) *local_p = m->outside->map;
+    return ARBOR_OK;
+}
+
 static arbor_status_t mem_free_unlocked(arbor_mem_h *mem_p)
 {
     if (!arb_initialized()) return ARBOR_ERR_NOT_INITIALIZED;
@@ -47,6 +67,16 @@ arbor_status_t arbor_mem_alloc(arbor_team_h team, size_t nbytes, arbor_mem_h *me
 {
     ARB_ENTER();
     arbor_status_t status = mem_alloc_unlocked(team, nbytes, mem_p, local_p);
+    arb_unlock();
+    if (status == ARBOR_OK) arb_rma_passive_check();
+    return status;
+}
+
+arbor_status_t arbor_mem_alloc_any(arbor_team_h team, size_t nbytes, arbor_mem_h *mem_p,
+                                   void **local_p)
+{
+    ARB_ENTER();
+    arbor_status_t status = mem_alloc_any_unlocked(team, nbytes, mem_p, local_p);
     arb_unlock();
     if (status == ARBOR_OK) arb_rma_passive_check();
     return status;

@@ -11,6 +11,7 @@
  * that peer has finished it, so a clear at allocation would need one more barrier.
  */
 #include "group/symmetric.h"
+#include "group/outside.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -158,6 +159,10 @@ arbor_status_t arb_mem_free_team(struct arbor_mem *m, bool barrier)
     if (barrier) {
         arbor_status_t status = arb_coll_barrier_internal(m->team);
         if (status != ARBOR_OK) return status;
+    }
+    if (m->outside) {
+        arb_mem_outside_free(m);
+        return ARBOR_OK;
     }
     arb_mem_live_remove(m);
     arb_mem_give_local(m->off, m->mine);

@@ -12,6 +12,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "runtime/context.h"
 #include "runtime/lock.h"
@@ -39,6 +40,12 @@ static uint32_t nmslots;
 void arb_mem_destroy(struct arbor_mem *m)
 {
     if (!m) return;
+    if (m->outside) {
+        if (m->outside->map) munmap(m->outside->map, m->outside->map_len);
+        free(m->outside->addr);
+        free(m->outside->att);
+        free(m->outside);
+    }
     free(m->size);
     free(m->world);
     free(m->by_world);
@@ -221,8 +228,9 @@ arbor_status_t arbor_mem_addr(arbor_mem_h mem, int rank, void **addr_p, size_t *
     if (status == ARBOR_OK) {
         struct arbor_mem *m = s->m;
         size_t n = m->size[rank];
-        if (addr_p)
-            *addr_p = n ? (void *)(uintptr_t)(arb_ctx.seg_bases[m->world[rank]] + m->off) : NULL;
+        uint64_t at =
+            m->outside ? m->outside->addr[rank] : arb_ctx.seg_bases[m->world[rank]] + m->off;
+        if (addr_p) *addr_p = n ? (void *)(uintptr_t)at : NULL;
         if (nbytes_p) *nbytes_p = n;
     }
     arb_unlock();
@@ -236,9 +244,12 @@ arbor_status_t arbor_mem_atomics(arbor_mem_h mem, arbor_atomics_t *kind_p)
     ARB_ENTER();
     mslot_t *s = handle_slot(mem);
     arbor_status_t status = s ? ARBOR_OK : ARBOR_ERR_HANDLE;
+    /* Outside the heap, the registrations' mechanism: CPU only where every part is mapped by
+     * every member (group/outside.c says so in cpu_atomics). */
     if (s)
-        *kind_p =
-            arb_rma.cpu_atomics || s->m->cpu_atomics ? ARBOR_ATOMICS_CPU : ARBOR_ATOMICS_TRANSPORT;
+        *kind_p = s->m->cpu_atomics || (arb_rma.cpu_atomics && !s->m->outside)
+                      ? ARBOR_ATOMICS_CPU
+                      : ARBOR_ATOMICS_TRANSPORT;
     arb_unlock();
     return status;
 }
@@ -275,6 +286,9 @@ void arb_rma_passive_check(void)
 void arb_mem_cleanup(void)
 {
     for (size_t i = 0; i < nlive; i++) arb_mem_destroy(live[i]);
+    /* Outside allocations are not in the live table (their addresses are registrations'). */
+    for (uint32_t i = 0; i < nmslots; i++)
+        if (mslots[i].m && mslots[i].m->outside) arb_mem_destroy(mslots[i].m);
     free(live);
     live = NULL;
     nlive = caplive = 0;

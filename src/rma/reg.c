@@ -346,10 +346,9 @@ static void reg_destroy(struct arbor_reg *r)
     free(r);
 }
 
-arbor_status_t arbor_mem_deregister(arbor_reg_h *reg_p)
+arbor_status_t arb_reg_deregister(arbor_reg_h *reg_p)
 {
     if (!reg_p) return ARBOR_ERR_INVALID_ARG;
-    ARB_ENTER();
     slot_t *s = table_slot(&regs, *reg_p);
     arbor_status_t st = s ? ARBOR_OK : ARBOR_ERR_HANDLE;
     if (st == ARBOR_OK) {
@@ -359,6 +358,14 @@ arbor_status_t arbor_mem_deregister(arbor_reg_h *reg_p)
         reg_destroy(r);
         *reg_p = NULL;
     }
+    return st;
+}
+
+arbor_status_t arbor_mem_deregister(arbor_reg_h *reg_p)
+{
+    if (!reg_p) return ARBOR_ERR_INVALID_ARG;
+    ARB_ENTER();
+    arbor_status_t st = arb_reg_deregister(reg_p);
     arb_unlock();
     return st;
 }
@@ -389,14 +396,32 @@ static arbor_status_t pack_reg(const struct arbor_reg *r, void *blob, size_t *le
     return ARBOR_OK;
 }
 
+arbor_status_t arb_reg_pack(arbor_reg_h reg, void *blob, size_t *len_p)
+{
+    if (!len_p) return ARBOR_ERR_INVALID_ARG;
+    slot_t *s = table_slot(&regs, reg);
+    return s ? pack_reg(s->obj, blob, len_p) : ARBOR_ERR_HANDLE;
+}
+
 arbor_status_t arbor_mem_pack(arbor_reg_h reg, void *blob, size_t *len_p)
 {
     if (!len_p) return ARBOR_ERR_INVALID_ARG;
     ARB_ENTER();
-    slot_t *s = table_slot(&regs, reg);
-    arbor_status_t st = s ? pack_reg(s->obj, blob, len_p) : ARBOR_ERR_HANDLE;
+    arbor_status_t st = arb_reg_pack(reg, blob, len_p);
     arb_unlock();
     return st;
+}
+
+bool arb_reg_shared(arbor_reg_h reg)
+{
+    slot_t *s = table_slot(&regs, reg);
+    return s && ((struct arbor_reg *)s->obj)->pages.len > 0;
+}
+
+bool arb_reg_attach_mapped(arbor_attach_h att)
+{
+    slot_t *s = table_slot(&atts, att);
+    return s && ((struct arbor_attach *)s->obj)->local != NULL;
 }
 
 /* A node-shared registration (h) attached as a: mapped here where the owner's segment is, so
@@ -427,7 +452,7 @@ static arbor_status_t map_shared(const blob_hdr_t *h, struct arbor_attach *a)
     return ARBOR_ERR_UNSUPPORTED;
 }
 
-static arbor_status_t attach_unlocked(const void *blob, size_t len, arbor_attach_h *att_p)
+arbor_status_t arb_reg_attach(const void *blob, size_t len, arbor_attach_h *att_p)
 {
     if (!att_p) return ARBOR_ERR_INVALID_ARG;
     *att_p = NULL;
@@ -464,7 +489,7 @@ static arbor_status_t attach_unlocked(const void *blob, size_t len, arbor_attach
 arbor_status_t arbor_mem_attach(const void *blob, size_t len, arbor_attach_h *att_p)
 {
     ARB_ENTER();
-    arbor_status_t st = attach_unlocked(blob, len, att_p);
+    arbor_status_t st = arb_reg_attach(blob, len, att_p);
     arb_unlock();
     return st;
 }
@@ -560,17 +585,16 @@ arbor_status_t arbor_mem_attach_remote(int rank, const void *remote_addr, size_t
     if (st == ARBOR_OK) st = arb_am_send_request(rank, ARB_AM_REG_LOOKUP, &q, sizeof(q));
     if (st == ARBOR_OK) st = arb_am_wait(lookup_done, op, "arbor_mem_attach_remote");
     if (st == ARBOR_OK && op->len == 0) st = ARBOR_ERR_ADDRESS;
-    if (st == ARBOR_OK) st = attach_unlocked(op->blob, op->len, att_p);
+    if (st == ARBOR_OK) st = arb_reg_attach(op->blob, op->len, att_p);
     /* a lookup that timed out may still be answered: its buffer must stay */
     if (st != ARBOR_ERR_TIMEOUT) free(op);
     arb_unlock();
     return st;
 }
 
-arbor_status_t arbor_mem_detach(arbor_attach_h *att_p)
+arbor_status_t arb_reg_detach(arbor_attach_h *att_p)
 {
     if (!att_p) return ARBOR_ERR_INVALID_ARG;
-    ARB_ENTER();
     slot_t *s = table_slot(&atts, *att_p);
     arbor_status_t st = s ? ARBOR_OK : ARBOR_ERR_HANDLE;
     if (st == ARBOR_OK) {
@@ -579,6 +603,14 @@ arbor_status_t arbor_mem_detach(arbor_attach_h *att_p)
         st = attach_free(a);
         *att_p = NULL;
     }
+    return st;
+}
+
+arbor_status_t arbor_mem_detach(arbor_attach_h *att_p)
+{
+    if (!att_p) return ARBOR_ERR_INVALID_ARG;
+    ARB_ENTER();
+    arbor_status_t st = arb_reg_detach(att_p);
     arb_unlock();
     return st;
 }

@@ -40,7 +40,19 @@ void arb_rma_fini(void);
 
 /* ---- symmetric allocations ------------------------------------------------------------ */
 
-/* One collective allocation: the same offset in the segment of every member of its team. */
+/* An allocation outside the heap (arbor_mem_alloc_any where the heap had no room; made and
+ * freed over the team by group/outside.c): each member maps its part and registers it, and
+ * attaches the others'. */
+struct arb_mem_outside {
+    void *map; /* this rank's part (NULL for 0 bytes) */
+    size_t map_len;
+    arbor_reg_h reg;     /* its registration (NULL for 0 bytes) */
+    uint64_t *addr;      /* [n] every member's address, team rank order (0 for 0 bytes) */
+    arbor_attach_h *att; /* [n] the others' registrations attached here */
+};
+
+/* One collective allocation: the same offset in the segment of every member of its team (or,
+ * with outside set, memory of each member's own). */
 struct arbor_mem {
     struct arbor_team *team;
     arbor_team_h team_h; /* the team's handle when allocated (freed team: lookup fails) */
@@ -57,6 +69,8 @@ struct arbor_mem {
                           * arbor (user allocations; set it on internal ones that need it) */
     bool cpu_atomics;    /* every member maps every other: atomics on it are CPU atomics even
                           * where the job's rule is the transport's (docs/ONESIDED.md) */
+    struct arb_mem_outside *outside; /* memory of each member's own where the heap had no room
+                                      * (arbor_mem_alloc_any, group/outside.h), else NULL */
 };
 
 /* The table of live allocations (address checks) and the public handles; allocating over a
@@ -65,7 +79,8 @@ struct arbor_mem {
 arbor_status_t arb_mem_live_add(struct arbor_mem *m);
 /* Unlists m (and forgets it in the translation cache). */
 void arb_mem_live_remove(struct arbor_mem *m);
-/* Frees m's bookkeeping (not its space in the heap). */
+/* Frees m's bookkeeping (not its space in the heap); unmaps an outside allocation's part
+ * (whose registration and attachments are gone by then). */
 void arb_mem_destroy(struct arbor_mem *m);
 /* Gives m a public handle (m->handle); ARBOR_ERR_NO_MEMORY. */
 arbor_status_t arb_mem_handle_new(struct arbor_mem *m);
@@ -136,6 +151,16 @@ arbor_status_t arb_reg_translate(int rank, uint64_t addr, size_t len, arb_rma_ta
 bool arb_reg_any_local(void);
 /* arbor_mem_register's work, the lock held (the public entry: api/mem_api.c). */
 arbor_status_t arb_reg_register(void *base, size_t nbytes, unsigned flags, arbor_reg_h *reg_p);
+/* The work of arbor_mem_deregister, arbor_mem_pack, arbor_mem_attach and arbor_mem_detach, the
+ * lock held (a collective allocation outside the heap, group/outside.c, runs them). */
+arbor_status_t arb_reg_deregister(arbor_reg_h *reg_p);
+arbor_status_t arb_reg_pack(arbor_reg_h reg, void *blob, size_t *len_p);
+arbor_status_t arb_reg_attach(const void *blob, size_t len, arbor_attach_h *att_p);
+arbor_status_t arb_reg_detach(arbor_attach_h *att_p);
+/* Whether a registration of this rank moved into node-shared pages; whether an attachment is
+ * mapped here (loads, stores and CPU atomics reach it). */
+bool arb_reg_shared(arbor_reg_h reg);
+bool arb_reg_attach_mapped(arbor_attach_h att);
 /* Finalize, before the transport closes: every attachment and registration released. */
 void arb_reg_cleanup(void);
 

@@ -97,6 +97,11 @@ if(_ga_ok)
   arbor_add_launched_test(NAME armci_ga COMMAND $<TARGET_FILE:armci-test-ga-arbor>
                           RANKS 1 2 3 4 TRANSPORTS ${_armci_transports} LABELS armci TIMEOUT 120
                           ENV ${_no_leaks})
+  # The same program in a 4 MiB segment: its 16 MiB array does not fit the heap (ARMCI_Malloc
+  # then takes memory of each rank's own, as ARMCI-MPI's windows have no bound).
+  arbor_add_launched_test(NAME armci_ga_small_segment COMMAND $<TARGET_FILE:armci-test-ga-arbor>
+                          RANKS 1 2 4 TRANSPORTS ${_armci_transports} LABELS armci TIMEOUT 120
+                          ENV ${_no_leaks} ARBOR_SEGMENT_SIZE=4M)
 endif()
 
 # Location consistency (label armci_order): put, three accumulates and a get to the same

@@ -80,6 +80,42 @@ static void check_ghosts(void)
     GA_Destroy(g);
 }
 
+/* A 16 MiB array (the arbor build also runs with ARBOR_SEGMENT_SIZE=4M, where ARMCI_Malloc's
+ * heap has no room for it: memory of each rank's own then, arbor_mem_alloc_any): every rank
+ * puts its rows, gets the whole array back through a window of rows, and accumulates. */
+static void check_big(void)
+{
+    enum { BR = 2048, BC = 1024 };
+    int dims[2] = {BR, BC}, ld[1] = {BC};
+    int g = NGA_Create(C_DBL, 2, dims, "big", NULL);
+    CHECK(g != 0, "NGA_Create of a 16 MiB array");
+    if (!g) return;
+    static double row[BC], got[64][BC];
+    for (int i = rank; i < BR; i += size) {
+        for (int j = 0; j < BC; j++) row[j] = i * 4096.0 + j;
+        int lo[2] = {i, 0}, hi[2] = {i, BC - 1};
+        NGA_Put(g, lo, hi, row, ld);
+    }
+    GA_Sync();
+    int bad = 0;
+    for (int i0 = 0; i0 < BR; i0 += 64) {
+        int lo[2] = {i0, 0}, hi[2] = {i0 + 63, BC - 1};
+        NGA_Get(g, lo, hi, got, ld);
+        for (int i = 0; i < 64; i++)
+            for (int j = 0; j < BC; j += 7) bad += got[i][j] != (i0 + i) * 4096.0 + j;
+    }
+    CHECK(bad == 0, "%d wrong elements read back from the 16 MiB array", bad);
+    GA_Sync();
+    double alpha = 1.0;
+    for (int j = 0; j < BC; j++) row[j] = 1.0;
+    int lo[2] = {BR - 1, 0}, hi[2] = {BR - 1, BC - 1};
+    NGA_Acc(g, lo, hi, row, ld, &alpha);
+    GA_Sync();
+    NGA_Get(g, lo, hi, row, ld);
+    CHECK(row[5] == (BR - 1) * 4096.0 + 5 + size, "accumulate on the 16 MiB array: %g", row[5]);
+    GA_Destroy(g);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -181,6 +217,7 @@ int main(int argc, char **argv)
 
     check_cluster();
     check_ghosts();
+    check_big();
 
     GA_Destroy(g_c);
     GA_Destroy(g_t);
