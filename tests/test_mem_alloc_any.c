@@ -10,7 +10,8 @@
  *   - a small allocation still comes from the heap (the heap's use grows);
  *   - after arbor_mem_free an access to the old address fails with ARBOR_ERR_ADDRESS; five
  *     rounds of allocation and free (the sanitizer builds see any leak);
- *   - bad arguments: a NULL handle pointer, an unknown team.
+ *   - bad arguments: a NULL handle pointer, an unknown team;
+ *   - finalize releases an allocation of each kind left live.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -46,6 +47,8 @@ static void one_round(int round)
     size_t nonzero = 0;
     for (size_t i = 0; i < words; i += 512) nonzero += mine[i] != 0;
     CHECK(nonzero == 0, "round %d: %zu sampled words not zero", round, nonzero);
+    /* A member that returned first may write into the others' parts at once. */
+    CHECK(arbor_barrier(ARBOR_TEAM_WORLD) == ARBOR_OK, "barrier");
 
     uint64_t **base = calloc((size_t)size, sizeof(*base));
     for (int r = 0; base && r < size; r++) {
@@ -148,6 +151,12 @@ int main(void)
               ARBOR_ERR_TEAM,
           "unknown team");
     for (int round = 0; round < 5; round++) one_round(round);
+    /* Left for finalize to release: one outside the heap and one in it. */
+    arbor_mem_h left_outside = NULL, left_heap = NULL;
+    CHECK(arbor_mem_alloc_any(ARBOR_TEAM_WORLD, 4 * MIB, &left_outside, &local) == ARBOR_OK,
+          "an allocation left to finalize");
+    CHECK(arbor_mem_alloc_any(ARBOR_TEAM_WORLD, 64, &left_heap, &local) == ARBOR_OK,
+          "a heap allocation left to finalize");
 
     CHECK(arbor_finalize() == ARBOR_OK, "finalize");
     if (rank == 0) printf("test_mem_alloc_any: %d ranks\n", size);

@@ -39,7 +39,12 @@ static arbor_status_t mem_alloc_any_unlocked(arbor_team_h team, size_t nbytes, a
     if (status != ARBOR_ERR_NO_MEMORY) return status;
     struct arbor_team *t = arb_team_lookup(team);
     struct arbor_mem *m;
-    if ((status = arb_mem_outside_alloc(t, nbytes, &m)) != ARBOR_OK) return status;
+    /* Its collectives let go of the lock as the heap's search does: one allocation at a time. */
+    if (arb_ctx.heap_busy) return ARBOR_ERR_BUSY;
+    arb_ctx.heap_busy = true;
+    status = arb_mem_outside_alloc(t, nbytes, &m);
+    arb_ctx.heap_busy = false;
+    if (status != ARBOR_OK) return status;
     if ((status = arb_mem_handle_new(m)) != ARBOR_OK) {
         arb_mem_outside_free(m); /* only this rank failed; the others hold theirs */
         return status;

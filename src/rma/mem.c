@@ -285,10 +285,11 @@ void arb_rma_passive_check(void)
 /* Finalize: every allocation left goes (the heap goes with it). */
 void arb_mem_cleanup(void)
 {
-    for (size_t i = 0; i < nlive; i++) arb_mem_destroy(live[i]);
-    /* Outside allocations are not in the live table (their addresses are registrations'). */
+    /* Outside allocations are not in the live table (their addresses are registrations'):
+     * through the handles, before the live ones (handles of those) are freed. */
     for (uint32_t i = 0; i < nmslots; i++)
         if (mslots[i].m && mslots[i].m->outside) arb_mem_destroy(mslots[i].m);
+    for (size_t i = 0; i < nlive; i++) arb_mem_destroy(live[i]);
     free(live);
     live = NULL;
     nlive = caplive = 0;
