@@ -144,7 +144,6 @@ void caf_component_register(size_t size, int type, caf_token_t *token, caf_desc_
                             char *errmsg, size_t errmsg_len);
 void caf_component_deregister(caf_token_t *token, int type, int *stat, char *errmsg,
                               size_t errmsg_len);
-
 /* Makes [@p addr, @p addr + @p len) of world rank @p w, memory that image allocated alone,
  * reachable by arbor's one-sided calls from here (an attachment, kept for later accesses).
  * caf_reach_start starts reading that image's count early (before the reads that find the
