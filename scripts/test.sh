@@ -12,7 +12,8 @@
 #   3b. build-tsan/ -DARBOR_TSAN=ON (ThreadSanitizer), then ctest of the threads and unit
 #      labels only (a few minutes; suppressions for the libraries under arbor: tests/tsan.supp)
 #   4. Slurm: a one-node cluster (tests/slurm/start.sh, needs root), srun --mpi=pmix smoke runs
-#      of build/bin/arbor-test-coll with 1..4 ranks (tests/slurm/run-smoke.sh), stop.
+#      of build/bin/arbor-test-coll with 1..4 ranks (tests/slurm/run-smoke.sh), a coarray
+#      program at 2 images through arbor-cafrun, stop.
 # Every phase runs even when an earlier one failed (a failed build skips what needs it); the
 # summary lists them and the exit status is 1 if any failed. The last lines of each failed
 # test's output come again just before the summary.
@@ -117,6 +118,10 @@ slurm_smoke() {
     # shellcheck disable=SC1091
     source "${ARBOR_SLURM_DIR:-/tmp/arbor-slurm}/env.sh"
     run tests/slurm/run-smoke.sh build "${bins[@]}"
+    # A coarray program started the way a user would under Slurm: the wrapper arbor-cafrun.
+    if [ -x build/bin/caf_team_arbor ]; then
+        CAF_LAUNCHER=srun run timeout -k 10 120 build/arbor-cafrun -n 2 build/bin/caf_team_arbor
+    fi
 }
 
 phase "layering grep" scripts/check-layering.sh

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Packaging test of libcaf_arbor: install the build into a scratch prefix, then build a coarray
-# program against the installed package with pkg-config and with CMake, and run each at one
-# image (no launcher) and at two images under mpirun.
+# program against the installed package with the wrapper arbor-caf, with pkg-config and with
+# CMake, and run each at one image (no launcher) and at two images under mpirun; the wrapper's
+# build also through arbor-cafrun.
 #   packaging.sh <build-dir> <source-dir> <scratch-dir>
 # CAF_CLIENT_FLAGS: extra compile and link flags (the sanitizer flags of a sanitized build).
 set -euo pipefail
@@ -27,7 +28,7 @@ check_runs() { # check_runs <binary>
     say "ok: $1"
 }
 
-rm -rf "$prefix" "$scratch/pc" "$scratch/cmake"
+rm -rf "$prefix" "$scratch/pc" "$scratch/wrap" "$scratch/cmake"
 cmake --install "$build" --prefix "$prefix" >/dev/null
 pc=$(find "$prefix" -path '*/pkgconfig/caf-arbor.pc' -print -quit)
 [ -n "$pc" ] || fail "caf-arbor.pc not installed under $prefix"
@@ -62,6 +63,36 @@ EOF_F90
 else
     say "OpenCoarrays' module opencoarrays is not installed: its check left out"
 fi
+
+# The wrappers, as OpenCoarrays' caf and cafrun are used: compile and link in one step, or
+# compile then link; start the images with arbor-cafrun.
+caf=$prefix/bin/arbor-caf
+cafrun=$prefix/bin/arbor-cafrun
+{ [ -x "$caf" ] && [ -x "$cafrun" ]; } || fail "arbor-caf or arbor-cafrun not installed"
+! grep -q -e "$build" "$caf" "$cafrun" || fail "the installed wrappers name the build tree"
+mkdir -p "$scratch/wrap"
+# shellcheck disable=SC2086
+"$caf" $flags "$program" -o "$scratch/wrap/caf_team"
+check_runs "$scratch/wrap/caf_team"
+# shellcheck disable=SC2086
+(cd "$scratch/wrap" && "$caf" $flags -c "$program" -o team.o && "$caf" $flags team.o -o caf_team2)
+check_runs "$scratch/wrap/caf_team2"
+out=$(OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+    CAF_LAUNCHER="mpirun --oversubscribe --bind-to none" timeout -k 5 120 \
+    "$cafrun" -np 2 "$scratch/wrap/caf_team" 2>&1) || { printf '%s\n' "$out"; fail "arbor-cafrun -np 2"; }
+grep -q 'caf_team: 2 images OK' <<<"$out" || { printf '%s\n' "$out"; fail "arbor-cafrun: no OK line"; }
+say "ok: arbor-caf (one step, and compile then link), arbor-cafrun -np 2"
+# What they would run: the library linked only when linking, srun given PMIx and -n.
+"$caf" --show x.f90 -o x | grep -q -- "-fcoarray=lib.*x.f90 -o x .*-lcaf_arbor -larbor" ||
+    fail "arbor-caf --show: $("$caf" --show x.f90 -o x)"
+! "$caf" -show -c x.f90 | grep -q -- -lcaf_arbor || fail "arbor-caf links when only compiling"
+[ "$("$caf" --wraps)" = gfortran ] || fail "arbor-caf --wraps: $("$caf" --wraps)"
+shown=$(CAF_LAUNCHER="srun -p debug" "$cafrun" --show -np 4 ./a.out -np 3)
+[ "$shown" = "srun -p debug --mpi=pmix -n 4 ./a.out -np 3" ] || fail "arbor-cafrun --show (srun): $shown"
+shown=$(CAF_LAUNCHER=mpirun "$cafrun" -s -np 4 ./a.out)
+[ "$shown" = "mpirun -np 4 ./a.out" ] || fail "arbor-cafrun --show (mpirun): $shown"
+if "$cafrun" >/dev/null 2>&1; then fail "arbor-cafrun without arguments succeeded"; fi
+say "ok: the wrappers' --show, --wraps and usage"
 
 # CMake: find_package(arbor COMPONENTS caf_arbor), target arbor::caf_arbor.
 cmake -S "$src/tests/caf/client" -B "$scratch/cmake" -DCMAKE_PREFIX_PATH="$prefix" \
