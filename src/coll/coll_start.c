@@ -772,6 +772,24 @@ static arbor_status_t run(struct arbor_team *t, const arb_call_t *call,
         return status;
     }
     arb_verdict_accepted(t, number);
+    /* The same small bcast as the last one, blocking and alone: its message may be there and
+     * its credits in hand (coll/executor.h, arb_exec_tiny). */
+    bool tiny = call->coll == ARB_COLL_BCAST && blocking && !flags && !call->done &&
+                !aggregate_head && !arb_ctx.cfg.check;
+    if (tiny && t->tiny.valid && t->tiny.count == call->count && t->tiny.root == call->root &&
+        arb_exec_tiny(t, call->recvbuf, call->count,
+                      arb_sig_tag(call_signature(t, call, elem, flags, number), t->id, number))) {
+        if (user) {
+            t->last.valid = true;
+            t->last.coll = call->coll;
+            t->last.alg = t->tiny.alg;
+            t->last.predicted_us = t->tiny.predicted_us;
+            t->last.seq = t->seq - 1;
+            t->last.one_copy = t->last.cma = false;
+        }
+        *started = true;
+        return ARBOR_OK;
+    }
 
     layout_t L;
     arb_cached_sched_t *cs;
@@ -787,6 +805,8 @@ static arbor_status_t run(struct arbor_team *t, const arb_call_t *call,
         return status;
     }
     free_vectors(&L);
+    if (tiny && (!t->tiny.valid || t->tiny.count != call->count || t->tiny.root != call->root))
+        arb_exec_tiny_plan(t, cs, call->count, call->root, alg, predicted);
     status = arb_exec_start(t, cs, L.src, L.dst, L.block, call->coll, alg, &inst);
     if (status != ARBOR_OK) {
         arb_sched_release(cs);

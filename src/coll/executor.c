@@ -385,9 +385,7 @@ static bool send_chunk(arb_inst_t *inst, const arb_step_t *step, arb_step_state_
         return true;
     }
     if (t->peer_seg[p] && len <= ARB_CELL_MAX) {
-        uint8_t *cell = t->peer_seg[p] + ch->block + arb_chan_cell_of(t, ticket);
-        if (len) memcpy(cell + 8, src, len);
-        store_rel(cell, arb_cell_tag(inst->sig, ticket));
+        arb_cell_put(t, p, ticket, inst->sig, src, len);
         arb_bell_ring(t->world[p]);
         /* A stream of tiny messages (a broadcast's, which nothing answers) reaches a new line of
          * cells every fourth ticket, one the receiver read a ring ago: take it two lines early,

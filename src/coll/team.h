@@ -46,6 +46,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "runtime/context.h"
 #include "runtime/peer_copy.h"
@@ -107,6 +108,18 @@ struct arbor_team {
     double members_next_us; /* idle points read every member's lines again from then on */
     arb_sched_cache_t cache;
     struct arb_offload_team *offload; /* provider group and ordering (coll/offload.c), or NULL */
+    /* The last blocking bcast's plan when it can run without an instance (coll/executor.h,
+     * arb_exec_tiny): its count and root, the algorithm and its steps. */
+    struct {
+        bool valid;
+        int root, alg, nsteps;
+        size_t count;
+        double predicted_us;
+        struct {
+            uint8_t kind; /* ARB_STEP_RECV (first only) or ARB_STEP_SEND */
+            int peer;
+        } steps[4];
+    } tiny;
     struct {
         bool valid; /* a user collective has started on the team */
         int coll, alg;
@@ -188,6 +201,24 @@ static inline void arb_cell_void(const struct arbor_team *t, int p, uint64_t tic
         __atomic_store_n(
             (uint64_t *)(void *)(t->peer_seg[p] + t->out[p].block + arb_chan_cell_of(t, k)),
             (uint64_t)(arb_cell_ticket(k) | ARB_CELL_VOID), __ATOMIC_RELEASE);
+}
+/* Stores the message of ticket (len <= ARB_CELL_MAX bytes of call sig) in its cell on the
+ * channel to mapped member p: the payload, then the tag (release), which the receiver tests. */
+static inline void arb_cell_put(const struct arbor_team *t, int p, uint64_t ticket, uint64_t sig,
+                                const void *src, size_t len)
+{
+    uint8_t *cell = t->peer_seg[p] + t->out[p].block + arb_chan_cell_of(t, ticket);
+    if (len) memcpy(cell + 8, src, len);
+    __atomic_store_n((uint64_t *)(void *)cell, arb_cell_tag(sig, ticket), __ATOMIC_RELEASE);
+}
+/* The payload of the cell of ticket on the channel from p (block: its offset in our segment)
+ * when the cell holds that ticket's message of call sig, else NULL. */
+static inline const uint8_t *arb_cell_get(const struct arbor_team *t, uint64_t block,
+                                          uint64_t ticket, uint64_t sig)
+{
+    const uint8_t *cell = arb_ctx.seg + block + arb_chan_cell_of(t, ticket);
+    uint64_t tag = __atomic_load_n((const uint64_t *)(const void *)cell, __ATOMIC_ACQUIRE);
+    return tag == arb_cell_tag(sig, ticket) ? cell + 8 : NULL;
 }
 
 /* A channel block starts (rank in the team mod ARB_CHAN_SKEW) lines into what the receiver
