@@ -73,3 +73,9 @@ add_executable(arbor-test-figure1 ${CMAKE_CURRENT_SOURCE_DIR}/test_figure1.c)
 target_link_libraries(arbor-test-figure1 PRIVATE arbor)
 arbor_add_launched_test(NAME figure1 COMMAND $<TARGET_FILE:arbor-test-figure1> LABELS colls
                         RANKS 2 3 4 ENV ARBOR_PROGRESS=thread ARBOR_TIMEOUT=30)
+
+# Tiny calls: runs of small blocking bcasts (no instance) against the general path, calls in
+# flight, credits running out, either end late; on the world and on a split team.
+add_executable(arbor-test-tiny ${CMAKE_CURRENT_SOURCE_DIR}/test_tiny.c)
+target_link_libraries(arbor-test-tiny PRIVATE arbor)
+arbor_add_launched_test(NAME tiny COMMAND $<TARGET_FILE:arbor-test-tiny> LABELS coll TIMEOUT 120)

@@ -114,6 +114,11 @@ arbor_add_launched_test(NAME verdict_args COMMAND $<TARGET_FILE:arbor-test-verdi
 arbor_add_launched_test(NAME verdict_mismatch COMMAND $<TARGET_FILE:arbor-test-verdict> mismatch
                         LABELS reliability RANKS 2 3 TRANSPORTS ${ARB_REL_TRANSPORTS} TIMEOUT 120
                         ENV ARBOR_TIMEOUT=5)
+# The same after matched calls of the others' kind, so that small bcasts run as tiny calls
+# (no instance, no stray look at the call start).
+arbor_add_launched_test(NAME verdict_mismatch_warm COMMAND $<TARGET_FILE:arbor-test-verdict>
+                        mismatch_warm LABELS reliability RANKS 2 3 TRANSPORTS ${ARB_REL_TRANSPORTS}
+                        TIMEOUT 120 ENV ARBOR_TIMEOUT=5)
 # Through the transport (nothing mapped, as between nodes) a step's first message of at most
 # 48 bytes carries the signature in the receiver's line, and a stalled wait tells its members
 # which call waits: every kind fails with ARBOR_ERR_MISMATCH, roots and barriers included

@@ -100,7 +100,10 @@ int caf_team_departures(const caf_team_s *t)
 
 int caf_check(int *stat, char *errmsg, size_t errmsg_len, arbor_status_t s, const char *what)
 {
-    if (s == ARBOR_OK) return caf_report(stat, errmsg, errmsg_len, 0, "%s", "");
+    if (s == ARBOR_OK) { /* every successful statement: no formatting call */
+        if (stat) *stat = 0;
+        return 0;
+    }
     int code = CAF_STAT_ERROR;
     if (s == ARBOR_ERR_PEER_STOPPED)
         code = CAF_STAT_STOPPED_IMAGE;

@@ -673,11 +673,10 @@ arbor_status_t arb_coll_allgather_internal(struct arbor_team *t, const void *sen
  * arrays in coll_check.c. */
 _Static_assert(ARB_COLL_KINDS < 32, "a call's signature holds the kind in 5 bits");
 
-static uint64_t call_signature(const struct arbor_team *t, const arb_call_t *c, size_t elem,
-                               uint64_t flags, uint64_t number)
+static uint64_t signature_base(const struct arbor_team *t, const arb_call_t *c, size_t elem,
+                               uint64_t flags)
 {
     arb_coll_t k = c->coll;
-    if (vector(k)) return arb_coll_check_hash(t, c, elem, flags, number);
     arb_coll_t shape = arb_coll_shape(k);
     uint64_t bytes = shape == ARB_COLL_BARRIER ? 0
                      : shape == ARB_COLL_BCAST ? c->count
@@ -686,9 +685,21 @@ static uint64_t call_signature(const struct arbor_team *t, const arb_call_t *c, 
                     (uint64_t)(reduction(k) ? (uint16_t)c->op : 0) << 13 |
                     (uint64_t)(rooted(k) ? (uint32_t)c->root & 0xffffff : 0) << 29 |
                     (flags & SYNC_FLAGS) << 53;
-    uint64_t h = (bytes * 0x9e3779b97f4a7c15ull) ^ (what * 0xc2b2ae3d27d4eb4full) ^
-                 ((number + 1) * 0xff51afd7ed558ccdull) ^ t->id;
+    return (bytes * 0x9e3779b97f4a7c15ull) ^ (what * 0xc2b2ae3d27d4eb4full) ^ t->id;
+}
+
+/* The call number mixed in last, so that a tiny call (which keeps the rest) costs one multiply. */
+static uint64_t signature_of(uint64_t base, uint64_t number)
+{
+    uint64_t h = base ^ ((number + 1) * 0xff51afd7ed558ccdull);
     return h ? h : 1;
+}
+
+static uint64_t call_signature(const struct arbor_team *t, const arb_call_t *c, size_t elem,
+                               uint64_t flags, uint64_t number)
+{
+    if (vector(c->coll)) return arb_coll_check_hash(t, c, elem, flags, number);
+    return signature_of(signature_base(t, c, elem, flags), number);
 }
 
 /* Before call n on t: what earlier calls left open. A member that cancelled a collective of
@@ -726,6 +737,14 @@ static arbor_status_t settle_earlier(struct arbor_team *t, uint64_t n, int kind)
     return status;
 }
 
+/* Whether bcast call c is the one t's tiny plan is for (valid arguments: the plan was made from
+ * a call that passed validation, with the same count and root). */
+static bool tiny_match(const struct arbor_team *t, const arb_call_t *c)
+{
+    return t->tiny.valid && t->tiny.count == c->count && t->tiny.root == c->root && c->recvbuf &&
+           c->recvbuf != ARBOR_IN_PLACE;
+}
+
 /* @p user: a call of the public API, the one arbor_team_last_collective reports (the
  * library's own collectives on the team are not the user's question). */
 static arbor_status_t run(struct arbor_team *t, const arb_call_t *call,
@@ -738,6 +757,30 @@ static arbor_status_t run(struct arbor_team *t, const arb_call_t *call,
                   "it and continue on another team",
                   arb_coll_name(call->coll), (void *)t->handle, arbor_strerror(t->failed));
         return ARBOR_ERR_TEAM;
+    }
+    /* The same small bcast as the last one, blocking and alone, with nothing to settle: its
+     * message may be there and its credits in hand (coll/executor.h, arb_exec_tiny). It
+     * numbers the call only once it ran it; a stray message, should there be one, is this
+     * rank's to find at its next call that takes the general path, and its sender's whose call
+     * it was not (that one's wait finds our cell's signature differs, and cancels). */
+    bool tiny = call->coll == ARB_COLL_BCAST && blocking && !params && !call->done &&
+                !aggregate_head && !arb_ctx.cfg.check;
+    if (tiny && tiny_match(t, call) && !arb_verdict_pending(t)) {
+        uint64_t n = t->calls;
+        uint64_t sig = arb_sig_tag(signature_of(t->tiny.sig_base, n), t->id, n);
+        if (arb_exec_tiny(t, call->recvbuf, call->count, sig)) {
+            arb_verdict_accepted(t, arb_verdict_number(t));
+            if (user) {
+                t->last.valid = true;
+                t->last.coll = call->coll;
+                t->last.alg = t->tiny.alg;
+                t->last.predicted_us = t->tiny.predicted_us;
+                t->last.seq = t->seq - 1;
+                t->last.one_copy = t->last.cma = false;
+            }
+            *started = true;
+            return ARBOR_OK;
+        }
     }
     /* An earlier call's message that nothing here reads: that call was mismatched (a few loads
      * when the in-channels hold nothing unread). */
@@ -772,25 +815,6 @@ static arbor_status_t run(struct arbor_team *t, const arb_call_t *call,
         return status;
     }
     arb_verdict_accepted(t, number);
-    /* The same small bcast as the last one, blocking and alone: its message may be there and
-     * its credits in hand (coll/executor.h, arb_exec_tiny). */
-    bool tiny = call->coll == ARB_COLL_BCAST && blocking && !flags && !call->done &&
-                !aggregate_head && !arb_ctx.cfg.check;
-    if (tiny && t->tiny.valid && t->tiny.count == call->count && t->tiny.root == call->root &&
-        arb_exec_tiny(t, call->recvbuf, call->count,
-                      arb_sig_tag(call_signature(t, call, elem, flags, number), t->id, number))) {
-        if (user) {
-            t->last.valid = true;
-            t->last.coll = call->coll;
-            t->last.alg = t->tiny.alg;
-            t->last.predicted_us = t->tiny.predicted_us;
-            t->last.seq = t->seq - 1;
-            t->last.one_copy = t->last.cma = false;
-        }
-        *started = true;
-        return ARBOR_OK;
-    }
-
     layout_t L;
     arb_cached_sched_t *cs;
     arb_inst_t *inst;
@@ -805,8 +829,10 @@ static arbor_status_t run(struct arbor_team *t, const arb_call_t *call,
         return status;
     }
     free_vectors(&L);
-    if (tiny && (!t->tiny.valid || t->tiny.count != call->count || t->tiny.root != call->root))
+    if (tiny && !tiny_match(t, call)) {
         arb_exec_tiny_plan(t, cs, call->count, call->root, alg, predicted);
+        t->tiny.sig_base = signature_base(t, call, 1, 0);
+    }
     status = arb_exec_start(t, cs, L.src, L.dst, L.block, call->coll, alg, &inst);
     if (status != ARBOR_OK) {
         arb_sched_release(cs);

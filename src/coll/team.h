@@ -115,6 +115,7 @@ struct arbor_team {
         int root, alg, nsteps;
         size_t count;
         double predicted_us;
+        uint64_t sig_base; /* its signature but for the call number (coll_start.c) */
         struct {
             uint8_t kind; /* ARB_STEP_RECV (first only) or ARB_STEP_SEND */
             int peer;

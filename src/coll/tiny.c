@@ -28,8 +28,8 @@ void arb_exec_tiny_plan(struct arbor_team *t, const arb_cached_sched_t *cs, size
 {
     const arb_sched_t *s = &cs->sched;
     t->tiny.valid = false;
-    if (cs->one_copy || count == 0 || count > ARB_CELL_MAX || s->scratch_blocks ||
-        s->nsteps < 1 || s->nsteps > (int)(sizeof(t->tiny.steps) / sizeof(t->tiny.steps[0])))
+    if (cs->one_copy || count == 0 || count > ARB_CELL_MAX || s->scratch_blocks || s->nsteps < 1 ||
+        s->nsteps > (int)(sizeof(t->tiny.steps) / sizeof(t->tiny.steps[0])))
         return;
     for (int i = 0; i < s->nsteps; i++) {
         const arb_step_t *st = &s->steps[i];
@@ -60,9 +60,9 @@ static bool can_send(struct arbor_team *t, int p)
         return false;
     uint64_t room = arb_chan_lines(t->depth);
     if (ch->next_ticket - ch->credit < room) return true;
-    ch->credit = __atomic_load_n((const uint64_t *)(const void *)(t->local + arb_team_link_off(p) +
-                                                                  ARB_LINK_CONSUMED),
-                                 __ATOMIC_ACQUIRE);
+    ch->credit = __atomic_load_n(
+        (const uint64_t *)(const void *)(t->local + arb_team_link_off(p) + ARB_LINK_CONSUMED),
+        __ATOMIC_ACQUIRE);
     return ch->next_ticket - ch->credit < room;
 }
 
