@@ -1,12 +1,15 @@
 /*
- * Tiny calls (docs/PROTOCOL.md, "Tiny calls"): a blocking bcast of at most 8 bytes that repeats
- * the last one's count and root runs without an instance when its message is there and its
- * credits are in hand, and otherwise down the general path, call by call and rank by rank. This
- * test drives both paths against each other and checks every byte:
+ * Tiny calls (docs/PROTOCOL.md, "Tiny calls"): a blocking bcast of at most 8 bytes, or an
+ * in-place allreduce of at most 8 bytes at 2 members, that repeats the last call's arguments
+ * runs without an instance when its messages are there and its credits are in hand, and
+ * otherwise down the general path, call by call and rank by rank. This test drives both paths
+ * against each other and checks every byte:
  *   - runs of blocking bcasts of the same count and root (tiny from the second call on), the
  *     count (1-8 bytes) and root changing between runs, longer than the channel's 256 lines so
  *     that credits run out and come back, with the receivers sometimes late (the root runs
  *     ahead) and the root sometimes late (receivers wait and take the general path);
+ *   - runs of in-place allreduces of one element (or two floats) of several types and ops, which
+ *     at 2 members are tiny exchanges, between runs of bcasts (the plan changes each time);
  *   - between runs, nonblocking bcasts and allreduces left in flight across a blocking bcast
  *     (which must then take the general path: another call holds tickets), and a 9-byte bcast
  *     (a line, not a cell);
@@ -56,6 +59,50 @@ static void run_bcasts(arbor_team_h t, int me, int p, int run, int n, size_t len
     }
 }
 
+/* One run of n in-place allreduces of one element (kind: 0 int32 sum, 1 int64 max, 2 double
+ * sum, 3 uint8 bor, 4 int16 min, 5 two floats' sum) on team t. At 2 members they are
+ * exchanges, tiny from the second call on. */
+static void run_allreduces(arbor_team_h t, int me, int p, int run, int n, int kind)
+{
+    for (int k = 0; k < n; k++) {
+        int v = (run * 7 + k * 3 + me * 5) % 50, sum = 0, max = 0, min = 1000, bor = 0;
+        for (int r = 0; r < p; r++) {
+            int w = (run * 7 + k * 3 + r * 5) % 50;
+            sum += w, max = w > max ? w : max, min = w < min ? w : min, bor |= w;
+        }
+        arbor_status_t st = ARBOR_OK;
+        int ok = 1;
+        if (kind == 0) {
+            int32_t x = v;
+            st = arbor_allreduce(t, ARBOR_IN_PLACE, &x, 1, ARBOR_INT32, ARBOR_SUM);
+            ok = x == sum;
+        } else if (kind == 1) {
+            int64_t x = v;
+            st = arbor_allreduce(t, ARBOR_IN_PLACE, &x, 1, ARBOR_INT64, ARBOR_MAX);
+            ok = x == max;
+        } else if (kind == 2) {
+            double x = v;
+            st = arbor_allreduce(t, ARBOR_IN_PLACE, &x, 1, ARBOR_DOUBLE, ARBOR_SUM);
+            ok = x == (double)sum;
+        } else if (kind == 3) {
+            uint8_t x[2] = {(uint8_t)v, 0xee};
+            st = arbor_allreduce(t, ARBOR_IN_PLACE, x, 1, ARBOR_UINT8, ARBOR_BOR);
+            ok = x[0] == bor && x[1] == 0xee;
+        } else if (kind == 4) {
+            int16_t x = (int16_t)v;
+            st = arbor_allreduce(t, ARBOR_IN_PLACE, &x, 1, ARBOR_INT16, ARBOR_MIN);
+            ok = x == min;
+        } else {
+            float x[2] = {(float)v, (float)(2 * v)};
+            st = arbor_allreduce(t, ARBOR_IN_PLACE, x, 2, ARBOR_FLOAT, ARBOR_SUM);
+            ok = x[0] == (float)sum && x[1] == (float)(2 * sum);
+        }
+        CHECK(st == ARBOR_OK, "allreduce run %d call %d: %s", run, k, arbor_strerror(st));
+        CHECK(ok, "allreduce run %d call %d (kind %d, %d members): wrong result", run, k, kind, p);
+        if (!ok || st != ARBOR_OK) return;
+    }
+}
+
 /* A nonblocking bcast and allreduce in flight across a blocking tiny-sized bcast. */
 static void in_flight(arbor_team_h t, int me, int run)
 {
@@ -91,6 +138,11 @@ static void on_team(arbor_team_h t)
         int n = run % 5 == 4 ? MAX_RUN : 1 + (run * 37) % 60;
         run_bcasts(t, me, p, run, n, len, root);
         since += (uint64_t)n;
+        if (run % 2) { /* then a run of allreduces (another plan), and the bcasts once more */
+            run_allreduces(t, me, p, run, n, run % 6);
+            run_bcasts(t, me, p, run, 3, len, root);
+            since += (uint64_t)n + 3;
+        }
         /* Every call counted, tiny or not: the sequence number moved by the calls since the
          * last look. */
         arbor_coll_info_t info;

@@ -211,19 +211,39 @@ static arbor_status_t mismatched(arbor_team_h t, int i, int odd, int64_t *sb, in
             if (st != ARBOR_OK) return st;
         }
         return arbor_bcast(t, rb, 8, odd ? 1 : 0);
+    case 21: /* one element in place: at 2 members an exchange of cells, tiny once warm */
+        return arbor_allreduce(t, ARBOR_IN_PLACE, rb, 1, ARBOR_INT64, odd ? ARBOR_MAX : ARBOR_SUM);
+    case 22:
+        return arbor_allreduce(t, ARBOR_IN_PLACE, rb, odd ? 2 : 1, ARBOR_INT32, ARBOR_SUM);
     default:
         return ARBOR_OK;
     }
 }
 
 static const char *const mismatch_what[] = {
-    "allreduce count",   "bcast bytes",    "bcast root",
-    "reduce root",       "datatype",       "op",
-    "allreduce/bcast",   "scatter count",  "gather root",
-    "allgather count",   "alltoall type",  "reduce_scatter counts",
-    "allgatherv displs", "gatherv root",   "reduce_scatter op",
-    "scatterv root",     "barrier/bcast",  "bcast/barrier",
-    "barrier/allreduce", "reduce/barrier", "bcast root, open channels",
+    "allreduce count",
+    "bcast bytes",
+    "bcast root",
+    "reduce root",
+    "datatype",
+    "op",
+    "allreduce/bcast",
+    "scatter count",
+    "gather root",
+    "allgather count",
+    "alltoall type",
+    "reduce_scatter counts",
+    "allgatherv displs",
+    "gatherv root",
+    "reduce_scatter op",
+    "scatterv root",
+    "barrier/bcast",
+    "bcast/barrier",
+    "barrier/allreduce",
+    "reduce/barrier",
+    "bcast root, open channels",
+    "allreduce op, one element in place",
+    "allreduce count, in place",
 };
 
 /* Mismatched calls at default settings: every rank must end with ARBOR_ERR_MISMATCH, at the

@@ -16,6 +16,7 @@
 #include "coll/coll_verdict.h"
 #include "runtime/dtype.h"
 #include "coll/executor.h"
+#include "coll/tiny.h"
 #include "coll/wait.h"
 #include "runtime/progress.h"
 #include "util/log.h"
@@ -737,12 +738,16 @@ static arbor_status_t settle_earlier(struct arbor_team *t, uint64_t n, int kind)
     return status;
 }
 
-/* Whether bcast call c is the one t's tiny plan is for (valid arguments: the plan was made from
- * a call that passed validation, with the same count and root). */
+/* Whether call c (a blocking bcast or in-place allreduce with no parameters) is the one t's
+ * tiny plan is for: the plan was made from a call that passed validation with the same count
+ * and root, or count, type and op. */
 static bool tiny_match(const struct arbor_team *t, const arb_call_t *c)
 {
-    return t->tiny.valid && t->tiny.count == c->count && t->tiny.root == c->root && c->recvbuf &&
-           c->recvbuf != ARBOR_IN_PLACE;
+    if (!t->tiny.valid || t->tiny.coll != (int)c->coll || t->tiny.count != c->count ||
+        !c->recvbuf || c->recvbuf == ARBOR_IN_PLACE)
+        return false;
+    if (c->coll == ARB_COLL_BCAST) return t->tiny.root == c->root;
+    return c->sendbuf == ARBOR_IN_PLACE && t->tiny.dtype == c->dtype && t->tiny.op == c->op;
 }
 
 /* @p user: a call of the public API, the one arbor_team_last_collective reports (the
@@ -758,17 +763,18 @@ static arbor_status_t run(struct arbor_team *t, const arb_call_t *call,
                   arb_coll_name(call->coll), (void *)t->handle, arbor_strerror(t->failed));
         return ARBOR_ERR_TEAM;
     }
-    /* The same small bcast as the last one, blocking and alone, with nothing to settle: its
-     * message may be there and its credits in hand (coll/executor.h, arb_exec_tiny). It
-     * numbers the call only once it ran it; a stray message, should there be one, is this
-     * rank's to find at its next call that takes the general path, and its sender's whose call
-     * it was not (that one's wait finds our cell's signature differs, and cancels). */
-    bool tiny = call->coll == ARB_COLL_BCAST && blocking && !params && !call->done &&
-                !aggregate_head && !arb_ctx.cfg.check;
+    /* The same small bcast or allreduce as the last one, blocking and alone, with nothing to
+     * settle: its messages may be there and its credits in hand (coll/tiny.h). It numbers the
+     * call only once it ran it; a stray message, should there be one, is this rank's to find
+     * at its next call that takes the general path, and its sender's whose call it was not
+     * (that one's wait finds our cell's signature differs, and cancels). */
+    bool tiny = (call->coll == ARB_COLL_BCAST ||
+                 (call->coll == ARB_COLL_ALLREDUCE && call->sendbuf == ARBOR_IN_PLACE)) &&
+                blocking && !params && !call->done && !aggregate_head && !arb_ctx.cfg.check;
     if (tiny && tiny_match(t, call) && !arb_verdict_pending(t)) {
         uint64_t n = t->calls;
         uint64_t sig = arb_sig_tag(signature_of(t->tiny.sig_base, n), t->id, n);
-        if (arb_exec_tiny(t, call->recvbuf, call->count, sig)) {
+        if (arb_exec_tiny(t, call->recvbuf, sig)) {
             arb_verdict_accepted(t, arb_verdict_number(t));
             if (user) {
                 t->last.valid = true;
@@ -815,6 +821,7 @@ static arbor_status_t run(struct arbor_team *t, const arb_call_t *call,
         return status;
     }
     arb_verdict_accepted(t, number);
+
     layout_t L;
     arb_cached_sched_t *cs;
     arb_inst_t *inst;
@@ -830,8 +837,8 @@ static arbor_status_t run(struct arbor_team *t, const arb_call_t *call,
     }
     free_vectors(&L);
     if (tiny && !tiny_match(t, call)) {
-        arb_exec_tiny_plan(t, cs, call->count, call->root, alg, predicted);
-        t->tiny.sig_base = signature_base(t, call, 1, 0);
+        arb_exec_tiny_plan(t, cs, call, L.bytes, L.block, alg, predicted);
+        t->tiny.sig_base = signature_base(t, call, elem, 0);
     }
     status = arb_exec_start(t, cs, L.src, L.dst, L.block, call->coll, alg, &inst);
     if (status != ARBOR_OK) {

@@ -35,17 +35,6 @@ void arb_exec_cancel(arb_inst_t *inst, arbor_status_t why);
  * them, ascending and each once; returns how many. */
 int arb_exec_awaited(const arb_inst_t *inst, int *world, int max);
 
-/* Tiny calls (docs/PROTOCOL.md, "Tiny calls"): a blocking bcast of at most a cell whose
- * schedule here is a receive from a mapped member and sends of the same bytes to mapped
- * members, while no collective is in flight, completes without an instance when its message
- * is there and every send has its credit: the same tickets, cells, credits and signature as
- * the executor's, in a tenth of its work. arb_exec_tiny_plan records (or clears) the plan of a
- * bcast the general path ran; arb_exec_tiny returns true when it ran the call, false when it
- * did nothing (the general path runs it). */
-void arb_exec_tiny_plan(struct arbor_team *t, const arb_cached_sched_t *cs, size_t count, int root,
-                        int alg, double predicted_us);
-bool arb_exec_tiny(struct arbor_team *t, uint8_t *buf, size_t len, uint64_t sig);
-
 /* Whether a started, not yet complete instance reduces with op (arbor_op_free's check). */
 bool arb_exec_op_in_use(arbor_op_t op);
 

@@ -108,16 +108,19 @@ struct arbor_team {
     double members_next_us; /* idle points read every member's lines again from then on */
     arb_sched_cache_t cache;
     struct arb_offload_team *offload; /* provider group and ordering (coll/offload.c), or NULL */
-    /* The last blocking bcast's plan when it can run without an instance (coll/executor.h,
-     * arb_exec_tiny): its count and root, the algorithm and its steps. */
+    /* The plan of the last small blocking bcast or in-place allreduce the general path ran,
+     * for the calls that repeat it without an instance (coll/tiny.h). */
     struct {
-        bool valid;
-        int root, alg, nsteps;
-        size_t count;
+        bool valid, able; /* a plan is recorded; its call can run tiny */
+        int coll, root, alg, nsteps;
+        size_t count, len; /* its count, and its message's bytes */
+        arbor_dtype_t dtype;
+        arbor_op_t op;
         double predicted_us;
         uint64_t sig_base; /* its signature but for the call number (coll_start.c) */
         struct {
-            uint8_t kind; /* ARB_STEP_RECV (first only) or ARB_STEP_SEND */
+            uint8_t kind;    /* ARB_STEP_SEND or ARB_STEP_RECV */
+            uint8_t combine; /* a RECV's ARB_COMBINE_* (0: copies) */
             int peer;
         } steps[4];
     } tiny;
