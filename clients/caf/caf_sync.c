@@ -4,6 +4,7 @@
  * partner may next read what we wrote to a third image.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "caf_api.h"
 #include "caf_state.h"
@@ -84,8 +85,14 @@ void _gfortran_caf_sync_images(int count, int images[], int *stat, char *errmsg,
     const caf_team_s *t = caf_state.current;
     int all = count < 0 || !images; /* sync images (*) */
     int n = all ? t->size : count;
-    int *ranks = malloc(((size_t)n + 1) * sizeof(int));
-    char *seen = calloc((size_t)t->size + 1, 1);
+    /* On the stack for the usual few partners of a team of up to a few hundred images: the
+     * statement runs in a program's innermost loops, where two allocations a call showed. */
+    enum { FEW = 64, TEAM = 512 };
+    int few[FEW];
+    char team[TEAM];
+    int *ranks = n < FEW ? few : malloc(((size_t)n + 1) * sizeof(int));
+    char *seen =
+        t->size < TEAM ? memset(team, 0, (size_t)t->size + 1) : calloc((size_t)t->size + 1, 1);
     int np = 0;
     if (!ranks || !seen) {
         caf_report(stat, errmsg, errmsg_len, CAF_STAT_ERROR, "libcaf_arbor: out of memory");
@@ -107,6 +114,6 @@ void _gfortran_caf_sync_images(int count, int images[], int *stat, char *errmsg,
     }
     caf_check(stat, errmsg, errmsg_len, sync_partners(ranks, np), "sync images");
 out:
-    free(ranks);
-    free(seen);
+    if (ranks != few) free(ranks);
+    if (seen != team) free(seen);
 }
