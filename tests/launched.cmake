@@ -74,8 +74,10 @@ target_link_libraries(arbor-test-figure1 PRIVATE arbor)
 arbor_add_launched_test(NAME figure1 COMMAND $<TARGET_FILE:arbor-test-figure1> LABELS colls
                         RANKS 2 3 4 ENV ARBOR_PROGRESS=thread ARBOR_TIMEOUT=30)
 
-# Tiny calls: runs of small blocking bcasts (no instance) against the general path, calls in
-# flight, credits running out, either end late; on the world and on a split team.
+# Tiny calls: runs of small blocking bcasts and allreduces (no instance) against the general
+# path, calls in flight, credits running out, either end late; on the world and on a split team.
+# Up to 4 ranks (an exchange needs 2, a tree 3 or 4) on every transport.
 add_executable(arbor-test-tiny ${CMAKE_CURRENT_SOURCE_DIR}/test_tiny.c)
 target_link_libraries(arbor-test-tiny PRIVATE arbor)
-arbor_add_launched_test(NAME tiny COMMAND $<TARGET_FILE:arbor-test-tiny> LABELS coll TIMEOUT 120)
+arbor_add_launched_test(NAME tiny COMMAND $<TARGET_FILE:arbor-test-tiny> LABELS coll TIMEOUT 120
+                        RANKS 1 2 3 4)
