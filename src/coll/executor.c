@@ -459,8 +459,7 @@ static arbor_status_t return_credit(struct arbor_team *t, int p, uint64_t consum
 {
     uint64_t off = t->region + arb_team_link_off(t->rank) + ARB_LINK_CONSUMED;
     if (t->peer_seg[p]) {
-        store_rel(t->peer_seg[p] + off, consumed);
-        arb_bell_ring(t->world[p]); /* a sender may sleep waiting for this credit */
+        arb_credit_mapped(t, p, consumed);
         return ARBOR_OK;
     }
     uint32_t batch = t->depth > 1 ? (uint32_t)t->depth / 2 : 1;

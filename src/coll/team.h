@@ -49,6 +49,7 @@
 #include <string.h>
 
 #include "runtime/context.h"
+#include "runtime/doorbell.h"
 #include "runtime/peer_copy.h"
 #include "coll/signature.h"
 #include "coll/sched_cache.h"
@@ -214,6 +215,15 @@ static inline void arb_cell_put(const struct arbor_team *t, int p, uint64_t tick
     uint8_t *cell = t->peer_seg[p] + t->out[p].block + arb_chan_cell_of(t, ticket);
     if (len) memcpy(cell + 8, src, len);
     __atomic_store_n((uint64_t *)(void *)cell, arb_cell_tag(sig, ticket), __ATOMIC_RELEASE);
+}
+/* Returns consumed as the credit of the channel from mapped member p: a store into our link
+ * line in p's segment, and p's doorbell (a sender may sleep waiting for it). */
+static inline void arb_credit_mapped(const struct arbor_team *t, int p, uint64_t consumed)
+{
+    __atomic_store_n((uint64_t *)(void *)(t->peer_seg[p] + t->region + arb_team_link_off(t->rank) +
+                                          ARB_LINK_CONSUMED),
+                     consumed, __ATOMIC_RELEASE);
+    arb_bell_ring(t->world[p]);
 }
 /* The payload of the cell of ticket on the channel from p (block: its offset in our segment)
  * when the cell holds that ticket's message of call sig, else NULL. */

@@ -133,10 +133,7 @@ static void took(struct arbor_team *t, int p)
     arb_chan_t *in = &t->in[p];
     uint64_t ticket = in->next_ticket++;
     in->next_done++;
-    __atomic_store_n((uint64_t *)(void *)(t->peer_seg[p] + t->region + arb_team_link_off(t->rank) +
-                                          ARB_LINK_CONSUMED),
-                     ticket + 1, __ATOMIC_RELEASE);
-    arb_bell_ring(t->world[p]);
+    arb_credit_mapped(t, p, ticket + 1);
 }
 
 /* The send's ticket taken. A broadcast's stream takes the line of cells two lines ahead once a
